@@ -1,0 +1,84 @@
+"""Certified calibration: monotone searches whose every verdict is a rigorous comparison.
+
+A predicate ``ok(x)`` says whether parameter ``x`` meets the target (computed by
+:meth:`accountant.guarantee.Guarantee.meets`, so it is never True through rounding). The
+searches assume monotonicity — stated by the caller, e.g. "a larger sampling rate never
+improves privacy" — and return the best parameter for which ``ok`` was *proved*.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+from accountant.events import Event
+from accountant.rules import account
+
+
+def largest_integer(ok: Callable[[int], bool], low: int, high: int) -> int | None:
+    """The largest x in [low, high] with ok(x), for ok true on an initial segment; None if
+    ok(low) fails."""
+    if low > high or not ok(low):
+        return None
+    if ok(high):
+        return high
+    good, bad = low, high
+    while bad - good > 1:
+        middle = (good + bad) // 2
+        if ok(middle):
+            good = middle
+        else:
+            bad = middle
+    return good
+
+
+def smallest_integer(ok: Callable[[int], bool], low: int, high: int) -> int | None:
+    """The smallest x in [low, high] with ok(x), for ok true on a final segment; None if
+    ok(high) fails."""
+    found = largest_integer(lambda x: ok(high + low - x), low, high)
+    return None if found is None else high + low - found
+
+
+def _bisect(ok: Callable[[Fraction], bool], good: Fraction, bad: Fraction, tolerance: Fraction) -> Fraction:
+    while abs(bad - good) > tolerance:
+        middle = (good + bad) / 2
+        if ok(middle):
+            good = middle
+        else:
+            bad = middle
+    return good
+
+
+def meets(event_for: Callable[[Any], Event], epsilon: Any, delta: Any) -> Callable[[Any], bool]:
+    """The predicate "the event built for x is certified (ε, δ)-DP"."""
+    return lambda x: account(event_for(x)).guarantee.meets(epsilon, delta).holds
+
+
+def largest_rate(event_for: Callable[[Fraction], Event], epsilon: Any, delta: Any,
+                 tolerance: Fraction = Fraction(1, 2**30)) -> Fraction | None:
+    """The largest sampling rate q ∈ (0, 1] (to within ``tolerance``) for which
+    ``event_for(q)`` meets (ε, δ); privacy must worsen as q grows."""
+    ok = meets(event_for, epsilon, delta)
+    if ok(Fraction(1)):
+        return Fraction(1)
+    if not ok(tolerance):
+        return None
+    return _bisect(ok, tolerance, Fraction(1), tolerance)
+
+
+def smallest_noise(event_for: Callable[[Fraction], Event], epsilon: Any, delta: Any,
+                   start: Fraction = Fraction(1), relative_tolerance: Fraction = Fraction(1, 2**30)) -> Fraction:
+    """The smallest noise scale (to within a relative tolerance) for which ``event_for(scale)``
+    meets (ε, δ); privacy must improve as the scale grows."""
+    ok = meets(event_for, epsilon, delta)
+    high = start
+    for _ in range(200):
+        if ok(high):
+            break
+        high *= 2
+    else:
+        raise ValueError("no noise scale up to 2^200 meets the target")
+    low = high / 2
+    while ok(low) and low > high * relative_tolerance:
+        high, low = low, low / 2
+    return _bisect(ok, high, low, high * relative_tolerance)

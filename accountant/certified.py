@@ -1,0 +1,193 @@
+"""Certified real arithmetic.
+
+Privacy parameters are kept as exact sympy expressions; numbers are obtained from them by
+outward-rounded interval evaluation (``mpmath.iv``), so an upper bound reported by dpledger is
+never below the true value because of rounding. Conversions:
+
+* ``exact(x)`` turns user input into an exact sympy number: ints and Fractions as they are,
+  decimal strings exactly (``"0.1"`` is 1/10), floats as their exact binary value (what a
+  mechanism that used the float really used).
+* ``enclose(expr)`` evaluates an expression to an interval containing its true value.
+  Custom sympy functions take part by defining ``_enclose(self, prec) -> iv.mpf``.
+* ``upper_float``/``lower_float`` round an interval's end outward to a float.
+* ``certainly_le`` decides ``expr ≤ bound`` rigorously, refining the precision when the
+  enclosure straddles the bound; it answers ``None`` when even 2048 bits cannot decide.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy
+from mpmath import iv, mpf
+
+DEFAULT_PREC = 128
+_ALLOWED_NAMES = {"E", "pi", "log", "exp", "sqrt", "Max", "Min", "e"}
+_SAFE_EXPRESSION = re.compile(r"[0-9A-Za-z_.+\-*/(), ]+")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+_REFINE_PRECS = (128, 256, 512, 1024, 2048)
+
+
+def exact(value: Any, name: str) -> sympy.Expr:
+    """An exact sympy real for a parameter value; ``ValueError`` naming ``name`` if invalid."""
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if isinstance(value, sympy.Basic):
+        expr = sympy.sympify(value)
+    elif isinstance(value, int):
+        expr = sympy.Integer(value)
+    elif isinstance(value, Fraction):
+        expr = sympy.Rational(value.numerator, value.denominator)
+    elif isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be finite, got {value!r}")
+        expr = sympy.Rational(*value.as_integer_ratio())
+    elif isinstance(value, str):
+        if not _SAFE_EXPRESSION.fullmatch(value) or set(_IDENTIFIER.findall(value)) - _ALLOWED_NAMES:
+            raise ValueError(f"{name} is not a number or an arithmetic expression in {sorted(_ALLOWED_NAMES)}: {value!r}")
+        try:
+            expr = sympy.sympify(value, rational=True, strict=False)
+        except (sympy.SympifyError, SyntaxError, TypeError) as error:
+            raise ValueError(f"{name} is not a number: {value!r}") from error
+    else:
+        raise ValueError(f"{name} must be a number, got {type(value).__name__}")
+    if not isinstance(expr, sympy.Expr) or expr.free_symbols:
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if expr.has(sympy.nan, sympy.zoo) or expr in (sympy.oo, -sympy.oo):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if expr.is_real is False:
+        raise ValueError(f"{name} must be real, got {value!r}")
+    return expr
+
+
+def _rational(num: sympy.Rational) -> iv.mpf:
+    return iv.mpf(int(num.p)) / iv.mpf(int(num.q))
+
+
+def _power(base: iv.mpf, exponent: sympy.Expr, prec: int) -> iv.mpf:
+    if exponent.is_Integer:
+        n = int(exponent)
+        return base**n if n >= 0 else 1 / base ** (-n)
+    if exponent == sympy.Rational(1, 2):
+        return iv.sqrt(base)
+    return iv.exp(enclose(exponent, prec) * iv.log(base))
+
+
+def _enclose_node(expr: sympy.Expr, prec: int) -> iv.mpf:
+    if expr.is_Rational:
+        return _rational(expr)
+    if expr.is_Float:
+        return _rational(sympy.Rational(expr))
+    if expr is sympy.E:
+        return iv.e
+    if expr is sympy.pi:
+        return iv.pi
+    if expr is sympy.oo:
+        return iv.mpf([mpmath.inf, mpmath.inf])
+    if hasattr(expr, "_enclose"):
+        return expr._enclose(prec)
+    if expr.is_Add:
+        total = iv.mpf(0)
+        for term in expr.args:
+            total += _enclose_node(term, prec)
+        return total
+    if expr.is_Mul:
+        product = iv.mpf(1)
+        for factor in expr.args:
+            product *= _enclose_node(factor, prec)
+        return product
+    if expr.is_Pow:
+        return _power(_enclose_node(expr.base, prec), expr.exp, prec)
+    if isinstance(expr, sympy.exp):
+        return iv.exp(_enclose_node(expr.args[0], prec))
+    if isinstance(expr, sympy.log):
+        return iv.log(_enclose_node(expr.args[0], prec))
+    if isinstance(expr, (sympy.Max, sympy.Min)):
+        parts = [_enclose_node(arg, prec) for arg in expr.args]
+        pick = max if isinstance(expr, sympy.Max) else min
+        return iv.mpf([pick(p.a for p in parts), pick(p.b for p in parts)])
+    if isinstance(expr, sympy.floor):
+        inner = _enclose_node(expr.args[0], prec)
+        return iv.mpf([mpmath.floor(inner.a), mpmath.floor(inner.b)])
+    if isinstance(expr, sympy.ceiling):
+        inner = _enclose_node(expr.args[0], prec)
+        return iv.mpf([mpmath.ceil(inner.a), mpmath.ceil(inner.b)])
+    raise ValueError(f"cannot certify the expression {expr} (no interval rule for {type(expr).__name__})")
+
+
+@contextmanager
+def interval_precision(prec: int) -> Iterator[None]:
+    """Run interval arithmetic at ``prec`` bits (mpmath.iv keeps one global precision)."""
+    saved = iv.prec
+    iv.prec = prec
+    try:
+        yield
+    finally:
+        iv.prec = saved
+
+
+def enclose(expr: sympy.Expr, prec: int = DEFAULT_PREC) -> iv.mpf:
+    """An interval, at ``prec`` bits, that contains the exact value of ``expr``."""
+    with interval_precision(prec):
+        return _enclose_node(sympy.sympify(expr), prec)
+
+
+def upper_float(interval: iv.mpf) -> float:
+    """The smallest float ≥ the interval's upper end (``inf`` if unbounded)."""
+    top = interval.b
+    if mpmath.isinf(top):
+        return math.inf if top > 0 else -math.inf
+    value = float(top)
+    return value if mpf(value) >= top else math.nextafter(value, math.inf)
+
+
+def lower_float(interval: iv.mpf) -> float:
+    """The largest float ≤ the interval's lower end."""
+    bottom = interval.a
+    if mpmath.isinf(bottom):
+        return math.inf if bottom > 0 else -math.inf
+    value = float(bottom)
+    return value if mpf(value) <= bottom else math.nextafter(value, -math.inf)
+
+
+def _compare(expr: sympy.Expr, bound: sympy.Expr, strict: bool) -> bool | None:
+    difference = sympy.sympify(expr) - sympy.sympify(bound)
+    if difference.is_Rational:
+        return bool(difference < 0) if strict else bool(difference <= 0)
+    if sympy.sympify(expr) is sympy.oo:
+        return False
+    for prec in _REFINE_PRECS:
+        interval = enclose(difference, prec)
+        if interval.b < 0 or (not strict and interval.b == 0):
+            return True
+        if interval.a > 0 or (strict and interval.a == 0):
+            return False
+    return None
+
+
+def certainly_le(expr: sympy.Expr, bound: sympy.Expr) -> bool | None:
+    """Rigorous ``expr ≤ bound``: True/False when proved, None when undecidable at 2048 bits."""
+    return _compare(expr, bound, strict=False)
+
+
+def certainly_lt(expr: sympy.Expr, bound: sympy.Expr) -> bool | None:
+    """Rigorous ``expr < bound``: True/False when proved, None when undecidable at 2048 bits."""
+    return _compare(expr, bound, strict=True)
+
+
+def certified_floor(expr: sympy.Expr) -> int:
+    """⌊expr⌋ exactly, refining the enclosure until both ends have the same floor."""
+    expr = sympy.sympify(expr)
+    if expr.is_Rational:
+        return int(sympy.floor(expr))
+    for prec in _REFINE_PRECS:
+        interval = enclose(expr, prec)
+        low, high = mpmath.floor(interval.a), mpmath.floor(interval.b)
+        if low == high:
+            return int(low)
+    raise ValueError(f"cannot decide the floor of {expr} at {_REFINE_PRECS[-1]} bits")

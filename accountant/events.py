@@ -1,0 +1,332 @@
+"""Privacy events: immutable records of what a mechanism did.
+
+An event is data. Its docstring states the mathematics fully enough to write an accountant for
+it; :mod:`accountant.rules` is that accountant. Parameters are exact sympy numbers (see
+:func:`accountant.certified.exact`). Neighbouring relation throughout: substitute-one on
+fixed-size datasets (seed 000, Section 3.2), unless an event says otherwise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+import sympy
+
+from accountant.certified import exact
+
+COMPOSITION_METHODS = ("basic", "advanced", "optimal")
+GAUSSIAN_CALIBRATIONS = ("analytic", "classical")
+
+
+def _set(event: Any, name: str, value: Any) -> None:
+    object.__setattr__(event, name, value)
+
+
+def _positive(event: Any, name: str) -> None:
+    value = exact(getattr(event, name), name)
+    if not value.is_positive:
+        raise ValueError(f"{name} must be > 0, got {value}")
+    _set(event, name, value)
+
+
+def _nonnegative(event: Any, name: str) -> None:
+    value = exact(getattr(event, name), name)
+    if not value.is_nonnegative:
+        raise ValueError(f"{name} must be ≥ 0, got {value}")
+    _set(event, name, value)
+
+
+def _probability(event: Any, name: str, *, allow_zero: bool) -> None:
+    value = exact(getattr(event, name), name)
+    low_ok = value.is_nonnegative if allow_zero else value.is_positive
+    if not (low_ok and (value < 1) is sympy.true):
+        interval = "[0, 1)" if allow_zero else "(0, 1)"
+        raise ValueError(f"{name} must be in {interval}, got {value}")
+    _set(event, name, value)
+
+
+def _count(event: Any, name: str, minimum: int = 1) -> None:
+    value = getattr(event, name)
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
+
+
+class Event:
+    """Base of all events. ``subevents`` are the events a rule consumes."""
+
+    kind: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.kind = cls.__name__
+
+    @property
+    def subevents(self) -> tuple[Event, ...]:
+        found: list[Event] = []
+        for f in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, f.name)
+            if isinstance(value, Event):
+                found.append(value)
+            elif isinstance(value, tuple) and value and isinstance(value[0], Event):
+                found.extend(value)
+        return tuple(found)
+
+
+def _child(event: Any, name: str = "child") -> None:
+    if not isinstance(getattr(event, name), Event):
+        raise ValueError(f"{name} must be an event, got {type(getattr(event, name)).__name__}")
+
+
+# --- primitives -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PureDP(Event):
+    """A mechanism that is ε-DP: Pr[M(S)∈E] ≤ e^ε Pr[M(S')∈E] (Definition 3.2, δ = 0)."""
+
+    epsilon: Any
+
+    def __post_init__(self) -> None:
+        _positive(self, "epsilon")
+
+
+@dataclass(frozen=True)
+class ApproxDP(Event):
+    """A mechanism that is (ε, δ)-DP (Definition 3.2)."""
+
+    epsilon: Any
+    delta: Any
+
+    def __post_init__(self) -> None:
+        _positive(self, "epsilon")
+        _probability(self, "delta", allow_zero=True)
+
+
+@dataclass(frozen=True)
+class Laplace(Event):
+    """Adds Laplace(0, scale) noise to a statistic of L1 sensitivity ``sensitivity``:
+    (sensitivity/scale)-DP (Dwork–McSherry–Nissim–Smith 2006)."""
+
+    scale: Any
+    sensitivity: Any = 1
+
+    def __post_init__(self) -> None:
+        _positive(self, "scale")
+        _positive(self, "sensitivity")
+
+
+@dataclass(frozen=True)
+class Gaussian(Event):
+    """Adds N(0, sigma²) noise to a statistic of L2 sensitivity ``sensitivity``; accounted at
+    the given δ. ``analytic``: the exact smallest ε with
+    Φ(Δ/(2σ) − εσ/Δ) − e^ε Φ(−Δ/(2σ) − εσ/Δ) ≤ δ (Balle–Wang 2018, Theorem 8).
+    ``classical``: ε = Δ√(2 ln(1.25/δ))/σ, valid only when that ε < 1 (Dwork–Roth 2014,
+    Theorem A.1)."""
+
+    sigma: Any
+    delta: Any
+    sensitivity: Any = 1
+    calibration: str = "analytic"
+
+    def __post_init__(self) -> None:
+        _positive(self, "sigma")
+        _probability(self, "delta", allow_zero=False)
+        _positive(self, "sensitivity")
+        if self.calibration not in GAUSSIAN_CALIBRATIONS:
+            raise ValueError(f"calibration must be one of {GAUSSIAN_CALIBRATIONS}, got {self.calibration!r}")
+
+
+@dataclass(frozen=True)
+class ExponentialMechanism(Event):
+    """Selects a candidate with probability ∝ exp(ε·score/(2Δ)) for a score of sensitivity Δ:
+    ε-DP (McSherry–Talwar 2007). ``candidates`` records the size of the candidate set."""
+
+    epsilon: Any
+    candidates: int = 1
+
+    def __post_init__(self) -> None:
+        _positive(self, "epsilon")
+        _count(self, "candidates")
+
+
+@dataclass(frozen=True)
+class RandomizedResponse(Event):
+    """k-ary randomized response: reports the true value with probability
+    e^ε/(e^ε + k − 1), each other value with probability 1/(e^ε + k − 1): ε-DP."""
+
+    epsilon: Any
+    num_values: int = 2
+
+    def __post_init__(self) -> None:
+        _positive(self, "epsilon")
+        _count(self, "num_values", minimum=2)
+
+
+# --- transforms -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OnRealizableInputs(Event):
+    """The child's guarantee holds only between neighbouring samples that are both
+    C-realizable (Definition 3.6 / 4.3), e.g. a component oracle (Assumption 4.4)."""
+
+    child: Event
+
+    def __post_init__(self) -> None:
+        _child(self)
+
+
+@dataclass(frozen=True)
+class PostProcessing(Event):
+    """A data-independent function of the child's output: same guarantee."""
+
+    child: Event
+
+    def __post_init__(self) -> None:
+        _child(self)
+
+
+@dataclass(frozen=True)
+class LabelBoostThen(Event):
+    """LabelBoostProcedure followed by an (ε, δ)-DP algorithm on the relabeled sample:
+    (ε + 3, 4eδ)-DP (Lemma 3.11, Beimel et al. Lemma 4.1)."""
+
+    child: Event
+
+    def __post_init__(self) -> None:
+        _child(self)
+
+
+@dataclass(frozen=True)
+class LabelBoostRealizable(Event):
+    """LabelBoostProcedure followed by a continuation that is (ε, δ)-DP on C-realizable inputs:
+    (ε + c_LB, 4eδ)-DP on arbitrary neighbours, c_LB = ln(4e) (Lemma 3.15, Remark 3.16)."""
+
+    child: Event
+
+    def __post_init__(self) -> None:
+        _child(self)
+
+
+@dataclass(frozen=True)
+class LabelBoostCarrier(Event):
+    """Release of the relabeled fixed carrier T^h only: (c_LB, 0)-DP in the labeled input
+    sample, c_LB = ln(4e) (Lemma 3.17)."""
+
+
+@dataclass(frozen=True)
+class SubsampleWithoutReplacement(Event):
+    """Runs the child on a uniform size-m subset drawn without replacement from M records,
+    q = m/M, under substitution: (log(1 + q(e^ε − 1)), qδ)-DP (Theorem 3.4; Balle–Barthe–
+    Gaboardi 2018, Theorem 9). The child must be DP on arbitrary neighbours."""
+
+    child: Event
+    sample_size: int
+    population_size: int
+
+    def __post_init__(self) -> None:
+        _child(self)
+        _count(self, "sample_size")
+        _count(self, "population_size")
+        if self.sample_size > self.population_size:
+            raise ValueError(
+                f"sample_size m={self.sample_size} exceeds population_size M={self.population_size}"
+            )
+
+
+@dataclass(frozen=True)
+class PoissonSubsample(Event):
+    """Runs the child on a subset containing each record independently with probability q:
+    (log(1 + q(e^ε − 1)), qδ)-DP under add/remove-one neighbours (Balle–Barthe–Gaboardi 2018,
+    Theorem 8). The child must be DP on arbitrary neighbours."""
+
+    child: Event
+    rate: Any
+
+    def __post_init__(self) -> None:
+        _child(self)
+        value = exact(self.rate, "rate")
+        if not (value.is_positive and (value <= 1) is sympy.true):
+            raise ValueError(f"rate q must be in (0, 1], got {value}")
+        _set(self, "rate", value)
+
+
+@dataclass(frozen=True)
+class Composition(Event):
+    """Adaptive composition of ``children`` (each repeated ``repeat`` times; L mechanisms).
+
+    * ``basic``: (Σε, Σδ).
+    * ``advanced``: Theorem 3.5 with ε₀ = max ε, δ₀ = max δ and δ′ = target_delta − Lδ₀:
+      ε = √(2L log(1/δ′))ε₀ + Lε₀(e^{ε₀} − 1), δ = target_delta.
+    * ``optimal``: the smallest ε with total δ = target_delta (Kairouz–Oh–Viswanath 2015 for
+      identical mechanisms, Murtagh–Vadhan 2016 otherwise; a certified upper bound when the
+      exact heterogeneous computation is too large).
+    """
+
+    children: tuple[Event, ...]
+    method: str = "basic"
+    target_delta: Any = None
+    repeat: int = 1
+
+    def __post_init__(self) -> None:
+        _set(self, "children", tuple(self.children))
+        if not self.children or not all(isinstance(c, Event) for c in self.children):
+            raise ValueError("children must be a non-empty sequence of events")
+        if self.method not in COMPOSITION_METHODS:
+            raise ValueError(f"method must be one of {COMPOSITION_METHODS}, got {self.method!r}")
+        _count(self, "repeat")
+        if self.method == "basic":
+            if self.target_delta is not None:
+                raise ValueError("target_delta is not used by basic composition")
+        else:
+            if self.target_delta is None:
+                raise ValueError(f"{self.method} composition needs target_delta")
+            _probability(self, "target_delta", allow_zero=False)
+
+    @property
+    def count(self) -> int:
+        """L, the number of composed mechanisms."""
+        return len(self.children) * self.repeat
+
+
+@dataclass(frozen=True)
+class ParallelComposition(Event):
+    """Children run on disjoint, value-independently chosen blocks of the input; a neighbour
+    changes one record of exactly one block: (max ε, max δ) (McSherry 2009; Lemma 6.12)."""
+
+    children: tuple[Event, ...]
+
+    def __post_init__(self) -> None:
+        _set(self, "children", tuple(self.children))
+        if not self.children or not all(isinstance(c, Event) for c in self.children):
+            raise ValueError("children must be a non-empty sequence of events")
+
+
+@dataclass(frozen=True)
+class Claim(Event):
+    """The guarantee a paper claims for the subtree ``child`` (statement id such as
+    "Lemma 6.2"). Accounting derives the child's guarantee and checks it against the claim;
+    the derived guarantee, never the claim, is what flows upward."""
+
+    statement: str
+    child: Event
+    epsilon: Any
+    delta: Any = 0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.statement, str) or not self.statement.strip():
+            raise ValueError("statement must be a non-empty string such as 'Lemma 6.2'")
+        _child(self)
+        _positive(self, "epsilon")
+        _probability(self, "delta", allow_zero=True)
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__name__: cls
+    for cls in (
+        PureDP, ApproxDP, Laplace, Gaussian, ExponentialMechanism, RandomizedResponse,
+        OnRealizableInputs, PostProcessing, LabelBoostThen, LabelBoostRealizable,
+        LabelBoostCarrier, SubsampleWithoutReplacement, PoissonSubsample, Composition,
+        ParallelComposition, Claim,
+    )
+}

@@ -1,0 +1,326 @@
+"""The accountant: visits an event tree and derives a certified guarantee at every node.
+
+Each rule cites the statement it implements; the :class:`Derivation` keeps rule, source and
+formula so that reports can print the chain. An event with no rule raises ``ValueError``
+(the accountant never guesses).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from accountant import events as ev
+from accountant.certified import certainly_le
+from accountant.guarantee import Guarantee, Verdict
+from accountant.special import AnalyticGaussianEpsilon, HeterogeneousOptimalEpsilon, OptimalCompositionEpsilon
+
+C_LB = sympy.log(4 * sympy.E)
+"""c_LB = ln(4e), the LabelBoost constant of Lemma 3.14."""
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """A paper's claimed guarantee for a subtree, compared rigorously with the derived one."""
+
+    statement: str
+    claimed: Guarantee
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """The guarantee derived for ``event`` by ``rule`` (citing ``source``), from ``children``."""
+
+    event: ev.Event
+    guarantee: Guarantee
+    rule: str
+    source: str
+    formula: str
+    children: tuple[Derivation, ...] = ()
+    claim: ClaimCheck | None = None
+
+    def walk(self) -> list[tuple[int, Derivation]]:
+        """All nodes, depth-first, with their depth."""
+        nodes = [(0, self)]
+        for child in self.children:
+            nodes.extend((depth + 1, node) for depth, node in child.walk())
+        return nodes
+
+    def claims(self) -> list[ClaimCheck]:
+        return [node.claim for _, node in self.walk() if node.claim is not None]
+
+    def to_text(self) -> str:
+        lines = []
+        for depth, node in self.walk():
+            g = node.guarantee
+            scope = "" if g.domain == "arbitrary" else " [realizable inputs only]"
+            line = f"{'  ' * depth}{node.rule} ({node.source}): ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g}{scope}"
+            if node.claim is not None:
+                mark = "holds" if node.claim.verdict.holds else "FAILS"
+                c = node.claim.claimed
+                line += f"  — claim ε ≤ {c.epsilon_upper:.6g}, δ ≤ {c.delta_upper:.6g}: {mark}"
+            lines.append(line)
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        rows = ["| step | rule | source | formula | ε ≤ | δ ≤ | claim |", "|---|---|---|---|---|---|---|"]
+        for depth, node in self.walk():
+            g = node.guarantee
+            claim = ""
+            if node.claim is not None:
+                c = node.claim
+                claim = f"{c.statement}: ε ≤ {c.claimed.epsilon_upper:.6g}, δ ≤ {c.claimed.delta_upper:.6g} — {'holds' if c.verdict.holds else '**fails**'}"
+            rows.append(
+                f"| {'·' * depth}{node.event.kind} | {node.rule} | {node.source} | ${node.formula}$ | "
+                f"{g.epsilon_upper:.6g} | {g.delta_upper:.6g} | {claim} |"
+            )
+        return "\n".join(rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "event": self.event.kind,
+            "rule": self.rule,
+            "source": self.source,
+            "formula": self.formula,
+            "guarantee": self.guarantee.to_dict(),
+            "children": [child.to_dict() for child in self.children],
+        }
+        if self.claim is not None:
+            out["claim"] = {
+                "statement": self.claim.statement,
+                "epsilon": self.claim.claimed.epsilon_upper,
+                "delta": self.claim.claimed.delta_upper,
+                "holds": self.claim.verdict.holds,
+            }
+        return out
+
+
+Rule = Callable[[Any, list[Derivation]], Derivation]
+_RULES: dict[type, Rule] = {}
+
+
+def _rule(event_type: type) -> Callable[[Rule], Rule]:
+    def register(function: Rule) -> Rule:
+        _RULES[event_type] = function
+        return function
+
+    return register
+
+
+def account(event: ev.Event) -> Derivation:
+    """Derive the certified guarantee of ``event`` (and of every node below it)."""
+    rule = _RULES.get(type(event))
+    if rule is None:
+        raise ValueError(f"no accounting rule for event {type(event).__name__}")
+    return rule(event, [account(child) for child in event.subevents])
+
+
+def _domain(children: list[Derivation]) -> str:
+    return "realizable" if any(c.guarantee.domain == "realizable" for c in children) else "arbitrary"
+
+
+def _require_arbitrary(child: Derivation, statement: str) -> None:
+    if child.guarantee.domain != "arbitrary":
+        raise ValueError(
+            f"{statement} needs a child that is DP on arbitrary neighbours; "
+            f"{child.event.kind} is private on realizable inputs only (wrap it with LabelBoostRealizable)"
+        )
+
+
+# --- primitives -------------------------------------------------------------------------
+
+
+@_rule(ev.PureDP)
+def _pure(event: ev.PureDP, _: list[Derivation]) -> Derivation:
+    return Derivation(event, Guarantee(event.epsilon, sympy.Integer(0)), "pure DP", "Definition 3.2", r"(\varepsilon, 0)")
+
+
+@_rule(ev.ApproxDP)
+def _approx(event: ev.ApproxDP, _: list[Derivation]) -> Derivation:
+    return Derivation(event, Guarantee(event.epsilon, event.delta), "approximate DP", "Definition 3.2", r"(\varepsilon, \delta)")
+
+
+@_rule(ev.Laplace)
+def _laplace(event: ev.Laplace, _: list[Derivation]) -> Derivation:
+    return Derivation(
+        event, Guarantee(event.sensitivity / event.scale, sympy.Integer(0)),
+        "Laplace mechanism", "Dwork et al. 2006", r"\varepsilon = \Delta_1 / b",
+    )
+
+
+@_rule(ev.Gaussian)
+def _gaussian(event: ev.Gaussian, _: list[Derivation]) -> Derivation:
+    ratio = event.sensitivity / event.sigma
+    if event.calibration == "analytic":
+        epsilon = AnalyticGaussianEpsilon(ratio, event.delta)
+        return Derivation(
+            event, Guarantee(epsilon, event.delta), "analytic Gaussian mechanism", "Balle–Wang 2018, Thm 8",
+            r"\min\{\varepsilon: \Phi(\tfrac{\Delta}{2\sigma}-\tfrac{\varepsilon\sigma}{\Delta}) - e^{\varepsilon}\Phi(-\tfrac{\Delta}{2\sigma}-\tfrac{\varepsilon\sigma}{\Delta}) \le \delta\}",
+        )
+    epsilon = ratio * sympy.sqrt(2 * sympy.log(sympy.Rational(5, 4) / event.delta))
+    if certainly_le(epsilon, 1) is not True:
+        raise ValueError("classical Gaussian calibration needs ε < 1 (Dwork–Roth Thm A.1); use calibration='analytic'")
+    return Derivation(
+        event, Guarantee(epsilon, event.delta), "classical Gaussian mechanism", "Dwork–Roth 2014, Thm A.1",
+        r"\varepsilon = \Delta_2\sqrt{2\ln(1.25/\delta)}/\sigma",
+    )
+
+
+@_rule(ev.ExponentialMechanism)
+def _exponential(event: ev.ExponentialMechanism, _: list[Derivation]) -> Derivation:
+    return Derivation(
+        event, Guarantee(event.epsilon, sympy.Integer(0)), "exponential mechanism", "McSherry–Talwar 2007",
+        r"\Pr[r] \propto e^{\varepsilon q(S,r)/(2\Delta q)}",
+    )
+
+
+@_rule(ev.RandomizedResponse)
+def _randomized_response(event: ev.RandomizedResponse, _: list[Derivation]) -> Derivation:
+    return Derivation(
+        event, Guarantee(event.epsilon, sympy.Integer(0)), "randomized response", "Warner 1965",
+        r"\Pr[\text{truth}] = e^{\varepsilon}/(e^{\varepsilon}+k-1)",
+    )
+
+
+# --- transforms -------------------------------------------------------------------------
+
+
+@_rule(ev.OnRealizableInputs)
+def _realizable(event: ev.OnRealizableInputs, children: list[Derivation]) -> Derivation:
+    g = children[0].guarantee
+    return Derivation(
+        event, Guarantee(g.epsilon, g.delta, "realizable"), "DP on realizable inputs", "Definition 3.6",
+        r"(\varepsilon, \delta)\ \text{on } \mathcal{C}\text{-realizable neighbours}", tuple(children),
+    )
+
+
+@_rule(ev.PostProcessing)
+def _post(event: ev.PostProcessing, children: list[Derivation]) -> Derivation:
+    return Derivation(event, children[0].guarantee, "post-processing", "Dwork–Roth 2014, Prop 2.1", r"(\varepsilon, \delta)", tuple(children))
+
+
+@_rule(ev.LabelBoostThen)
+def _labelboost_then(event: ev.LabelBoostThen, children: list[Derivation]) -> Derivation:
+    _require_arbitrary(children[0], "Lemma 3.11")
+    g = children[0].guarantee
+    return Derivation(
+        event, Guarantee(g.epsilon + 3, 4 * sympy.E * g.delta), "LabelBoost then DP algorithm", "Lemma 3.11",
+        r"(\varepsilon + 3,\ 4e\delta)", tuple(children),
+    )
+
+
+@_rule(ev.LabelBoostRealizable)
+def _labelboost_realizable(event: ev.LabelBoostRealizable, children: list[Derivation]) -> Derivation:
+    g = children[0].guarantee
+    return Derivation(
+        event, Guarantee(g.epsilon + C_LB, 4 * sympy.E * g.delta), "LabelBoost then realizable-private continuation",
+        "Lemma 3.15", r"(\varepsilon + c_{LB},\ 4e\delta),\ c_{LB} = \ln(4e)", tuple(children),
+    )
+
+
+@_rule(ev.LabelBoostCarrier)
+def _labelboost_carrier(event: ev.LabelBoostCarrier, _: list[Derivation]) -> Derivation:
+    return Derivation(event, Guarantee(C_LB, sympy.Integer(0)), "carrier-only LabelBoost release", "Lemma 3.17", r"(c_{LB}, 0)")
+
+
+def _amplified(event: ev.Event, child: Derivation, q: sympy.Expr, rule: str, source: str) -> Derivation:
+    _require_arbitrary(child, source)
+    g = child.guarantee
+    epsilon = sympy.log(1 + q * (sympy.exp(g.epsilon) - 1))
+    return Derivation(
+        event, Guarantee(epsilon, q * g.delta), rule, source,
+        r"(\log(1 + q(e^{\varepsilon}-1)),\ q\delta)", (child,),
+    )
+
+
+@_rule(ev.SubsampleWithoutReplacement)
+def _subsample(event: ev.SubsampleWithoutReplacement, children: list[Derivation]) -> Derivation:
+    q = sympy.Rational(event.sample_size, event.population_size)
+    return _amplified(event, children[0], q, "subsampling without replacement", "Theorem 3.4")
+
+
+@_rule(ev.PoissonSubsample)
+def _poisson(event: ev.PoissonSubsample, children: list[Derivation]) -> Derivation:
+    return _amplified(event, children[0], event.rate, "Poisson subsampling", "Balle–Barthe–Gaboardi 2018, Thm 8")
+
+
+def _max(values: list[sympy.Expr]) -> sympy.Expr:
+    unique = list(dict.fromkeys(values))
+    return unique[0] if len(unique) == 1 else sympy.Max(*unique, evaluate=False)
+
+
+@_rule(ev.Composition)
+def _composition(event: ev.Composition, children: list[Derivation]) -> Derivation:
+    guarantees = [c.guarantee for c in children]
+    domain = _domain(children)
+    count = event.count
+    if event.method == "basic":
+        epsilon = event.repeat * sympy.Add(*[g.epsilon for g in guarantees])
+        delta = event.repeat * sympy.Add(*[g.delta for g in guarantees])
+        return Derivation(
+            event, Guarantee(epsilon, delta, domain), "basic composition", "Dwork–Roth 2014, Thm 3.16",
+            r"(\textstyle\sum_i \varepsilon_i,\ \sum_i \delta_i)", tuple(children),
+        )
+    if event.method == "advanced":
+        eps0 = _max([g.epsilon for g in guarantees])
+        delta0 = _max([g.delta for g in guarantees])
+        slack = event.target_delta - count * delta0
+        if certainly_le(slack, 0) is not False:
+            raise ValueError(f"target_delta must exceed L·δ₀ = {count}·δ₀ for advanced composition")
+        epsilon = sympy.sqrt(2 * count * sympy.log(1 / slack)) * eps0 + count * eps0 * (sympy.exp(eps0) - 1)
+        return Derivation(
+            event, Guarantee(epsilon, event.target_delta, domain), "advanced composition", "Theorem 3.5",
+            r"\sqrt{2L\log(1/\delta')}\,\varepsilon_0 + L\varepsilon_0(e^{\varepsilon_0}-1),\ \delta = L\delta_0 + \delta'",
+            tuple(children),
+        )
+    distinct = list(dict.fromkeys((g.epsilon, g.delta) for g in guarantees))
+    if len(distinct) == 1:
+        eps0, delta0 = distinct[0]
+        epsilon = OptimalCompositionEpsilon(eps0, delta0, count, event.target_delta)
+        source = "Kairouz–Oh–Viswanath 2015, Thm 3.3"
+    else:
+        pairs = [(g.epsilon, g.delta) for g in guarantees] * event.repeat
+        epsilon = HeterogeneousOptimalEpsilon(
+            sympy.Tuple(*[p[0] for p in pairs]), sympy.Tuple(*[p[1] for p in pairs]), event.target_delta
+        )
+        source = "Murtagh–Vadhan 2016, Thm 1.5"
+    return Derivation(
+        event, Guarantee(epsilon, event.target_delta, domain), "optimal composition", source,
+        r"\min\{\varepsilon: 1-\prod_i(1-\delta_i)\,(1-\delta_{RR}(\varepsilon)) \le \delta\}", tuple(children),
+    )
+
+
+@_rule(ev.ParallelComposition)
+def _parallel(event: ev.ParallelComposition, children: list[Derivation]) -> Derivation:
+    guarantees = [c.guarantee for c in children]
+    return Derivation(
+        event,
+        Guarantee(_max([g.epsilon for g in guarantees]), _max([g.delta for g in guarantees]), _domain(children)),
+        "parallel composition over disjoint blocks", "McSherry 2009; Lemma 6.12",
+        r"(\max_b \varepsilon_b,\ \max_b \delta_b)", tuple(children),
+    )
+
+
+@_rule(ev.Claim)
+def _claim(event: ev.Claim, children: list[Derivation]) -> Derivation:
+    derived = children[0].guarantee
+    claimed = Guarantee(event.epsilon, event.delta, derived.domain)
+    verdict = _compare(derived, claimed)
+    return Derivation(
+        event, derived, "paper claim", event.statement, r"\text{derived} \le \text{claimed}",
+        tuple(children), ClaimCheck(event.statement, claimed, verdict),
+    )
+
+
+def _compare(derived: Guarantee, claimed: Guarantee) -> Verdict:
+    eps_ok = certainly_le(derived.epsilon, claimed.epsilon)
+    delta_ok = certainly_le(derived.delta, claimed.delta)
+    return Verdict(
+        holds=bool(eps_ok) and bool(delta_ok),
+        epsilon_holds=bool(eps_ok),
+        delta_holds=bool(delta_ok),
+        decided=eps_ok is not None and delta_ok is not None,
+    )

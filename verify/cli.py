@@ -1,0 +1,48 @@
+"""The ``dpledger`` command line.
+
+Every command is a leaf parser registered by a module in :mod:`verify.commands`; each leaf
+gets ``--json`` and a handler returning :class:`verify.commands.Output`. Bad input — argparse
+errors and any ``ValueError`` raised by the library — becomes one line on stderr and exit
+status 2, never a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from verify.commands import COMMAND_MODULES, Output, OneLineParser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(
+        prog="dpledger",
+        description="Executable privacy proofs: certified accounting, calibration and audits.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    subparsers.required = True
+    for module in COMMAND_MODULES:
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the process exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        output: Output = args.handler(args)
+    except ValueError as error:
+        message = " ".join(str(error).split())
+        print(f"dpledger: error: {message}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(output.payload, indent=2, allow_nan=False))
+    else:
+        print(output.text)
+    return output.status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
