@@ -32,6 +32,20 @@ def largest_integer(ok: Callable[[int], bool], low: int, high: int) -> int | Non
     return good
 
 
+def largest_integer_from(ok: Callable[[int], bool], start: int, high: int) -> int | None:
+    """Like :func:`largest_integer`, galloping up from ``start`` (a good guess of the answer):
+    about 2·log2(answer/start) evaluations instead of log2(high)."""
+    if not ok(start):
+        return largest_integer(ok, 1, start - 1) if start > 1 else None
+    good, step = start, max(1, start)
+    while good < high:
+        probe = min(good + step, high)
+        if not ok(probe):
+            return largest_integer(ok, good, probe - 1)
+        good, step = probe, step * 2
+    return good
+
+
 def smallest_integer(ok: Callable[[int], bool], low: int, high: int) -> int | None:
     """The smallest x in [low, high] with ok(x), for ok true on a final segment; None if
     ok(high) fails."""

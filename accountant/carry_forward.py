@@ -14,7 +14,7 @@ from typing import Any
 import sympy
 
 from accountant import events as ev
-from accountant.calibration import largest_integer, smallest_integer
+from accountant.calibration import largest_integer_from, smallest_integer
 from accountant.certified import certainly_le, certainly_lt, certified_floor, enclose, exact, upper_float
 from accountant.rules import C_LB, Derivation, account
 
@@ -230,11 +230,10 @@ def paper_chain(target: Target) -> PaperChain:
     return PaperChain(t, m, q, eta, zeta, ell, eps_res, delta_res, steps, derivation)
 
 
-def needed_n(target: Target) -> int:
-    """The smallest n for which Algorithm 2's formula gives m ≥ 1."""
-    estimate = certified_floor(12 * sympy.exp(9) * target.root / target.epsilon) + 2
-    found = smallest_integer(lambda n: paper_m(target, n) >= 1, 3, max(estimate, 3))
-    return estimate if found is None else found
+def needed_n(target: Target, m: int = 1) -> int:
+    """The smallest n for which Algorithm 2's formula gives at least m:
+    ⌊εn/X⌋ ≥ m ⟺ n ≥ mX/ε with X = 12e⁹√(k log(2/δ)), so n = ⌈mX/ε⌉ (and at least 3)."""
+    return max(3, -certified_floor(-m * 12 * sympy.exp(9) * target.root / target.epsilon))
 
 
 # --- tight calibration -------------------------------------------------------------------
@@ -242,27 +241,51 @@ def needed_n(target: Target) -> int:
 
 @dataclass(frozen=True)
 class TightCalibration:
-    """The largest m whose optimally composed, exactly amplified guarantee meets (ε, δ)."""
+    """The largest m whose optimally composed, exactly amplified guarantee meets (ε, δ); and,
+    for the paper's m, the n the paper's formula needs against the n the tight accounting needs."""
 
     m: int
     derivation: Derivation
     holds: bool
-    n_for_paper_m: int | None
-    paper_n_for_paper_m: int
+    n_tight_for_paper_m: int
+    n_paper_for_paper_m: int
+
+    @property
+    def sample_saving(self) -> float:
+        return self.n_paper_for_paper_m / self.n_tight_for_paper_m
 
 
-def _tight_holds(target: Target, m: int, n: int) -> bool:
-    return account(carry_forward_event(target, m, "optimal", n)).guarantee.meets(target.epsilon, target.delta).holds
+def _tight_holds(target: Target, m: int, block_size: int) -> bool:
+    event = carry_forward_event(target, m, "optimal", 3 * block_size)
+    return account(event).guarantee.meets(target.epsilon, target.delta).holds
 
 
 def tight_calibration(target: Target, paper_m_value: int) -> TightCalibration:
-    """Largest m in [1, ⌊n/3⌋] meeting (ε, δ) under optimal composition; and, for the paper's
-    m, the smallest n that the tight accounting needs (for the sample saving)."""
+    """Largest m in [1, ⌊n/3⌋] meeting (ε, δ) under optimal composition, and the smallest n
+    that the tight accounting needs for the paper's m.
+
+    The learner's guarantee depends on (m, ⌊n/3⌋) only through q = m/⌊n/3⌋ and worsens as q
+    grows. So once m* is known for M = ⌊n/3⌋ — q* ∈ [m*/M, (m*+1)/M) — the smallest block
+    size for the paper's m lies in (m·M/(m*+1), m·M/m*], a short interval to bisect."""
     t = target
-    m = largest_integer(lambda value: _tight_holds(t, value, t.n), 1, t.block_size)
+    block = t.block_size
+    m = largest_integer_from(lambda value: _tight_holds(t, value, block), max(paper_m_value, 1), block)
     if m is None:
         raise ValueError(f"no m ≥ 1 meets (ε, δ) = ({t.epsilon}, {t.delta}) with n = {t.n} even under tight accounting")
     derivation = account(carry_forward_event(t, m, "optimal"))
-    paper_n = smallest_integer(lambda n: paper_m(t, n) >= paper_m_value, 3, t.n) or t.n
-    tight_n = smallest_integer(lambda n: _tight_holds(t, paper_m_value, n), 3 * paper_m_value, t.n)
-    return TightCalibration(m, derivation, derivation.guarantee.meets(t.epsilon, t.delta).holds, tight_n, paper_n)
+    low = max(paper_m_value, paper_m_value * block // (m + 1))
+    high = -(-paper_m_value * block // m)
+    return TightCalibration(m, derivation, derivation.guarantee.meets(t.epsilon, t.delta).holds,
+                            tight_n(t, paper_m_value, low, high), needed_n(t, paper_m_value))
+
+
+def tight_n(target: Target, m: int, low_block: int | None = None, high_block: int | None = None) -> int:
+    """The smallest n = 3M whose block size M lets active sample size m meet (ε, δ) under
+    the tight accounting (bisection over M in [low_block, high_block], by default [m, the
+    block size the paper's formula needs])."""
+    low = m if low_block is None else low_block
+    high = needed_n(target, m) // 3 + 1 if high_block is None else high_block
+    block = smallest_integer(lambda size: _tight_holds(target, m, size), low, high)
+    if block is None:
+        raise ValueError(f"m = {m} does not meet the target with any block size up to {high}")
+    return 3 * block

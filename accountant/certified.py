@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 import mpmath
@@ -133,8 +134,13 @@ def interval_precision(prec: int) -> Iterator[None]:
 
 def enclose(expr: sympy.Expr, prec: int = DEFAULT_PREC) -> iv.mpf:
     """An interval, at ``prec`` bits, that contains the exact value of ``expr``."""
+    return _enclose_cached(sympy.sympify(expr), prec)
+
+
+@lru_cache(maxsize=16384)
+def _enclose_cached(expr: sympy.Expr, prec: int) -> iv.mpf:
     with interval_precision(prec):
-        return _enclose_node(sympy.sympify(expr), prec)
+        return _enclose_node(expr, prec)
 
 
 def upper_float(interval: iv.mpf) -> float:
@@ -156,7 +162,13 @@ def lower_float(interval: iv.mpf) -> float:
 
 
 def _compare(expr: sympy.Expr, bound: sympy.Expr, strict: bool) -> bool | None:
-    difference = sympy.sympify(expr) - sympy.sympify(bound)
+    expr, bound = sympy.sympify(expr), sympy.sympify(bound)
+    if isinstance(expr, sympy.Max):
+        verdicts = [_compare(arg, bound, strict) for arg in expr.args]
+        return False if False in verdicts else (None if None in verdicts else True)
+    if expr == bound:
+        return not strict
+    difference = expr - bound
     if difference.is_Rational:
         return bool(difference < 0) if strict else bool(difference <= 0)
     if sympy.sympify(expr) is sympy.oo:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from typing import Any
 
 import sympy
@@ -23,11 +24,23 @@ C_LB = sympy.log(4 * sympy.E)
 
 @dataclass(frozen=True)
 class ClaimCheck:
-    """A paper's claimed guarantee for a subtree, compared rigorously with the derived one."""
+    """A paper's claimed guarantee for a subtree, compared rigorously with the derived one
+    (the comparison runs when the verdict is first asked for)."""
 
     statement: str
     claimed: Guarantee
-    verdict: Verdict
+    derived: Guarantee
+
+    @cached_property
+    def verdict(self) -> Verdict:
+        eps_ok = certainly_le(self.derived.epsilon, self.claimed.epsilon)
+        delta_ok = certainly_le(self.derived.delta, self.claimed.delta)
+        return Verdict(
+            holds=bool(eps_ok) and bool(delta_ok),
+            epsilon_holds=bool(eps_ok),
+            delta_holds=bool(delta_ok),
+            decided=eps_ok is not None and delta_ok is not None,
+        )
 
 
 @dataclass(frozen=True)
@@ -110,8 +123,10 @@ def _rule(event_type: type) -> Callable[[Rule], Rule]:
     return register
 
 
+@lru_cache(maxsize=4096)
 def account(event: ev.Event) -> Derivation:
-    """Derive the certified guarantee of ``event`` (and of every node below it)."""
+    """Derive the certified guarantee of ``event`` (and of every node below it). Events are
+    immutable, so derivations of repeated subtrees are shared (cached)."""
     rule = _RULES.get(type(event))
     if rule is None:
         raise ValueError(f"no accounting rule for event {type(event).__name__}")
@@ -308,19 +323,7 @@ def _parallel(event: ev.ParallelComposition, children: list[Derivation]) -> Deri
 def _claim(event: ev.Claim, children: list[Derivation]) -> Derivation:
     derived = children[0].guarantee
     claimed = Guarantee(event.epsilon, event.delta, derived.domain)
-    verdict = _compare(derived, claimed)
     return Derivation(
         event, derived, "paper claim", event.statement, r"\text{derived} \le \text{claimed}",
-        tuple(children), ClaimCheck(event.statement, claimed, verdict),
-    )
-
-
-def _compare(derived: Guarantee, claimed: Guarantee) -> Verdict:
-    eps_ok = certainly_le(derived.epsilon, claimed.epsilon)
-    delta_ok = certainly_le(derived.delta, claimed.delta)
-    return Verdict(
-        holds=bool(eps_ok) and bool(delta_ok),
-        epsilon_holds=bool(eps_ok),
-        delta_holds=bool(delta_ok),
-        decided=eps_ok is not None and delta_ok is not None,
+        tuple(children), ClaimCheck(event.statement, claimed, derived),
     )
