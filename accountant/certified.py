@@ -11,7 +11,8 @@ never below the true value because of rounding. Conversions:
   Custom sympy functions take part by defining ``_enclose(self, prec) -> iv.mpf``.
 * ``upper_float``/``lower_float`` round an interval's end outward to a float.
 * ``certainly_le`` decides ``expr ≤ bound`` rigorously, refining the precision when the
-  enclosure straddles the bound; it answers ``None`` when even 2048 bits cannot decide.
+  enclosure straddles the bound and trying a symbolic proof of equality (sympy simplifies
+  the difference to 0); it answers ``None`` when even 2048 bits cannot decide.
 """
 from __future__ import annotations
 
@@ -179,6 +180,8 @@ def _compare(expr: sympy.Expr, bound: sympy.Expr, strict: bool) -> bool | None:
             return True
         if interval.a > 0 or (strict and interval.a == 0):
             return False
+        if prec == _REFINE_PRECS[1] and sympy.simplify(difference) == 0:
+            return not strict
     return None
 
 

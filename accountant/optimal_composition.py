@@ -50,6 +50,7 @@ from typing import Iterator, Sequence
 import mpmath
 import numpy as np
 from mpmath import iv, mp, mpf
+from mpmath.libmp import round_nearest, to_float
 
 __all__ = [
     "homogeneous_optimal_epsilon",
@@ -66,6 +67,7 @@ _BASE_PREC = 192
 _MAX_EXTRA_PREC = 4096
 _NEAR_ATOMS = 256  # positive atoms closest to ε summed term by term in homogeneous_optimal_delta
 _INT64_SAFE = 2**62
+_MAX_TOTAL_LOSS = mpf(2) ** 52
 
 
 # ----------------------------------------------------------------------------------------------
@@ -101,6 +103,12 @@ def _check_target(name: str, value: object) -> mpf:
     if not 0 < x < 1:
         raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
     return x
+
+
+def _check_total_loss(name: str, total: mpf) -> None:
+    """Exponents of probabilities as small as e^{−Σε} must fit int64 with room to spare."""
+    if total > _MAX_TOTAL_LOSS:
+        raise ValueError(f"{name} must be at most 2**52 in total over all mechanisms, got {total}")
 
 
 def _check_k(k: object) -> int:
@@ -150,17 +158,18 @@ def _frexp_mpf(x: object) -> tuple[float, int]:
     """53-bit mantissa in [1/2, 1) and exact exponent of a narrow positive interval: within one
     rounding (u plus the interval's 2^−prec relative width) of every point of it."""
     mant, exponent = mpmath.frexp(_ends(x)[0])
-    return float(mant), int(exponent)
+    return to_float(mant._mpf_, rnd=round_nearest), int(exponent)
 
 
 def _exact_loss_threshold(epsilon: mpf, unit: mpf) -> int:
     """floor(epsilon / unit), exactly: atom key·unit > epsilon  ⇔  key > this value."""
-    return math.floor(Fraction(*_ratio(epsilon)) / Fraction(*_ratio(unit)))
+    return math.floor(_fraction(epsilon) / _fraction(unit))
 
 
-def _ratio(x: mpf) -> tuple[int, int]:
+def _fraction(x: mpf) -> Fraction:
+    """The exact rational value of a (finite) mpf."""
     man, exponent = x.man_exp
-    return (man << exponent, 1) if exponent >= 0 else (man, 1 << -exponent)
+    return Fraction(man << exponent) if exponent >= 0 else Fraction(man, 1 << -exponent)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -348,11 +357,12 @@ def _approximate_piece(dist: _LossDistribution, dprime: object, positive_at_zero
     log_p = np.log(dist.mant) + dist.exp.astype(np.float64) * math.log(2.0)
     log_a = np.logaddexp.accumulate(log_p)[:positive_at_zero]
     log_b = np.logaddexp.accumulate(log_p[::-1])[:positive_at_zero]
-    ends = dist.keys[1 : positive_at_zero + 1].astype(np.float64) * float(dist.unit)
-    ends = np.maximum(ends, 0.0)
+    unit_mant, unit_exp = mpmath.frexp(dist.unit)
+    keys = dist.keys[1 : positive_at_zero + 1].astype(np.float64)
+    ends = np.maximum(np.ldexp(keys * float(unit_mant), int(unit_exp)), 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.minimum(ends + log_b - log_a, 0.0)
-        log_delta = log_a + np.log1p(-np.exp(ratio))
+        log_share = np.minimum(ends + log_b - log_a, 0.0)  # log(e^ε B_n / A_n)
+        log_delta = log_a + np.log1p(-np.exp(log_share))
     log_target = float(mpmath.log(_ends(dprime)[0]))
     reached = np.flatnonzero(log_delta >= log_target)
     return int(reached[0]) + 1 if reached.size else positive_at_zero
@@ -456,12 +466,13 @@ def homogeneous_optimal_epsilon(
     ε = log((A_i − δ′)/B_i) on the right grid interval (see the module docstring for the error
     argument).  Returns (lo, hi) with lo ≤ ε* ≤ hi.
 
-    Raises ValueError for ε ≤ 0 or non-finite, δ ∉ [0, 1), k < 1, target ∉ (0, 1), or a target
-    that cannot be certified to exceed 1 − (1 − δ)^k.
+    Raises ValueError for ε ≤ 0 or non-finite, δ ∉ [0, 1), k < 1, target ∉ (0, 1), a target
+    that cannot be certified to exceed 1 − (1 − δ)^k, or k·ε > 2^52 (exponent range).
     """
     epsilon = _check_epsilon("epsilon", epsilon)
     delta = _check_delta("delta", delta)
     k = _check_k(k)
+    _check_total_loss("epsilon", epsilon * k)
     target_delta = _check_target("target_delta", target_delta)
     with _iv_precision(_precision_for(target_delta)):
         dprime = _dprime(_survival([(delta, k)]), target_delta)
@@ -479,11 +490,13 @@ def homogeneous_optimal_delta(
     the exact grid interval containing ``at_epsilon``, the terms nearest to it one by one (no
     cancellation).  Returns (lo, hi) ⊂ [0, 1].
 
-    Raises ValueError for ε ≤ 0 or non-finite, δ ∉ [0, 1), k < 1, or at_epsilon < 0 or non-finite.
+    Raises ValueError for ε ≤ 0 or non-finite, δ ∉ [0, 1), k < 1, k·ε > 2^52, or at_epsilon < 0
+    or non-finite.
     """
     epsilon = _check_epsilon("epsilon", epsilon)
     delta = _check_delta("delta", delta)
     k = _check_k(k)
+    _check_total_loss("epsilon", epsilon * k)
     at_epsilon = _finite("at_epsilon", at_epsilon)
     if at_epsilon < 0:
         raise ValueError(f"at_epsilon must be >= 0, got {at_epsilon!r}")
@@ -507,6 +520,9 @@ def heterogeneous_optimal_epsilon(
     Otherwise ``exact`` is False and the enclosure comes from monotonicity of the optimal
     composition in every ε_i: hi solves the homogeneous problem at max ε_i and lo at min ε_i, both
     with the exact factor Π(1−δ_i) (no weaker than the homogeneous bound at (max ε_i, max δ_i)).
+
+    Raises ValueError for an empty ``pairs``, a pair with ε ≤ 0, non-finite ε or δ ∉ [0, 1),
+    Σε_i > 2^52, target ∉ (0, 1) or not certifiably above 1 − Π(1 − δ_i), or max_states < 1.
     """
     checked = _check_pairs(pairs)
     target_delta = _check_target("target_delta", target_delta)
@@ -539,6 +555,7 @@ def _check_pairs(pairs: Sequence[tuple[mpf, mpf]]) -> list[tuple[mpf, mpf]]:
             raise ValueError(f"pairs[{i}] must be an (epsilon, delta) pair, got {pair!r}")
         checked.append((_check_epsilon(f"pairs[{i}] epsilon", pair[0]),
                         _check_delta(f"pairs[{i}] delta", pair[1])))
+    _check_total_loss("pairs epsilon", mpmath.fsum(eps for eps, _ in checked))
     return checked
 
 

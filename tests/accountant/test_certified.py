@@ -1,0 +1,66 @@
+"""Certified arithmetic: enclosures contain the truth, conversions are exact, comparisons
+never decide through rounding."""
+from fractions import Fraction
+
+import mpmath
+import pytest
+import sympy
+from hypothesis import given
+from hypothesis import strategies as st
+
+from accountant.certified import (
+    certainly_le, certainly_lt, certified_floor, enclose, exact, lower_float, upper_float,
+)
+
+E = sympy.E
+
+
+def reference(expr: sympy.Expr) -> mpmath.mpf:
+    """The value of expr at 60 significant digits (sympy's own evaluator)."""
+    with mpmath.workdps(60):
+        return mpmath.mpf(str(sympy.N(expr, 70)))
+
+
+@given(st.fractions(min_value=Fraction(1, 10**6), max_value=30, max_denominator=10**6),
+       st.fractions(min_value=Fraction(1, 10**6), max_value=1, max_denominator=10**6))
+def test_enclosure_of_amplification_formula_contains_60_digit_value(eps, q):
+    expr = sympy.log(1 + sympy.Rational(q.numerator, q.denominator) * (sympy.exp(sympy.Rational(eps.numerator, eps.denominator)) - 1))
+    interval = enclose(expr)
+    ref = reference(expr)
+    assert interval.a <= ref <= interval.b
+    assert upper_float(interval) >= ref
+    assert lower_float(interval) <= ref
+    assert float(interval.b - interval.a) <= 1e-30 * max(1.0, float(ref))
+
+
+def test_exact_reads_decimal_strings_exactly_and_floats_as_their_binary_value():
+    assert exact("0.1", "x") == sympy.Rational(1, 10)
+    assert exact(0.1, "x") == sympy.Rational(3602879701896397, 36028797018963968)
+    assert exact(Fraction(2, 3), "x") == sympy.Rational(2, 3)
+    assert exact("log(4*E)", "x") == sympy.log(4 * E)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "abc", "__import__('os')", True, None, [1]])
+def test_exact_rejects_non_numbers_naming_the_parameter(bad):
+    with pytest.raises(ValueError, match="epsilon"):
+        exact(bad, "epsilon")
+
+
+def test_certainly_le_decides_exact_equality_without_rounding():
+    assert certainly_le(sympy.Rational(1, 10) * 10, 1) is True
+    assert certainly_lt(sympy.Rational(1, 10) * 10, 1) is False
+    assert certainly_le(sympy.log(4 * E), 1 + 2 * sympy.log(2)) is True
+    assert certainly_lt(sympy.log(4 * E), 1 + 2 * sympy.log(2)) is False
+    assert certainly_le(sympy.Max(sympy.Rational(1, 3), sympy.log(2), evaluate=False), sympy.log(2)) is True
+
+
+def test_certainly_le_separates_values_closer_than_double_precision():
+    tiny = sympy.Rational(1, 10**40)
+    assert certainly_le(sympy.log(2), sympy.log(2) + tiny) is True
+    assert certainly_le(sympy.log(2) + tiny, sympy.log(2)) is False
+
+
+def test_certified_floor_is_exact_near_integers():
+    assert certified_floor(sympy.log(sympy.exp(5) + sympy.Rational(1, 10**30))) == 5
+    assert certified_floor(5 - sympy.Rational(1, 10**30)) == 4
+    assert certified_floor(sympy.exp(9)) == 8103

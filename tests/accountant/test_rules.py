@@ -1,0 +1,163 @@
+"""The accountant's rules against the statements they implement, with 60-digit references."""
+from fractions import Fraction
+
+import mpmath
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accountant import account
+from accountant import events as ev
+
+eps_values = st.fractions(min_value=Fraction(1, 1000), max_value=10, max_denominator=1000)
+rates = st.fractions(min_value=Fraction(1, 10**4), max_value=1, max_denominator=10**4)
+
+
+def mp(value: Fraction) -> mpmath.mpf:
+    return mpmath.mpf(value.numerator) / value.denominator
+
+
+@pytest.fixture(autouse=True)
+def sixty_digits():
+    """References are computed at 60 significant digits."""
+    with mpmath.workdps(60):
+        yield
+
+
+def test_pure_mechanisms_compose_by_summing():
+    @given(st.lists(eps_values, min_size=1, max_size=8))
+    def law(epsilons):
+        derived = account(ev.Composition(tuple(ev.PureDP(e) for e in epsilons))).guarantee
+        assert derived.epsilon == sympy.Rational(sum(epsilons))
+        assert derived.delta == 0
+
+    law()
+
+
+@given(eps_values, rates)
+def test_theorem_3_4_amplification_certified_above_60_digit_reference(eps, q):
+    m, population = q.numerator, q.denominator
+    g = account(ev.SubsampleWithoutReplacement(ev.ApproxDP(eps, "0.001"), m, population)).guarantee
+    ref = mpmath.log(1 + mp(q) * (mpmath.exp(mp(eps)) - 1))
+    assert g.epsilon_upper >= ref
+    assert g.epsilon_upper <= ref * (1 + 1e-12) + 1e-300
+    assert g.delta_upper >= mp(q) * mpmath.mpf("0.001")
+
+
+@given(eps_values, rates, rates)
+def test_amplification_is_monotone_in_q(eps, q1, q2):
+    low, high = sorted((q1, q2))
+    g_low = account(ev.PoissonSubsample(ev.PureDP(eps), low)).guarantee
+    g_high = account(ev.PoissonSubsample(ev.PureDP(eps), high)).guarantee
+    assert g_low.epsilon_interval.a <= g_high.epsilon_interval.b
+
+
+@given(eps_values)
+def test_amplification_at_q_1_is_the_identity(eps):
+    g = account(ev.SubsampleWithoutReplacement(ev.ApproxDP(eps, "0.01"), 7, 7)).guarantee
+    assert sympy.simplify(g.epsilon - sympy.Rational(eps)) == 0
+    assert g.delta == sympy.Rational(1, 100)
+
+
+@given(eps_values, st.integers(1, 500), st.fractions(min_value=Fraction(1, 10**9), max_value=Fraction(1, 10), max_denominator=10**9))
+def test_theorem_3_5_advanced_composition_matches_60_digit_reference(eps, k, slack):
+    target = Fraction(k, 10**7) + slack
+    g = account(ev.Composition((ev.ApproxDP(eps, "1e-7"),), method="advanced", target_delta=target, repeat=k)).guarantee
+    e = mp(eps)
+    ref = mpmath.sqrt(2 * k * mpmath.log(1 / mp(slack))) * e + k * e * (mpmath.exp(e) - 1)
+    assert ref <= g.epsilon_upper <= ref * (1 + 1e-12)
+
+
+def test_advanced_composition_refuses_target_below_k_delta():
+    with pytest.raises(ValueError, match="target_delta"):
+        account(ev.Composition((ev.ApproxDP(1, "0.01"),), method="advanced", target_delta="0.05", repeat=10))
+
+
+def test_lemma_3_11_labelboost_then_dp_costs_3_and_4e():
+    g = account(ev.LabelBoostThen(ev.ApproxDP(2, "0.001"))).guarantee
+    assert g.epsilon == 5 and g.delta == 4 * sympy.E / 1000
+
+
+def test_lemma_3_15_labelboost_with_realizable_continuation_is_dp_on_arbitrary_inputs():
+    g = account(ev.LabelBoostRealizable(ev.OnRealizableInputs(ev.ApproxDP(4, "0.001")))).guarantee
+    assert g.domain == "arbitrary"
+    assert g.epsilon == 4 + sympy.log(4 * sympy.E)
+    assert g.meets(4 + 2.3863, 0.0109).holds and not g.meets(4 + 2.3862, 0.0109).holds
+
+
+def test_lemma_3_17_carrier_only_release_is_c_lb_pure():
+    g = account(ev.LabelBoostCarrier()).guarantee
+    assert g.epsilon == sympy.log(4 * sympy.E) and g.delta == 0
+
+
+def test_realizable_only_guarantee_is_not_amplified_nor_counted_as_dp():
+    realizable = ev.OnRealizableInputs(ev.PureDP(1))
+    with pytest.raises(ValueError, match="realizable"):
+        account(ev.SubsampleWithoutReplacement(realizable, 1, 10))
+    with pytest.raises(ValueError, match="realizable"):
+        account(ev.LabelBoostThen(realizable))
+    assert not account(realizable).guarantee.meets(100, "0.5").holds
+
+
+def test_parallel_composition_takes_the_maximum():
+    g = account(ev.ParallelComposition((ev.PureDP(1), ev.ApproxDP(2, "0.001"), ev.PureDP("0.5")))).guarantee
+    assert g.meets(2, "0.001").holds and not g.meets("1.999", "0.001").holds
+
+
+@settings(max_examples=25)
+@given(st.fractions(min_value=Fraction(1, 10), max_value=50, max_denominator=100),
+       st.sampled_from(["1e-3", "1e-6", "1e-10"]))
+def test_analytic_gaussian_epsilon_meets_balle_wang_condition_at_60_digits(sigma, delta):
+    g = account(ev.Gaussian(sigma, delta)).guarantee
+    eps = mpmath.mpf(g.epsilon_upper)
+    s = mp(sigma)
+    achieved = mpmath.ncdf(1 / (2 * s) - eps * s) - mpmath.exp(eps) * mpmath.ncdf(-1 / (2 * s) - eps * s)
+    assert achieved <= mpmath.mpf(delta)
+    slightly_less = eps * (1 - mpmath.mpf("1e-6"))
+    if slightly_less > 0:
+        worse = mpmath.ncdf(1 / (2 * s) - slightly_less * s) - mpmath.exp(slightly_less) * mpmath.ncdf(-1 / (2 * s) - slightly_less * s)
+        assert worse > mpmath.mpf(delta)
+
+
+@settings(max_examples=20)
+@given(st.fractions(min_value=5, max_value=100, max_denominator=10))
+def test_analytic_gaussian_never_worse_than_classical(sigma):
+    analytic = account(ev.Gaussian(sigma, "1e-5")).guarantee
+    classical = account(ev.Gaussian(sigma, "1e-5", calibration="classical")).guarantee
+    assert analytic.epsilon_interval.b <= classical.epsilon_interval.b
+
+
+def test_classical_gaussian_refuses_outside_its_theorem():
+    with pytest.raises(ValueError, match="classical"):
+        account(ev.Gaussian(1, "1e-5", calibration="classical"))
+
+
+def test_claim_node_reports_a_failing_claim_and_passes_the_derived_guarantee_up():
+    derivation = account(ev.Claim("Lemma X", ev.PureDP(2), 1))
+    assert derivation.claim.verdict.holds is False
+    assert derivation.guarantee.epsilon == 2
+    assert "FAILS" in derivation.to_text()
+
+
+def test_account_refuses_an_event_it_has_no_rule_for():
+    class Unknown(ev.Event):
+        pass
+
+    with pytest.raises(ValueError, match="no accounting rule"):
+        account(Unknown())
+
+
+@pytest.mark.parametrize("factory, name", [
+    (lambda: ev.PureDP(0), "epsilon"),
+    (lambda: ev.PureDP(float("nan")), "epsilon"),
+    (lambda: ev.ApproxDP(1, 1), "delta"),
+    (lambda: ev.ApproxDP(1, -0.1), "delta"),
+    (lambda: ev.PoissonSubsample(ev.PureDP(1), 0), "rate"),
+    (lambda: ev.PoissonSubsample(ev.PureDP(1), "1.5"), "rate"),
+    (lambda: ev.Composition((ev.PureDP(1),), repeat=0), "repeat"),
+    (lambda: ev.Laplace(float("inf")), "scale"),
+])
+def test_bad_parameters_raise_value_error_naming_the_parameter(factory, name):
+    with pytest.raises(ValueError, match=name):
+        factory()
