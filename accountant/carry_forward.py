@@ -9,6 +9,7 @@ the same parameters and tree to build its trace.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 import sympy
@@ -86,25 +87,22 @@ def oracle_event(delta_oracle: sympy.Expr) -> ev.Event:
     return ev.OnRealizableInputs(ev.ApproxDP(EPSILON_ORACLE, delta_oracle))
 
 
-def continuation_event(oracle: ev.Event, releases_carrier: bool) -> ev.Event:
+def continuation_event(target: Target, oracle: ev.Event, releases_carrier: bool) -> ev.Event:
     """K_u of Claim 6.3 (or K_∅ of Lemma 6.4): the oracle call, then the carrier-only
-    LabelBoost release (Lemma 3.17) unless the round is the last one."""
+    LabelBoost release (Lemma 3.17) unless the round is the last one; claimed
+    (ε_A + c_LB, δ_A) with the paper's ε_A = 4, δ_A = δ/(16ek)."""
     if not releases_carrier:
         return oracle
     inner = ev.Composition((oracle, ev.LabelBoostCarrier()), method="basic")
-    return ev.Claim("Claim 6.3", inner, EPSILON_ORACLE + C_LB, _delta_of(oracle))
+    return ev.Claim("Claim 6.3", inner, EPSILON_ORACLE + C_LB, target.delta_oracle)
 
 
-def _delta_of(oracle: ev.Event) -> sympy.Expr:
-    return account(oracle).guarantee.delta
-
-
-def block_event(statement: str, oracle: ev.Event, releases_carrier: bool) -> ev.Event:
+def block_event(statement: str, target: Target, oracle: ev.Event, releases_carrier: bool) -> ev.Event:
     """The macro-block MB (Lemma 6.2) or the initialization block (Lemma 6.4): LabelBoost on
     the carrier followed by the realizable-private continuation (Lemma 3.15),
     claimed (C, Δ) = (ε_A + 2c_LB, 4eδ_A)."""
-    inner = ev.LabelBoostRealizable(continuation_event(oracle, releases_carrier))
-    return ev.Claim(statement, inner, EPSILON_ORACLE + 2 * C_LB, 4 * sympy.E * _delta_of(oracle))
+    inner = ev.LabelBoostRealizable(continuation_event(target, oracle, releases_carrier))
+    return ev.Claim(statement, inner, EPSILON_ORACLE + 2 * C_LB, 4 * sympy.E * target.delta_oracle)
 
 
 def amplified_event(statement: str, block: ev.Event, m: int, block_size: int, target: Target) -> ev.Event:
@@ -114,33 +112,48 @@ def amplified_event(statement: str, block: ev.Event, m: int, block_size: int, ta
     return ev.Claim(statement, sampled, target.epsilon / (4 * target.root), target.delta / (4 * target.k))
 
 
-def carry_forward_event(target: Target, m: int, method: str = "advanced", n: int | None = None) -> ev.Event:
-    """The privacy event of CarryForwardLearner with active sample size m on n records
-    (default: the target's n): the three blocks in parallel (Lemma 6.12).
+def learner_event(target: Target, m: int, oracles: Sequence[ev.Event], method: str = "advanced",
+                  n: int | None = None) -> ev.Event:
+    """The privacy event of CarryForwardLearner run with active sample size m on n records
+    (default: the target's n), ``oracles[i]`` being the declared event of A_{i+1}: the three
+    blocks in parallel (Lemma 6.12).
 
-    ``method="advanced"`` is the paper's chain: each reservoir's activations composed by
-    Theorem 3.5 with δ_ac = δ/2 (Corollary 6.11). ``method="optimal"`` composes them
-    optimally at total δ (the tight calibration)."""
+    Round i = 1..k−1 draws T_i from W^((i−1) mod 2); macro-block MB_i ends with A_{i+1} and,
+    unless i = k−1, the carrier release of round i+1 (Definition 6.1). ``method="advanced"``
+    is the paper's chain: each reservoir's activations composed by Theorem 3.5 with
+    δ_ac = δ/2 (Corollary 6.11). ``method="optimal"`` composes them optimally at total δ."""
+    k = target.k
+    if len(oracles) != k:
+        raise ValueError(f"one oracle event per component is needed: k = {k}, got {len(oracles)}")
     n = target.n if n is None else n
     block_size = n // 3
     if not 1 <= m <= block_size:
         raise ValueError(f"m must be in [1, ⌊n/3⌋ = {block_size}], got {m}")
-    oracle = oracle_event(target.delta_oracle)
-    macro = block_event("Lemma 6.2", oracle, releases_carrier=True)
-    init = block_event("Lemma 6.4", oracle, releases_carrier=target.k > 1)
+    init = block_event("Lemma 6.4", target, oracles[0], releases_carrier=k > 1)
     blocks: list[ev.Event] = [amplified_event("Corollary 6.8", init, m, block_size, target)]
-    amplified = amplified_event("Corollary 6.9", macro, m, block_size, target)
-    zeta = account(amplified).guarantee.delta
-    for count in reservoir_activations(target.k):
-        if count == 0:
+    activations: tuple[list[ev.Event], list[ev.Event]] = ([], [])
+    for i in range(1, k):
+        macro = block_event("Lemma 6.2", target, oracles[i], releases_carrier=i <= k - 2)
+        activations[(i - 1) % 2].append(amplified_event("Corollary 6.9", macro, m, block_size, target))
+    for reservoir in activations:
+        if not reservoir:
             continue
         if method == "advanced":
-            total_delta = count * zeta + target.delta / 2
+            zeta = max((account(a).guarantee.delta for a in reservoir), key=lambda d: enclose(d).b)
+            total_delta = len(reservoir) * zeta + target.delta / 2
         else:
             total_delta = target.delta
-        composed = ev.Composition((amplified,), method=method, target_delta=total_delta, repeat=count)
+        distinct = tuple(dict.fromkeys(reservoir))
+        children, repeat = (distinct, len(reservoir)) if len(distinct) == 1 else (tuple(reservoir), 1)
+        composed = ev.Composition(children, method=method, target_delta=total_delta, repeat=repeat)
         blocks.append(ev.Claim("Corollary 6.11", composed, target.epsilon, target.delta))
     return ev.Claim("Lemma 6.12", ev.ParallelComposition(tuple(blocks)), target.epsilon, target.delta)
+
+
+def carry_forward_event(target: Target, m: int, method: str = "advanced", n: int | None = None) -> ev.Event:
+    """:func:`learner_event` with the paper's oracles: (ε_A, δ_A) = (4, δ/(16ek)) on
+    realizable prefix states (Assumption 4.4, Algorithm 2 line 3)."""
+    return learner_event(target, m, [oracle_event(target.delta_oracle)] * target.k, method, n)
 
 
 # --- the chain of Lemma 6.12 -------------------------------------------------------------

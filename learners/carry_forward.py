@@ -1,0 +1,217 @@
+"""CarryForwardLearner — Algorithm 2 of seed 000 (Sections 4–7).
+
+A proper private learner that builds c_{y1..yk} one component at a time: a value-independent
+partition into W^init, W^(0), W^(1) (line 4); R_0 and the preliminary LabelBoost (lines 6–7);
+rounds i = 1..k with the oracle call (line 9), the carrier T_i from reservoir (i−1) mod 2
+sampled without replacement (line 13), LabelBoost over C(y≤i) (line 14) and
+S_i = U(T_i)^{h_i} (line 15). Subsets are drawn in uniformly random order, which is the
+shuffle of Remark 6.7 for order-sensitive oracles.
+
+Lemma 5.2 is checked at run time: before every oracle call the state must be a realizable
+prefix state, witnessed by the hypothesis LabelBoost selected; a violation raises
+:class:`InvariantViolation` (an internal error, never silently passed).
+
+The trace is the Section 6 event tree built from the oracle events actually recorded and the
+(m, n) actually used (:func:`accountant.carry_forward.learner_event`); ``guarantee_`` is what
+the accountant derives from it, whatever m was chosen.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from accountant.carry_forward import Target, learner_event, needed_n, paper_m, tight_calibration
+from accountant.events import Event
+from accountant.guarantee import Guarantee
+from accountant.rules import Derivation, account
+from learners.completion_scores import restrict
+from learners.component_oracles import ComponentOracle, CompletionScoreOracle
+from learners.concept_classes import Components, ConceptClass
+from learners.labelboost import labelboost
+from learners.randomness import Sampled
+
+CALIBRATIONS = ("paper", "tight")
+
+
+class InvariantViolation(RuntimeError):
+    """Lemma 5.2 failed: an oracle would be called on a state that is not a realizable prefix state."""
+
+
+@dataclass(frozen=True)
+class RoundTelemetry:
+    """Utility telemetry of round i (Lemma 7.1): ``oracle_disagreement`` is
+    min_{g ∈ C(y≤i)} disc_{U(S_{i−1})}(g, h_{i−1}) (the oracle's τ), ``labelboost_disagreement``
+    is disc_{U(S_{i−1})}(g_i, h_{i−1}) for the hypothesis LabelBoost selected (≤ 2τ on the
+    success event), ``population_disagreement`` the same on a held-out sample when given."""
+
+    round: int
+    component: Any
+    oracle_disagreement: float
+    labelboost_disagreement: float
+    population_disagreement: float | None
+    bound: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"round": self.round, "component": _jsonable(self.component),
+                "oracle_disagreement": self.oracle_disagreement,
+                "labelboost_disagreement": self.labelboost_disagreement,
+                "population_disagreement": self.population_disagreement, "two_tau": self.bound}
+
+
+def _jsonable(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+@dataclass
+class _State:
+    prefix: Components
+    X: np.ndarray
+    y: np.ndarray
+    witness: Components
+    rounds: list[RoundTelemetry] = field(default_factory=list)
+
+
+class CarryForwardLearner:
+    """CarryForwardLearner (Algorithm 2) with scikit-learn conventions.
+
+    Parameters: ``concept_class`` (k components), ``oracle`` (Assumption 4.4; default the
+    completion-score exponential mechanism with ε_A = 4), target ``epsilon`` ∈ (0, 1] and
+    ``delta`` ∈ (0, 1) (Lemma 6.12), ``alpha``, ``beta`` ∈ (0, 1) with δ ≤ β (Theorem 5.1);
+    ``m``: the active sample size, or None for ``calibration`` = "paper" (Algorithm 2 line 2)
+    or "tight" (the largest m the certified tight accounting allows)."""
+
+    def __init__(self, concept_class: ConceptClass, oracle: ComponentOracle | None = None, epsilon: float = 1.0,
+                 delta: float = 1e-6, alpha: float = 0.1, beta: float = 0.1, m: int | None = None,
+                 calibration: str = "paper", random_state: Any = None) -> None:
+        self.concept_class = concept_class
+        self.oracle = oracle
+        self.epsilon = epsilon
+        self.delta = delta
+        self.alpha = alpha
+        self.beta = beta
+        self.m = m
+        self.calibration = calibration
+        self.random_state = random_state
+
+    # -- validation -----------------------------------------------------------------------
+
+    def _validated(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, ComponentOracle]:
+        for name in ("alpha", "beta"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0 < value < 1:
+                raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+        if self.calibration not in CALIBRATIONS:
+            raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
+        if not isinstance(self.delta, (int, float, str)) or float(self.delta) > self.beta:
+            raise ValueError(f"delta must be ≤ beta (Theorem 5.1), got delta={self.delta}, beta={self.beta}")
+        try:
+            array = np.asarray(X)
+            if array.dtype.kind not in "iuf" or not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
+                raise ValueError("X must hold integer grid points")
+            points = self.concept_class.points(array)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"X: {error}") from error
+        labels = np.asarray(y)
+        if labels.shape != (len(points),):
+            raise ValueError(f"y must have one label per point ({len(points)}), got shape {labels.shape}")
+        if labels.dtype.kind not in "iub" or not np.isin(labels, (0, 1)).all():
+            raise ValueError("y must hold labels in {0, 1}")
+        oracle = self.oracle if self.oracle is not None else CompletionScoreOracle()
+        if oracle.k is not None and oracle.k != self.concept_class.k:
+            raise ValueError(f"the oracle is built for k = {oracle.k} components, the class has k = {self.concept_class.k}")
+        return points, labels.astype(np.int64), oracle
+
+    def _active_size(self, target: Target) -> int:
+        if self.m is not None:
+            if isinstance(self.m, bool) or not isinstance(self.m, (int, np.integer)) or not 1 <= self.m <= target.block_size:
+                raise ValueError(f"m must be an integer in [1, ⌊n/3⌋ = {target.block_size}], got {self.m!r}")
+            return int(self.m)
+        m = paper_m(target)
+        if m < 1 and self.calibration == "paper":
+            raise ValueError(f"n = {target.n} is too small: Algorithm 2 gives m = 0; m ≥ 1 needs n ≥ {needed_n(target)}")
+        if self.calibration == "tight":
+            return tight_calibration(target, max(m, 1)).m
+        return m
+
+    # -- Algorithm 2 ----------------------------------------------------------------------
+
+    def fit(self, X: Any, y: Any, X_holdout: Any = None) -> CarryForwardLearner:
+        """Run Algorithm 2 on (X, y); ``X_holdout`` (unlabeled points) adds population
+        disagreements to the round telemetry."""
+        points, labels, oracle = self._validated(X, y)
+        C = self.concept_class
+        target = Target.of(len(points), C.k, self.epsilon, self.delta)
+        m = self._active_size(target)
+        rng = Sampled(self.random_state)
+        holdout = None if X_holdout is None else C.points(X_holdout)
+        block = target.block_size
+        tau = self.alpha / (40 * C.k)
+        # line 4: value-independent partition into W^init, W^(0), W^(1)
+        order = rng.permutation(len(points))
+        reservoirs = [order[j * block:(j + 1) * block] for j in range(3)]
+        # lines 6–7: R_0 ⊆ W^init and the preliminary LabelBoost over C
+        r0 = reservoirs[0][rng.subset(block, m)]
+        first = labelboost(C, points[r0], labels[r0], points[:0], rng)
+        state = _State((), points[r0], first.labeled, first.hypothesis)
+        oracle_events: list[Event] = []
+        for i in range(1, C.k + 1):
+            self._check_lemma_5_2(state)
+            component = oracle.select(C, state.prefix, state.X, state.y, rng)  # line 9
+            extended = state.prefix + (component,)
+            if not C.prefix_valid(extended):
+                raise InvariantViolation(f"oracle returned {component!r}: {extended} is not a valid prefix (Assumption 4.4)")
+            oracle_events.append(oracle.event(C, state.prefix))
+            if i == C.k:  # lines 11–12
+                state.rounds.append(self._telemetry(i, component, state, extended, extended, holdout, tau))
+                state.prefix = extended
+                break
+            carrier = reservoirs[1 + (i - 1) % 2][rng.subset(block, m)]  # line 13
+            result = labelboost(restrict(C, extended), state.X, state.y, points[carrier], rng)  # line 14
+            state.rounds.append(self._telemetry(i, component, state, extended, result.hypothesis, holdout, tau))
+            state = _State(extended, points[carrier], result.carrier, result.hypothesis, state.rounds)  # line 15
+        self.hypothesis_ = state.prefix
+        self.m_ = m
+        self.rounds_ = state.rounds
+        self.trace_: Event = learner_event(target, m, oracle_events, "advanced")
+        self.derivation_: Derivation = account(self.trace_)
+        self.guarantee_: Guarantee = self.derivation_.guarantee
+        self.holds_ = self.guarantee_.meets(target.epsilon, target.delta).holds
+        return self
+
+    def _check_lemma_5_2(self, state: _State) -> None:
+        """Lemma 5.2: S_{i−1} = U(S_{i−1})^{h_{i−1}} for a witness h_{i−1} ∈ C(y≤i−1)."""
+        C, h = self.concept_class, state.witness
+        if not C.contains(h) or tuple(h[: len(state.prefix)]) != state.prefix:
+            raise InvariantViolation(f"witness {h} is not a completion of the prefix {state.prefix} (Lemma 5.2)")
+        if not np.array_equal(C.evaluate(h, state.X), state.y):
+            raise InvariantViolation(f"the active sample is not labeled by its witness {h} (Lemma 5.2)")
+
+    def _telemetry(self, i: int, component: Any, state: _State, extended: Components, chosen: Components,
+                   holdout: np.ndarray | None, tau: float) -> RoundTelemetry:
+        C = self.concept_class
+        best = max(int(np.sum(C.evaluate(g, state.X) == state.y)) for g in _best_completions(C, extended, state))
+        chosen_labels = C.evaluate(chosen, state.X)
+        population = None
+        if holdout is not None and len(holdout):
+            population = float(np.mean(C.evaluate(chosen, holdout) != C.evaluate(state.witness, holdout)))
+        return RoundTelemetry(i, component, 1 - best / len(state.y), float(np.mean(chosen_labels != state.y)),
+                              population, 2 * tau)
+
+    # -- scikit-learn interface -------------------------------------------------------------
+
+    def predict(self, X: Any) -> np.ndarray:
+        if not hasattr(self, "hypothesis_"):
+            raise ValueError("this CarryForwardLearner is not fitted yet; call fit(X, y) first")
+        return self.concept_class.evaluate(self.hypothesis_, X).astype(np.int64)
+
+    def score(self, X: Any, y: Any) -> float:
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+
+def _best_completions(C: ConceptClass, prefix: Components, state: _State) -> list[Components]:
+    """Representatives of every labeling of U(S_{i−1}) by C(prefix): the best agreement of any
+    completion with S_{i−1} is attained among them."""
+    trace = restrict(C, prefix).trace(state.X)
+    return [trace.representative(j) for j in range(trace.size)]

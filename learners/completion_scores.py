@@ -1,0 +1,145 @@
+"""Completion scores over the next component, and traces of restricted classes.
+
+For a prefix y_{≤i−1} and a labeled sample S, the *completion score* of a candidate next value
+v is the largest agreement Σ_j 1[g(x_j) = y_j] of any completion g ∈ C(y_{≤i−1}, v) with S.
+It has sensitivity one under substitution of a record (each completion's agreement moves by at
+most one), which is what the generic component oracle's exponential mechanism needs.
+
+On the integer grids of thresholds and intervals the next value ranges over [lo, N] and the
+score is constant between consecutive sample points, so the scores are returned as *runs*
+(breakpoints, scores) — O(|S|) runs however large N is — for
+:func:`learners.exponential_mechanism.exponential_mechanism_ordered`. Other classes fall back
+to evaluating every completion of every next value (small classes only; the limit is stated).
+
+:func:`restricted_trace` gives Π_{C(y≤i)}(P) geometrically for intervals and thresholds (O(|P|))
+and through :meth:`ConceptClass.restrict` otherwise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from learners.concept_classes import (Components, ConceptClass, Intervals, Restricted, Thresholds, Trace,
+                                     materialised_trace)
+
+ENUMERATION_LIMIT = 2_000_000
+"""Largest (next values × completions) the generic fallback evaluates before refusing."""
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Scores on the integer runs [breakpoints[r], breakpoints[r+1]) of the next component."""
+
+    breakpoints: list[int]
+    scores: list[int]
+
+
+def _sample_summary(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Distinct sorted points, gain per point (#label 1 − #label 0), and #label 0."""
+    points, position = np.unique(X.reshape(-1), return_inverse=True)
+    gain = np.bincount(position.reshape(-1), weights=np.where(y == 1, 1, -1), minlength=len(points)).astype(np.int64)
+    return points, gain, int(np.sum(y == 0))
+
+
+def _interval_runs(domain_size: int, prefix: Components, X: np.ndarray, y: np.ndarray) -> Runs:
+    points, gain, zeros = _sample_summary(X, y)
+    cumulative = np.concatenate(([0], np.cumsum(gain)))  # cumulative[t] = Σ_{s<t} gain[s]
+    if not prefix:
+        # score(a) = zeros + max_{t ≥ i} cumulative[t] − cumulative[i], i = #points < a
+        suffix_max = np.maximum.accumulate(cumulative[::-1])[::-1]
+        scores = zeros + suffix_max - cumulative
+        breakpoints = [0, *(points + 1).tolist(), domain_size + 1]
+        return _merged(breakpoints, scores.tolist())
+    start = int(np.searchsorted(points, prefix[0], side="left"))
+    # score(b) = zeros + cumulative[#points < b] − cumulative[start], for b ≥ a
+    tail = points[start:]
+    scores = zeros + cumulative[start:] - cumulative[start]
+    breakpoints = [prefix[0], *(tail + 1).tolist(), domain_size + 1]
+    return _merged(breakpoints, scores.tolist())
+
+
+def _threshold_runs(domain_size: int, X: np.ndarray, y: np.ndarray) -> Runs:
+    points, position = np.unique(X.reshape(-1), return_inverse=True)
+    position = position.reshape(-1)
+    zeros = np.bincount(position[y == 0], minlength=len(points))
+    ones = np.bincount(position[y == 1], minlength=len(points))
+    # score(t) = #(y=0, x<t) + #(y=1, x≥t), constant while #points < t is constant
+    scores = np.concatenate(([0], np.cumsum(zeros))) + np.concatenate((np.cumsum(ones[::-1])[::-1], [0]))
+    return _merged([0, *(points + 1).tolist(), domain_size + 1], scores.tolist())
+
+
+def _merged(breakpoints: list[int], scores: list[int]) -> Runs:
+    """Drop empty runs (a breakpoint equal to the next) and keep breakpoints strictly increasing."""
+    kept_b, kept_s = [breakpoints[0]], []
+    for end, score in zip(breakpoints[1:], scores):
+        if end > kept_b[-1]:
+            kept_b.append(end)
+            kept_s.append(int(score))
+    return Runs(kept_b, kept_s)
+
+
+def completion_runs(concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray) -> Runs | None:
+    """Completion scores of every next value as runs, for the grid classes that allow it."""
+    if type(concept_class) is Intervals:
+        return _interval_runs(concept_class.domain_size, prefix, X, y)
+    if type(concept_class) is Thresholds:
+        return _threshold_runs(concept_class.domain_size, X, y)
+    return None
+
+
+def completion_scores(concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray,
+                      ) -> tuple[list, list[int]]:
+    """(next values, completion score of each) by evaluating every completion."""
+    values = list(concept_class.next_values(prefix))
+    scores: list[int] = []
+    evaluated = 0
+    for value in values:
+        best = 0
+        for completion in concept_class.completions(prefix + (value,)):
+            evaluated += 1
+            if evaluated > ENUMERATION_LIMIT:
+                raise ValueError(
+                    f"{concept_class!r}: more than {ENUMERATION_LIMIT} completions to score after prefix {prefix}; "
+                    "use a smaller domain or a class with run-based scores (thresholds, intervals)")
+            best = max(best, int(np.sum(concept_class.evaluate(completion, X) == y)))
+        scores.append(best)
+    return values, scores
+
+
+def restricted_trace(concept_class: ConceptClass, prefix: Components, points: np.ndarray) -> Trace:
+    """Π_{C(prefix)}(P) with one representative per labeling (Definition 3.7 for C(y≤i))."""
+    if not prefix:
+        return concept_class.trace(points)
+    P = concept_class.distinct(points)
+    if len(prefix) == concept_class.k:
+        return materialised_trace(P, concept_class.evaluate(prefix, P)[None, :], [tuple(prefix)])
+    if type(concept_class) is Intervals:
+        a = prefix[0]
+        start = int(np.searchsorted(P, a, side="left"))
+        rows = [np.zeros(len(P), dtype=np.int8)]
+        representatives: list[Components] = [(a, a)]
+        for end in range(start, len(P)):
+            row = np.zeros(len(P), dtype=np.int8)
+            row[start: end + 1] = 1
+            rows.append(row)
+            representatives.append((a, int(P[end]) + 1))
+        return materialised_trace(P, np.array(rows), representatives)
+    return concept_class.restrict(prefix).trace(P)
+
+
+class GeometricRestriction(Restricted):
+    """C(y≤i) whose trace is :func:`restricted_trace` (geometric where the class allows)."""
+
+    def trace(self, points: np.ndarray) -> Trace:
+        return restricted_trace(self.parent, self.prefix, points)
+
+
+def restrict(concept_class: ConceptClass, prefix: Components) -> ConceptClass:
+    """The restricted class C(prefix) (Section 4.1) with a fast trace where available."""
+    prefix = tuple(prefix)
+    if not prefix:
+        return concept_class
+    if not concept_class.prefix_valid(prefix):
+        raise ValueError(f"prefix {prefix} is not a valid prefix of {concept_class!r}")
+    return GeometricRestriction(concept_class, prefix)

@@ -1,0 +1,71 @@
+"""Component oracles with the interface of Assumption 4.4.
+
+An oracle maps a prefix y_{≤i−1} and a labeled sample S to a valid next component y_i. It must
+be *total* (defined on every S, realizable or not) and *valid* (y_{≤i} ∈ Y_{≤i}); its privacy
+guarantee is declared as an accountant event and needs to hold only on realizable prefix
+states (Definition 4.3), which is how :class:`learners.carry_forward.CarryForwardLearner`
+records it (``OnRealizableInputs``).
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from accountant.events import Event, ExponentialMechanism, OnRealizableInputs
+from learners.completion_scores import completion_runs, completion_scores
+from learners.concept_classes import Components, ConceptClass
+from learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_ordered
+from learners.randomness import Randomness
+
+
+class ComponentOracle(ABC):
+    """A_i of Assumption 4.4: ``select(C, prefix, X, y, rng)`` returns y_i; ``event(C, prefix)``
+    is the guarantee it declares for that call (on C(prefix)-realizable inputs)."""
+
+    k: int | None = None
+    """The number of components the oracle is built for (None: any class)."""
+
+    @abstractmethod
+    def select(self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray,
+               rng: Randomness) -> Any:
+        """The next component y_i."""
+
+    @abstractmethod
+    def event(self, concept_class: ConceptClass, prefix: Components) -> Event:
+        """The privacy event of one call, on realizable prefix states."""
+
+
+class CompletionScoreOracle(ComponentOracle):
+    """The generic oracle for classes with finite component domains: the exponential mechanism
+    over the next component with the completion score (largest agreement of any completion of
+    the extended prefix with S; sensitivity one), hence ε_A-DP — on every input, so in
+    particular on realizable prefix states. Default ε_A = 4 (Algorithm 2, line 3).
+
+    Utility (Assumption 4.4, item 3): on a realizable state the best next value has score |S|,
+    so by Proposition 3.12 the chosen value leaves a completion with empirical error ≤ τ except
+    with probability |Y_i|·exp(−ε_A τ|S|/2)."""
+
+    def __init__(self, epsilon: Any = 4) -> None:
+        self.epsilon = epsilon
+
+    def _epsilon(self) -> Fraction:
+        value = Fraction(self.epsilon) if not isinstance(self.epsilon, float) else Fraction(*self.epsilon.as_integer_ratio())
+        if value <= 0:
+            raise ValueError(f"oracle epsilon must be positive, got {self.epsilon}")
+        return value
+
+    def select(self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray,
+               rng: Randomness) -> Any:
+        epsilon = self._epsilon()
+        runs = completion_runs(concept_class, prefix, X, y)
+        if runs is not None:
+            return exponential_mechanism_ordered(runs.breakpoints, runs.scores, epsilon, 1, rng)
+        values, scores = completion_scores(concept_class, prefix, X, y)
+        return values[exponential_mechanism(scores, epsilon, 1, rng)]
+
+    def event(self, concept_class: ConceptClass, prefix: Components) -> Event:
+        candidates = len(concept_class.next_values(prefix))
+        return OnRealizableInputs(ExponentialMechanism(self._epsilon(), max(candidates, 1)))

@@ -1,0 +1,116 @@
+"""CarryForwardLearner (Algorithm 2): invariants, derived privacy, bad input."""
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accountant.carry_forward import Target, needed_n
+from learners.carry_forward import CarryForwardLearner, InvariantViolation
+from learners.component_oracles import CompletionScoreOracle
+from learners.concept_classes import FiniteClass, Intervals, Rectangles, Thresholds
+from learners.synthetic import random_concept
+
+
+def realizable_data(concept_class, n, seed):
+    rng = np.random.default_rng(seed)
+    target = random_concept(concept_class, rng)
+    shape = (n,) if concept_class.dimension == 1 else (n, concept_class.dimension)
+    X = rng.integers(0, concept_class.domain_size, size=shape)
+    return X, concept_class.evaluate(target, X).astype(int), target
+
+
+@settings(max_examples=12)
+@given(st.sampled_from(["intervals", "thresholds"]), st.integers(0, 2**32 - 1), st.booleans(),
+       st.sampled_from([("1", "1e-6"), ("0.5", "1e-4"), ("0.25", "1e-8")]))
+def test_theorem_5_1_privacy_half_derived_guarantee_meets_target(name, seed, noisy, target):
+    """With m from Algorithm 2 (or the tight calibration), the accountant's derivation from the
+    trace of an actual fit meets the (ε, δ) the learner was asked for — on realizable and on
+    arbitrary (randomly labeled) inputs alike."""
+    epsilon, delta = target
+    C = Intervals(2**16) if name == "intervals" else Thresholds(2**16)
+    n = needed_n(Target.of(10**6, C.k, epsilon, delta)) + 1000
+    X, y, _ = realizable_data(C, n, seed)
+    if noisy:
+        y = np.random.default_rng(seed).integers(0, 2, size=n)
+    for calibration in ("paper", "tight"):
+        learner = CarryForwardLearner(C, epsilon=epsilon, delta=delta, calibration=calibration, random_state=seed).fit(X, y)
+        assert learner.holds_ and learner.guarantee_.meets(epsilon, delta).holds
+        assert learner.m_ >= 1
+
+
+@settings(max_examples=15)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60))
+def test_lemma_5_2_realizable_prefix_state_before_every_oracle_call_on_arbitrary_labels(seed, m):
+    """Random labels are far from realizable; the run-time Lemma 5.2 check must pass anyway."""
+    rng = np.random.default_rng(seed)
+    C = Intervals(64)
+    X = rng.integers(0, 64, size=600)
+    y = rng.integers(0, 2, size=600)
+    learner = CarryForwardLearner(C, m=m, random_state=seed).fit(X, y)
+    assert C.contains(learner.hypothesis_)
+    assert len(learner.rounds_) == C.k
+
+
+def test_lemma_5_2_violation_is_an_internal_error():
+    class InvalidOracle(CompletionScoreOracle):
+        def select(self, concept_class, prefix, X, y, rng):
+            return -5
+
+    X, y, _ = realizable_data(Intervals(64), 300, 0)
+    with pytest.raises(InvariantViolation, match="Assumption 4.4"):
+        CarryForwardLearner(Intervals(64), oracle=InvalidOracle(), m=20, random_state=0).fit(X, y)
+
+
+def test_rectangles_and_finite_classes_run_with_the_generic_oracle():
+    X, y, _ = realizable_data(Rectangles(8), 900, 1)
+    learner = CarryForwardLearner(Rectangles(8), m=40, random_state=1).fit(X, y)
+    assert Rectangles(8).contains(learner.hypothesis_) and len(learner.rounds_) == 4
+    table = [[int(b) for b in format(j, "04b")] for j in range(16)]
+    components = [(j // 4, j % 4) for j in range(16)]
+    finite = FiniteClass(table, components)
+    Xf = np.random.default_rng(2).integers(0, 4, size=300)
+    learner = CarryForwardLearner(finite, m=30, random_state=2).fit(Xf, finite.evaluate((1, 2), Xf))
+    assert finite.contains(learner.hypothesis_)
+
+
+def test_same_seed_same_trace_and_hypothesis():
+    X, y, _ = realizable_data(Intervals(2**12), 5000, 7)
+    a = CarryForwardLearner(Intervals(2**12), m=200, random_state=11).fit(X, y)
+    b = CarryForwardLearner(Intervals(2**12), m=200, random_state=11).fit(X, y)
+    assert a.hypothesis_ == b.hypothesis_ and a.trace_ == b.trace_ and a.rounds_ == b.rounds_
+
+
+def test_lemma_7_1_round_disagreements_within_two_tau_on_realizable_data():
+    """Empirically: with a generous m the per-round empirical disagreements stay below 2τ in
+    most runs (Lemma 7.1 promises it with probability 1 − β_A − β_LB)."""
+    within = 0
+    for seed in range(10):
+        X, y, _ = realizable_data(Intervals(2**10), 20000, seed)
+        learner = CarryForwardLearner(Intervals(2**10), m=3000, alpha=0.2, random_state=seed).fit(X, y)
+        within += all(r.labelboost_disagreement <= r.bound for r in learner.rounds_)
+    assert within >= 7
+
+
+@pytest.mark.parametrize("kwargs, X, y, fragment", [
+    ({}, [[0.5]] * 10, [0] * 10, "X"),
+    ({}, [3] * 10, [2] * 10, "y"),
+    ({}, [70] * 10, [0] * 10, "X"),
+    ({}, ["a"] * 10, [0] * 10, "X"),
+    ({}, [3] * 10, [0] * 9, "y"),
+    ({"epsilon": 2}, [3] * 10**6, [0] * 10**6, "Lemma 6.12"),
+    ({"delta": 0.2, "beta": 0.1}, [3] * 10, [0] * 10, "beta"),
+    ({"alpha": 0}, [3] * 10, [0] * 10, "alpha"),
+    ({}, [3] * 3000, [0] * 3000, "n ≥"),
+    ({"m": 5000}, [3] * 3000, [0] * 3000, "m must"),
+])
+def test_bad_input_raises_value_error_naming_the_problem(kwargs, X, y, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        CarryForwardLearner(Intervals(64), **kwargs).fit(np.array(X), np.array(y))
+
+
+def test_oracle_with_inconsistent_k_is_refused():
+    class TwoComponentOracle(CompletionScoreOracle):
+        k = 2
+
+    with pytest.raises(ValueError, match="k = 2"):
+        CarryForwardLearner(Thresholds(64), oracle=TwoComponentOracle(), m=5).fit(np.arange(60), np.zeros(60, int))
