@@ -1,0 +1,187 @@
+"""Events: the sets of outputs whose probabilities the auditor compares.
+
+An :class:`IntervalEvent` is ``{y : lower < s(y) ≤ upper}`` for a scalar *statistic* ``s`` of
+the output:
+
+* :class:`Identity` — the output itself (threshold and interval events on scalar outputs,
+  StatDP's events, Ding et al. 2018);
+* :class:`OnLattice` — the output where its significand ends in ``bits`` zero bits, else
+  undefined. Naive floating-point Laplace noise added to a value lands on a coarser lattice near
+  zero on one input than on the other (Mironov 2012, "On significance of the least significant
+  bits for differential privacy", CCS); these events see it;
+* :class:`LinearScore` — a learned distinguisher for vector outputs: a logistic-regression score
+  on features (y, y²) of the output, in the spirit of DP-Sniper's learned classifiers (Bichsel,
+  Steffen, Bogunovic, Vechev 2021, "DP-Sniper", IEEE S&P), thresholded rather than randomised so
+  that no ``ln(1/c)`` ceiling applies.
+
+A :class:`ValueSetEvent` is a set of exact output values (labels, or rows of discrete vectors).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+_SIGNIFICAND_BITS = 52
+
+
+class Statistic(ABC):
+    """A map from an array of outputs to one float per run (NaN: the run lies in no event)."""
+
+    @abstractmethod
+    def __call__(self, outputs: np.ndarray) -> np.ndarray: ...
+
+    @abstractmethod
+    def describe(self) -> dict[str, Any]: ...
+
+    def defined(self, outputs: np.ndarray) -> np.ndarray:
+        """The statistic's values on the runs where it is defined (not NaN)."""
+        values = self(outputs)
+        return values[~np.isnan(values)]
+
+
+@dataclass(frozen=True)
+class Identity(Statistic):
+    """The scalar output itself."""
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        return np.asarray(outputs, dtype=float).reshape(len(outputs))
+
+    def describe(self) -> dict[str, Any]:
+        return {"statistic": "output"}
+
+    def defined(self, outputs: np.ndarray) -> np.ndarray:
+        return self(outputs)
+
+
+@dataclass(frozen=True)
+class OnLattice(Statistic):
+    """The output where the ``bits`` lowest bits of its float64 significand are zero, else NaN."""
+
+    bits: int
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        values = np.ascontiguousarray(outputs, dtype=np.float64).reshape(len(outputs))
+        return np.where(self._on_lattice(values), values, np.nan)
+
+    def defined(self, outputs: np.ndarray) -> np.ndarray:
+        values = np.ascontiguousarray(outputs, dtype=np.float64).reshape(len(outputs))
+        return values[self._on_lattice(values)]
+
+    def keeps_all(self, outputs: np.ndarray) -> bool:
+        """Whether every output is on the lattice (then the statistic is the output itself)."""
+        values = np.ascontiguousarray(outputs, dtype=np.float64).reshape(len(outputs))
+        return bool(np.all(self._on_lattice(values)))
+
+    def _on_lattice(self, values: np.ndarray) -> np.ndarray:
+        return (values.view(np.uint64) & np.uint64((1 << self.bits) - 1)) == 0
+
+    def describe(self) -> dict[str, Any]:
+        return {"statistic": "output on lattice", "zero_low_significand_bits": self.bits}
+
+
+@dataclass(frozen=True, eq=False)
+class LinearScore(Statistic):
+    """``w · φ((y − centre) / scale)`` with φ(z) = (z, z²): a logistic-regression score."""
+
+    centre: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        return (
+            features(np.asarray(outputs, dtype=float).reshape(len(outputs), -1), self.centre, self.scale)
+            @ self.weights
+        )
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "statistic": "logistic score w·(z, z²), z = (y − centre)/scale",
+            "centre": self.centre.tolist(),
+            "scale": self.scale.tolist(),
+            "weights": self.weights.tolist(),
+        }
+
+
+def features(outputs: np.ndarray, centre: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """The distinguisher's features (z, z²) of standardised vector outputs."""
+    z = (outputs - centre) / scale
+    return np.concatenate([z, z * z], axis=1)
+
+
+class Event(ABC):
+    """A measurable set of outputs."""
+
+    @abstractmethod
+    def indicator(self, outputs: np.ndarray) -> np.ndarray:
+        """Boolean array: which runs fall in the event."""
+
+    @abstractmethod
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready description for witnesses."""
+
+
+@dataclass(frozen=True, eq=False)
+class IntervalEvent(Event):
+    """``lower < statistic(y) ≤ upper`` (infinite ends give threshold events)."""
+
+    lower: float
+    upper: float
+    statistic: Statistic = field(default_factory=Identity)
+
+    def indicator(self, outputs: np.ndarray) -> np.ndarray:
+        values = self.statistic(outputs)
+        with np.errstate(invalid="ignore"):
+            return (values > self.lower) & (values <= self.upper)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "type": "interval",
+            "lower_exclusive": _json_float(self.lower),
+            "upper_inclusive": _json_float(self.upper),
+            **self.statistic.describe(),
+        }
+
+
+@dataclass(frozen=True, eq=False)
+class ValueSetEvent(Event):
+    """The output (label, or row of a discrete vector) equals one of ``values``."""
+
+    values: np.ndarray
+    shown: tuple[Any, ...]
+
+    def indicator(self, outputs: np.ndarray) -> np.ndarray:
+        return np.isin(row_keys(outputs), self.values)
+
+    def describe(self) -> dict[str, Any]:
+        limit = 8
+        return {
+            "type": "exact values",
+            "count": len(self.shown),
+            "values": list(self.shown[:limit]) + (["…"] if len(self.shown) > limit else []),
+        }
+
+
+def row_keys(outputs: np.ndarray) -> np.ndarray:
+    """One comparable key per run: the label itself, or the bytes of the run's row."""
+    if outputs.ndim == 1:
+        return outputs
+    rows = np.ascontiguousarray(outputs.reshape(len(outputs), -1))
+    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).reshape(len(rows))
+
+
+def key_to_json(key: Any, template: np.ndarray) -> Any:
+    """A row key back to a JSON-ready value, using the dtype and row shape of ``template``."""
+    if template.ndim == 1:
+        return key.item() if hasattr(key, "item") else key
+    row = np.frombuffer(key.tobytes(), dtype=template.dtype)
+    return row.tolist()
+
+
+def _json_float(value: float) -> float | str:
+    if np.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return float(value)

@@ -1,0 +1,149 @@
+"""The mechanism interface of the Monte Carlo auditor.
+
+A mechanism is a callable ``mechanism(data, n_samples, rng) -> array`` returning ``n_samples``
+independent outputs on the input ``data``, drawing all randomness from the
+``numpy.random.Generator`` ``rng``. Outputs are scalars (shape ``(n,)``), vectors (shape
+``(n, d)``) or discrete labels (integer, boolean or string arrays, one label or one row per run).
+Mechanisms that cannot batch are written per run, ``f(data, rng) -> output``, and wrapped with
+:func:`per_sample`. Users name their mechanism on the command line as ``module:function``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+OutputKind = Literal["scalar", "vector", "discrete"]
+
+
+class OutputError(ValueError):
+    """A mechanism's outputs are unusable (wrong count or shape, NaN, unsupported type)."""
+
+
+class Mechanism(Protocol):
+    """A vectorised randomized mechanism."""
+
+    def __call__(self, data: Any, n_samples: int, rng: np.random.Generator) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class PerSample:
+    """Batch a per-run mechanism ``function(data, rng) -> output`` by calling it n times."""
+
+    function: Callable[[Any, np.random.Generator], Any]
+
+    def __call__(self, data: Any, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+        outputs = [np.asarray(self.function(data, rng)) for _ in range(n_samples)]
+        shapes = {output.shape for output in outputs}
+        if len(shapes) > 1:
+            raise OutputError(f"mechanism returned outputs of inconsistent shape: {sorted(shapes)[:2]}")
+        return np.stack(outputs)
+
+
+def per_sample(function: Callable[[Any, np.random.Generator], Any]) -> PerSample:
+    """The per-sample fallback: usable as a decorator on ``f(data, rng) -> output``.
+
+    The result pickles by reference to ``function``, so it runs on process and Dask executors
+    when ``function`` is defined at module level.
+    """
+    return PerSample(function)
+
+
+def load_mechanism(spec: str, per_run: bool = False) -> Mechanism:
+    """Import ``module:function``; with ``per_run`` the function has the form ``f(data, rng)``.
+
+    As with ``python -m``, the current directory is importable. When ``cloudpickle`` is present
+    (it comes with Dask), the module is registered to pickle by value, so that Dask workers
+    that cannot import it still receive the mechanism.
+    """
+    module_name, colon, attribute = spec.partition(":")
+    if not colon or not module_name or not attribute:
+        raise ValueError(f"mechanism must be given as module:function, got {spec!r}")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"cannot import mechanism module {module_name!r}: {error}") from None
+    _pickle_by_value(module)
+    target: Any = module
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise ValueError(f"module {module_name!r} has no attribute {attribute!r}")
+        target = getattr(target, part)
+    if not callable(target):
+        raise ValueError(f"{spec} is not callable")
+    return per_sample(target) if per_run else target
+
+
+def _pickle_by_value(module: Any) -> None:
+    """Ship a user module's code to remote workers (cloudpickle), unless it is installed."""
+    try:
+        import cloudpickle
+    except ImportError:
+        return
+    location = getattr(module, "__file__", None) or ""
+    if "site-packages" not in location and not module.__name__.startswith(
+        ("verify.", "learners.", "accountant.")
+    ):
+        cloudpickle.register_pickle_by_value(module)
+
+
+def run_mechanism(mechanism: Mechanism, data: Any, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+    """Run and validate: n outputs, one consistent shape, no NaN or infinity; else OutputError.
+
+    Exceptions raised by the mechanism are re-raised as ValueError naming the original error,
+    so that they cross process boundaries and become one-line CLI errors.
+    """
+    try:
+        outputs = np.asarray(mechanism(data, n_samples, rng))
+    except OutputError:
+        raise
+    except Exception as error:  # noqa: BLE001 — any failure of user code is reported, not hidden
+        raise ValueError(f"mechanism raised {type(error).__name__}: {error}") from None
+    if outputs.dtype == object:
+        raise OutputError(
+            "mechanism returned outputs of inconsistent shape or type "
+            "(numpy could only build an object array from them)"
+        )
+    if outputs.ndim == 0 or outputs.shape[0] != n_samples:
+        raise OutputError(
+            f"mechanism returned shape {outputs.shape} for {n_samples} samples; "
+            f"the first axis must have length {n_samples}"
+        )
+    if outputs.dtype.kind in "fc" and not np.all(np.isfinite(outputs)):
+        raise OutputError("mechanism returned NaN or infinite outputs")
+    if outputs.dtype.kind not in "biufU":
+        raise OutputError(f"mechanism returned unsupported output type {outputs.dtype}")
+    return outputs
+
+
+def output_kind(outputs: np.ndarray) -> OutputKind:
+    """``discrete`` for integer, boolean and string outputs; else ``scalar`` or ``vector``."""
+    if outputs.dtype.kind in "biuU":
+        return "discrete"
+    return "scalar" if outputs.ndim == 1 or int(np.prod(outputs.shape[1:])) == 1 else "vector"
+
+
+def harmonise(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Outputs on the two inputs of a pair, brought to one type; ValueError if incomparable.
+
+    Runs must have the same shape on both inputs; integers on one side and floats on the other
+    are compared as floats; strings compare only with strings.
+    """
+    if a.shape[1:] != b.shape[1:]:
+        raise ValueError(
+            f"mechanism outputs have inconsistent shapes: {a.shape[1:]} on one input, {b.shape[1:]} on the other"
+        )
+    if (a.dtype.kind == "U") != (b.dtype.kind == "U"):
+        raise ValueError("mechanism returns strings on one input and numbers on the other")
+    if a.dtype.kind == "U" or a.dtype == b.dtype:
+        return a, b
+    common = np.result_type(a.dtype, b.dtype)
+    return a.astype(common), b.astype(common)
