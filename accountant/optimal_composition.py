@@ -15,8 +15,8 @@ p_i = e^{ε_i}/(1+e^{ε_i}).  For every ε ≥ 0 the optimal total δ is
 
 Sort the atoms of L decreasingly, L_0 > L_1 > …, with probabilities P_s; by symmetry the probability
 of −L_s is Q_s = P_s e^{−L_s}.  On ε ∈ [L_n, L_{n−1}] exactly the n largest atoms are positive, so
-δ_RR(ε) = g_n(ε) := A_n − e^ε B_n with A_n = Σ_{s<n} P_s, B_n = Σ_{s<n} Q_s.  Every g_n is a lower bound of
-δ_RR (dropping terms of a sum of maxima), hence the optimal ε for the requirement δ_RR(ε) ≤ δ′ is
+δ_RR(ε) = g_n(ε) := A_n − e^ε B_n with A_n = Σ_{s<n} P_s, B_n = Σ_{s<n} Q_s.  Every g_n is a
+lower bound of δ_RR (dropping terms of a sum of maxima), hence the optimal ε for the requirement δ_RR(ε) ≤ δ′ is
 ε* = max(0, max_n x_n) with x_n = log((A_n − δ′)/B_n): each candidate x_n is a certified *lower*
 bound, and a value ε̂ is a certified *upper* bound as soon as δ_RR(ε̂) ≤ δ′ is checked on the exact
 piece containing ε̂.  For k identical mechanisms the atoms are (k − 2j)ε0 with P = Binomial(k, r)
@@ -25,14 +25,14 @@ pmf(j), r = 1/(1+e^{ε0}), and Q_j = pmf(k − j) (Kairouz–Oh–Viswanath's cl
 Error argument
 --------------
 Probabilities are held as ``mant · 2**exp`` (float64 mantissa in [½, 1), exact integer exponent), so
-nothing overflows or underflows however large k·ε0 is.  Every 2048 consecutive binomial terms share
+nothing overflows or underflows however large k·ε0 is.  Every 512 consecutive binomial terms share
 an anchor pmf(c) enclosed by log-gamma in ``mpmath.iv`` (outward rounding); the other terms are
-products of at most 1024 ratios (k−l)/(l+1)·e^{∓ε0}.  Each IEEE-754 operation used (division,
+products of at most 256 ratios (k−l)/(l+1)·e^{∓ε0}.  Each IEEE-754 operation used (division,
 multiplication, addition of non-negative numbers, rounding an enclosure to 53 bits) is correctly
 rounded, so a value formed by R of them on exact data lies within a factor (1−u)^{−R}, u = 2^{−53},
-of the truth whatever the evaluation order: R is counted a priori (≤ 4·1024 + 3 per term, ≤ 1024
-for a sum: numpy adds blocks of 1024, ``math.fsum`` rounds once) and every sum is widened by that
-factor, about 6·10⁻¹³ relative, independently of k.  Terms below 2^{−1000} of a sum's largest
+of the truth whatever the evaluation order: R is counted a priori (about 4·256 per term and at most
+256 per sum: numpy adds blocks of 256, ``math.fsum`` rounds once) and every sum is widened by that
+factor, about 1.5·10⁻¹³ relative, independently of k.  Terms below 2^{−1000} of a sum's largest
 term are dropped and charged one more rounding.  δ′, logarithms and exponentials use
 ``mpmath.iv`` at ≥ 192 bits, final values are padded by 2^{16−prec} relative against last-ulp slips
 of its directed rounding, and the reported upper bound is re-checked on the exact piece of δ_RR
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Iterator, Sequence
@@ -61,8 +62,8 @@ __all__ = [
 _UNIT_ROUNDOFF = mpf(2) ** -53
 _CLIP = -1000  # exponent (relative to the largest term) below which terms are bounded, not summed
 _BLOCK = 256  # cumprod block length: a product of 256 mantissas in [1/2, 1) stays >= 2**-256
-_SEGMENT = 2048  # binomial terms per log-gamma anchor: at most 1024 ratio steps from an anchor
-_SUM_BLOCK = 1024  # terms added by numpy before the correctly rounded math.fsum
+_SEGMENT = 512  # binomial terms per log-gamma anchor: at most 256 ratio steps from an anchor
+_SUM_BLOCK = 256  # terms added by numpy before the correctly rounded math.fsum
 _BASE_PREC = 192
 _MAX_EXTRA_PREC = 4096
 _NEAR_ATOMS = 256  # positive atoms closest to ε summed term by term in homogeneous_optimal_delta
@@ -231,7 +232,8 @@ def _float_enclosure(x: object) -> tuple[float, int, int]:
     """(mantissa, exponent, rounds): a float mantissa within (1 − u)^{−rounds} of every point of
     the positive interval x (one rounding to 53 bits plus x's relative width)."""
     lo, hi = _ends(x)
-    width_rounds = int(mpmath.ceil((hi - lo) / lo / _UNIT_ROUNDOFF))
+    relative_width = (_point(hi) - _point(lo)) / _point(lo) / _point(_UNIT_ROUNDOFF)
+    width_rounds = int(mpmath.ceil(_ends(relative_width)[1]))
     mant, exponent = _frexp_mpf(x)
     return mant, exponent, 2 + width_rounds
 
@@ -253,7 +255,11 @@ def _binomial_pmf(count: int, epsilon: mpf) -> tuple[np.ndarray, np.ndarray, int
         stop = min(start + _SEGMENT, count + 1)
         c = (start + stop) // 2
         log_anchor = (
-            log_full - iv.loggamma(c + 1) - iv.loggamma(count - c + 1) + c * log_r + (count - c) * log_p
+            log_full
+            - iv.loggamma(c + 1)
+            - iv.loggamma(count - c + 1)
+            + c * log_r
+            + (count - c) * log_p
         )
         a_mant, a_exp, a_rounds = _float_enclosure(iv.exp(log_anchor))
         up = np.arange(c, stop - 1, dtype=np.float64)
@@ -278,13 +284,14 @@ def _homogeneous_distribution(epsilon: mpf, k: int) -> _LossDistribution:
 
 
 def _nonnegative_sum(values: np.ndarray) -> tuple[float, int]:
-    """Sum of non-negative floats and its rounding count: blocks of ``_SUM_BLOCK`` are added by
-    numpy (at most _SUM_BLOCK − 1 roundings on any path, whatever the order), the block sums by
-    the correctly rounded ``math.fsum`` (one more)."""
+    """Sum of n non-negative floats and its rounding count: blocks of ``_SUM_BLOCK`` are added
+    by numpy (at most min(n, _SUM_BLOCK) − 1 roundings on any path, whatever the order), the
+    block sums by the correctly rounded ``math.fsum`` (one more)."""
     blocks = -(-values.size // _SUM_BLOCK)
     padded = np.zeros(blocks * _SUM_BLOCK)
     padded[: values.size] = values
-    return math.fsum(padded.reshape(blocks, _SUM_BLOCK).sum(axis=1).tolist()), _SUM_BLOCK
+    block_sums = padded.reshape(blocks, _SUM_BLOCK).sum(axis=1).tolist()
+    return math.fsum(block_sums), min(values.size, _SUM_BLOCK)
 
 
 def _range_sum(dist: _LossDistribution, start: int, stop: int) -> object:
@@ -368,7 +375,9 @@ def _approximate_piece(dist: _LossDistribution, dprime: object, positive_at_zero
     return int(reached[0]) + 1 if reached.size else positive_at_zero
 
 
-def _candidate_bounds(dist: _LossDistribution, n: int, dprime: object) -> tuple[mpf | None, mpf | None]:
+def _candidate_bounds(
+    dist: _LossDistribution, n: int, dprime: object
+) -> tuple[mpf | None, mpf | None]:
     """Lower and upper bounds of x_n = log((A_n − δ′)/B_n); None where x_n may be −∞."""
     a_n, b_n = _piece_sums(dist, n)
     a_lo, a_hi = _ends(a_n)
@@ -443,7 +452,8 @@ def _survival(deltas: Sequence[tuple[mpf, int]]) -> object:
 def _require_reachable(dprime: object) -> None:
     if _ends(dprime)[0] <= 0:
         raise ValueError(
-            "target_delta must exceed 1 - prod(1 - delta_i) (the delta paid however large epsilon is)"
+            "target_delta must exceed 1 - prod(1 - delta_i), "
+            "the delta paid however large epsilon is"
         )
 
 
@@ -459,7 +469,7 @@ def _widen(value: object) -> tuple[mpf, mpf]:
 def homogeneous_optimal_epsilon(
     epsilon: mpf, delta: mpf, k: int, target_delta: mpf
 ) -> tuple[mpf, mpf]:
-    """Certified enclosure of the optimal total ε of k-fold (ε, δ)-DP composition at ``target_delta``.
+    """Certified enclosure of the optimal total ε of k-fold (ε, δ)-DP composition at a target δ.
 
     Kairouz–Oh–Viswanath 2015, Theorem 3.3, evaluated at every ε (not only the grid (k − 2i)ε):
     ε* = min{ε ≥ 0 : 1 − (1−δ)^k (1 − δ_RR(ε)) ≤ target_delta}, solved in closed form
@@ -480,9 +490,7 @@ def homogeneous_optimal_epsilon(
         return _solve_epsilon(_homogeneous_distribution(epsilon, k), dprime)
 
 
-def homogeneous_optimal_delta(
-    epsilon: mpf, delta: mpf, k: int, at_epsilon: mpf
-) -> tuple[mpf, mpf]:
+def homogeneous_optimal_delta(epsilon: mpf, delta: mpf, k: int, at_epsilon: mpf) -> tuple[mpf, mpf]:
     """Certified enclosure of the optimal total δ of k-fold (ε, δ)-DP composition at ``at_epsilon``.
 
     Kairouz–Oh–Viswanath 2015, Theorem 3.3: δ_total(ε) = 1 − (1−δ)^k (1 − δ_RR(ε)) with
@@ -528,9 +536,9 @@ def heterogeneous_optimal_epsilon(
     target_delta = _check_target("target_delta", target_delta)
     if isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1:
         raise ValueError(f"max_states must be an integer >= 1, got {max_states!r}")
-    groups = _group_by_epsilon(checked)
+    groups = Counter(eps for eps, _ in checked)
     with _iv_precision(_precision_for(target_delta)):
-        dprime = _dprime(_survival([(d, 1) for _, d in checked]), target_delta)
+        dprime = _dprime(_survival(list(Counter(d for _, d in checked).items())), target_delta)
         _require_reachable(dprime)
         dist = _heterogeneous_distribution(groups, max_states)
         if dist is not None:
@@ -553,17 +561,14 @@ def _check_pairs(pairs: Sequence[tuple[mpf, mpf]]) -> list[tuple[mpf, mpf]]:
     for i, pair in enumerate(pairs):
         if len(pair) != 2:
             raise ValueError(f"pairs[{i}] must be an (epsilon, delta) pair, got {pair!r}")
-        checked.append((_check_epsilon(f"pairs[{i}] epsilon", pair[0]),
-                        _check_delta(f"pairs[{i}] delta", pair[1])))
+        checked.append(
+            (
+                _check_epsilon(f"pairs[{i}] epsilon", pair[0]),
+                _check_delta(f"pairs[{i}] delta", pair[1]),
+            )
+        )
     _check_total_loss("pairs epsilon", mpmath.fsum(eps for eps, _ in checked))
     return checked
-
-
-def _group_by_epsilon(pairs: list[tuple[mpf, mpf]]) -> dict[mpf, int]:
-    groups: dict[mpf, int] = {}
-    for epsilon, _ in pairs:
-        groups[epsilon] = groups.get(epsilon, 0) + 1
-    return groups
 
 
 def _integer_units(groups: dict[mpf, int]) -> tuple[mpf, dict[mpf, int]]:
@@ -574,7 +579,9 @@ def _integer_units(groups: dict[mpf, int]) -> tuple[mpf, dict[mpf, int]]:
     }
 
 
-def _heterogeneous_distribution(groups: dict[mpf, int], max_states: int) -> _LossDistribution | None:
+def _heterogeneous_distribution(
+    groups: dict[mpf, int], max_states: int
+) -> _LossDistribution | None:
     """Exact law of L = Σ ±ε_i as a scaled-float distribution, or None past ``max_states`` atoms.
 
     A single distinct ε is the homogeneous binomial law (linear size, always exact)."""
@@ -590,7 +597,9 @@ def _heterogeneous_distribution(groups: dict[mpf, int], max_states: int) -> _Los
         if keys.size * (count + 1) > 50 * max_states:
             return None
         g_mant, g_exp, g_rounds = _binomial_pmf(count, epsilon)
-        g_keys = np.array([(count - 2 * j) * multiples[epsilon] for j in range(count + 1)], dtype=key_dtype)
+        g_keys = np.array(
+            [(count - 2 * j) * multiples[epsilon] for j in range(count + 1)], dtype=key_dtype
+        )
         keys, mant, exponent = _convolve((keys, mant, exponent), (g_keys, g_mant, g_exp))
         rounds += g_rounds + count + 2
         if keys.size > max_states:
