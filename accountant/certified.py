@@ -180,9 +180,20 @@ def _compare(expr: sympy.Expr, bound: sympy.Expr, strict: bool) -> bool | None:
             return True
         if interval.a > 0 or (strict and interval.a == 0):
             return False
-        if prec == _REFINE_PRECS[1] and sympy.simplify(difference) == 0:
+        if prec == _REFINE_PRECS[1] and _provably_zero(difference):
             return not strict
     return None
+
+
+_SIMPLIFY_MAX_OPS = 60
+
+
+def _provably_zero(expr: sympy.Expr) -> bool:
+    """A symbolic proof that ``expr`` is 0 (sympy simplifies it to 0); tried only on small
+    closed-form expressions, since simplification can take unbounded time on large ones."""
+    if expr.count_ops() > _SIMPLIFY_MAX_OPS or any(hasattr(f, "_enclose") for f in expr.atoms(sympy.Function)):
+        return False
+    return sympy.simplify(expr) == 0
 
 
 def certainly_le(expr: sympy.Expr, bound: sympy.Expr) -> bool | None:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import sympy
 
-from accountant.certified import exact
+from accountant.certified import certainly_lt, exact
 
 COMPOSITION_METHODS = ("basic", "advanced", "optimal")
 GAUSSIAN_CALIBRATIONS = ("analytic", "classical")
@@ -24,7 +24,7 @@ def _set(event: Any, name: str, value: Any) -> None:
 
 def _positive(event: Any, name: str) -> None:
     value = exact(getattr(event, name), name)
-    if not value.is_positive:
+    if not (value.is_positive or (value.is_positive is None and certainly_lt(0, value))):
         raise ValueError(f"{name} must be > 0, got {value}")
     _set(event, name, value)
 
@@ -260,7 +260,8 @@ class Composition(Event):
       ε = √(2L log(1/δ′))ε₀ + Lε₀(e^{ε₀} − 1), δ = target_delta.
     * ``optimal``: the smallest ε with total δ = target_delta (Kairouz–Oh–Viswanath 2015 for
       identical mechanisms, Murtagh–Vadhan 2016 otherwise; a certified upper bound when the
-      exact heterogeneous computation is too large).
+      exact heterogeneous computation is too large). When every child is a ``Gaussian`` event,
+      the exact composition of Gaussian mechanisms (Dong–Roth–Su 2019, Cor 3.3).
     """
 
     children: tuple[Event, ...]
@@ -292,7 +293,11 @@ class Composition(Event):
 @dataclass(frozen=True)
 class ParallelComposition(Event):
     """Children run on disjoint, value-independently chosen blocks of the input; a neighbour
-    changes one record of exactly one block: (max ε, max δ) (McSherry 2009; Lemma 6.12)."""
+    changes one record of exactly one block: (max ε, max δ) (McSherry 2009; Lemma 6.12).
+    Children may be chosen adaptively (a later block's mechanism may depend on earlier
+    outputs): a substitution in block j leaves every other child a fixed function of the
+    transcript and its unchanged block, so adaptive composition with those children 0-DP gives
+    the guarantee of child j."""
 
     children: tuple[Event, ...]
 

@@ -291,6 +291,8 @@ def _composition(event: ev.Composition, children: list[Derivation]) -> Derivatio
             r"\sqrt{2L\log(1/\delta')}\,\varepsilon_0 + L\varepsilon_0(e^{\varepsilon_0}-1),\ \delta = L\delta_0 + \delta'",
             tuple(children),
         )
+    if all(isinstance(child, ev.Gaussian) for child in event.children):
+        return _gaussian_composition(event, children, domain)
     distinct = list(dict.fromkeys((g.epsilon, g.delta) for g in guarantees))
     if len(distinct) == 1:
         eps0, delta0 = distinct[0]
@@ -305,6 +307,21 @@ def _composition(event: ev.Composition, children: list[Derivation]) -> Derivatio
     return Derivation(
         event, Guarantee(epsilon, event.target_delta, domain), "optimal composition", source,
         r"\min\{\varepsilon: 1-\prod_i(1-\delta_i)\,(1-\delta_{RR}(\varepsilon)) \le \delta\}", tuple(children),
+    )
+
+
+def _gaussian_composition(event: ev.Composition, children: list[Derivation], domain: str) -> Derivation:
+    """Gaussian mechanisms compose exactly into one Gaussian mechanism whose
+    sensitivity-to-noise ratio is √(Σ r_i²) (Dong–Roth–Su 2019, Cor 3.3); its exact ε at the
+    total δ is the analytic calibration (Balle–Wang 2018, Thm 8). This is the optimum for
+    Gaussian mechanisms (tighter than treating each as an (ε, δ) pair); the children's own δ
+    (the level each was accounted at alone) plays no part."""
+    ratio_squares = sympy.Add(*[(c.sensitivity / c.sigma) ** 2 for c in event.children])
+    ratio = sympy.sqrt(event.repeat * ratio_squares)
+    return Derivation(
+        event, Guarantee(AnalyticGaussianEpsilon(ratio, event.target_delta), event.target_delta, domain),
+        "optimal composition of Gaussian mechanisms", "Dong–Roth–Su 2019, Cor 3.3; Balle–Wang 2018, Thm 8",
+        r"\mu = \sqrt{\textstyle\sum_i (\Delta_i/\sigma_i)^2},\ \varepsilon = \varepsilon_{\mathrm{aG}}(\mu, \delta)", tuple(children),
     )
 
 

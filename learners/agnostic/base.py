@@ -1,0 +1,84 @@
+"""What the three learners share: scikit-learn conventions (``fit``/``predict``/``score``,
+labels in {−1, 1} or {0, 1} returned in the encoding seen by ``fit``) and the ledger
+(``trace_`` — the event tree wrapped in the theorem's ``Claim`` —, ``derivation_`` and
+``guarantee_``, the accountant's certified guarantee of the trace)."""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from accountant import account
+from accountant.events import Claim, Event
+from learners.agnostic.calibration import check_privacy
+from learners.agnostic.data import check_labels, check_X
+
+
+def check_int(value: Any, name: str, low: int, high: int | None = None) -> int:
+    """An integer parameter in [low, high]; ``ValueError`` naming it otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low or (high is not None and value > high):
+        bound = f"in [{low}, {high}]" if high is not None else f"≥ {low}"
+        raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
+    return int(value)
+
+
+def check_real(value: Any, name: str, low: float, high: float, *, optional: bool = False) -> float | None:
+    """A real parameter in (low, high]; ``ValueError`` naming it otherwise."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) or not low < float(value) <= high:
+        raise ValueError(f"{name} must be a number in ({low}, {high}], got {value!r}")
+    return float(value)
+
+
+class HalfspaceLearnerBase:
+    """Shared estimator behaviour; subclasses implement ``_fit`` and ``decision_function``."""
+
+    statement: str = ""
+
+    def fit(self, X: Any, y: Any) -> HalfspaceLearnerBase:
+        X = check_X(X)
+        labels, self.classes_ = check_labels(y, X.shape[0])
+        self.n_features_in_ = X.shape[1]
+        privacy = check_privacy(self.epsilon, self.delta)
+        event = self._fit(X, labels, privacy)
+        self.trace_: Event | None = None
+        self.derivation_ = None
+        self.guarantee_ = None
+        if privacy is not None:
+            self.trace_ = Claim(self._statement(), event, privacy[0], privacy[1])
+            self.derivation_ = account(self.trace_)
+            self.guarantee_ = self.derivation_.guarantee
+        return self
+
+    def _fit(self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None) -> Event | None:
+        """Learn; return the event tree of the private steps (None when ``privacy`` is None)."""
+        raise NotImplementedError
+
+    def _statement(self) -> str:
+        return self.statement
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        raise NotImplementedError
+
+    def _checked(self, X: Any) -> np.ndarray:
+        if not hasattr(self, "classes_"):
+            raise ValueError(f"this {type(self).__name__} is not fitted yet; call fit first")
+        return check_X(X, self.n_features_in_)
+
+    def predict(self, X: Any) -> np.ndarray:
+        negative, positive = self.classes_
+        return np.where(self.decision_function(X) >= 0, positive, negative)
+
+    def score(self, X: Any, y: Any) -> float:
+        """Accuracy on (X, y)."""
+        X = self._checked(X)
+        labels, _ = check_labels(y, X.shape[0])
+        return float(np.mean(np.where(self.decision_function(X) >= 0, 1.0, -1.0) == labels))
+
+    def claim_holds(self) -> bool:
+        """Whether the accountant certified the theorem's claimed (ε, δ) for this run's trace."""
+        if self.derivation_ is None:
+            raise ValueError("no privacy claim: the learner was fitted with epsilon=None")
+        return all(check.verdict.holds for check in self.derivation_.claims())

@@ -1,0 +1,140 @@
+"""Mathematical unit checks and input validation of the agnostic learners (seed 002)."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+from learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner
+from learners.agnostic.data import halfspace_data, labelled_sample
+from learners.agnostic.hermite import multi_indices
+from learners.agnostic.hermite import HermiteBasis
+from learners.agnostic.proper import cover_size, private_correlation, sphere_cover, top_subspace
+from learners.agnostic.semi_agnostic import RHO, private_threshold
+from learners.randomness import Sampled
+
+LEARNERS = [PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner]
+
+
+def test_noiseless_subspace_step_recovers_the_target_direction() -> None:
+    sample = halfspace_data(20_000, 6, 0.0, "random", Sampled(0))
+    basis = HermiteBasis(6, 2)
+    features = basis.features(sample.X)
+    coef, event = private_correlation(features, sample.y, 1e9, None, Sampled(0))
+    assert event is None
+    direction = top_subspace(coef, multi_indices(6, 2), 1)[:, 0]
+    assert abs(direction @ sample.w) > 0.99
+
+
+def test_private_subspace_step_still_recovers_the_direction_at_moderate_epsilon() -> None:
+    sample = halfspace_data(20_000, 6, 0.1, "random", Sampled(1))
+    features = HermiteBasis(6, 2).features(sample.X)
+    bound = float(np.max(np.linalg.norm(features, axis=1)))
+    coef, event = private_correlation(features, sample.y, bound, (Fraction(4), Fraction(1, 10**5)), Sampled(1))
+    assert event.sensitivity == 2 * Fraction(bound) / 20_000
+    assert abs(top_subspace(coef, multi_indices(6, 2), 1)[:, 0] @ sample.w) > 0.9
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_sphere_cover_is_a_cover_of_the_stated_resolution(k: int) -> None:
+    resolution = 0.2
+    cover = sphere_cover(k, resolution)
+    assert cover.shape == (cover_size(k, resolution), k)
+    assert np.allclose(np.linalg.norm(cover, axis=1), 1)
+    points = np.random.default_rng(k).normal(size=(2000, k))
+    points /= np.linalg.norm(points, axis=1, keepdims=True)
+    nearest = np.min(np.linalg.norm(points[:, None, :] - cover[None, :, :], axis=2), axis=1)
+    assert np.max(nearest) <= resolution * max(np.sqrt(k - 1), 1)
+
+
+def test_threshold_estimate_is_unbiased_to_second_order() -> None:
+    rng = Sampled(0)
+    t = 0.4
+    labels = np.where(np.asarray(rng.gaussian(1.0, 2000)) >= t, 1.0, -1.0)
+    empirical = norm.ppf((1 - labels.mean()) / 2)
+    scale = 2 / (2000 * 0.5)
+    estimates = np.array([private_threshold(labels, (Fraction(1, 2), Fraction(1, 10**5)), rng)[0] for _ in range(4000)])
+    variance = 2 * scale**2 / 4
+    predicted_bias = empirical * variance / (2 * norm.pdf(empirical) ** 2)
+    standard_error = estimates.std() / np.sqrt(estimates.size)
+    assert abs(estimates.mean() - empirical - predicted_bias) < 4 * standard_error
+    assert abs(estimates.std() - np.sqrt(variance) / norm.pdf(empirical)) < 0.1 * estimates.std()
+
+
+def test_threshold_estimate_recovers_the_threshold_without_noise() -> None:
+    rng = Sampled(1)
+    labels = np.where(np.asarray(rng.gaussian(1.0, 200_000)) >= -0.7, 1.0, -1.0)
+    estimate, event = private_threshold(labels, None, rng)
+    assert event is None
+    assert abs(estimate - (-0.7)) < 0.02
+
+
+def test_threshold_argument_is_clipped_to_rho() -> None:
+    estimate, _ = private_threshold(np.ones(100), None, Sampled(0))
+    assert estimate == pytest.approx(norm.ppf(RHO))
+
+
+@pytest.mark.parametrize("learner_class", LEARNERS)
+def test_zero_one_labels_are_returned_in_their_own_encoding(learner_class) -> None:
+    sample = halfspace_data(600, 3, 0.0, "random", Sampled(2))
+    y01 = (sample.y > 0).astype(int)
+    learner = learner_class(None, None, random_state=0).fit(sample.X, y01)
+    assert set(np.unique(learner.predict(sample.X))) <= {0, 1}
+    assert learner.score(sample.X, y01) > 0.8
+
+
+BAD_INPUTS = [
+    ("X", {"X": np.zeros(10)}, "2-d"),
+    ("X", {"X": np.full((10, 2), np.nan)}, "non-finite"),
+    ("X", {"X": np.ones((10, 1001))}, "at most 1000 dimensions"),
+    ("y", {"y": np.full(10, 2)}, r"\{-1, 1\} or \{0, 1\}"),
+    ("y", {"y": np.ones(9)}, "length"),
+    ("epsilon", {"epsilon": 0}, "epsilon"),
+    ("epsilon", {"epsilon": "abc"}, "epsilon"),
+    ("delta", {"delta": 1}, "delta"),
+    ("delta", {"delta": None}, "delta"),
+]
+
+
+@pytest.mark.parametrize("learner_class", LEARNERS)
+@pytest.mark.parametrize("name, change, message", BAD_INPUTS, ids=[f"{b[0]}-{i}" for i, b in enumerate(BAD_INPUTS)])
+def test_bad_input_is_refused_naming_the_parameter(learner_class, name, change, message) -> None:
+    arguments = {"X": np.random.default_rng(0).normal(size=(10, 2)), "y": np.tile([1, -1], 5), "epsilon": 1, "delta": 1e-5}
+    arguments.update(change)
+    learner = learner_class(arguments["epsilon"], arguments["delta"])
+    with pytest.raises(ValueError, match=message):
+        learner.fit(arguments["X"], arguments["y"])
+
+
+@pytest.mark.parametrize("learner_class", [PrivateImproperLearner, PrivateProperLearner])
+def test_infeasible_degree_is_refused_with_the_feature_count(learner_class) -> None:
+    X = np.random.default_rng(0).normal(size=(50, 10))
+    with pytest.raises(ValueError, match="8008 features"):
+        learner_class(1, 1e-5, degree=6).fit(X, np.where(X[:, 0] > 0, 1, -1))
+
+
+@pytest.mark.parametrize("learner_class", LEARNERS)
+def test_too_few_records_for_the_blocks_are_refused(learner_class) -> None:
+    X = np.random.default_rng(0).normal(size=(2, 2))
+    with pytest.raises(ValueError, match="increase n"):
+        learner_class(1, 1e-5).fit(X, np.array([1, -1]))
+
+
+def test_predict_checks_the_dimension_seen_in_fit() -> None:
+    sample = halfspace_data(300, 3, 0.0, "random", Sampled(3))
+    learner = PrivateProperLearner(None, None, random_state=0).fit(sample.X, sample.y)
+    with pytest.raises(ValueError, match="3 columns"):
+        learner.predict(np.zeros((2, 4)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("learner_class, slack", [(PrivateImproperLearner, 0.06), (PrivateProperLearner, 0.04),
+                                                  (PrivateSemiAgnosticLearner, 0.08)])
+def test_learners_at_epsilon_4_are_near_opt_under_random_noise(learner_class, slack) -> None:
+    rng = Sampled(5)
+    train = halfspace_data(20_000, 10, 0.1, "random", rng)
+    test = labelled_sample(20_000, train.w, train.t, 0.1, "random", rng)
+    learner = learner_class(4, 1e-5, random_state=0).fit(train.X, train.y)
+    assert 1 - learner.score(test.X, test.y) <= 0.1 + slack

@@ -1,0 +1,175 @@
+"""Privacy halves of Theorems 2.1, D.1, 3.1 and 4.1: the accountant's derivation from each
+learner's trace meets the claimed (ε, δ), for all valid parameters (property tests)."""
+from __future__ import annotations
+
+import pickle
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from accountant import account
+from accountant.events import Gaussian, ParallelComposition
+from learners.agnostic import (
+    LearnerFactory, PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner, ProductMarginal,
+    neighbour_runs, substitute_one,
+)
+from learners.agnostic.data import halfspace_data
+from learners.randomness import Sampled
+
+epsilons = st.builds(lambda k: f"{k / 20:g}", st.integers(1, 200))
+deltas = st.builds(lambda m, e: f"{m}e-{e}", st.integers(1, 9), st.integers(3, 10))
+
+
+def _data(n: int, dim: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    sample = halfspace_data(n, dim, 0.1, "random", Sampled(seed))
+    return sample.X, sample.y
+
+
+def _assert_certified(learner, epsilon: str, delta: str) -> None:
+    assert learner.claim_holds()
+    assert learner.guarantee_.meets(epsilon, delta).holds
+    assert account(learner.trace_).guarantee.meets(epsilon, delta).holds
+
+
+EXAMPLES = [pytest.param(4, id="fast"), pytest.param(40, id="thorough", marks=pytest.mark.slow)]
+sizes = st.integers(200, 800)
+dims = st.integers(1, 4)
+seeds = st.integers(0, 10**6)
+
+
+@pytest.mark.parametrize("examples", EXAMPLES)
+def test_improper_learner_meets_theorem_2_1_privacy(examples: int) -> None:
+    @settings(max_examples=examples)
+    @given(epsilon=epsilons, delta=deltas, n=sizes, dim=dims, blocks=st.integers(1, 4), steps=st.integers(1, 40),
+           degree=st.integers(1, 2), seed=seeds)
+    def check(epsilon, delta, n, dim, blocks, steps, degree, seed) -> None:
+        X, y = _data(n, dim, seed)
+        learner = PrivateImproperLearner(epsilon, delta, degree=degree, n_blocks=blocks, steps=steps, random_state=seed).fit(X, y)
+        _assert_certified(learner, epsilon, delta)
+        assert learner.trace_.statement == "Theorem 2.1"
+
+    check()
+
+
+@pytest.mark.parametrize("examples", EXAMPLES)
+def test_log_concave_improper_learner_meets_theorem_d_1_privacy(examples: int) -> None:
+    @settings(max_examples=examples)
+    @given(epsilon=epsilons, delta=deltas, n=sizes, name=st.sampled_from(["uniform", "laplace"]), seed=seeds)
+    def check(epsilon, delta, n, name, seed) -> None:
+        marginal = ProductMarginal(name)
+        X = marginal.sample(n, 2, Sampled(seed))
+        y = np.where(X[:, 0] > 0.1, 1, -1)
+        learner = PrivateImproperLearner(epsilon, delta, degree=2, steps=20, marginal=marginal, random_state=seed).fit(X, y)
+        _assert_certified(learner, epsilon, delta)
+        assert learner.trace_.statement == "Theorem D.1"
+
+    check()
+
+
+@pytest.mark.parametrize("examples", EXAMPLES)
+def test_proper_learner_meets_theorem_3_1_privacy(examples: int) -> None:
+    @settings(max_examples=examples)
+    @given(epsilon=epsilons, delta=deltas, n=sizes, dim=dims, degree=st.integers(1, 3), k=st.integers(1, 3), seed=seeds)
+    def check(epsilon, delta, n, dim, degree, k, seed) -> None:
+        X, y = _data(n, dim, seed)
+        learner = PrivateProperLearner(epsilon, delta, degree=degree, subspace_dim=k, cover_resolution=0.25,
+                                       random_state=seed).fit(X, y)
+        _assert_certified(learner, epsilon, delta)
+
+    check()
+
+
+@pytest.mark.parametrize("examples", EXAMPLES)
+def test_semi_agnostic_learner_meets_theorem_4_1_privacy(examples: int) -> None:
+    @settings(max_examples=examples)
+    @given(epsilon=epsilons, delta=deltas, n=sizes, dim=dims, guesses=st.integers(1, 4), steps=st.integers(1, 6), seed=seeds)
+    def check(epsilon, delta, n, dim, guesses, steps, seed) -> None:
+        X, y = _data(n, dim, seed)
+        learner = PrivateSemiAgnosticLearner(epsilon, delta, n_guesses=guesses, steps=steps, random_state=seed).fit(X, y)
+        _assert_certified(learner, epsilon, delta)
+        runs = learner.trace_.child.children[:-1]
+        assert len(runs) == guesses
+        assert all(len(run.children) == steps + 2 for run in runs)
+
+    check()
+
+
+def test_halving_the_calibrated_noise_breaks_the_claim() -> None:
+    X, y = _data(400, 3, 0)
+    learner = PrivateProperLearner("1", "1e-6", random_state=0).fit(X, y)
+    gaussian, em = learner.trace_.child.children
+    weaker = Gaussian(sigma=gaussian.sigma / 2, delta=gaussian.delta, sensitivity=gaussian.sensitivity)
+    assert not account(ParallelComposition((weaker, em))).guarantee.meets(1, "1e-6").holds
+
+
+def test_trace_records_the_blocks_actually_used() -> None:
+    X, y = _data(1000, 3, 1)
+    learner = PrivateImproperLearner(2, "1e-6", n_blocks=3, validation_fraction=0.25, steps=10, random_state=1).fit(X, y)
+    *regressions, em = learner.trace_.child.children
+    assert len(regressions) == 3
+    assert em.candidates == 3 * learner.n_thresholds
+    assert regressions[0].children[0].sensitivity == 2 * Fraction(learner.clip_norm_) / (750 // 3)
+
+
+def test_privacy_off_leaves_no_trace() -> None:
+    X, y = _data(300, 3, 2)
+    learner = PrivateProperLearner(None, None, random_state=0).fit(X, y)
+    assert learner.trace_ is None and learner.guarantee_ is None
+    with pytest.raises(ValueError, match="epsilon=None"):
+        learner.claim_holds()
+
+
+@pytest.mark.parametrize("algorithm", ["improper", "proper", "semi-agnostic"])
+def test_audit_hook_runs_a_learner_repeatably_on_a_neighbour_pair(algorithm: str) -> None:
+    X, y = _data(400, 3, 3)
+    pair = ((X, y), substitute_one(X, y, 0, np.full(3, 3.0), -y[0]))
+    factory = LearnerFactory(algorithm, (("epsilon", 1), ("delta", "1e-5")))
+    assert pickle.loads(pickle.dumps(factory)) == factory
+    probe = np.asarray(Sampled(9).gaussian(1.0, (5, 3)))
+    first, second = neighbour_runs(factory, pair, probe, runs=3, seed=7)
+    again, _ = neighbour_runs(factory, pair, probe, runs=3, seed=7)
+    assert first.shape == second.shape == (3, 5)
+    assert set(np.unique(first)) <= {-1, 1}
+    assert np.array_equal(first, again)
+
+
+def test_semi_agnostic_trace_records_the_sensitivities_of_its_statistics() -> None:
+    X, y = _data(1200, 3, 4)
+    learner = PrivateSemiAgnosticLearner("0.5", "1e-6", n_guesses=2, steps=3, validation_fraction=0.2, random_state=4).fit(X, y)
+    b = (1200 - 240) // 2 // 5
+    radius = Fraction(learner.clip_radius_)
+    for run, guess in zip(learner.trace_.child.children[:-1], learner.guesses_):
+        laplace, initial, *steps = run.children
+        assert laplace.sensitivity == Fraction(2, b) and laplace.sensitivity / laplace.scale <= Fraction(1, 2)
+        assert initial.sensitivity == 2 * radius / b
+        assert all(step.sensitivity == radius / (Fraction(float(guess)) * b) for step in steps)
+
+
+def _worst_substitution(statistic, X, y, candidates) -> float:
+    base = statistic(X, y)
+    return max(np.linalg.norm(statistic(*substitute_one(X, y, 0, x, label)) - base) for x, label in candidates)
+
+
+def test_private_statistics_move_by_at_most_their_recorded_sensitivity() -> None:
+    from learners.agnostic.hermite import HermiteBasis, clip_rows
+    from learners.agnostic.semi_agnostic import ramp_gradient
+
+    X, y = _data(200, 3, 5)
+    rng = np.random.default_rng(5)
+    candidates = [(rng.normal(size=3) * scale, label) for scale in (0.1, 1, 10, 100) for label in (-1, 1) for _ in range(5)]
+    candidates += [(np.array([0.0, 0.0, 100.0]), label) for label in (-1, 1)]  # on the ramp's active band
+    basis, bound, radius, width, t = HermiteBasis(3, 2), 3.0, 2.5, 0.25, 0.1
+    w = np.array([0.6, 0.8, 0.0])
+    statistics = {
+        "L1 subgradient": (lambda X, y: clip_rows(basis.features(X), bound).T @ np.sign(clip_rows(basis.features(X), bound) @ np.full(10, 0.1) - y) / 200,
+                           2 * bound / 200),
+        "Hermite correlation": (lambda X, y: clip_rows(basis.features(X), bound).T @ y / 200, 2 * bound / 200),
+        "label mean": (lambda X, y: np.array([np.mean(y)]), 2 / 200),
+        "mean of y·x": (lambda X, y: np.mean(y[:, None] * clip_rows(X, radius), axis=0), 2 * radius / 200),
+        "ramp gradient": (lambda X, y: ramp_gradient(w, clip_rows(X, radius), y, t, width).mean(axis=0), radius / (width * 200)),
+    }
+    for name, (statistic, sensitivity) in statistics.items():
+        assert _worst_substitution(statistic, X, y, candidates) <= sensitivity * (1 + 1e-9), name
