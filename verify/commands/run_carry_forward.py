@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 
 from verify.commands import Output, decimal_text, group, leaf, positive_int
-
-CLASSES = ("thresholds", "intervals", "rectangles")
+from verify.setups import setups
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     table = group(subparsers, "run", "run a learner on synthetic data and derive its certified guarantee")
     parser = leaf(table, "carry-forward", "CarryForwardLearner (Algorithm 2) on realizable synthetic data", run)
-    parser.add_argument("--class", dest="concept", choices=CLASSES, default="intervals")
-    parser.add_argument("--domain-size", type=positive_int, default=None,
-                        help="grid size N (default 2^20; rectangles 16 — their trace is O(|P|^5))")
+    available = setups()
+    parser.add_argument("--class", dest="concept", choices=tuple(available), default="intervals")
+    for setup in available.values():
+        setup.add_arguments(parser)
     parser.add_argument("--n", type=positive_int, required=True, help="number of training records")
     parser.add_argument("--m", type=positive_int, default=None, help="active sample size (default: from --calibration)")
     parser.add_argument("--calibration", choices=("paper", "tight"), default="paper")
@@ -30,25 +30,24 @@ def run(args: argparse.Namespace) -> Output:
     import numpy as np
 
     from learners.carry_forward import CarryForwardLearner
-    from learners.concept_classes import Intervals, Rectangles, Thresholds
     from learners.synthetic import random_concept
 
-    size = args.domain_size or (16 if args.concept == "rectangles" else 2**20)
-    concept_class = {"thresholds": Thresholds, "intervals": Intervals, "rectangles": Rectangles}[args.concept](size)
+    problem = setups()[args.concept].build(args)
+    concept_class = problem.concept_class
     rng = np.random.default_rng(args.seed)
     target = random_concept(concept_class, rng)
-    shape = (args.n,) if concept_class.dimension == 1 else (args.n, concept_class.dimension)
-    X = rng.integers(0, size, size=shape)
-    X_test = rng.integers(0, size, size=(args.test_size,) + shape[1:])
-    learner = CarryForwardLearner(concept_class, epsilon=args.epsilon, delta=args.delta, alpha=args.alpha,
-                                  beta=args.beta, m=args.m, calibration=args.calibration, random_state=args.seed)
+    X = problem.sample(rng, args.n)
+    X_test = problem.sample(rng, args.test_size)
+    learner = CarryForwardLearner(concept_class, oracle=problem.oracle, epsilon=args.epsilon, delta=args.delta,
+                                  alpha=args.alpha, beta=args.beta, m=args.m, calibration=args.calibration,
+                                  random_state=args.seed)
     learner.fit(X, concept_class.evaluate(target, X), X_holdout=X_test)
     test_error = 1 - learner.score(X_test, concept_class.evaluate(target, X_test))
     g = learner.guarantee_
     payload = {
-        "class": repr(concept_class), "target_concept": [int(v) for v in target],
-        "hypothesis": [int(v) for v in learner.hypothesis_], "test_error": test_error,
-        "n": args.n, "m": learner.m_, "oracle": "completion-score exponential mechanism (ε_A = 4)",
+        "class": repr(concept_class), "target_concept": _jsonable(target),
+        "hypothesis": _jsonable(learner.hypothesis_), "test_error": test_error,
+        "n": args.n, "m": learner.m_, "oracle": problem.oracle_description,
         "guarantee": {"epsilon": g.epsilon_upper, "delta": g.delta_upper},
         "claimed": {"epsilon": float(args.epsilon), "delta": float(args.delta)},
         "holds": learner.holds_,
@@ -56,7 +55,7 @@ def run(args: argparse.Namespace) -> Output:
         "trace": learner.derivation_.to_dict(),
     }
     lines = [
-        f"CarryForwardLearner on {concept_class!r}, n = {args.n}, m = {learner.m_}",
+        f"CarryForwardLearner on {concept_class!r}, n = {args.n}, m = {learner.m_}; oracle: {problem.oracle_description}",
         f"  target concept {payload['target_concept']}, learned {payload['hypothesis']}, test error {test_error:.4g}",
         f"  derived guarantee ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g} (certified); "
         f"target ({args.epsilon}, {args.delta}): {'holds' if learner.holds_ else 'DOES NOT HOLD for this m and n'}",
@@ -67,3 +66,8 @@ def run(args: argparse.Namespace) -> Output:
                      f"LabelBoost disagreement {r.labelboost_disagreement:.4g} (2τ = {r.bound:.4g}){population}")
     lines += ["", learner.derivation_.to_text()]
     return Output(payload, "\n".join(lines))
+
+
+def _jsonable(components: tuple) -> list:
+    """Component tuples as JSON (numpy scalars and nested tuples converted)."""
+    return [_jsonable(v) if isinstance(v, tuple) else (v.item() if hasattr(v, "item") else v) for v in components]
