@@ -291,7 +291,7 @@ def test_small_domain_pairs_are_substitution_neighbours():
 
 def test_canary_pairs_substitute_and_add_the_canary():
     X, y = np.arange(6.0).reshape(6, 1), np.array([0, 0, 0, 1, 1, 1])
-    substituted, added = canary_pairs(X, y, [9.0], 1)
+    substituted, added = canary_pairs(X, y, [9.0], 1, relation="both")
     assert substituted.b[0][0, 0] == 9.0 and substituted.b[1][0] == 1 and len(added.b[0]) == 7
 
 

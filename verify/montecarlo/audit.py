@@ -165,11 +165,19 @@ def stage_plan(chunks: int, stages: int) -> list[int]:
     return sorted({max(1, math.ceil(chunks / 2 ** (stages - 1 - s))) for s in range(stages)})
 
 
-def minimum_samples(claimed_epsilon: float, delta: float, alpha: float) -> int:
-    """The smallest per-input budget whose last stage could, at best, certify more than the claim."""
+MAX_BUDGET = 2**50
+"""Largest per-input budget :func:`minimum_samples` considers (a bound certifies at most about
+log(n) nats, so claims far above log(2^50) ≈ 35 cannot be refuted by sampling)."""
+
+
+def minimum_samples(claimed_epsilon: float, delta: float, alpha: float) -> int | None:
+    """The smallest per-input budget whose last stage could, at best, certify more than the
+    claim; None when even ``MAX_BUDGET`` runs could not."""
     n = 2
     while best_possible_epsilon(n // 2, n // 2, delta, alpha) <= claimed_epsilon:
         n *= 2
+        if n > MAX_BUDGET:
+            return None
     low, high = n // 2, n
     while high - low > 1:
         middle = (low + high) // 2
@@ -210,9 +218,11 @@ def audit(
     final_alpha = alphas[-1] / (2 * candidates)
     if best_possible_epsilon(samples // 2, samples // 2, delta, final_alpha) <= claimed_epsilon:
         needed = minimum_samples(claimed_epsilon, delta, final_alpha)
+        advice = (f"use at least {needed}" if needed is not None
+                  else f"no budget up to {MAX_BUDGET} could: the claim is beyond what sampling can refute")
         raise ValueError(
             f"too few samples: with {samples} runs per input no event could certify ε above "
-            f"{claimed_epsilon} at confidence {confidence}; use at least {needed}"
+            f"{claimed_epsilon} at confidence {confidence}; {advice}"
         )
     started = time.perf_counter()
     seeds = chunk_seeds(seed, len(pairs), len(sizes))

@@ -62,12 +62,14 @@ def audit_learner(
     claimed_epsilon: float,
     *,
     executor: Executor | None = None,
+    relation: str = "substitute",
     **options: Any,
 ) -> AuditResult:
-    """Audit a learner on the canary pairs of ``(features, labels)`` (substitution and addition).
+    """Audit a learner on the canary pairs of ``(features, labels)`` (substitution; with
+    ``relation="both"`` also addition, see :func:`verify.montecarlo.pairs.canary_pairs`).
 
     ``options`` are passed to :func:`verify.montecarlo.audit.audit` (delta, samples, confidence,
     seed, …).
     """
-    pairs = canary_pairs(features, labels, canary_features, canary_label)
+    pairs = canary_pairs(features, labels, canary_features, canary_label, relation=relation)
     return audit(learner_mechanism(factory, featurize), pairs, claimed_epsilon, executor=executor, **options)

@@ -95,14 +95,22 @@ def small_domain_pairs(domain: Sequence[Any], size: int) -> list[NeighbourPair]:
     return pairs
 
 
+RELATIONS = ("substitute", "both")
+
+
 def canary_pairs(
-    features: np.ndarray, labels: np.ndarray, canary_features: np.ndarray, canary_label: Any, index: int = 0
+    features: np.ndarray, labels: np.ndarray, canary_features: np.ndarray, canary_label: Any, index: int = 0,
+    relation: str = "substitute",
 ) -> list[NeighbourPair]:
     """Neighbour datasets ``(X, y)`` around a canary record.
 
-    Returns the substitution pair (record ``index`` replaced by the canary) and the add/remove
-    pair (canary appended); each dataset is a tuple ``(X, y)`` of numpy arrays.
+    Returns the substitution pair (record ``index`` replaced by the canary) and, for
+    ``relation="both"``, also the add/remove pair (canary appended); each dataset is a tuple
+    ``(X, y)`` of numpy arrays. Both seeds state privacy under substitute-one adjacency on
+    fixed-size datasets, so that is the default: an add/remove pair is outside their claims.
     """
+    if relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
     X = np.asarray(features)
     y = np.asarray(labels)
     if X.shape[0] != y.shape[0] or not 0 <= index < X.shape[0]:
@@ -114,7 +122,7 @@ def canary_pairs(
     substituted_X, substituted_y = X.copy(), y.copy()
     substituted_X[index], substituted_y[index] = canary_x[0], canary_y[0]
     added = (np.concatenate([X, canary_x]), np.concatenate([y, canary_y]))
-    return [
-        NeighbourPair((X, y), (substituted_X, substituted_y), f"record {index} replaced by canary"),
-        NeighbourPair((X, y), added, "canary added"),
-    ]
+    pairs = [NeighbourPair((X, y), (substituted_X, substituted_y), f"record {index} replaced by canary")]
+    if relation == "both":
+        pairs.append(NeighbourPair((X, y), added, "canary added"))
+    return pairs
