@@ -26,7 +26,7 @@ from typing import Any
 
 import mpmath
 import sympy
-from mpmath import iv, mpf
+from mpmath import iv, mp, mpf
 
 DEFAULT_PREC = 128
 _ALLOWED_NAMES = {"E", "pi", "log", "exp", "sqrt", "Max", "Min", "e"}
@@ -65,6 +65,20 @@ def exact(value: Any, name: str) -> sympy.Expr:
     if expr.is_real is False:
         raise ValueError(f"{name} must be real, got {value!r}")
     return expr
+
+
+def _exact_floor(value: mpf) -> int:
+    """⌊value⌋ of an exact binary number, as a Python int (no rounding at any precision)."""
+    if mpmath.isinf(value):
+        raise ValueError("cannot take the floor of an unbounded value")
+    sign, mantissa, exponent, _ = value._mpf_
+    if exponent >= 0:
+        magnitude = mantissa << exponent
+        return -magnitude if sign else magnitude
+    quotient = mantissa >> -exponent
+    if not sign:
+        return quotient
+    return -quotient - (0 if quotient << -exponent == mantissa else 1)
 
 
 def _rational(num: sympy.Rational) -> iv.mpf:
@@ -115,10 +129,10 @@ def _enclose_node(expr: sympy.Expr, prec: int) -> iv.mpf:
         return iv.mpf([pick(p.a for p in parts), pick(p.b for p in parts)])
     if isinstance(expr, sympy.floor):
         inner = _enclose_node(expr.args[0], prec)
-        return iv.mpf([mpmath.floor(inner.a), mpmath.floor(inner.b)])
+        return iv.mpf([_exact_floor(lower_end(inner)), _exact_floor(upper_end(inner))])
     if isinstance(expr, sympy.ceiling):
         inner = _enclose_node(expr.args[0], prec)
-        return iv.mpf([mpmath.ceil(inner.a), mpmath.ceil(inner.b)])
+        return iv.mpf([-_exact_floor(-lower_end(inner)), -_exact_floor(-upper_end(inner))])
     raise ValueError(f"cannot certify the expression {expr} (no interval rule for {type(expr).__name__})")
 
 
@@ -144,9 +158,20 @@ def _enclose_cached(expr: sympy.Expr, prec: int) -> iv.mpf:
         return _enclose_node(expr, prec)
 
 
+def lower_end(interval: iv.mpf) -> mpf:
+    """The interval's lower end as an exact ``mpf`` (``interval.a`` is an interval, and
+    converting it with ``mpf()`` would round it to the working precision)."""
+    return mp.make_mpf(interval._mpi_[0])
+
+
+def upper_end(interval: iv.mpf) -> mpf:
+    """The interval's upper end as an exact ``mpf``."""
+    return mp.make_mpf(interval._mpi_[1])
+
+
 def upper_float(interval: iv.mpf) -> float:
     """The smallest float ≥ the interval's upper end (``inf`` if unbounded)."""
-    top = interval.b
+    top = upper_end(interval)
     if mpmath.isinf(top):
         return math.inf if top > 0 else -math.inf
     value = float(top)
@@ -155,7 +180,7 @@ def upper_float(interval: iv.mpf) -> float:
 
 def lower_float(interval: iv.mpf) -> float:
     """The largest float ≤ the interval's lower end."""
-    bottom = interval.a
+    bottom = lower_end(interval)
     if mpmath.isinf(bottom):
         return math.inf if bottom > 0 else -math.inf
     value = float(bottom)
@@ -213,7 +238,7 @@ def certified_floor(expr: sympy.Expr) -> int:
         return int(sympy.floor(expr))
     for prec in _REFINE_PRECS:
         interval = enclose(expr, prec)
-        low, high = mpmath.floor(interval.a), mpmath.floor(interval.b)
+        low, high = _exact_floor(lower_end(interval)), _exact_floor(upper_end(interval))
         if low == high:
-            return int(low)
+            return low
     raise ValueError(f"cannot decide the floor of {expr} at {_REFINE_PRECS[-1]} bits")

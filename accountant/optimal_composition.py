@@ -76,8 +76,14 @@ _MAX_TOTAL_LOSS = mpf(2) ** 52
 
 
 def _finite(name: str, value: object) -> mpf:
+    """``value`` as an exact mpf: an mpf is kept as it is (``mpf(x)`` would round it to the
+    working precision), anything else is converted at 1024 bits."""
     try:
-        x = mpf(value)
+        if isinstance(value, mpmath.mpf):
+            x = value
+        else:
+            with mpmath.workprec(max(mp.prec, 1024)):
+                x = mpf(value)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a real number, got {value!r}") from exc
     if not mpmath.isfinite(x):

@@ -10,7 +10,7 @@ import mpmath
 import sympy
 from mpmath import iv, mpf
 
-from accountant.certified import enclose
+from accountant.certified import enclose, lower_end, upper_end
 
 
 _BISECTION_TOLERANCE = mpf(2) ** -40
@@ -42,7 +42,7 @@ def _gaussian_delta(ratio: iv.mpf, epsilon: mpf, prec: int) -> iv.mpf:
     """Enclosure of δ(ε) = Φ(r/2 − ε/r) − e^ε Φ(−r/2 − ε/r), r = Δ/σ (Balle–Wang 2018, Thm 8),
     valid for an interval r: δ is increasing in r, so the ends of r bound it."""
     ends = []
-    for r in (ratio.a, ratio.b):
+    for r in (lower_end(ratio), upper_end(ratio)):
         r_iv = iv.mpf(r)
         plus = r_iv / 2 - iv.mpf(epsilon) / r_iv
         minus = -r_iv / 2 - iv.mpf(epsilon) / r_iv
@@ -87,8 +87,8 @@ class OptimalCompositionEpsilon(_CertifiedFunction):
 
         eps0, delta0, target = (enclose(self.args[i], prec) for i in (0, 1, 3))
         k = int(self.args[2])
-        _, high = homogeneous_optimal_epsilon(eps0.b, delta0.b, k, target.a)
-        low, _ = homogeneous_optimal_epsilon(eps0.a, delta0.a, k, target.b)
+        _, high = homogeneous_optimal_epsilon(upper_end(eps0), upper_end(delta0), k, lower_end(target))
+        low, _ = homogeneous_optimal_epsilon(lower_end(eps0), lower_end(delta0), k, upper_end(target))
         return iv.mpf([low, high])
 
 
@@ -103,6 +103,8 @@ class HeterogeneousOptimalEpsilon(_CertifiedFunction):
         epsilons = [enclose(e, prec) for e in self.args[0]]
         deltas = [enclose(d, prec) for d in self.args[1]]
         target = enclose(self.args[2], prec)
-        _, high, _ = heterogeneous_optimal_epsilon([(e.b, d.b) for e, d in zip(epsilons, deltas)], target.a)
-        low, _, _ = heterogeneous_optimal_epsilon([(e.a, d.a) for e, d in zip(epsilons, deltas)], target.b)
+        uppers = [(upper_end(e), upper_end(d)) for e, d in zip(epsilons, deltas)]
+        lowers = [(lower_end(e), lower_end(d)) for e, d in zip(epsilons, deltas)]
+        _, high, _ = heterogeneous_optimal_epsilon(uppers, lower_end(target))
+        low, _, _ = heterogeneous_optimal_epsilon(lowers, upper_end(target))
         return iv.mpf([low, high])

@@ -64,3 +64,12 @@ def test_certified_floor_is_exact_near_integers():
     assert certified_floor(sympy.log(sympy.exp(5) + sympy.Rational(1, 10**30))) == 5
     assert certified_floor(5 - sympy.Rational(1, 10**30)) == 4
     assert certified_floor(sympy.exp(9)) == 8103
+
+
+def test_interval_ends_convert_exactly():
+    from accountant.certified import lower_end, upper_end
+
+    interval = enclose(1 + sympy.Rational(1, 2**100))
+    assert upper_end(interval) > 1 and lower_end(interval) <= upper_end(interval)
+    assert certified_floor(6 - sympy.Rational(1, 2**100)) == 5
+    assert certified_floor(-sympy.Rational(1, 2**100)) == -1

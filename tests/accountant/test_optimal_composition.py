@@ -367,3 +367,12 @@ def test_agrees_with_dp_accounting_pld_and_advanced_composition(eps0, delta0, k,
     if advanced_composition is not None:
         grid_eps = advanced_composition(params, k, target)
         assert float(lo) <= grid_eps + 1e-9 and grid_eps <= float(hi) + 2 * eps0 + 1e-9
+
+
+def test_inputs_are_read_exactly_not_rounded_to_working_precision():
+    """A 200-bit ε0 = 1 + 2^-100 must not be read as 1 (that would under-report ε)."""
+    with mp.workprec(200):
+        eps0 = mpf(1) + mpf(2) ** -100
+    lo, hi = homogeneous_optimal_epsilon(eps0, mpf(0), 1, mpf(2) ** -900)
+    with mp.workprec(200):
+        assert hi >= 1 + mpf(2) ** -101
