@@ -1,0 +1,167 @@
+"""LabelBoostProcedure (Algorithm 1, Section 3.4; Beimel et al. Algorithm 2) and its releases.
+
+:func:`labelboost` is Algorithm 1 with score q(S, g) = Σ_j 1[g(x_j) = y_j] and D = ∅:
+P = the distinct points of S∘T (line 3), one representative per labeling of Π_C(P) (line 4, the
+class's canonical representative, see :mod:`learners.concept_classes`), the exponential
+mechanism with ε = 1 (line 5; the score has sensitivity 1 under substitution of one labeled
+record) and the relabeled S∘T (line 6). Its ledger entry is the exponential mechanism
+(``ExponentialMechanism(1, |H|)``); the releases below record the event of the lemma that
+covers them:
+
+* :func:`labelboost_carrier` — the relabeled carrier T^h only: ``LabelBoostCarrier``
+  ((ln 4e, 0)-DP in S, Lemma 3.17);
+* :func:`labelboost_then` — a continuation A run on (S∘T)^h: ``LabelBoostThen(child)``
+  ((ε + 3, 4eδ), Lemma 3.11) or ``LabelBoostRealizable(child)`` ((ε + ln 4e, 4eδ) for A private
+  on C-realizable inputs only, Lemma 3.15).
+
+Releasing the selected representative h itself is *not* covered by any lemma (its candidate set
+H depends on P); :func:`labelboost` exposes it for the exact auditor to measure.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from accountant.events import (Event, ExponentialMechanism, LabelBoostCarrier, LabelBoostRealizable,
+                               LabelBoostThen, OnRealizableInputs, RandomizedResponse)
+from learners.concept_classes import Components, ConceptClass, Trace
+from learners.exponential_mechanism import exponential_mechanism
+from learners.randomness import Number, Randomness
+
+LABELBOOST_EPSILON = 1
+"""The privacy parameter of the exponential mechanism in Algorithm 1 line 5."""
+
+
+@dataclass(frozen=True)
+class LabelBoostResult:
+    """One run of Algorithm 1: the selected representative ``hypothesis`` (line 5), the labels
+    of S∘T under it (line 6), split as ``labeled`` (S^h) and ``carrier`` (T^h), the labeling of P
+    it induces, the size |H| of the candidate set and the ledger ``event``."""
+
+    hypothesis: Components
+    labeled: np.ndarray
+    carrier: np.ndarray
+    points: np.ndarray
+    labeling: np.ndarray
+    candidates: int
+    event: ExponentialMechanism
+
+
+@dataclass(frozen=True)
+class Release:
+    """What a mechanism released and the ledger event that accounts for it."""
+
+    output: Hashable
+    event: Event
+
+
+Continuation = Callable[[np.ndarray, np.ndarray, Randomness], Release]
+"""A continuation A(X, y, rng): runs on the relabeled sample, returns its release and event."""
+
+
+def _labeled_sample(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, x_unlabeled: Any,
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validated S = (x, y) and T as arrays of the class's point shape."""
+    xs, xt = concept_class.points(x_labeled), concept_class.points(x_unlabeled)
+    ys = np.asarray(y_labeled, dtype=np.int64).reshape(-1)
+    if len(ys) != len(xs):
+        raise ValueError(f"y_labeled must have one label per labeled point ({len(xs)}), got {len(ys)}")
+    if not ((ys == 0) | (ys == 1)).all():
+        raise ValueError("y_labeled must be 0/1 labels")
+    if len(xs) + len(xt) == 0:
+        raise ValueError("x_labeled and x_unlabeled are both empty: LabelBoost needs at least one point")
+    return xs, ys, xt
+
+
+def labelboost(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, x_unlabeled: Any,
+               rng: Randomness) -> LabelBoostResult:
+    """LabelBoostProcedure(S∘T, C) — Algorithm 1 — on S = (x_labeled, y_labeled), T = x_unlabeled."""
+    xs, ys, xt = _labeled_sample(concept_class, x_labeled, y_labeled, x_unlabeled)
+    points, position, trace, scores = _candidates(concept_class, xs.tobytes(), xs.shape, ys.tobytes(), xt.tobytes())
+    chosen = exponential_mechanism(scores, LABELBOOST_EPSILON, 1, rng)  # line 5
+    labeling = trace.labeling(chosen)
+    labels = labeling[position]  # line 6: (S∘T)^h
+    return LabelBoostResult(trace.representative(chosen), labels[: len(xs)], labels[len(xs):], points, labeling,
+                            trace.size, _selection_event(trace.size))
+
+
+@lru_cache(maxsize=16)
+def _candidates(concept_class: ConceptClass, xs: bytes, shape: tuple[int, ...], ys: bytes, xt: bytes,
+                ) -> tuple[np.ndarray, np.ndarray, Trace, np.ndarray]:
+    """Algorithm 1 lines 3–4 and the scores of line 5: P, the position in P of every record of
+    S∘T, the trace Π_C(P) and q(S, g) for every representative. Deterministic, so memoised on the
+    input bytes (an exact enumeration replays LabelBoost once per candidate)."""
+    x_labeled = np.frombuffer(xs, dtype=np.int64).reshape(shape)
+    x_unlabeled = np.frombuffer(xt, dtype=np.int64).reshape((-1,) + shape[1:])
+    labels = np.frombuffer(ys, dtype=np.int64)
+    combined = np.concatenate((x_labeled, x_unlabeled), axis=0)
+    points, position = np.unique(combined, axis=0, return_inverse=True)  # line 3: P
+    position = position.reshape(-1)
+    trace = concept_class.trace(points)  # line 4: one representative per labeling of P
+    scores = trace.agreement(position[: len(labels)], labels)  # q(S, g) = Σ_j 1[g(x_j) = y_j]
+    for shared in (points, position, scores):
+        shared.setflags(write=False)  # memoised: callers must not mutate them
+    return points, position, trace, scores
+
+
+@lru_cache(maxsize=1024)
+def _selection_event(candidates: int) -> ExponentialMechanism:
+    """The ledger entry of Algorithm 1 line 5 (events are immutable, so they can be shared)."""
+    return ExponentialMechanism(LABELBOOST_EPSILON, candidates)
+
+
+def labelboost_carrier(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, carrier: Any,
+                       rng: Randomness) -> Release:
+    """M_T(S) of Lemma 3.17: the relabeled carrier T^h as a tuple of labels; (ln 4e, 0)-DP in S."""
+    result = labelboost(concept_class, x_labeled, y_labeled, carrier, rng)
+    return Release(tuple(result.carrier.tolist()), LabelBoostCarrier())
+
+
+def labelboost_then(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, x_unlabeled: Any,
+                    continuation: Continuation, rng: Randomness) -> Release:
+    """B(S, T) = A((S∘T)^h) of Lemma 3.11 / Lemma 3.15: LabelBoost, then the continuation on the
+    relabeled sample. A continuation whose event is ``OnRealizableInputs`` (private on
+    C-realizable inputs only) is accounted by Lemma 3.15 (``LabelBoostRealizable``), any other by
+    Lemma 3.11 (``LabelBoostThen``)."""
+    result = labelboost(concept_class, x_labeled, y_labeled, x_unlabeled, rng)
+    xs, _, xt = _labeled_sample(concept_class, x_labeled, y_labeled, x_unlabeled)
+    inner = continuation(np.concatenate((xs, xt), axis=0), np.concatenate((result.labeled, result.carrier)), rng)
+    wrap = LabelBoostRealizable if isinstance(inner.event, OnRealizableInputs) else LabelBoostThen
+    return Release(inner.output, wrap(inner.event))
+
+
+def realizable(concept_class: ConceptClass, X: Any, y: Any) -> bool:
+    """Whether the labeled sample (X, y) is C-realizable (Definition 3.6)."""
+    points, position = np.unique(concept_class.points(X), axis=0, return_inverse=True)
+    labels = np.asarray(y, dtype=np.int64).reshape(-1)
+    if len(labels) == 0:
+        return True
+    return int(concept_class.trace(points).agreement(position.reshape(-1), labels).max()) == len(labels)
+
+
+def realizable_randomized_response(concept_class: ConceptClass, epsilon: Number) -> Continuation:
+    """A continuation that is ε-DP on C-realizable inputs only (Definition 3.6), for Lemma 3.15.
+
+    On a C-realizable sample it releases the label of the smallest point by binary randomized
+    response (kept with probability e^ε/(e^ε + 1), exact); on a non-realizable sample it
+    releases the sample itself — blatantly non-private, but never reached after LabelBoost,
+    which always hands A a sample realizable by h."""
+    eps = Fraction(epsilon)
+    if eps <= 0:
+        raise ValueError(f"epsilon must be positive, got {epsilon}")
+
+    def continuation(X: np.ndarray, y: np.ndarray, rng: Randomness) -> Release:
+        event = OnRealizableInputs(RandomizedResponse(epsilon, 2))
+        rows = [tuple(point) for point in np.asarray(X).reshape(len(y), -1).tolist()]
+        if not realizable(concept_class, X, y):
+            return Release(("not realizable", tuple(sorted(zip(rows, y.tolist())))), event)
+        bit = int(y[min(range(len(rows)), key=rows.__getitem__)])
+        keep = rng.choice_log_weights([eps, 0]) == 0
+        return Release(bit if keep else 1 - bit, event)
+
+    return continuation

@@ -1,0 +1,126 @@
+"""Command modules of the ``dpledger`` CLI.
+
+A command module exposes ``register(subparsers)``; it adds its parsers with
+:func:`leaf` (which adds ``--json``) and sets a handler ``handler(args) -> Output``.
+Commands that share a first word (``dpledger audit labelboost``, ``dpledger audit catalog``)
+obtain the shared group parser with :func:`group`.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Callable, NoReturn
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line on stderr with exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"dpledger: error: {self.prog}: {message}\n")
+
+
+@dataclass(frozen=True)
+class Output:
+    """What a command produced: a JSON-ready payload and the text shown without ``--json``."""
+
+    payload: Any
+    text: str
+    status: int = 0
+
+
+_GROUPS: dict[tuple[int, str], argparse._SubParsersAction] = {}
+
+
+def group(subparsers: argparse._SubParsersAction, name: str, help_text: str) -> argparse._SubParsersAction:
+    """The sub-command table of the group ``name`` (created on first use)."""
+    key = (id(subparsers), name)
+    if key not in _GROUPS:
+        parser = subparsers.add_parser(name, help=help_text, description=help_text)
+        table = parser.add_subparsers(dest=f"{name}_target", metavar="TARGET", parser_class=OneLineParser)
+        table.required = True
+        _GROUPS[key] = table
+    return _GROUPS[key]
+
+
+def leaf(
+    subparsers: argparse._SubParsersAction,
+    name: str,
+    help_text: str,
+    handler: Callable[[argparse.Namespace], Output],
+) -> argparse.ArgumentParser:
+    """Add a command parser with ``--json`` and its handler."""
+    parser = subparsers.add_parser(name, help=help_text, description=help_text)
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def finite_float(text: str) -> float:
+    """argparse type: a finite real number (NaN and infinities are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return value
+
+
+def decimal_text(text: str) -> str:
+    """argparse type: a finite decimal kept as text, so that the accountant reads it exactly."""
+    finite_float(text)
+    return text
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer ≥ 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def progress(total: int, label: str) -> Callable[[int], None]:
+    """A progress bar on stderr: returns ``advance(done)``; silent for tiny jobs."""
+    width = 30
+    tty = sys.stderr.isatty()
+    last_shown = [-1]
+
+    def advance(done: int) -> None:
+        if total <= 1:
+            return
+        fraction = min(done / total, 1.0)
+        step = int(fraction * (width if tty else 4))
+        if step == last_shown[0] and done < total:
+            return
+        last_shown[0] = step
+        bar = "#" * int(fraction * width)
+        line = f"{label} [{bar:<{width}}] {done}/{total}"
+        if tty:
+            sys.stderr.write("\r" + line + ("\n" if done >= total else ""))
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    return advance
+
+
+_MODULE_NAMES = [
+    "verify.commands.compose",
+    "verify.commands.calibrate",
+    "verify.commands.report",
+    "verify.commands.run_carry_forward",
+    "verify.commands.audit_blocks",
+    "verify.commands.audit_mechanism",
+    "verify.commands.run_agnostic",
+    "verify.commands.audit_labelboost",
+    "verify.commands.calibrate_boolean",
+]
+
+COMMAND_MODULES = [importlib.import_module(name) for name in _MODULE_NAMES]
