@@ -9,6 +9,7 @@ the same parameters and tree to build its trace.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from collections.abc import Sequence
 from typing import Any
 
@@ -87,6 +88,7 @@ def oracle_event(delta_oracle: sympy.Expr) -> ev.Event:
     return ev.OnRealizableInputs(ev.ApproxDP(EPSILON_ORACLE, delta_oracle))
 
 
+@lru_cache(maxsize=256)
 def continuation_event(target: Target, oracle: ev.Event, releases_carrier: bool) -> ev.Event:
     """K_u of Claim 6.3 (or K_∅ of Lemma 6.4): the oracle call, then the carrier-only
     LabelBoost release (Lemma 3.17) unless the round is the last one; claimed
@@ -97,6 +99,7 @@ def continuation_event(target: Target, oracle: ev.Event, releases_carrier: bool)
     return ev.Claim("Claim 6.3", inner, EPSILON_ORACLE + C_LB, target.delta_oracle)
 
 
+@lru_cache(maxsize=256)
 def block_event(statement: str, target: Target, oracle: ev.Event, releases_carrier: bool) -> ev.Event:
     """The macro-block MB (Lemma 6.2) or the initialization block (Lemma 6.4): LabelBoost on
     the carrier followed by the realizable-private continuation (Lemma 3.15),
@@ -105,6 +108,7 @@ def block_event(statement: str, target: Target, oracle: ev.Event, releases_carri
     return ev.Claim(statement, inner, EPSILON_ORACLE + 2 * C_LB, 4 * sympy.E * target.delta_oracle)
 
 
+@lru_cache(maxsize=1024)
 def amplified_event(statement: str, block: ev.Event, m: int, block_size: int, target: Target) -> ev.Event:
     """The block run on a size-m subsample of a ⌊n/3⌋ reservoir (Corollaries 6.6, 6.8, 6.9),
     claimed within Lemma 6.12's bounds η ≤ ε/(4√(k log(2/δ))), ζ ≤ δ/(4k)."""

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import sympy
 
-from accountant.certified import certainly_lt, exact
+from accountant.certified import certainly_le, certainly_lt, exact
 
 COMPOSITION_METHODS = ("basic", "advanced", "optimal")
 GAUSSIAN_CALIBRATIONS = ("analytic", "classical")
@@ -39,7 +39,7 @@ def _nonnegative(event: Any, name: str) -> None:
 def _probability(event: Any, name: str, *, allow_zero: bool) -> None:
     value = exact(getattr(event, name), name)
     low_ok = value.is_nonnegative if allow_zero else value.is_positive
-    if not (low_ok and (value < 1) is sympy.true):
+    if not (low_ok and certainly_lt(value, 1)):
         interval = "[0, 1)" if allow_zero else "(0, 1)"
         raise ValueError(f"{name} must be in {interval}, got {value}")
     _set(event, name, value)
@@ -246,7 +246,7 @@ class PoissonSubsample(Event):
     def __post_init__(self) -> None:
         _child(self)
         value = exact(self.rate, "rate")
-        if not (value.is_positive and (value <= 1) is sympy.true):
+        if not (value.is_positive and certainly_le(value, 1)):
             raise ValueError(f"rate q must be in (0, 1], got {value}")
         _set(self, "rate", value)
 
