@@ -58,12 +58,16 @@ def leaf(
     return parser
 
 
+def _parsed(text: str, convert: Callable[[str], Any], kind: str) -> Any:
+    try:
+        return convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
+
+
 def finite_float(text: str) -> float:
     """argparse type: a finite real number (NaN and infinities are refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    value = _parsed(text, float, "a number")
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
     return value
@@ -77,10 +81,7 @@ def decimal_text(text: str) -> str:
 
 def positive_int(text: str) -> int:
     """argparse type: an integer ≥ 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    value = _parsed(text, int, "an integer")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
