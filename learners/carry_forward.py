@@ -191,7 +191,7 @@ class CarryForwardLearner:
     def _telemetry(self, i: int, component: Any, state: _State, extended: Components, chosen: Components,
                    holdout: np.ndarray | None, tau: float) -> RoundTelemetry:
         C = self.concept_class
-        best = max(int(np.sum(C.evaluate(g, state.X) == state.y)) for g in _best_completions(C, extended, state))
+        best = _best_agreement(C, extended, state)
         chosen_labels = C.evaluate(chosen, state.X)
         population = None
         if holdout is not None and len(holdout):
@@ -210,8 +210,9 @@ class CarryForwardLearner:
         return float(np.mean(self.predict(X) == np.asarray(y)))
 
 
-def _best_completions(C: ConceptClass, prefix: Components, state: _State) -> list[Components]:
-    """Representatives of every labeling of U(S_{i−1}) by C(prefix): the best agreement of any
-    completion with S_{i−1} is attained among them."""
-    trace = restrict(C, prefix).trace(state.X)
-    return [trace.representative(j) for j in range(trace.size)]
+def _best_agreement(C: ConceptClass, prefix: Components, state: _State) -> int:
+    """The largest agreement of any completion g ∈ C(prefix) with S_{i−1}: the best score over
+    the trace of C(prefix) on U(S_{i−1}) (one representative per labeling suffices)."""
+    points, position = np.unique(C.points(state.X), axis=0, return_inverse=True)
+    trace = restrict(C, prefix).trace(points)
+    return int(trace.agreement(position.reshape(-1), state.y).max())

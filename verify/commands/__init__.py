@@ -121,6 +121,7 @@ _MODULE_NAMES = [
     "verify.commands.audit_mechanism",
     "verify.commands.run_agnostic",
     "verify.commands.audit_labelboost",
+    "verify.commands.calibrate_boolean",
 ]
 
 COMMAND_MODULES = [importlib.import_module(name) for name in _MODULE_NAMES]

@@ -37,6 +37,7 @@ class ClassSetup:
 
 _MODULES = [
     "verify.setups.grid",
+    "verify.setups.boolean",
 ]
 
 

@@ -10,7 +10,8 @@ from verify.setups import ClassSetup, Problem
 GENERIC_ORACLE = "completion-score exponential mechanism (ε_A = 4)"
 
 
-def _add_domain(parser: argparse.ArgumentParser) -> None:
+def add_domain_size(parser: argparse.ArgumentParser) -> None:
+    """Add --domain-size once (several setups share it)."""
     if not any(action.dest == "domain_size" for action in parser._actions):
         parser.add_argument("--domain-size", type=positive_int, default=None,
                             help="grid size N (default 2^20; rectangles 16 — their trace is O(|P|^5))")
@@ -29,6 +30,6 @@ def _grid_problem(name: str):
 
 
 SETUPS = [
-    ClassSetup(name, f"{name} on an integer grid", _add_domain, _grid_problem(name))
+    ClassSetup(name, f"{name} on an integer grid", add_domain_size, _grid_problem(name))
     for name in ("thresholds", "intervals", "rectangles")
 ]
