@@ -12,12 +12,15 @@ prefix state, witnessed by the hypothesis LabelBoost selected; a violation raise
 :class:`InvariantViolation` (an internal error, never silently passed).
 
 The trace is the Section 6 event tree built from the oracle events actually recorded and the
-(m, n) actually used (:func:`accountant.carry_forward.learner_event`); ``guarantee_`` is what
-the accountant derives from it, whatever m was chosen.
+(m, n) actually used (:func:`accountant.carry_forward.learner_event`), with each reservoir's
+activations composed optimally (the tightest certified accounting; never weaker than the
+paper's advanced composition of Corollary 6.11, whose claims stay in the tree as ``Claim``
+nodes); ``guarantee_`` is what the accountant derives from it, whatever m was chosen.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -54,14 +57,22 @@ class RoundTelemetry:
     bound: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"round": self.round, "component": _jsonable(self.component),
+        return {"round": self.round, "component": jsonable(self.component),
                 "oracle_disagreement": self.oracle_disagreement,
                 "labelboost_disagreement": self.labelboost_disagreement,
                 "population_disagreement": self.population_disagreement, "two_tau": self.bound}
 
 
-def _jsonable(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
+def jsonable(value: Any) -> Any:
+    """A component (or tuple of components) as JSON: numpy scalars as numbers, exact rationals
+    as strings, tuples as lists."""
+    if isinstance(value, tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Fraction):
+        return str(value)
+    return value
 
 
 @dataclass
@@ -174,7 +185,7 @@ class CarryForwardLearner:
         self.hypothesis_ = state.prefix
         self.m_ = m
         self.rounds_ = state.rounds
-        self.trace_: Event = learner_event(target, m, oracle_events, "advanced")
+        self.trace_: Event = learner_event(target, m, oracle_events, "optimal")
         self.derivation_: Derivation = account(self.trace_)
         self.guarantee_: Guarantee = self.derivation_.guarantee
         self.holds_ = self.guarantee_.meets(target.epsilon, target.delta).holds

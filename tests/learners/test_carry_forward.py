@@ -114,3 +114,19 @@ def test_oracle_with_inconsistent_k_is_refused():
 
     with pytest.raises(ValueError, match="k = 2"):
         CarryForwardLearner(Thresholds(64), oracle=TwoComponentOracle(), m=5).fit(np.arange(60), np.zeros(60, int))
+
+
+def test_tight_calibration_guarantee_holds_for_k_at_least_3():
+    """Regression: with k = 4 the tight m must also be certified by the learner's own trace."""
+    C = Rectangles(8)
+    X, y, _ = realizable_data(C, 300_000, 3)
+    learner = CarryForwardLearner(C, calibration="tight", random_state=3).fit(X, y)
+    assert learner.m_ >= 1 and learner.holds_
+
+
+def test_halfspace_components_are_json_ready():
+    from fractions import Fraction
+
+    from learners.carry_forward import jsonable
+
+    assert jsonable((1, Fraction(3, 7), np.int64(2))) == [1, "3/7", 2]

@@ -29,7 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> Output:
     import numpy as np
 
-    from learners.carry_forward import CarryForwardLearner
+    from learners.carry_forward import CarryForwardLearner, jsonable
     from learners.synthetic import random_concept
 
     problem = setups()[args.concept].build(args)
@@ -45,13 +45,14 @@ def run(args: argparse.Namespace) -> Output:
     test_error = 1 - learner.score(X_test, concept_class.evaluate(target, X_test))
     g = learner.guarantee_
     payload = {
-        "class": repr(concept_class), "target_concept": _jsonable(target),
-        "hypothesis": _jsonable(learner.hypothesis_), "test_error": test_error,
+        "class": repr(concept_class), "target_concept": jsonable(target),
+        "hypothesis": jsonable(learner.hypothesis_), "test_error": test_error,
         "n": args.n, "m": learner.m_, "oracle": problem.oracle_description,
         "guarantee": {"epsilon": g.epsilon_upper, "delta": g.delta_upper},
         "claimed": {"epsilon": float(args.epsilon), "delta": float(args.delta)},
         "holds": learner.holds_,
         "rounds": [r.to_dict() for r in learner.rounds_],
+        "oracle_rounds": [r.to_dict() for r in getattr(problem.oracle, "history_", [])],
         "trace": learner.derivation_.to_dict(),
     }
     lines = [
@@ -64,10 +65,9 @@ def run(args: argparse.Namespace) -> Output:
         population = "" if r.population_disagreement is None else f", population {r.population_disagreement:.4g}"
         lines.append(f"  round {r.round}: y = {r.component}, oracle τ̂ = {r.oracle_disagreement:.4g}, "
                      f"LabelBoost disagreement {r.labelboost_disagreement:.4g} (2τ = {r.bound:.4g}){population}")
+    for r in payload["oracle_rounds"]:
+        lines.append(f"  oracle round {r['round']}: depth {r['depth']} of m = {r['m']}"
+                     f" (full depth in the domain: {r['full_depth_in_domain']})")
     lines += ["", learner.derivation_.to_text()]
     return Output(payload, "\n".join(lines))
 
-
-def _jsonable(components: tuple) -> list:
-    """Component tuples as JSON (numpy scalars and nested tuples converted)."""
-    return [_jsonable(v) if isinstance(v, tuple) else (v.item() if hasattr(v, "item") else v) for v in components]

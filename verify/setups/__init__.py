@@ -38,6 +38,7 @@ class ClassSetup:
 _MODULES = [
     "verify.setups.grid",
     "verify.setups.boolean",
+    "verify.setups.halfspaces",
 ]
 
 

@@ -1,0 +1,175 @@
+"""Halfspace coordinate oracles (seed 000, Sections 8.1–8.3) for CarryForwardLearner.
+
+All three oracles return an element of the finite domain Ỹ_i(y≤i−1) of Definition 8.2 on every
+input (totality and validity of Assumption 4.4) and declare their event wrapped in
+``OnRealizableInputs`` as the learner expects. Each keeps a per-call ``history_``
+(:class:`OracleRound`): the depth Q_i^S(y_i) achieved against m = |S| and whether the domain
+contains a coordinate of full depth (Lemma 8.3 / C.4, checked on every call).
+
+* :class:`ExponentialDepthOracle` — the baseline: the exponential mechanism over Ỹ_i with score
+  Q_i^S (sensitivity one, Definition 8.1): ε_A-DP on every input; loses O(log N/ε_A) depth.
+* :class:`QCOptOracle` — Section 8.2's A_i^QC with its total extension; the optimizer is a
+  named substitute (:data:`~learners.halfspaces.private_ip.QCOPT_SUBSTITUTE`): the
+  exponential mechanism with quality Q_i^S, so it behaves as the baseline.
+* :class:`IPConcaveOracle` — Algorithm 3 (Nissim et al.) with the exponential-mechanism
+  interior point as PrivateIP (a named substitute, :data:`~learners.halfspaces.private_ip.PRIVATE_IP_SUBSTITUTE`):
+  random partition into t blocks (line 2), a full-depth block maximizer per block (line 4,
+  deterministic: the simplest domain element of the first best slot), the private interior
+  point of the maximizers (line 5). One record changes one block, hence one maximizer, and the
+  interior-point score by ≤ 1: ε_A-DP on every input (Theorem 8.10 for this PrivateIP).
+"""
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from accountant.events import Event, ExponentialMechanism, OnRealizableInputs
+from learners.component_oracles import ComponentOracle
+from learners.concept_classes import Components, ConceptClass
+from learners.halfspaces.depth import SlotScores, coordinate_objective, threshold_objective
+from learners.halfspaces.domains import SignDomain
+from learners.halfspaces.private_ip import (PRIVATE_IP_SUBSTITUTE, QCOPT_SUBSTITUTE, domain_exponential_mechanism,
+                                            exponential_interior_point, interior_point_sample_size)
+from learners.randomness import Randomness, as_fraction
+
+
+@dataclass(frozen=True)
+class OracleRound:
+    """One oracle call: coordinate i, the value chosen, Q_i^S at it, m = |S|, the maximum of
+    Q_i^S over the domain and whether it equals m (Lemma 8.3 / C.4 on a realizable state)."""
+
+    round: int
+    value: Fraction
+    depth: int
+    m: int
+    domain_maximum: int
+    full_depth_in_domain: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"round": self.round, "value": str(self.value), "depth": self.depth, "m": self.m,
+                "domain_maximum": self.domain_maximum, "full_depth_in_domain": self.full_depth_in_domain}
+
+
+def objective_slots(X: np.ndarray, y: np.ndarray, prefix: Components) -> SlotScores:
+    """Q_i^S on slots of the line for coordinate i = len(prefix) + 1 (Definition 8.1); for i = 1
+    the slots {−1} and {1} carry Q_1^S(−1) and Q_1^S(1); the empty slots around them score 0."""
+    if prefix:
+        return coordinate_objective(X, y, prefix)
+    low, high = (threshold_objective(X, y, w) for w in SignDomain())
+    return SlotScores([Fraction(-1), Fraction(1)], np.array([0, low, 0, high, 0], dtype=np.int64))
+
+
+def _domain_maximum(domain: Any, scores: SlotScores) -> int:
+    """max of Q over the domain's elements (slots without elements are skipped)."""
+    counts = domain.counts(scores.breakpoints)
+    return max(int(s) for s, c in zip(scores.scores.tolist(), counts) if c)
+
+
+class _DepthOracle(ComponentOracle):
+    """Shared part: ε_A, the call ``select`` = optimise over Ỹ_i then record, the event."""
+
+    description = ""
+
+    def __init__(self, epsilon: Any = 4) -> None:
+        self.epsilon = epsilon
+        self.history_: list[OracleRound] = []
+
+    def _epsilon(self) -> Fraction:
+        value = as_fraction(self.epsilon, "epsilon")
+        if value <= 0:
+            raise ValueError(f"epsilon must be positive, got {self.epsilon}")
+        return value
+
+    def event(self, concept_class: ConceptClass, prefix: Components) -> Event:
+        """ε_A-DP (pure) on every input, recorded as required on realizable inputs."""
+        return OnRealizableInputs(ExponentialMechanism(self._epsilon(), concept_class.next_values(prefix).size))
+
+    def select(self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray,
+               rng: Randomness) -> Fraction:
+        domain = concept_class.next_values(prefix)
+        value = self._optimize(domain, prefix, X, y, rng)
+        objective = objective_slots(X, y, prefix)  # telemetry: Q_i^S at the output and over Ỹ_i
+        best = _domain_maximum(domain, objective)
+        self.history_.append(OracleRound(len(prefix) + 1, value, objective(value), len(y), best, best == len(y)))
+        return value
+
+    @abstractmethod
+    def _optimize(self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness) -> Fraction:
+        """The private choice of y_i ∈ Ỹ_i."""
+
+
+class ExponentialDepthOracle(_DepthOracle):
+    """The exponential mechanism over Ỹ_i(y≤i−1) with score Q_i^S (the baseline oracle)."""
+
+    description = "exponential mechanism over the finite coordinate domain with score Q_i^S (baseline)"
+
+    def _optimize(self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness) -> Fraction:
+        return domain_exponential_mechanism(domain, objective_slots(X, y, prefix), self._epsilon(), rng)
+
+
+Optimizer = Callable[[Any, SlotScores, Fraction, Randomness], Fraction]
+"""A private optimizer over a domain: (domain, quality on slots, ε, rng) → an element."""
+
+
+class QCOptOracle(_DepthOracle):
+    """A_i^QC of Section 8.2: QCOpt(S, Q_i^S, Ỹ_i) with the total extension (an output outside
+    Ỹ_i, or a failed construction signalled by ``ValueError``, becomes min Ỹ_i).
+
+    QCOpt itself is **substituted**: the default ``optimizer`` is the exponential mechanism with
+    quality Q_i^S (ε_A-DP, loss O(log N/ε_A)) instead of Cohen et al.'s quasi-concave optimizer
+    (Proposition 8.6, loss Õ(2^{log* N} log(1/δ_A)/ε_A)); hence ``event`` stays pure ε_A."""
+
+    description = f"QCOpt with the total extension (Section 8.2); optimizer = {QCOPT_SUBSTITUTE}"
+
+    def __init__(self, epsilon: Any = 4, optimizer: Optimizer = domain_exponential_mechanism) -> None:
+        super().__init__(epsilon)
+        self.optimizer = optimizer
+
+    def _optimize(self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness) -> Fraction:
+        try:
+            value = self.optimizer(domain, objective_slots(X, y, prefix), self._epsilon(), rng)
+        except ValueError:
+            return domain.minimum
+        return value if value in domain else domain.minimum
+
+
+class IPConcaveOracle(_DepthOracle):
+    """IPConcave (Algorithm 3) with PrivateIP = the exponential-mechanism interior point.
+
+    ``blocks``: t, or None for the smallest t with N·exp(−ε_A t/4) ≤ β_IP (Lemma 8.13 with
+    this PrivateIP), capped at |S|; ``beta``: β_IP."""
+
+    description = f"IPConcave (Algorithm 3) with PrivateIP = {PRIVATE_IP_SUBSTITUTE}"
+
+    def __init__(self, epsilon: Any = 4, blocks: int | None = None, beta: float = 0.05) -> None:
+        super().__init__(epsilon)
+        self.blocks = blocks
+        self.beta = beta
+
+    def block_count(self, domain_size: int, m: int) -> int:
+        """t (Algorithm 3 line 2): the user's, or enough for the interior point, at most m."""
+        if self.blocks is not None:
+            if isinstance(self.blocks, bool) or not isinstance(self.blocks, int) or self.blocks < 1:
+                raise ValueError(f"blocks must be an integer ≥ 1, got {self.blocks!r}")
+            return min(self.blocks, m)
+        return min(interior_point_sample_size(domain_size, self.beta, self._epsilon()), m)
+
+    def _optimize(self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness) -> Fraction:
+        t = self.block_count(domain.size, len(y))
+        order = rng.permutation(len(y))  # line 2: value-independent random partition
+        maximizers = [block_maximizer(X[block], y[block], prefix, domain) for block in np.array_split(order, t)]
+        return exponential_interior_point(maximizers, domain, self._epsilon(), rng)  # line 5
+
+
+def block_maximizer(X: np.ndarray, y: np.ndarray, prefix: Components, domain: Any) -> Fraction:
+    """argmax_{z ∈ Ỹ_i} Q_i^B(z) (Algorithm 3 line 4), a deterministic function of the block: the
+    simplest element of the first slot of highest score that holds a domain element (w = −1 on ties)."""
+    objective = objective_slots(X, y, prefix)
+    order = sorted(range(len(objective.scores)), key=lambda j: (-int(objective.scores[j]), j))
+    # the slots partition the line, so some slot holds an element of the non-empty domain
+    return next(c for j in order if (c := domain.simplest(objective.slot(j))) is not None)

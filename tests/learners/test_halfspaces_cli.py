@@ -1,0 +1,29 @@
+"""``dpledger run carry-forward --class halfspaces``: end to end, the substitute named, bad input."""
+from __future__ import annotations
+
+import pytest
+
+from verify.cli import main
+
+BASE = ["run", "carry-forward", "--class", "halfspaces", "--n", "600", "--m", "30", "--seed", "3", "--test-size", "200"]
+
+
+@pytest.mark.parametrize("oracle", ["ipconcave", "qcopt", "exponential"])
+def test_run_halfspaces_end_to_end_names_the_oracle_and_its_substitute(oracle, capsys):
+    assert main([*BASE, "--dim", "2", "--grid", "6", "--oracle", oracle]) == 0
+    out = capsys.readouterr().out
+    assert "GridHalfspaces(dimension=2, grid=6)" in out and "round 3:" in out
+    ip = "exponential-mechanism interior point (substitute for Cohen et al.'s log* interior point)"
+    qc = "exponential-mechanism quasi-concave optimizer (substitute for Cohen et al.'s 2^(log* N) QCOpt"
+    assert (ip in out) == (oracle == "ipconcave") and (qc in out) == (oracle == "qcopt")
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["--dim", "3"], "dimension must be one of (1, 2)"),
+    (["--grid", "0"], "grid must be an integer X in [1, 256]"),
+    (["--oracle", "exponential", "--blocks", "3"], "blocks: --blocks applies to --oracle ipconcave only"),
+])
+def test_run_halfspaces_out_of_range_is_one_line_exit_2(arguments, message, capsys):
+    assert main([*BASE, *arguments]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -1,0 +1,162 @@
+"""Depth, Q_i^S (Definition 8.1) and the statements of Appendices A and C that rest on them."""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from learners.halfspaces.depth import coordinate_objective, depth, signed_labels, threshold_objective
+from learners.halfspaces.geometry import GridHalfspaces
+from learners.halfspaces.oracles import block_maximizer
+from learners.halfspaces.perturbation import in_general_position
+from learners.synthetic import random_concept
+
+
+def realizable_sample(dimension, grid, m, seed):
+    C = GridHalfspaces(dimension, grid)
+    rng = np.random.default_rng(seed)
+    target = random_concept(C, rng)
+    X = rng.integers(-grid, grid + 1, size=(m, dimension))
+    return C, X, C.evaluate(target, X).astype(np.int64), target
+
+
+def brute_objective(X, y, prefix, z):
+    """Q_i^S(z) by trying every candidate value of the single free coefficient (d = 2, i = 2):
+    the thresholds of the constraints at z (the maximum over u is attained at one of them)."""
+    w = Fraction(prefix[0])
+    candidates = [(w - z * x[0]) / x[1] for x in X.tolist() if x[1]] or [Fraction(0)]
+    return max(depth(X, y, (w, z, u)) for u in candidates)
+
+
+def is_quasi_concave(scores):
+    """No slot strictly below both a slot to its left and one to its right (Lemma A.2)."""
+    left = np.maximum.accumulate(scores)
+    right = np.maximum.accumulate(scores[::-1])[::-1]
+    return bool(np.all(scores >= np.minimum(left, right)))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 9))
+def test_definition_8_1_objective_equals_brute_force_maximum_over_completions(seed, m):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, size=(m, 2))
+    y = rng.integers(0, 2, size=m)
+    w = int(rng.choice([-1, 1]))
+    Q = coordinate_objective(X, y, (w,))
+    for z in list(Q.breakpoints) + [Fraction(k, 7) for k in range(-25, 26, 3)]:
+        assert Q(z) == brute_objective(X, y, (w,), z)
+    a1 = Fraction(int(rng.integers(-5, 6)), int(rng.integers(1, 4)))
+    last = coordinate_objective(X, y, (w, a1))
+    for z in list(last.breakpoints) + [Fraction(k, 5) for k in range(-25, 26, 3)]:
+        assert last(z) == depth(X, y, (w, a1, z))
+    assert threshold_objective(X, y, w) == Q.maximum
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2]), st.integers(1, 40))
+def test_lemma_a_2_objective_is_quasi_concave_on_realizable_prefix_states(seed, dimension, m):
+    C, X, y, target = realizable_sample(dimension, 4, m, seed)
+    for i in range(2, C.k + 1):
+        Q = coordinate_objective(X, y, target[: i - 1])  # the target's prefix: a realizable prefix state
+        assert Q.maximum == m and is_quasi_concave(Q.scores)
+
+
+def test_lemma_a_2_fails_without_realizability_the_reason_the_learner_restores_it():
+    """S = ((1, +), (−1, +)) with w = 1 needs a ≥ 1 and a ≤ −1: not realizable, and Q_2 is 1, 0, 1
+    at the domain points −1 < 0 < 1."""
+    C = GridHalfspaces(1, 1)
+    X, y = np.array([[1], [-1]]), np.array([1, 1])
+    Q = coordinate_objective(X, y, (1,))
+    assert [Q(z) for z in (-1, 0, 1)] == [1, 0, 1]
+    assert all(z in C.next_values((1,)) for z in (-1, 0, 1))
+    assert not is_quasi_concave(Q.scores)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2]), st.integers(1, 30), st.integers(1, 6))
+def test_lemma_8_3_c_4_finite_domain_contains_a_full_depth_coordinate_at_every_round(seed, dimension, m, grid):
+    """Walk the rounds choosing a full-depth domain element each time: the domain of the next
+    coordinate must again hold one (Lemma C.4); w from {−1, 1} too (Lemma C.9, i = 1)."""
+    C, X, y, _ = realizable_sample(dimension, grid, m, seed)
+    prefix = ()
+    for _ in range(C.k):
+        domain = C.next_values(prefix)
+        value = block_maximizer(X, y, prefix, domain)
+        assert value in domain
+        prefix += (value,)
+        assert (threshold_objective(X, y, value) if len(prefix) == 1 else coordinate_objective(X, y, prefix[:-1])(value)) == m
+    assert C.prefix_valid(prefix) and depth(X, y, prefix) == m
+
+
+def general_position_sample(m, grid, seed):
+    rng = np.random.default_rng(seed)
+    while True:
+        X = rng.integers(-grid, grid + 1, size=(m, 2))
+        if in_general_position(X):
+            return X
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(3, 12))
+def test_corollary_c_10_satisfied_constraints_transfer_to_errors_plus_d(seed, m):
+    """Under general position a completion violating E constraints errs on ≤ E + d points; the
+    hyperplanes through two sample points are the hardest case (two points on the boundary)."""
+    C = GridHalfspaces(2, 20)
+    X = general_position_sample(m, 20, seed)
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, size=m)
+    for i in range(m):
+        for j in range(i + 1, m):
+            D = X[i, 0] * X[j, 1] - X[i, 1] * X[j, 0]
+            if not D:
+                continue
+            for w in (-1, 1):
+                h = (w, Fraction(int(w * (X[j, 1] - X[i, 1])), int(D)), Fraction(int(w * (X[i, 0] - X[j, 0])), int(D)))
+                errors = int(np.sum(C.evaluate(h, X) != y))
+                assert errors <= (m - depth(X, y, h)) + 2
+
+
+def test_corollary_c_10_needs_general_position():
+    """Three negatives on the hyperplane satisfy their constraints but are misclassified: E = 0, 3 errors > d = 2."""
+    X, y = np.array([[1, 0], [1, 1], [1, 2]]), np.array([0, 0, 0])
+    h = (1, Fraction(1), Fraction(0))
+    assert depth(X, y, h) == 3 and int(np.sum(GridHalfspaces(2, 2).evaluate(h, X) != y)) == 3
+
+
+@pytest.mark.slow
+def test_lemmas_8_11_8_12_block_maximizers_keep_most_of_the_full_sample_depth():
+    """Empirical Lemma 8.12: blocks of r = 60 from a realizable S of m = 600 (d = 2); every block
+    maximizer z_j satisfies Q_i^S(z_j) ≥ (1 − ρ)m with ρ = 0.1 (the VC bound's order d/r)."""
+    C, X, y, target = realizable_sample(2, 16, 600, 3)
+    rng = np.random.default_rng(4)
+    for prefix in ((), target[:1]):
+        domain = C.next_values(prefix)
+        full = {w: threshold_objective(X, y, w) for w in (-1, 1)}.__getitem__ if not prefix else coordinate_objective(X, y, prefix)
+        for block in np.array_split(rng.permutation(600), 10):
+            z = block_maximizer(X[block], y[block], prefix, domain)
+            assert full(z) >= 0.9 * 600
+
+
+def test_reduction_appendix_c_constraint_signs():
+    """ℓ(⟨a, x⟩ − w) ≥ 0: a positive point on the boundary satisfies its constraint, a negative one too."""
+    X = np.array([[1, 1], [1, 1], [3, 0]])
+    assert signed_labels([0, 1, 1]).tolist() == [-1, 1, 1]
+    assert depth(X, np.array([0, 1, 0]), (2, 1, 1)) == 2  # (3,0)·(1,1) = 3 ≥ 2 violates the negative
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 40))
+def test_proposition_a_1_two_lps_give_the_full_depth_interval_of_the_exact_objective(seed, m):
+    """The superlevel set {Q_2^S = m} is the interval I_[m]: its exact slot hull matches the two LPs."""
+    from learners.halfspaces.depth import coordinate_constraints, coordinate_scores, feasible_interval
+
+    C, X, y, target = realizable_sample(2, 5, m, seed)
+    system = coordinate_constraints(X, y, target[:1])
+    Q = coordinate_scores(system)
+    full = np.flatnonzero(Q.scores == m)
+    low, high = Q.slot(int(full[0])).low, Q.slot(int(full[-1])).high
+    lp_low, lp_high = feasible_interval(system)
+    assert (low is None and lp_low == -np.inf) or abs(float(low) - lp_low) < 1e-7
+    assert (high is None and lp_high == np.inf) or abs(float(high) - lp_high) < 1e-7
+    assert feasible_interval(coordinate_constraints(np.array([[0, 0]]), np.array([1]), (1,))) is None  # 0 ≥ 1

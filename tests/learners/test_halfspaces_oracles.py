@@ -1,0 +1,148 @@
+"""The halfspace coordinate oracles (Sections 8.1–8.3): exact privacy of their discrete part on
+tiny instances, validity and the Lemma C.4 check inside CarryForwardLearner, bad input."""
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from accountant.rules import account
+from learners.carry_forward import CarryForwardLearner
+from learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle, QCOptOracle
+from learners.halfspaces.private_ip import exponential_interior_point, interior_point_scores
+from learners.randomness import Sampled, enumerate_outputs
+from learners.synthetic import random_concept
+from verify.exact_audit import pure_epsilon
+
+RECORDS_1D = [((x,), label) for x in (-1, 0, 1) for label in (0, 1)]
+
+
+def _worst_epsilon(oracle, C, prefix, size):
+    """max over substitution neighbours S ~ S′ of |S| = size records of the exact pure ε of the
+    oracle's output distribution (all randomness enumerated)."""
+    def run(sample):
+        X = np.array([r[0] for r in sample]).reshape(size, C.dimension)
+        y = np.array([r[1] for r in sample])
+        return enumerate_outputs(lambda rng: oracle.select(C, prefix, X, y, rng))
+
+    distributions = {s: run(s) for s in itertools.product(RECORDS_1D, repeat=size)}
+    worst = 0.0
+    for sample, P in distributions.items():
+        for position, record in itertools.product(range(size), RECORDS_1D):
+            other = sample[:position] + (record,) + sample[position + 1:]
+            worst = max(worst, float(pure_epsilon(P, distributions[other]).b))
+    return worst
+
+
+@pytest.mark.parametrize("make", [ExponentialDepthOracle, QCOptOracle])
+@pytest.mark.parametrize("prefix", [(), (1,), (-1,)])
+def test_exponential_and_qcopt_oracles_are_exactly_epsilon_a_dp_on_every_input(make, prefix):
+    """Assumption 4.4 privacy for the baseline and the QCOpt substitute: worst exact ε over all
+    neighbours ≤ ε_A = 1 (d = 1, X = 1, |S| = 2; Ỹ_2 = {−1, 0, 1}), and the score moves (ε > 0)."""
+    C, oracle = GridHalfspaces(1, 1), make(epsilon=1)
+    worst = _worst_epsilon(oracle, C, prefix, 2)
+    assert 0 < worst <= 1 + 1e-12
+    assert account(oracle.event(C, prefix)).guarantee.epsilon_upper == 1
+
+
+def test_ipconcave_oracle_is_exactly_epsilon_a_dp_on_every_input():
+    """IPConcave (Algorithm 3) with the exponential interior point, t = 2 blocks of one record,
+    random partition enumerated: worst exact ε ≤ ε_A = 1 (Theorem 8.10 for this PrivateIP)."""
+    C, oracle = GridHalfspaces(1, 1), IPConcaveOracle(epsilon=1, blocks=2)
+    worst = _worst_epsilon(oracle, C, (1,), 2)
+    assert 0 < worst <= 1 + 1e-12
+
+
+def test_exponential_interior_point_is_exactly_epsilon_dp_and_interior_with_high_probability():
+    """PrivateIP substitute: neighbouring multisets of maximizers (one value substituted) give
+    exact ε ≤ ε; with t = 9 points the output lies in [min, max] with probability ≥ 1 − N e^{−εt/4}."""
+    C = GridHalfspaces(1, 2)
+    domain = C.next_values((1,))
+    values = [Fraction(v) for v in (-2, -1, 0, 1, 2)]
+    dist = {s: enumerate_outputs(lambda rng, s=s: exponential_interior_point(list(s), domain, 1, rng))
+            for s in itertools.combinations_with_replacement(values, 2)}
+    for s, P in dist.items():
+        for i, v in itertools.product(range(2), values):
+            other = tuple(sorted(s[:i] + (v,) + s[i + 1:]))
+            assert float(pure_epsilon(P, dist[other]).b) <= 1 + 1e-12
+    points = [Fraction(1, 2)] * 5 + [Fraction(1)] * 4
+    exact = enumerate_outputs(lambda rng: exponential_interior_point(points, domain, 4, rng))
+    inside = sum(float(p.a) for v, p in exact.items() if Fraction(1, 2) <= v <= 1)
+    assert inside >= 1 - domain.size * math.exp(-4 * 9 / 4)
+    assert interior_point_scores(points).maximum == 5
+
+
+def _fit(oracle, dimension, grid, m, seed, labels=None, X=None):
+    C = GridHalfspaces(dimension, grid)
+    rng = np.random.default_rng(seed)
+    target = random_concept(C, rng)
+    if X is None:
+        X = rng.integers(-grid, grid + 1, size=(3 * m, dimension))
+    y = C.evaluate(target, X) if labels is None else labels
+    return C, CarryForwardLearner(C, oracle=oracle, m=m, random_state=seed).fit(X, y)
+
+
+@pytest.mark.parametrize("make", [ExponentialDepthOracle, QCOptOracle, IPConcaveOracle])
+@pytest.mark.parametrize("dimension", [1, 2])
+def test_lemma_8_3_full_depth_in_domain_and_valid_outputs_inside_the_learner(make, dimension):
+    """Every oracle call returns a domain element (Assumption 4.4 validity), the run-time Lemma 5.2
+    check passes, and each realizable prefix state's domain holds a full-depth coordinate (Lemma C.4)."""
+    oracle = make()
+    C, learner = _fit(oracle, dimension, 8, 40, 1)
+    assert C.prefix_valid(learner.hypothesis_) and len(oracle.history_) == C.k
+    assert all(r.full_depth_in_domain and r.domain_maximum == r.m == 40 for r in oracle.history_)
+    assert learner.trace_ is not None and learner.guarantee_.epsilon_upper > 0
+
+
+@pytest.mark.parametrize("labels", ["zeros", "ones"])
+def test_degenerate_samples_one_label_and_repeated_points(labels):
+    """All one label (realizable by w = ±1 and a = 0) and a sample of a single repeated point."""
+    X = np.tile([[2, -1]], (60, 1)) if labels == "ones" else np.random.default_rng(0).integers(-4, 5, size=(60, 2))
+    y = np.full(60, 1 if labels == "ones" else 0)
+    oracle = ExponentialDepthOracle()
+    C, learner = _fit(oracle, 2, 4, 20, 2, labels=y, X=X)
+    assert all(r.full_depth_in_domain for r in oracle.history_)
+    assert C.contains(learner.hypothesis_)
+
+
+def test_bad_input_points_off_the_grid_and_oracle_parameters():
+    C = GridHalfspaces(2, 3)
+    with pytest.raises(ValueError, match="X"):
+        CarryForwardLearner(C, oracle=ExponentialDepthOracle(), m=5).fit(np.full((30, 2), 4), np.zeros(30, dtype=int))
+    with pytest.raises(ValueError, match="epsilon"):
+        ExponentialDepthOracle(epsilon=0).event(C, ())
+    with pytest.raises(ValueError, match="blocks"):
+        IPConcaveOracle(blocks=0).block_count(10, 5)
+
+
+@pytest.mark.parametrize("failure", ["outside", "raises"])
+def test_qcopt_total_extension_returns_the_domain_minimum(failure):
+    """Section 8.2: an optimizer output outside Ỹ_i, or a failed construction, becomes min Ỹ_i."""
+    def broken(domain, scores, epsilon, rng):
+        if failure == "raises":
+            raise ValueError("scores: no valid input for a subroutine")
+        return Fraction(1, 10**9)
+
+    C = GridHalfspaces(2, 2)
+    X, y = np.array([[1, 1], [-1, 0]]), np.array([1, 0])
+    oracle = QCOptOracle(optimizer=broken)
+    assert oracle.select(C, (1,), X, y, Sampled(0)) == C.next_values((1,)).minimum == -16  # −d·d!·X^d
+    assert oracle.select(C, (), X, y, Sampled(0)) == -1
+
+
+def test_learner_guarantee_is_derived_from_the_recorded_oracle_events():
+    """The trace carries each call's event: ε_A = 4 over |Ỹ_i| candidates (2 for w, the implicit
+    domain sizes after), and the accountant derives the guarantee from that tree."""
+    oracle = IPConcaveOracle()
+    C, learner = _fit(oracle, 2, 4, 30, 5)
+
+    def leaves(event):
+        children = event.subevents
+        return [event] if not children else [leaf for child in children for leaf in leaves(child)]
+
+    sizes = {leaf.candidates for leaf in leaves(learner.trace_) if type(leaf).__name__ == "ExponentialMechanism"
+             and leaf.epsilon == 4}
+    prefix = learner.hypothesis_
+    assert {2, C.next_values(prefix[:1]).size, C.next_values(prefix[:2]).size} <= sizes
+    assert learner.guarantee_.epsilon_upper == account(learner.trace_).guarantee.epsilon_upper
