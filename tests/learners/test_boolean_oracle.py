@@ -118,7 +118,7 @@ def test_learner_derived_guarantee_meets_its_target_with_paper_m():
     learner = CarryForwardLearner(C, oracle=RelabelOracle(), epsilon=1, delta="1e-6", random_state=0)
     learner.fit(X, C.evaluate(((40,), (5,)), X))
     assert learner.m_ == 3 and learner.holds_ is True
-    assert learner.guarantee_.epsilon_upper <= 1 and learner.guarantee_.delta_upper <= 1e-6
+    assert learner.guarantee_.meets(1, "1e-6").holds and learner.guarantee_.epsilon_upper <= 1
     assert C.contains(learner.hypothesis_)
 
 
