@@ -122,6 +122,7 @@ _MODULE_NAMES = [
     "verify.commands.run_agnostic",
     "verify.commands.audit_labelboost",
     "verify.commands.calibrate_boolean",
+    "verify.commands.proofs",
 ]
 
 COMMAND_MODULES = [importlib.import_module(name) for name in _MODULE_NAMES]
