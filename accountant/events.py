@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-import sympy
 
 from accountant.certified import certainly_le, certainly_lt, exact
 

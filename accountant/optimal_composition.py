@@ -41,16 +41,17 @@ that contains it (atoms compared with it as exact rationals).
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterator, Sequence
+from typing import Sequence
 
 import mpmath
 import numpy as np
 from mpmath import iv, mp, mpf
+
+from accountant.certified import interval_precision
 from mpmath.libmp import round_nearest, to_float
 
 __all__ = [
@@ -126,16 +127,6 @@ def _check_k(k: object) -> int:
 
 # ----------------------------------------------------------------------------------------------
 # Interval helpers
-
-
-@contextlib.contextmanager
-def _iv_precision(bits: int) -> Iterator[None]:
-    saved = iv.prec
-    iv.prec = bits
-    try:
-        yield
-    finally:
-        iv.prec = saved
 
 
 def _ends(x: object) -> tuple[mpf, mpf]:
@@ -490,7 +481,7 @@ def homogeneous_optimal_epsilon(
     k = _check_k(k)
     _check_total_loss("epsilon", epsilon * k)
     target_delta = _check_target("target_delta", target_delta)
-    with _iv_precision(_precision_for(target_delta)):
+    with interval_precision(_precision_for(target_delta)):
         dprime = _dprime(_survival([(delta, k)]), target_delta)
         _require_reachable(dprime)
         return _solve_epsilon(_homogeneous_distribution(epsilon, k), dprime)
@@ -514,7 +505,7 @@ def homogeneous_optimal_delta(epsilon: mpf, delta: mpf, k: int, at_epsilon: mpf)
     at_epsilon = _finite("at_epsilon", at_epsilon)
     if at_epsilon < 0:
         raise ValueError(f"at_epsilon must be >= 0, got {at_epsilon!r}")
-    with _iv_precision(_precision_for(delta)):
+    with interval_precision(_precision_for(delta)):
         survive = _survival([(delta, k)])
         rr = _delta_rr_accurate(_homogeneous_distribution(epsilon, k), at_epsilon)
         lo, hi = _widen((1 - survive) + survive * rr)
@@ -543,7 +534,7 @@ def heterogeneous_optimal_epsilon(
     if isinstance(max_states, bool) or not isinstance(max_states, int) or max_states < 1:
         raise ValueError(f"max_states must be an integer >= 1, got {max_states!r}")
     groups = Counter(eps for eps, _ in checked)
-    with _iv_precision(_precision_for(target_delta)):
+    with interval_precision(_precision_for(target_delta)):
         dprime = _dprime(_survival(list(Counter(d for _, d in checked).items())), target_delta)
         _require_reachable(dprime)
         dist = _heterogeneous_distribution(groups, max_states)

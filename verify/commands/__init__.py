@@ -11,7 +11,7 @@ import argparse
 import importlib
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, NoReturn
 
 

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> Output:
     }
     lines = [f"Theorem 8.19 for G(H_1..H_{args.k}) on [0, {args.domain_size}): α = {args.alpha}, β = {args.beta}, "
              f"ε = {args.epsilon}, δ = {args.delta}",
-             f"  choices: ε_B = 1, δ_B = δ/(64e²k) (B_i pure: δ_A = 0), τ = α/(40k), β_A = β/(4k)"]
+             "  choices: ε_B = 1, δ_B = δ/(64e²k) (B_i pure: δ_A = 0), τ = α/(40k), β_A = β/(4k)"]
     for c in result.components:
         lines.append(f"  {c.name:<11} d = {c.vc_dimension}, |H| = {c.hypotheses}, m_B(τ/2, β_A/2, 1) = {c.m_b}, "
                      f"ARelabel |S| = {c.m_relabel}, M_A,i = {c.m_oracle}")
