@@ -56,3 +56,11 @@ def test_bad_input_is_one_line_on_stderr_with_status_2(argv):
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("dpledger: error:")
+
+
+def test_compose_basic_checks_k_delta_against_the_target_exactly(capsys):
+    fits = run_json(capsys, "compose", "--epsilon", "0.1", "--delta", "1e-7", "--k", "10", "--method", "basic",
+                    "--target-delta", "1e-6")
+    over = run_json(capsys, "compose", "--epsilon", "0.1", "--delta", "1e-7", "--k", "11", "--method", "basic",
+                    "--target-delta", "1e-6")
+    assert fits["delta_within_target"] is True and over["delta_within_target"] is False
