@@ -271,11 +271,18 @@ class Sampled(Randomness):
         return self.generator.permutation(n)
 
     def laplace(self, scale: float, size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
+        """numpy's floating-point Laplace sampler. NOT exactly the continuous distribution the
+        privacy proofs analyse: its outputs are doubles, and Mironov (2012) shows the resulting
+        support gaps can be distinguished (the Monte Carlo catalog's ``naive_float_laplace`` is
+        flagged by ``dpledger audit catalog``). A snapping or discrete-Laplace sampler is the goal;
+        until then continuous noise is a known, stated gap (see docs/ARCHITECTURE.md)."""
         if not scale > 0:
             raise ValueError(f"scale must be positive, got {scale}")
         return self.generator.laplace(0.0, scale, size)
 
     def gaussian(self, sigma: float, size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
+        """numpy's floating-point normal sampler: the same caveat as :meth:`laplace` (the goal is a
+        discrete Gaussian, Canonne–Kamath–Steinke 2020, with its own exact accounting)."""
         if not sigma > 0:
             raise ValueError(f"sigma must be positive, got {sigma}")
         return self.generator.normal(0.0, sigma, size)
