@@ -39,8 +39,8 @@ Factory = Callable[[Any, int], Any]
 
 LEARNERS: dict[str, Factory] = {
     "improper D=1 (Thm 2.1)": lambda eps, seed: PrivateImproperLearner(eps, None if eps is None else 1e-5, degree=1, random_state=seed),
-    "improper D=1, optimal composition": lambda eps, seed: PrivateImproperLearner(
-        eps, None if eps is None else 1e-5, degree=1, composition="optimal", random_state=seed),
+    "improper D=1, advanced composition": lambda eps, seed: PrivateImproperLearner(
+        eps, None if eps is None else 1e-5, degree=1, composition="advanced", random_state=seed),
     "improper D=2 (Thm 2.1)": lambda eps, seed: PrivateImproperLearner(eps, None if eps is None else 1e-5, degree=2, random_state=seed),
     "proper D=2 (Thm 3.1)": lambda eps, seed: PrivateProperLearner(eps, None if eps is None else 1e-5, random_state=seed),
     "semi-agnostic (Thm 4.1)": lambda eps, seed: PrivateSemiAgnosticLearner(eps, None if eps is None else 1e-5, random_state=seed),
