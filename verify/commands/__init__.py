@@ -122,6 +122,7 @@ _MODULE_NAMES = [
     "verify.commands.run_agnostic",
     "verify.commands.audit_labelboost",
     "verify.commands.calibrate_boolean",
+    "verify.commands.calibrate_agnostic",
     "verify.commands.proofs",
 ]
 
