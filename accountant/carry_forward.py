@@ -217,7 +217,7 @@ def paper_chain(target: Target) -> PaperChain:
     q = sympy.Rational(m, t.block_size)
     eta = sympy.log(1 + q * (sympy.exp(C) - 1))
     zeta = q * 4 * sympy.E * t.delta_oracle
-    ell = -(-(t.k - 1) // 2)
+    ell = max(reservoir_activations(t.k))
     log2d = sympy.log(2 / t.delta)
     eps_res = sympy.sqrt(2 * ell * log2d) * eta + ell * eta * (sympy.exp(eta) - 1)
     delta_res = ell * zeta + t.delta / 2

@@ -28,13 +28,6 @@ def _positive(event: Any, name: str) -> None:
     _set(event, name, value)
 
 
-def _nonnegative(event: Any, name: str) -> None:
-    value = exact(getattr(event, name), name)
-    if not value.is_nonnegative:
-        raise ValueError(f"{name} must be ≥ 0, got {value}")
-    _set(event, name, value)
-
-
 def _probability(event: Any, name: str, *, allow_zero: bool) -> None:
     value = exact(getattr(event, name), name)
     low_ok = value.is_nonnegative if allow_zero else value.is_positive

@@ -18,7 +18,7 @@ from accountant.events import Event, ExponentialMechanism, OnRealizableInputs
 from learners.completion_scores import completion_runs, completion_scores
 from learners.concept_classes import Components, ConceptClass
 from learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_ordered
-from learners.randomness import Randomness
+from learners.randomness import Randomness, as_fraction
 
 
 class ComponentOracle(ABC):
@@ -52,7 +52,7 @@ class CompletionScoreOracle(ComponentOracle):
         self.epsilon = epsilon
 
     def _epsilon(self) -> Fraction:
-        value = Fraction(self.epsilon) if not isinstance(self.epsilon, float) else Fraction(*self.epsilon.as_integer_ratio())
+        value = as_fraction(self.epsilon, "oracle epsilon")
         if value <= 0:
             raise ValueError(f"oracle epsilon must be positive, got {self.epsilon}")
         return value

@@ -42,15 +42,21 @@ _ONE = iv.mpf(1)._mpi_
 
 
 def as_fraction(value: object, name: str) -> Fraction:
-    """An exact rational for a number (floats by their exact binary value)."""
+    """An exact rational for a number: floats by their exact binary value, decimal strings
+    exactly ("0.1" is 1/10); ``ValueError`` naming ``name`` otherwise."""
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be a number, got {value!r}")
     if isinstance(value, (np.integer, np.floating)):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value!r}")
+    if isinstance(value, str):
+        try:
+            return Fraction(value)
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"{name} must be a finite number, got {value!r}") from None
     if not isinstance(value, (int, float, Fraction)):
-        raise ValueError(f"{name} must be an int, float or Fraction, got {type(value).__name__}")
+        raise ValueError(f"{name} must be an int, float, Fraction or decimal string, got {type(value).__name__}")
     return Fraction(value)
 
 

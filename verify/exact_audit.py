@@ -380,7 +380,7 @@ class LabelBoostAudit:
 
     def concept_class(self) -> ConceptClass:
         """The audited class (one object per process, so LabelBoost's memo is shared across runs)."""
-        return _shared_class(self.class_name, self.domain_size)
+        return shared_class(self.class_name, self.domain_size)
 
     def domain(self) -> list[Any]:
         """The points of the domain: ints on [0, D), or coordinate tuples on [0, D)²."""
@@ -439,7 +439,8 @@ class LabelBoostAudit:
 
 
 @lru_cache(maxsize=16)
-def _shared_class(name: str, domain_size: int) -> ConceptClass:
+def shared_class(name: str, domain_size: int) -> ConceptClass:
+    """The named class, one object per process (so LabelBoost's memo is shared across runs)."""
     return make_class(name, domain_size)
 
 

@@ -26,7 +26,7 @@ import math
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -34,10 +34,10 @@ import sympy
 
 from learners.completion_scores import restrict
 from learners.component_oracles import CompletionScoreOracle
-from learners.concept_classes import ConceptClass, make_class
+from learners.concept_classes import ConceptClass
 from learners.labelboost import labelboost, realizable
 from learners.randomness import Randomness
-from verify.exact_audit import C_LB, DEFAULT_LEAF_LIMIT, AuditResult, Progress, worst_case
+from verify.exact_audit import C_LB, DEFAULT_LEAF_LIMIT, AuditResult, Progress, shared_class, worst_case
 
 BLOCKS = ("macro", "init", "oracle")
 CLASSES = ("thresholds", "intervals", "rectangles")
@@ -72,10 +72,10 @@ class BlockAudit:
             raise ValueError(f"oracle_epsilon must be positive, got {self.oracle_epsilon}")
 
     def concept_class(self) -> ConceptClass:
-        return _shared_class(self.class_name, self.domain_size)
+        return shared_class(self.class_name, self.domain_size)
 
     def domain(self) -> list[Any]:
-        if _shared_class(self.class_name, self.domain_size).dimension == 1:
+        if shared_class(self.class_name, self.domain_size).dimension == 1:
             return list(range(self.domain_size))
         return list(itertools.product(range(self.domain_size), repeat=2))
 
@@ -133,11 +133,6 @@ class BlockAudit:
         rounds = {"oracle": values, "init": labelings * values * orderings * labelings,
                   "macro": values * labelings * values * (orderings * labelings if C.k >= 3 else 1)}
         return rounds[self.block] * 4
-
-
-@lru_cache(maxsize=16)
-def _shared_class(name: str, domain_size: int) -> ConceptClass:
-    return make_class(name, domain_size)
 
 
 def _multiset(X: np.ndarray, y: np.ndarray) -> tuple[Any, ...]:

@@ -25,20 +25,10 @@ from scipy.special import log_ndtr
 
 from accountant import account
 from accountant.events import Composition, Event, Gaussian
+from learners.randomness import as_fraction
 
 MARGIN = 1e-6
 COMPOSITION_METHODS = ("advanced", "optimal")
-
-
-def as_fraction(value: Any, name: str) -> Fraction:
-    """An exact Fraction of a privacy parameter (decimal strings are read exactly)."""
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    try:
-        result = Fraction(value) if not isinstance(value, float) else Fraction(*value.as_integer_ratio())
-    except (TypeError, ValueError, OverflowError, ZeroDivisionError):
-        raise ValueError(f"{name} must be a finite number, got {value!r}") from None
-    return result
 
 
 def check_privacy(epsilon: Any, delta: Any) -> tuple[Fraction, Fraction] | None:
