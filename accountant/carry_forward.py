@@ -154,10 +154,13 @@ def learner_event(target: Target, m: int, oracles: Sequence[ev.Event], method: s
     return ev.Claim("Lemma 6.12", ev.ParallelComposition(tuple(blocks)), target.epsilon, target.delta)
 
 
-def carry_forward_event(target: Target, m: int, method: str = "advanced", n: int | None = None) -> ev.Event:
+def carry_forward_event(target: Target, m: int, method: str = "advanced", n: int | None = None,
+                        delta_oracle: sympy.Expr | None = None) -> ev.Event:
     """:func:`learner_event` with the paper's oracles: (ε_A, δ_A) = (4, δ/(16ek)) on
-    realizable prefix states (Assumption 4.4, Algorithm 2 line 3)."""
-    return learner_event(target, m, [oracle_event(target.delta_oracle)] * target.k, method, n)
+    realizable prefix states (Assumption 4.4, Algorithm 2 line 3), or δ_A = ``delta_oracle``
+    when a theorem runs the learner with a smaller one (Theorem 8.5: δ/(32ek))."""
+    oracle = oracle_event(target.delta_oracle if delta_oracle is None else delta_oracle)
+    return learner_event(target, m, [oracle] * target.k, method, n)
 
 
 # --- the chain of Lemma 6.12 -------------------------------------------------------------
@@ -272,8 +275,8 @@ class TightCalibration:
         return self.n_paper_for_paper_m / self.n_tight_for_paper_m
 
 
-def _tight_holds(target: Target, m: int, block_size: int) -> bool:
-    event = carry_forward_event(target, m, "optimal", 3 * block_size)
+def _tight_holds(target: Target, m: int, block_size: int, delta_oracle: sympy.Expr | None = None) -> bool:
+    event = carry_forward_event(target, m, "optimal", 3 * block_size, delta_oracle)
     return account(event).guarantee.meets(target.epsilon, target.delta).holds
 
 
@@ -296,13 +299,15 @@ def tight_calibration(target: Target, paper_m_value: int) -> TightCalibration:
                             tight_n(t, paper_m_value, low, high), needed_n(t, paper_m_value))
 
 
-def tight_n(target: Target, m: int, low_block: int | None = None, high_block: int | None = None) -> int:
+def tight_n(target: Target, m: int, low_block: int | None = None, high_block: int | None = None,
+            delta_oracle: sympy.Expr | None = None) -> int:
     """The smallest n = 3M whose block size M lets active sample size m meet (ε, δ) under
     the tight accounting (bisection over M in [low_block, high_block], by default [m, the
-    block size the paper's formula needs])."""
+    block size the paper's formula needs]); oracles (4, ``delta_oracle``), by default the
+    paper's δ/(16ek)."""
     low = m if low_block is None else low_block
     high = needed_n(target, m) // 3 + 1 if high_block is None else high_block
-    block = smallest_integer(lambda size: _tight_holds(target, m, size), low, high)
+    block = smallest_integer(lambda size: _tight_holds(target, m, size, delta_oracle), low, high)
     if block is None:
         raise ValueError(f"m = {m} does not meet the target with any block size up to {high}")
     return 3 * block

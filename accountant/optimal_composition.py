@@ -362,8 +362,11 @@ def _approximate_piece(dist: _LossDistribution, dprime: object, positive_at_zero
     log_a = np.logaddexp.accumulate(log_p)[:positive_at_zero]
     log_b = np.logaddexp.accumulate(log_p[::-1])[:positive_at_zero]
     unit_mant, unit_exp = mpmath.frexp(dist.unit)
-    keys = dist.keys[1 : positive_at_zero + 1].astype(np.float64)
-    ends = np.maximum(np.ldexp(keys * float(unit_mant), int(unit_exp)), 0.0)
+    raw = dist.keys[1 : positive_at_zero + 1]
+    # Keys can be integers beyond float range when the unit is tiny: shift them (an estimate only).
+    shift = max(0, max((abs(int(key)).bit_length() for key in raw), default=0) - 1000)
+    keys = np.array([int(key) >> shift for key in raw], dtype=np.float64) if shift else raw.astype(np.float64)
+    ends = np.maximum(np.ldexp(keys * float(unit_mant), int(unit_exp) + shift), 0.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         log_share = np.minimum(ends + log_b - log_a, 0.0)  # log(e^ε B_n / A_n)
         log_delta = log_a + np.log1p(-np.exp(log_share))

@@ -13,7 +13,9 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import sympy
 
+from accountant.certified import certified_floor, exact
 from accountant.events import Event, ExponentialMechanism, OnRealizableInputs
 from learners.completion_scores import completion_runs, completion_scores
 from learners.concept_classes import Components, ConceptClass
@@ -69,3 +71,28 @@ class CompletionScoreOracle(ComponentOracle):
     def event(self, concept_class: ConceptClass, prefix: Components) -> Event:
         candidates = len(concept_class.next_values(prefix))
         return OnRealizableInputs(ExponentialMechanism(self._epsilon(), max(candidates, 1)))
+
+
+def largest_component_domain(concept_class: ConceptClass) -> int:
+    """max_i |Y_i| along the prefix of first values — for the grid classes (thresholds,
+    intervals, rectangles) every component ranges over the N + 1 grid values whatever the prefix,
+    so this is max_i |Y_i(y≤i−1)| over all prefixes."""
+    prefix: Components = ()
+    largest = 1
+    for _ in range(concept_class.k):
+        values = concept_class.next_values(prefix)
+        largest = max(largest, len(values))
+        prefix += (values[0],)
+    return largest
+
+
+def completion_oracle_m(candidates: int, tau: Any, beta_oracle: Any, epsilon_oracle: Any = 4) -> int:
+    """M_A(τ, β_A, ε_A) of :class:`CompletionScoreOracle` over at most ``candidates`` next values:
+    the smallest m with candidates·exp(−ε_A τ m/2) ≤ β_A (Proposition 3.12 on a realizable state,
+    where the best value has score m), i.e. ⌈2 ln(candidates/β_A)/(ε_A τ)⌉ (certified)."""
+    if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
+        raise ValueError(f"candidates must be an integer ≥ 1, got {candidates!r}")
+    t, b, e = exact(tau, "tau"), exact(beta_oracle, "beta_oracle"), exact(epsilon_oracle, "epsilon_oracle")
+    if not (t.is_positive and b.is_positive and e.is_positive):
+        raise ValueError("tau, beta_oracle and epsilon_oracle must be > 0")
+    return max(1, -certified_floor(-2 * sympy.log(sympy.Integer(candidates) / b) / (e * t)))

@@ -19,28 +19,16 @@ from typing import Any
 import sympy
 
 from accountant.calibration import smallest_integer
-from accountant.carry_forward import Target, needed_n
-from accountant.certified import certainly_le, certainly_lt, certified_floor, exact
+from accountant.certified import certainly_le, exact
 from learners.boolean.composition import sauer_bound
+from learners.sample_complexity import SampleComplexity, UtilityTarget, carry_forward_sample_complexity, ceiling, open_unit
 
 EPSILON_B = sympy.Integer(1)
 """ε_B = 1 (proof of Theorem 8.19), so ε_A = ε_B + 3 = 4 = Algorithm 2's ε_A."""
 
-LABELBOOST_CONSTANT = sympy.Integer(1)
-"""SUBSTITUTE: the universal constant c of Theorem 3.10 / Corollary 3.13 in the LabelBoost term
-(kv/α)·log(320k²/(αβ)) of Theorem 5.1 is not stated by the seed; c = 1 is used and named as a
-substitute wherever the term is printed."""
-
 
 def _unit(value: Any, name: str) -> sympy.Expr:
-    number = exact(value, name)
-    if not (number.is_positive and certainly_lt(number, 1)):
-        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
-    return number
-
-
-def _ceiling(expr: sympy.Expr) -> int:
-    return -certified_floor(-expr)
+    return open_unit(value, name, "Proposition 8.16")
 
 
 def exponential_learner_m(hypotheses: int, alpha: Any, beta: Any, epsilon_b: Any = EPSILON_B) -> int:
@@ -55,7 +43,7 @@ def exponential_learner_m(hypotheses: int, alpha: Any, beta: Any, epsilon_b: Any
         raise ValueError(f"hypotheses must be an integer ≥ 1, got {hypotheses!r}")
     if not e.is_positive:
         raise ValueError(f"epsilon_b must be > 0, got {epsilon_b!r}")
-    return _ceiling(sympy.Max(4 / e, 8) * sympy.log(2 * sympy.Integer(hypotheses) / b) / a)
+    return ceiling(sympy.Max(4 / e, 8) * sympy.log(2 * sympy.Integer(hypotheses) / b) / a)
 
 
 def relabel_m(vc_dimension: int, hypotheses: int, tau: Any, beta_a: Any) -> int:
@@ -100,18 +88,12 @@ class ComponentRequirement:
 @dataclass(frozen=True)
 class Theorem819:
     """Theorem 8.19's choices (ε_B = 1, δ_B = δ/(64e²k), τ = α/(40k), β_A = β/(4k)), the component
-    requirements, the LabelBoost term (constant: :data:`LABELBOOST_CONSTANT`, a substitute), the
-    active sample size m = max(M_A, LabelBoost term) and n from Algorithm 2 line 2 (``needed_n``)."""
+    requirements and the sample complexity (Theorem 7.2's m = max(M_A, LabelBoost term), the
+    paper's n from Algorithm 2 line 2 and the tight certified n)."""
 
-    k: int
-    vc_dimension: int
-    tau: sympy.Expr
-    beta_a: sympy.Expr
     delta_b: sympy.Expr
     components: tuple[ComponentRequirement, ...]
-    m_labelboost: int
-    m: int
-    n: int
+    sample: SampleComplexity
 
     @property
     def m_oracle(self) -> int:
@@ -123,19 +105,14 @@ def theorem_8_19(components: Sequence[tuple[str, int, int]], vc_dimension: int, 
                  epsilon: Any, delta: Any) -> Theorem819:
     """Sample size of CarryForwardLearner with the Proposition 8.16 oracles for G(H_1, …, H_k):
     ``components`` lists (name, d_i, |H_i|); ``vc_dimension`` is (a bound on) VC(C)."""
-    k = len(components)
-    a, b = _unit(alpha, "alpha"), _unit(beta, "beta")
-    target = Target.of(3, k, epsilon, delta)
-    if certainly_le(target.delta, b) is not True:
-        raise ValueError(f"delta must be ≤ beta (Theorem 8.19), got delta={delta}, beta={beta}")
-    tau, beta_a = a / (40 * k), b / (4 * k)
+    run = UtilityTarget.of("Theorem 8.19", len(components), vc_dimension, alpha, beta, epsilon, delta)
+    tau, beta_a = run.tau, run.beta_oracle
     rows = tuple(ComponentRequirement(name, d, size, exponential_learner_m(size, tau / 2, beta_a / 2),
                                       relabel_m(d, size, tau, beta_a), oracle_m(d, size, tau, beta_a))
                  for name, d, size in components)
-    m_lb = _ceiling(LABELBOOST_CONSTANT * k * vc_dimension / a * sympy.log(320 * k**2 / (a * b)))
-    m = max(max(r.m_oracle for r in rows), m_lb)
-    return Theorem819(k, vc_dimension, tau, beta_a, target.delta / (64 * sympy.E**2 * k), rows, m_lb, m,
-                      needed_n(target, m))
+    m_oracle = max(r.m_oracle for r in rows)
+    sample = carry_forward_sample_complexity(run, lambda n: m_oracle)
+    return Theorem819(run.delta / (64 * sympy.E**2 * run.k), rows, sample)
 
 
 def separate_samples_baseline(m_oracle: int, k: int, epsilon: Any, epsilon_oracle: Any = 4) -> int:
@@ -149,5 +126,5 @@ def separate_samples_baseline(m_oracle: int, k: int, epsilon: Any, epsilon_oracl
         raise ValueError("epsilon and epsilon_oracle must be > 0")
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be an integer ≥ 1, got {k!r}")
-    return k * _ceiling(m_oracle * (sympy.exp(ea) - 1) / (sympy.exp(e) - 1))
+    return k * ceiling(m_oracle * (sympy.exp(ea) - 1) / (sympy.exp(e) - 1))
 

@@ -53,10 +53,11 @@ def test_calibrate_boolean_follows_theorem_8_19_and_reports_the_baseline(capsys)
     assert thresholds["m_B"] == math.ceil(8 * math.log(2 * 65537 / (beta_a / 2)) / (tau / 2))
     assert intervals["hypotheses"] == 65537 * 65538 // 2
     assert intervals["M_A"] == max(intervals["relabel_m"], 9 * intervals["m_B"]) == out["M_A"]
-    assert out["m"] == max(out["M_A"], out["labelboost_m"])
+    assert out["m"] == max(out["M_A"], out["labelboost_term"])
     root = math.sqrt(3 * math.log(2 / 1e-6))
-    assert out["n"] == pytest.approx(out["m"] * 12 * math.exp(9) * root, rel=1e-9)
-    assert out["baseline"]["n"] == 3 * math.ceil(out["M_A"] * (math.exp(4) - 1) / (math.e - 1))
+    assert out["n_paper"] == pytest.approx(out["m"] * 12 * math.exp(9) * root / 0.5, rel=1e-9)
+    assert out["n_tight"] < out["n_paper"]
+    assert out["baseline"]["n"] == 3 * math.ceil(out["M_A"] * (math.exp(4) - 1) / (math.exp(0.5) - 1))
     assert "SUBSTITUTE" in out["baseline"]["model"] and "SUBSTITUTE" in out["labelboost_constant"]
 
 

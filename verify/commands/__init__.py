@@ -50,9 +50,10 @@ def leaf(
     name: str,
     help_text: str,
     handler: Callable[[argparse.Namespace], Output],
+    aliases: tuple[str, ...] = (),
 ) -> argparse.ArgumentParser:
-    """Add a command parser with ``--json`` and its handler."""
-    parser = subparsers.add_parser(name, help=help_text, description=help_text)
+    """Add a command parser (also reachable under ``aliases``) with ``--json`` and its handler."""
+    parser = subparsers.add_parser(name, help=help_text, description=help_text, aliases=list(aliases))
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.set_defaults(handler=handler)
     return parser
@@ -122,6 +123,7 @@ _MODULE_NAMES = [
     "verify.commands.run_agnostic",
     "verify.commands.audit_labelboost",
     "verify.commands.calibrate_boolean",
+    "verify.commands.calibrate_theorems",
     "verify.commands.calibrate_agnostic",
     "verify.commands.proofs",
 ]

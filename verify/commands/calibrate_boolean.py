@@ -1,5 +1,6 @@
-"""``dpledger calibrate boolean``: the sample size of Theorem 8.19 (CarryForwardLearner with the
-Proposition 8.16 oracles for G(H_1, …, H_k)) next to the per-component baseline."""
+"""``dpledger calibrate 8.19`` (alias ``boolean``): the sample size of Theorem 8.19
+(CarryForwardLearner with the Proposition 8.16 oracles for G(H_1, …, H_k)), paper against tight,
+next to the per-component baseline."""
 from __future__ import annotations
 
 import argparse
@@ -9,20 +10,26 @@ from verify.commands import Output, decimal_text, group, leaf, positive_int
 
 BASELINE = ("SUBSTITUTE model of Alon et al.'s closure (one sample per component): k disjoint blocks, "
             "each running A_i once on an M_A-subsample, amplified to ε by Theorem 3.4")
+CALIBRATE_HELP = "parameters from a target (ε, δ, …): the paper's chain and the tight calibration"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    table = group(subparsers, "calibrate", "parameters from a target (ε, δ, …): the paper's chain and the tight calibration")
-    parser = leaf(table, "boolean", "Boolean compositions (Theorem 8.19): n for (α, β, ε, δ, k) and the per-component "
-                                    "baseline", run)
+    table = group(subparsers, "calibrate", CALIBRATE_HELP)
+    parser = leaf(table, "8.19", "Theorem 8.19 (Boolean compositions): n for (α, β, ε, δ, k), paper and tight, and "
+                                 "the per-component baseline", run, aliases=("boolean",))
     parser.add_argument("--k", type=positive_int, required=True, help="number of components k")
     parser.add_argument("--components", default=None,
                         help="comma-separated component classes (thresholds, intervals, rectangles; default: k × thresholds)")
     parser.add_argument("--domain-size", type=positive_int, default=2**16, help="grid size N of the component classes")
-    parser.add_argument("--alpha", type=decimal_text, default="0.1")
-    parser.add_argument("--beta", type=decimal_text, default="0.1")
-    parser.add_argument("--epsilon", type=decimal_text, default="1", help="target ε in (0, 1]")
-    parser.add_argument("--delta", type=decimal_text, default="1e-6", help="target δ in (0, 1), δ ≤ β")
+    add_target_arguments(parser)
+
+
+def add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    """--alpha, --beta, --epsilon, --delta, kept as exact decimal text."""
+    parser.add_argument("--alpha", type=decimal_text, default="0.1", help="accuracy α in (0, 1) (default 0.1)")
+    parser.add_argument("--beta", type=decimal_text, default="0.1", help="failure probability β in (0, 1) (default 0.1)")
+    parser.add_argument("--epsilon", type=decimal_text, default="0.5", help="target ε in (0, 1) (default 0.5)")
+    parser.add_argument("--delta", type=decimal_text, default="1e-6", help="target δ in (0, 1), δ ≤ β (default 1e-6)")
 
 
 def run(args: argparse.Namespace) -> Output:
@@ -37,21 +44,17 @@ def run(args: argparse.Namespace) -> Output:
     rows = [(name, H.vc_dimension, len(HypothesisSpace(H))) for name, H in zip(names, classes)]
     vc = composition_vc_bound([H.vc_dimension for H in classes])
     result = theorem_8_19(rows, vc, args.alpha, args.beta, args.epsilon, args.delta)
+    sample = result.sample
     baseline = separate_samples_baseline(result.m_oracle, args.k, args.epsilon)
     payload: dict[str, Any] = {
+        "statement": "Theorem 8.19",
         "target": {"k": args.k, "alpha": args.alpha, "beta": args.beta, "epsilon": args.epsilon, "delta": args.delta},
         "components": [c.to_dict() for c in result.components],
-        "parameters": {"epsilon_B": 1, "delta_B": upper_float(enclose(result.delta_b)),
-                       "tau": upper_float(enclose(result.tau)), "beta_A": upper_float(enclose(result.beta_a)),
-                       "epsilon_A": 4, "delta_A": 0},
+        "parameters": {"epsilon_B": 1, "delta_B": upper_float(enclose(result.delta_b)), **sample.run.to_dict()},
         "vc_bound": vc,
-        "M_A": result.m_oracle,
-        "labelboost_m": result.m_labelboost,
-        "labelboost_constant": "SUBSTITUTE c = 1 (Theorem 3.10's universal constant is not stated)",
-        "m": result.m,
-        "n": result.n,
+        **sample.to_dict(),
         "baseline": {"n": baseline, "model": BASELINE},
-        "ratio_n_over_baseline": result.n / baseline,
+        "ratio_n_over_baseline": sample.n_paper / baseline,
     }
     lines = [f"Theorem 8.19 for G(H_1..H_{args.k}) on [0, {args.domain_size}): α = {args.alpha}, β = {args.beta}, "
              f"ε = {args.epsilon}, δ = {args.delta}",
@@ -60,7 +63,16 @@ def run(args: argparse.Namespace) -> Output:
         lines.append(f"  {c.name:<11} d = {c.vc_dimension}, |H| = {c.hypotheses}, m_B(τ/2, β_A/2, 1) = {c.m_b}, "
                      f"ARelabel |S| = {c.m_relabel}, M_A,i = {c.m_oracle}")
     lines += [f"  M_A = {result.m_oracle}; LabelBoost term (k·VC(C)/α)·ln(320k²/(αβ)) with VC(C) ≤ {vc} and "
-              f"SUBSTITUTE c = 1: {result.m_labelboost}",
-              f"  active sample m = {result.m}; Algorithm 2 line 2 needs n = {result.n}",
-              f"  baseline ({BASELINE}): n = {baseline}; CarryForwardLearner / baseline = {result.n / baseline:.4g}"]
+              f"SUBSTITUTE c = 1: {sample.m_labelboost}",
+              *sample_lines(sample),
+              f"  baseline ({BASELINE}): n = {baseline}; CarryForwardLearner (paper) / baseline = "
+              f"{sample.n_paper / baseline:.4g}"]
     return Output(payload, "\n".join(lines))
+
+
+def sample_lines(sample: Any) -> list[str]:
+    """The m / n lines shared by the CarryForwardLearner theorems' calibrations."""
+    return [f"  active sample m = max(M_A, LabelBoost term) = {sample.m} (Theorem 7.2)",
+            f"  n (paper, Algorithm 2 line 2 at the run's ε, δ) = {sample.n_paper}",
+            f"  n (tight: optimal composition, exact amplification, same m) = {sample.n_tight} "
+            f"— sample saving ×{sample.saving:.3g}"]

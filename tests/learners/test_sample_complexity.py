@@ -1,0 +1,158 @@
+"""Theorem 7.2's active sample size, Algorithm 2's n for it and the tight n (learners.sample_complexity),
+with Theorems 5.1 and 8.5/8.8/8.14 on top (learners.halfspaces.requirements, verify.theorem_calibration)."""
+import math
+import re
+
+import pytest
+import sympy
+
+from accountant import account
+from accountant.carry_forward import Target, carry_forward_event, paper_m
+from learners.component_oracles import completion_oracle_m, largest_component_domain
+from learners.concept_classes import make_class
+from learners.halfspaces.domains import coordinate_domain
+from learners.halfspaces.requirements import (ln_domain_size, ln_perturbed_grid, log_star, oracle_requirement,
+                                              theorem_8_5)
+from learners.sample_complexity import UtilityTarget, carry_forward_sample_complexity, labelboost_term
+from verify.theorem_calibration import theorem_5_1
+
+RUN = UtilityTarget.of("Theorem 5.1", 3, 3, "0.1", "0.1", "0.5", "1e-6")
+
+
+def test_theorem_7_2_labelboost_term_is_the_formula_with_constant_one():
+    assert labelboost_term(RUN) == math.ceil(3 * 3 / 0.1 * math.log(320 * 9 / 0.01))
+
+
+def test_theorem_7_2_m_is_the_larger_requirement_and_algorithm_2_gives_it_at_n_paper():
+    for oracle_m in (10, 5000):
+        sample = carry_forward_sample_complexity(RUN, lambda n: oracle_m)
+        assert sample.m == max(oracle_m, sample.m_labelboost)
+        target = RUN.privacy(sample.n_paper)
+        assert paper_m(target) == sample.m
+        assert paper_m(target, sample.n_paper - 1) == sample.m - 1
+
+
+def test_tight_n_is_the_smallest_certified_n_for_the_same_m():
+    sample = carry_forward_sample_complexity(RUN, lambda n: 5000)
+    assert sample.n_tight < sample.n_paper and sample.n_tight % 3 == 0
+
+    def holds(n: int) -> bool:
+        event = carry_forward_event(RUN.privacy(n), sample.m, "optimal", n)
+        return account(event).guarantee.meets(RUN.epsilon, RUN.delta).holds
+
+    assert holds(sample.n_tight) and not holds(sample.n_tight - 3)
+
+
+def test_an_oracle_requirement_growing_with_n_is_iterated_to_its_fixed_point():
+    sample = carry_forward_sample_complexity(RUN, lambda n: 2000 + int(math.log(n)) * 100)
+    assert sample.rounds > 2
+    assert sample.m_oracle == 2000 + int(math.log(sample.n_paper)) * 100
+
+
+@pytest.mark.parametrize(("values", "hypothesis"), [
+    (("0.1", "0.1", "1", "1e-6"), "epsilon must be in (0, 1) (hypothesis of Theorem 5.1)"),
+    (("0", "0.1", "0.5", "1e-6"), "alpha must be in (0, 1)"),
+    (("0.1", "1", "0.5", "1e-6"), "beta must be in (0, 1)"),
+    (("0.1", "0.01", "0.5", "0.02"), "delta must be ≤ beta (hypothesis of Theorem 5.1)"),
+])
+def test_theorem_5_1_refuses_parameters_outside_its_hypotheses(values, hypothesis):
+    with pytest.raises(ValueError, match=re.escape(hypothesis)):
+        UtilityTarget.of("Theorem 5.1", 2, 2, *values)
+
+
+def test_completion_oracle_requirement_makes_its_failure_probability_at_most_beta_a():
+    tau, beta_a = sympy.Rational(1, 800), sympy.Rational(1, 80)
+    m = completion_oracle_m(65537, tau, beta_a)
+    failure = lambda size: 65537 * math.exp(-4 * float(tau) * size / 2)  # noqa: E731
+    assert failure(m) <= float(beta_a) < failure(m - 1)
+
+
+def test_grid_classes_components_range_over_the_n_plus_one_grid_values():
+    for name, k in (("thresholds", 1), ("intervals", 2), ("rectangles", 4)):
+        concept = make_class(name, 12)
+        assert concept.k == k and largest_component_domain(concept) == 13
+
+
+def test_theorem_5_1_with_a_class_uses_its_k_vc_and_completion_oracle():
+    payload = theorem_5_1(None, None, "0.1", "0.1", "0.5", "1e-6", component_class="intervals",
+                          domain_size=2**16)["payload"]
+    run = UtilityTarget.of("Theorem 5.1", 2, 2, "0.1", "0.1", "0.5", "1e-6")
+    assert payload["M_A"] == completion_oracle_m(2**16 + 1, run.tau, run.beta_oracle)
+    assert payload["run"]["k"] == 2 and payload["n_tight"] < payload["n_paper"]
+
+
+# --- halfspaces (Theorem 8.5 and Appendix C) ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("d", "grid", "n"), [(1, 2, 10), (2, 3, 50), (3, 2, 7)])
+def test_lemma_c_7_perturbed_grid_bound_dominates_the_exact_integer(d, grid, n):
+    beta_gp = sympy.Rational(1, 20)
+    x_prime = 2 * d**2 * math.factorial(d) ** (d**3) * grid ** (d**6)
+    delta = -(-d * n ** (d + 1) * 20 // 2)
+    delta_prime = math.isqrt(4 * delta**2 * x_prime**2 * d)
+    delta_prime += delta_prime**2 < 4 * delta**2 * x_prime**2 * d  # ⌈2ΔX′√d⌉
+    exact = delta_prime * (grid + delta)
+    bound = ln_perturbed_grid(d, grid, n, beta_gp)
+    assert math.log(exact) <= float(bound) <= math.log(exact) + 5 * math.log(2) + math.log(grid)  # ⌈·⌉, X + Δ ≤ 2ΔX
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_domain_size_bound_dominates_the_domains_of_definition_8_2(d):
+    grid = 5
+    prefix, largest = (1,), 2
+    for _ in range(d):
+        domain = coordinate_domain(d, grid, prefix)
+        largest = max(largest, domain.size)
+        prefix += (domain[0],)
+    assert math.log(largest) <= float(ln_domain_size(d, sympy.log(grid)))
+
+
+@pytest.mark.parametrize(("n", "stars"), [(3, 2), (100, 4), (10**6, 5), (10**30, 5)])
+def test_log_star_counts_iterated_logarithms(n, stars):
+    assert log_star(sympy.log(n)) == stars
+
+
+def test_lemma_8_7_qcopt_requirement_is_e_qc_plus_d_over_tau():
+    run = UtilityTarget.of("Theorem 8.8", 3, 3, "0.1", "0.1", "0.5", "1e-6").scaled(2)
+    req = oracle_requirement("qcopt", 2, run, sympy.log(10**6))
+    e_qc = 2**5 * math.log(1 / float(run.delta_oracle)) / 4
+    assert req.m_oracle == math.ceil((e_qc + 2) / float(run.tau))
+
+
+def test_lemma_8_13_ipconcave_requirement_is_blocks_times_block_size():
+    run = UtilityTarget.of("Theorem 8.14", 3, 3, "0.1", "0.1", "0.5", "1e-6").scaled(2)
+    req = oracle_requirement("ipconcave", 2, run, sympy.log(10**6))
+    beta_half, rho = float(run.beta_oracle) / 2, float(run.tau) / 2
+    t = math.ceil(5 * math.log(5 / (beta_half * float(run.delta_oracle))) ** 2 / 4)
+    r = math.ceil((2 * math.log(2 / rho) + math.log(t / beta_half)) / rho)
+    assert (req.blocks, req.block_size, req.m_oracle) == (t, r, t * r)
+
+
+def test_theorem_8_5_runs_the_learner_at_half_the_parameters_and_m_covers_m_a_at_the_final_n():
+    result = theorem_8_5("exponential", 2, 16, "0.1", "0.1", "0.5", "1e-6")
+    sample = result.result
+    assert sample.run.k == 3 and sample.run.tau == sympy.Rational(1, 2400)
+    assert sample.run.delta_oracle == sympy.Rational(1, 10**6) / (32 * sympy.E * 3)
+    assert sample.rounds > 1 and result.oracle.m_oracle <= sample.m == sample.m_oracle
+    tight = Target.of(sample.n_tight, 3, "0.5", "1e-6")
+    event = carry_forward_event(tight, sample.m, "optimal", delta_oracle=sample.run.delta_oracle)
+    assert account(event).guarantee.meets(sympy.Rational(1, 2), sympy.Rational(1, 10**6)).holds
+
+
+def test_theorems_8_8_and_8_14_need_more_samples_in_higher_dimension():
+    for oracle in ("qcopt", "ipconcave"):
+        low, high = (theorem_8_5(oracle, d, 16, "0.1", "0.1", "0.5", "1e-6").result for d in (1, 3))
+        assert high.n_paper > low.n_paper and high.n_tight > low.n_tight
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"oracle": "simplex"}, "oracle must be one of"),
+    ({"dimension": 0}, "dimension must be an integer ≥ 1"),
+    ({"dimension": 51}, "dimension must be at most 50"),
+    ({"epsilon": "1.5"}, "epsilon must be in (0, 1) (hypothesis of Theorem 8.5)"),
+])
+def test_theorem_8_5_refuses_bad_input(kwargs, message):
+    args = {"oracle": "exponential", "dimension": 2, "grid": 16, "alpha": "0.1", "beta": "0.1", "epsilon": "0.5",
+            "delta": "1e-6", **kwargs}
+    with pytest.raises(ValueError, match=re.escape(message)):
+        theorem_8_5(**args)

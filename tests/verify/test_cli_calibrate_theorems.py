@@ -1,0 +1,52 @@
+"""``dpledger calibrate <theorem>``: every theorem answers with paper and tight n in JSON, and
+parameters outside a theorem's hypotheses are refused with the hypothesis, in one line, status 2."""
+import json
+
+import pytest
+
+from verify.cli import main
+
+
+def run_json(capsys, *argv):
+    assert main([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("argv", [
+    ("5.1", "--class", "intervals"),
+    ("5.1", "--oracle-m", "5000", "--k", "3", "--vc", "3"),
+    ("8.5", "--oracle", "ipconcave-em"),
+    ("8.8", "--dimension", "3"),
+    ("8.14",),
+    ("8.19", "--k", "2"),
+])
+def test_calibrate_theorem_reports_the_papers_n_and_a_smaller_tight_n(capsys, argv):
+    out = run_json(capsys, "calibrate", *argv)
+    assert out["statement"] == f"Theorem {argv[0]}" or argv[0] == "8.5"
+    assert out["m"] == max(out["M_A"], out["labelboost_term"])
+    assert 0 < out["n_tight"] < out["n_paper"]
+    assert "SUBSTITUTE" in out["labelboost_constant"]
+
+
+def test_boolean_is_an_alias_of_theorem_8_19(capsys):
+    assert run_json(capsys, "calibrate", "boolean", "--k", "2") == run_json(capsys, "calibrate", "8.19", "--k", "2")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("5.1", "--class", "intervals", "--epsilon", "1"), "epsilon must be in (0, 1) (hypothesis of Theorem 5.1)"),
+    (("8.8", "--delta", "0.2"), "delta must be ≤ beta (hypothesis of Theorem 8.8)"),
+    (("8.14", "--alpha", "1.5"), "alpha must be in (0, 1) (hypothesis of Theorem 8.14)"),
+    (("8.19", "--k", "2", "--beta", "0"), "beta must be in (0, 1) (hypothesis of Theorem 8.19)"),
+    (("5.1", "--oracle-m", "100"), "--oracle-m needs --k and --vc"),
+    (("8.8", "--oracle", "exponential"), "invalid choice: 'exponential'"),
+    (("8.8", "--dimension", "60"), "dimension must be at most 50"),
+    (("9.9",), "invalid choice: '9.9'"),
+])
+def test_calibrate_refuses_input_outside_the_theorems_hypotheses(capsys, argv, message):
+    try:
+        status = main(["calibrate", *argv])
+    except SystemExit as exit_:  # argparse refusals exit from the parser
+        status = exit_.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err

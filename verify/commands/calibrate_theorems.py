@@ -1,0 +1,54 @@
+"""``dpledger calibrate <theorem>``: sample sizes from a target (α, β, ε, δ), the paper's chain
+beside the tight certified calibration — Theorems 5.1, 8.5, 8.8, 8.14 of seed 000 here
+(8.19: :mod:`verify.commands.calibrate_boolean`), Theorems 2.1, 3.1, 4.1 of seed 002.
+Parameters outside a theorem's hypotheses are refused with the hypothesis that fails."""
+from __future__ import annotations
+
+import argparse
+
+from verify.commands import Output, group, leaf, positive_int
+from verify.commands.calibrate_boolean import CALIBRATE_HELP, add_target_arguments
+
+HALFSPACE_ORACLES = {"8.5": ("exponential", "ipconcave-em", "qcopt", "ipconcave"), "8.8": ("qcopt",),
+                     "8.14": ("ipconcave",)}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    table = group(subparsers, "calibrate", CALIBRATE_HELP)
+    parser = leaf(table, "5.1", "Theorem 5.1 (CarryForwardLearner): m and n from (α, β, ε, δ), paper and tight",
+                  run_5_1)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--oracle-m", type=positive_int, help="M_A of your component oracles (needs --k and --vc)")
+    source.add_argument("--class", dest="concept_class", choices=("thresholds", "intervals", "rectangles"),
+                        help="a grid class with the completion-score oracle (sets k and v)")
+    parser.add_argument("--k", type=positive_int, help="number of components k (with --oracle-m)")
+    parser.add_argument("--vc", type=positive_int, help="VC dimension v of the class (with --oracle-m)")
+    parser.add_argument("--domain-size", type=positive_int, default=2**16, help="grid size N with --class")
+    add_target_arguments(parser)
+    for number, oracles in HALFSPACE_ORACLES.items():
+        parser = leaf(table, number, f"Theorem {number} (halfspaces by CarryForwardLearner): n from (α, β, ε, δ, d)",
+                      run_halfspaces)
+        parser.add_argument("--dimension", type=positive_int, default=2, help="dimension d (k = d + 1; default 2)")
+        parser.add_argument("--grid", type=positive_int, default=16, help="grid bound X of [[±X]]^d (default 16)")
+        parser.add_argument("--oracle", choices=oracles, default=oracles[0],
+                            help=f"component oracle (default {oracles[0]})")
+        parser.set_defaults(theorem=f"Theorem {number}")
+        add_target_arguments(parser)
+
+
+def run_5_1(args: argparse.Namespace) -> Output:
+    from verify.theorem_calibration import theorem_5_1
+
+    if args.oracle_m is not None and (args.k is None or args.vc is None):
+        raise ValueError("--oracle-m needs --k and --vc")
+    result = theorem_5_1(args.k, args.vc, args.alpha, args.beta, args.epsilon, args.delta, oracle_m=args.oracle_m,
+                         component_class=args.concept_class, domain_size=args.domain_size)
+    return Output(result["payload"], result["text"])
+
+
+def run_halfspaces(args: argparse.Namespace) -> Output:
+    from verify.theorem_calibration import halfspace_theorem
+
+    result = halfspace_theorem(args.theorem, args.oracle, args.dimension, args.grid, args.alpha, args.beta,
+                               args.epsilon, args.delta)
+    return Output(result["payload"], result["text"])

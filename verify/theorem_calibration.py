@@ -1,0 +1,89 @@
+"""Sample-size calibration of the CarryForwardLearner theorems of seed 000 from a target
+(α, β, ε, δ): Theorem 5.1 (generic oracles), Theorem 8.5 with the halfspace oracles
+(Theorems 8.8, 8.14) — each as a JSON-ready payload and its text, shared by
+``dpledger calibrate <theorem>`` and the calibration reports. Theorem 8.19 lives in
+:mod:`verify.commands.calibrate_boolean`, the seed-002 theorems in
+:mod:`learners.agnostic.sample_size`.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from learners.sample_complexity import SampleComplexity
+
+COMMON_HYPOTHESES = ("α, β, ε, δ ∈ (0, 1)", "δ ≤ β")
+HYPOTHESES = {
+    "Theorem 5.1": (*COMMON_HYPOTHESES, "a k-component parameterization with VC(C) = v",
+                    "oracles A_1..A_k satisfying Assumption 4.4 with common requirement M_A"),
+    "Theorem 8.5": (*COMMON_HYPOTHESES, "halfspaces over the grid [[±X]]^d, k = d + 1",
+                    "oracles satisfying Assumption 4.4 under general position, outputs in Definition 8.2's domains"),
+    "Theorem 8.8": (*COMMON_HYPOTHESES, "halfspaces over the grid [[±X]]^d", "QCOpt oracles (Lemma 8.7), β_A ≥ δ_A"),
+    "Theorem 8.14": (*COMMON_HYPOTHESES, "halfspaces over the grid [[±X]]^d", "IPConcave oracles (Lemma 8.13)"),
+}
+
+
+def _sample_text(sample: SampleComplexity) -> list[str]:
+    return [f"  LabelBoost term c·(kv/α)·ln(320k²/(αβ)) with SUBSTITUTE c = 1: {sample.m_labelboost}",
+            f"  M_A = {sample.m_oracle}",
+            f"  active sample m = max(M_A, LabelBoost term) = {sample.m} (Theorem 7.2)",
+            f"  n (paper: Algorithm 2 line 2 at the run's ε, δ) = {sample.n_paper:,}",
+            f"  n (tight: optimal composition, exact amplification, same m and oracles) = {sample.n_tight:,} "
+            f"— sample saving ×{sample.saving:.3g}"]
+
+
+def theorem_5_1(k: int, vc: int, alpha: Any, beta: Any, epsilon: Any, delta: Any, *,
+                oracle_m: int | None = None, component_class: str | None = None,
+                domain_size: int | None = None) -> dict[str, Any]:
+    """Theorem 5.1 / Corollary 7.3: M_A given (``oracle_m``), or that of the completion-score
+    oracle on a grid class (``component_class`` on [0, ``domain_size``), whose k and VC
+    dimension then replace ``k`` and ``vc``)."""
+    from learners.component_oracles import completion_oracle_m, largest_component_domain
+    from learners.concept_classes import make_class
+    from learners.sample_complexity import UtilityTarget, carry_forward_sample_complexity
+
+    if (oracle_m is None) == (component_class is None):
+        raise ValueError("give exactly one of oracle_m (M_A of your oracles) and component_class")
+    description = f"M_A = {oracle_m} (given)"
+    if component_class is not None:
+        if domain_size is None:
+            raise ValueError("domain_size is needed with component_class")
+        concept = make_class(component_class, domain_size)
+        k, vc = concept.k, concept.vc_dimension
+        candidates = largest_component_domain(concept)
+        description = (f"completion-score oracle (exponential mechanism, ε_A = 4) on {component_class} over "
+                       f"[0, {domain_size}): |Y_i| ≤ {candidates}, M_A = ⌈2 ln(|Y_i|/β_A)/(ε_A τ)⌉")
+    elif isinstance(oracle_m, bool) or not isinstance(oracle_m, int) or oracle_m < 1:
+        raise ValueError(f"oracle_m must be an integer ≥ 1, got {oracle_m!r}")
+    run = UtilityTarget.of("Theorem 5.1", k, vc, alpha, beta, epsilon, delta)
+    m_oracle = (oracle_m if component_class is None
+                else completion_oracle_m(candidates, run.tau, run.beta_oracle))
+    sample = carry_forward_sample_complexity(run, lambda n: m_oracle)
+    payload = {"statement": "Theorem 5.1", "hypotheses": list(HYPOTHESES["Theorem 5.1"]), "oracle": description,
+               **sample.to_dict()}
+    text = [f"Theorem 5.1 (CarryForwardLearner): k = {k}, v = {vc}, α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
+            "  choices (Algorithm 2 line 3): τ = α/(40k), β_A = β/(4k), ε_A = 4, δ_A = δ/(16ek)",
+            f"  oracle: {description}", *_sample_text(sample)]
+    return {"payload": payload, "text": "\n".join(text)}
+
+
+def halfspace_theorem(statement: str, oracle: str, dimension: int, grid: int, alpha: Any, beta: Any,
+                      epsilon: Any, delta: Any) -> dict[str, Any]:
+    """Theorem 8.5 with ``oracle`` (Theorem 8.8: qcopt; 8.14: ipconcave)."""
+    from learners.halfspaces.requirements import ORACLES, THEOREM_OF_ORACLE, theorem_8_5
+
+    allowed = [name for name, owner in THEOREM_OF_ORACLE.items() if statement in (owner, "Theorem 8.5")]
+    if oracle not in allowed:
+        raise ValueError(f"oracle for {statement} must be one of {', '.join(allowed)}, got {oracle!r}")
+    result = theorem_8_5(oracle, dimension, grid, alpha, beta, epsilon, delta)
+    o, sample = result.oracle, result.result
+    payload = {"statement": statement, "hypotheses": list(HYPOTHESES[statement]), **result.to_dict()}
+    details = (f"E = {o.loss:.6g}" if o.loss is not None
+               else f"t = {o.blocks} blocks × r = {o.block_size} per block")
+    text = [f"{statement} (halfspaces over [[±{grid}]]^{dimension}, k = {dimension + 1}) with {ORACLES[oracle]}:",
+            f"  α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
+            "  proof of Theorem 8.5: perturb (β_GP = β/2), run Algorithm 2 at (α/2, β/2, ε, δ/2): τ = α/(80k), "
+            "β_A = β/(8k), ε_A = 4, δ_A = δ/(32ek)",
+            f"  domains on the perturbed grid at the final n: ln N ≤ {o.ln_domain:.6g}, log* N ≤ {o.log_star}; {details}",
+            *_sample_text(sample),
+            f"  ({sample.rounds} rounds of the (m, n) fixed point: N grows with n through the perturbation)"]
+    return {"payload": payload, "text": "\n".join(text)}
