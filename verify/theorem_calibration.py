@@ -1,9 +1,8 @@
 """Sample-size calibration of the CarryForwardLearner theorems of seed 000 from a target
 (α, β, ε, δ): Theorem 5.1 (generic oracles), Theorem 8.5 with the halfspace oracles
-(Theorems 8.8, 8.14) — each as a JSON-ready payload and its text, shared by
-``dpledger calibrate <theorem>`` and the calibration reports. Theorem 8.19 lives in
-:mod:`verify.commands.calibrate_boolean`, the seed-002 theorems in
-:mod:`learners.agnostic.sample_size`.
+(Theorems 8.8, 8.14), and Theorems 2.1, 3.1, 4.1 of seed 002 — each as a JSON-ready payload
+and its text, shared by ``dpledger calibrate <theorem>`` and the calibration reports.
+Theorem 8.19 lives in :mod:`verify.commands.calibrate_boolean`.
 """
 from __future__ import annotations
 
@@ -86,4 +85,32 @@ def halfspace_theorem(statement: str, oracle: str, dimension: int, grid: int, al
             f"  domains on the perturbed grid at the final n: ln N ≤ {o.ln_domain:.6g}, log* N ≤ {o.log_star}; {details}",
             *_sample_text(sample),
             f"  ({sample.rounds} rounds of the (m, n) fixed point: N grows with n through the perturbation)"]
+    return {"payload": payload, "text": "\n".join(text)}
+
+
+def agnostic_theorem(statement: str, dimension: int, degree: int | None, alpha: Any, beta: Any, epsilon: Any,
+                     delta: Any) -> dict[str, Any]:
+    """Theorems 2.1, 3.1, 4.1 of seed 002: the as-implemented sample-size chain under the paper's
+    noise accounting and under the certified one (:func:`learners.agnostic.sample_size.sample_size`)."""
+    from learners.agnostic.sample_size import HYPOTHESES as AGNOSTIC_HYPOTHESES, sample_size
+
+    results = {accounting: sample_size(statement, alpha=alpha, beta=beta, epsilon=epsilon, delta=delta,
+                                       dim=dimension, degree=degree, accounting=accounting)
+               for accounting in ("paper", "tight")}
+    paper, tight = results["paper"], results["tight"]
+    payload = {"statement": statement, "seed": "002", "hypotheses": list(AGNOSTIC_HYPOTHESES[statement]),
+               "paper": paper.to_dict(), "tight": tight.to_dict(), "n_paper": paper.n, "n_tight": tight.n,
+               "sample_saving": paper.n / tight.n,
+               "note": "the seed lost its sample-size formulas: the chain is built from the learner as implemented, "
+                       "every constant not in the seed is listed under substitutes"}
+    degree_text = f", D = {paper.target['degree']}" if paper.target["degree"] is not None else ""
+    text = [f"{statement} (seed 002), d = {dimension}{degree_text}: α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
+            "  (the seed lost its sample-size formulas; this chain is the learner as implemented, substitutes below)",
+            f"  {'term':<34} {'paper':>14} {'tight':>14}"]
+    for term in paper.terms:
+        text.append(f"  {term.name:<34} {term.value:>14,} {tight.term(term.name).value:>14,}")
+    text += [f"  {'n':<34} {paper.n:>14,} {tight.n:>14,}   saving ×{paper.n / tight.n:.3g}",
+             f"  σ/Δ: paper {paper.parameters['sigma_over_sensitivity']:.6g}, tight "
+             f"{tight.parameters['sigma_over_sensitivity']:.6g}", "  substitutes:"]
+    text += [f"    - {item}" for item in dict.fromkeys(paper.substitutes + tight.substitutes)]
     return {"payload": payload, "text": "\n".join(text)}

@@ -50,3 +50,29 @@ def test_calibrate_refuses_input_outside_the_theorems_hypotheses(capsys, argv, m
     assert status == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [("2.1", "--degree", "2"), ("2.1",), ("3.1", "--degree", "2"), ("4.1",)])
+def test_seed_002_theorems_report_both_accountings_with_the_substitutes_named(capsys, argv):
+    out = run_json(capsys, "calibrate", *argv, "--epsilon", "0.5")
+    paper, tight = out["paper"], out["tight"]
+    assert out["seed"] == "002" and out["statement"] == f"Theorem {argv[0]}"
+    assert out["n_paper"] == paper["n"] == sum(t["value"] for t in paper["terms"])
+    assert out["n_tight"] == tight["n"] < paper["n"]
+    assert tight["parameters"]["sigma_over_sensitivity"] < paper["parameters"]["sigma_over_sensitivity"]
+    assert paper["substitutes"] and "lost" in out["note"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("2.1", "--epsilon", "200"), "epsilon must be in (0, 100]"),
+    (("3.1", "--alpha", "1"), "alpha must be in (0, 1) (hypothesis of Theorem 3.1)"),
+    (("4.1", "--delta", "0"), "delta must be in (0, 1) (hypothesis of Theorem 4.1)"),
+    (("4.1", "--degree", "2"), "unrecognized arguments: --degree 2"),
+])
+def test_seed_002_calibration_refuses_input_outside_the_hypotheses(capsys, argv, message):
+    try:
+        status = main(["calibrate", *argv])
+    except SystemExit as exit_:
+        status = exit_.code
+    err = capsys.readouterr().err
+    assert status == 2 and message in err and err.count("\n") == 1

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from verify.reports import (audits, calibration, calibration_agnostic, calibration_theorems, dpledger_version, proofs,
-                            provenance, runs, write_reports)
+from verify.reports import (audits, calibration, calibration_agnostic, calibration_agnostic_sample, calibration_theorems,
+                            dpledger_version, proofs, provenance, runs, write_reports)
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "reports"
@@ -14,6 +14,7 @@ NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf")
 
 WRITERS = [
     pytest.param(proofs.write, "proofs.md", id="proofs"),
+    pytest.param(calibration_agnostic_sample.write, "calibration_agnostic_sample.md", id="calibration-agnostic-sample"),
     pytest.param(runs.write, "learner_runs.md", id="learner-runs", marks=pytest.mark.slow),
     pytest.param(calibration.write, "calibration_carry_forward.md", id="calibration", marks=pytest.mark.slow),
     pytest.param(calibration_agnostic.write, "calibration_agnostic.md", id="calibration-agnostic",
@@ -71,7 +72,8 @@ def test_dpledger_report_indexes_every_report_and_each_names_its_command(tmp_pat
     index = (tmp_path / "README.md").read_text()
     reports = [p for p in written if p.suffix == ".md" and p.name != "README.md"]
     assert {p.name for p in reports} == {"calibration_carry_forward.md", "calibration_theorems.md",
-                                         "calibration_agnostic.md", "learner_runs.md", "audits.md", "proofs.md"}
+                                         "calibration_agnostic.md", "calibration_agnostic_sample.md", "learner_runs.md",
+                                         "audits.md", "proofs.md"}
     for report in reports:
         assert f"]({report.name})" in index
         assert report.read_text().splitlines()[2] == provenance("dpledger report")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from verify.commands import Output, group, leaf, positive_int
+from verify.commands import Output, decimal_text, group, leaf, positive_int
 from verify.commands.calibrate_boolean import CALIBRATE_HELP, add_target_arguments
 
 HALFSPACE_ORACLES = {"8.5": ("exponential", "ipconcave-em", "qcopt", "ipconcave"), "8.8": ("qcopt",),
@@ -34,6 +34,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             help=f"component oracle (default {oracles[0]})")
         parser.set_defaults(theorem=f"Theorem {number}")
         add_target_arguments(parser)
+    for number, learner in (("2.1", "improper"), ("3.1", "proper"), ("4.1", "semi-agnostic")):
+        parser = leaf(table, number, f"Theorem {number} of seed 002 ({learner} agnostic halfspace learner): n from "
+                                     "(α, β, ε, δ, d), paper and tight noise accounting", run_agnostic)
+        parser.add_argument("--dimension", type=positive_int, default=10, help="dimension d (default 10)")
+        if number != "4.1":
+            parser.add_argument("--degree", type=positive_int, default=None,
+                                help="polynomial degree D (default ⌈1/α²⌉, a SUBSTITUTE constant)")
+        parser.add_argument("--alpha", type=decimal_text, default="0.2", help="excess error α in (0, 1) (default 0.2)")
+        parser.add_argument("--beta", type=decimal_text, default="0.1", help="failure probability β in (0, 1)")
+        parser.add_argument("--epsilon", type=decimal_text, default="0.5", help="target ε in (0, 100] (default 0.5)")
+        parser.add_argument("--delta", type=decimal_text, default="1e-6", help="target δ in (0, 1) (default 1e-6)")
+        parser.set_defaults(theorem=f"Theorem {number}")
 
 
 def run_5_1(args: argparse.Namespace) -> Output:
@@ -51,4 +63,12 @@ def run_halfspaces(args: argparse.Namespace) -> Output:
 
     result = halfspace_theorem(args.theorem, args.oracle, args.dimension, args.grid, args.alpha, args.beta,
                                args.epsilon, args.delta)
+    return Output(result["payload"], result["text"])
+
+
+def run_agnostic(args: argparse.Namespace) -> Output:
+    from verify.theorem_calibration import agnostic_theorem
+
+    result = agnostic_theorem(args.theorem, args.dimension, getattr(args, "degree", None), args.alpha, args.beta,
+                              args.epsilon, args.delta)
     return Output(result["payload"], result["text"])

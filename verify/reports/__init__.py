@@ -22,10 +22,11 @@ def provenance(command: str) -> str:
 
 def write_reports(out: Path) -> list[Path]:
     """Write every report into ``out`` and the index ``out/README.md``; returns the paths."""
-    from verify.reports import audits, calibration, calibration_agnostic, calibration_theorems, proofs, runs
+    from verify.reports import (audits, calibration, calibration_agnostic, calibration_agnostic_sample,
+                                calibration_theorems, proofs, runs)
 
-    writers = [calibration.write, calibration_theorems.write, calibration_agnostic.write, runs.write, audits.write,
-               proofs.write]
+    writers = [calibration.write, calibration_theorems.write, calibration_agnostic.write,
+               calibration_agnostic_sample.write, runs.write, audits.write, proofs.write]
     out.mkdir(parents=True, exist_ok=True)
     advance = progress(len(writers), "dpledger report")
     written: list[Path] = []

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from verify.reports import provenance
-from verify.reports.plotting import line_plot
+from verify.reports.plotting import paper_tight_plot
 from verify.theorem_calibration import halfspace_theorem, theorem_5_1
 
 TITLE = "Sample sizes of Theorems 5.1, 8.5, 8.8, 8.14 and 8.19 (seed 000): paper's chain against tight calibration"
@@ -76,11 +76,7 @@ def _sweep(name: str, key: str, values: list) -> list[tuple[int, int]]:
 
 def _plot(out: Path, stem: str, title: str, xlabel: str, x: list[float], sweeps: dict[str, list[tuple[int, int]]],
           log_x: bool) -> Path:
-    series = {}
-    for name, rows in sweeps.items():
-        series[f"{name} paper"] = [float(p) for p, _ in rows]
-        series[f"{name} tight"] = [float(t) for _, t in rows]
-    return line_plot(out / f"calibration_theorems_{stem}.png", title, xlabel, "n", x, series, log_x=log_x, paired=True)
+    return paper_tight_plot(out / f"calibration_theorems_{stem}.png", title, xlabel, x, sweeps, log_x=log_x)
 
 
 def write(out: Path) -> tuple[list[Path], str]:
