@@ -21,8 +21,10 @@ from typing import Any
 
 import sympy
 
-from accountant.carry_forward import Target, needed_n, tight_n
-from accountant.certified import certainly_le, certainly_lt, certified_floor, exact, upper_float, enclose
+from accountant.carry_forward import Target, carry_forward_event, needed_n, tight_n
+from accountant.certified import certainly_le, certainly_lt, certified_floor, enclose, exact, upper_float
+from accountant.guarantee import Guarantee
+from accountant.rules import account
 
 LABELBOOST_CONSTANT = sympy.Integer(1)
 """SUBSTITUTE: the universal constant c of Theorem 3.10 / Corollary 3.13 in the LabelBoost term
@@ -115,9 +117,10 @@ def labelboost_term(run: UtilityTarget) -> int:
 class SampleComplexity:
     """Theorem 7.2's active sample size and the n it needs, paper against tight.
 
-    ``n_paper``: Algorithm 2 line 2 (Lemma 6.12's chain) at the run's (ε, δ).
-    ``n_tight``: the smallest n whose optimally composed, exactly amplified guarantee meets the
-    theorem's (ε, δ) with the same m and the same oracles."""
+    ``n_paper``: Algorithm 2 line 2 (Lemma 6.12's chain) at the run's (ε, δ); ``paper``: the
+    guarantee the accountant derives for the learner at n_paper with the paper's (advanced)
+    composition. ``n_tight``: the smallest n whose optimally composed, exactly amplified guarantee
+    ``tight`` meets the theorem's (ε, δ) with the same m and the same oracles."""
 
     run: UtilityTarget
     m_labelboost: int
@@ -126,6 +129,9 @@ class SampleComplexity:
     n_paper: int
     n_tight: int
     rounds: int
+    claim: tuple[sympy.Expr, sympy.Expr]
+    paper: Guarantee
+    tight: Guarantee
 
     @property
     def saving(self) -> float:
@@ -135,7 +141,13 @@ class SampleComplexity:
         return {"run": self.run.to_dict(), "labelboost_term": self.m_labelboost,
                 "labelboost_constant": "SUBSTITUTE c = 1 (Theorem 3.10's universal constant is not stated)",
                 "M_A": self.m_oracle, "m": self.m, "n_paper": self.n_paper, "n_tight": self.n_tight,
-                "sample_saving": self.saving, "fixed_point_rounds": self.rounds}
+                "sample_saving": self.saving, "fixed_point_rounds": self.rounds,
+                "claim": {"epsilon": upper_float(enclose(self.claim[0])), "delta": upper_float(enclose(self.claim[1]))},
+                "guarantee_paper": self._verdict(self.paper), "guarantee_tight": self._verdict(self.tight)}
+
+    def _verdict(self, guarantee: Guarantee) -> dict[str, Any]:
+        return {"epsilon": guarantee.epsilon_upper, "delta": guarantee.delta_upper,
+                "holds": guarantee.meets(*self.claim).holds}
 
 
 def carry_forward_sample_complexity(run: UtilityTarget, oracle_m: Callable[[int], int],
@@ -162,4 +174,6 @@ def carry_forward_sample_complexity(run: UtilityTarget, oracle_m: Callable[[int]
     delta = run.delta if privacy_delta is None else privacy_delta
     target = Target.of(n, run.k, run.epsilon, delta)
     n_tight = tight_n(target, m, high_block=n // 3 + 1, delta_oracle=run.delta_oracle)
-    return SampleComplexity(run, m_lb, m_oracle, m, n, n_tight, rounds)
+    paper = account(carry_forward_event(run.privacy(n), m, "advanced", delta_oracle=run.delta_oracle)).guarantee
+    tight = account(carry_forward_event(target, m, "optimal", n_tight, run.delta_oracle)).guarantee
+    return SampleComplexity(run, m_lb, m_oracle, m, n, n_tight, rounds, (run.epsilon, delta), paper, tight)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from accountant.certified import enclose, upper_float
 from learners.sample_complexity import SampleComplexity
 
 COMMON_HYPOTHESES = ("α, β, ε, δ ∈ (0, 1)", "δ ≤ β")
@@ -27,7 +28,11 @@ def _sample_text(sample: SampleComplexity) -> list[str]:
             f"  active sample m = max(M_A, LabelBoost term) = {sample.m} (Theorem 7.2)",
             f"  n (paper: Algorithm 2 line 2 at the run's ε, δ) = {sample.n_paper:,}",
             f"  n (tight: optimal composition, exact amplification, same m and oracles) = {sample.n_tight:,} "
-            f"— sample saving ×{sample.saving:.3g}"]
+            f"— sample saving ×{sample.saving:.3g}",
+            *(f"  derived guarantee, {name}: ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.3g} against the claim "
+              f"({upper_float(enclose(sample.claim[0])):.6g}, {upper_float(enclose(sample.claim[1])):.3g}): "
+              f"{'holds' if g.meets(*sample.claim).holds else 'FAILS'}"
+              for name, g in (("paper at n_paper", sample.paper), ("tight at n_tight", sample.tight)))]
 
 
 def theorem_5_1(k: int, vc: int, alpha: Any, beta: Any, epsilon: Any, delta: Any, *,

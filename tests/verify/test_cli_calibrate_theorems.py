@@ -26,6 +26,8 @@ def test_calibrate_theorem_reports_the_papers_n_and_a_smaller_tight_n(capsys, ar
     assert out["m"] == max(out["M_A"], out["labelboost_term"])
     assert 0 < out["n_tight"] < out["n_paper"]
     assert "SUBSTITUTE" in out["labelboost_constant"]
+    assert out["guarantee_paper"]["holds"] and out["guarantee_tight"]["holds"]
+    assert out["guarantee_paper"]["epsilon"] < out["guarantee_tight"]["epsilon"] <= out["claim"]["epsilon"]
 
 
 def test_boolean_is_an_alias_of_theorem_8_19(capsys):

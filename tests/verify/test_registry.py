@@ -120,3 +120,15 @@ def test_run_records_pytest_outcomes_in_the_status_file(capsys, tmp_path):
     assert row["status"] == "passed"
     recorded = json.loads(status_file.read_text())["results"]
     assert set(recorded) == set(row["tests"]) and set(recorded.values()) == {"passed"}
+
+
+def test_committed_status_record_covers_every_registry_test_with_a_pass():
+    """reports/proofs-status.json (what reports/proofs.md shows) must be re-recorded when a
+    registry test is added or renamed; CI runs the same tests, so a stale pass cannot hide."""
+    record = ROOT / "reports" / "proofs-status.json"
+    results = registry.load_results(record)
+    assert results is not None, f"record it with: dpledger proofs --run --status-file {record.relative_to(ROOT)}"
+    named = {node for s in registry.REGISTRY for node in s.tests}
+    missing = sorted(named - set(results))
+    assert not missing, f"not in the record (re-record): {missing[:3]}"
+    assert {results[node] for node in named} == {"passed"}

@@ -1,6 +1,7 @@
 """Regenerating a report gives the same numbers: the committed report in reports/ when there is
 one (so a change that moves a committed figure fails here), otherwise a second regeneration."""
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -31,8 +32,12 @@ def numbers(markdown: str) -> list[str]:
 
 
 def regenerate(writer, folder: Path) -> Path:
-    """Run one report writer into a fresh folder; the path of its Markdown."""
+    """Run one report writer into a fresh folder holding the committed proof-status record (the
+    registry report reads it); the path of its Markdown."""
     folder.mkdir()
+    record = COMMITTED / proofs.STATUS_FILE
+    if record.exists():
+        shutil.copy(record, folder / proofs.STATUS_FILE)
     return writer(folder)[0][0]
 
 

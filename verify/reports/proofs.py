@@ -1,23 +1,35 @@
 """The proof registry as a Markdown report: every numbered statement of both seeds, its check,
-the tests that check it and its status (no test run here: ``dpledger proofs --run`` records one)."""
+the tests that check it and its status — from the run recorded in the output folder's
+``proofs-status.json`` (``dpledger proofs --run --status-file reports/proofs-status.json``), or
+``not run`` without one (the report itself runs no test)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from verify.reports import provenance
 
 TITLE = "Proof registry (both seeds)"
+STATUS_FILE = "proofs-status.json"
+RECORD_COMMAND = f"dpledger proofs --run --status-file reports/{STATUS_FILE}"
 
 
 def write(out: Path) -> tuple[list[Path], str]:
     """Write ``proofs.md``; returns its path and title."""
     from verify import registry
 
-    counts = registry.summary(registry.REGISTRY, None)
+    record = out / STATUS_FILE
+    results = registry.load_results(record)
+    if results is None:
+        source = f"no recorded run in this folder (record one with `{RECORD_COMMAND}`), so every checked statement is `not run`"
+    else:
+        version = json.loads(record.read_text()).get("dpledger_version", "unknown")
+        source = (f"the run recorded in [`{STATUS_FILE}`]({STATUS_FILE}) by dpledger {version} (`{RECORD_COMMAND}`; "
+                  "CI runs every one of these tests on each commit)")
+    counts = registry.summary(registry.REGISTRY, results)
     lines = [f"# {TITLE}", "", provenance("dpledger report"), "",
-             "The same table: `dpledger proofs`; with outcomes: `dpledger proofs --run` (status is recorded only by a "
-             "run, so this report shows `not run` for every checked statement). Cited statements are never counted as "
-             "verified.", "", "## Check kinds", ""]
+             f"The same table: `dpledger proofs`. Status: {source}. Cited statements are never counted as verified.",
+             "", "## Check kinds", ""]
     lines += [f"* **{kind}** — {meaning}" for kind, meaning in registry.CHECK_KINDS.items()]
     lines += ["", "## Counts", "", "| seed | axis | counts |", "|---|---|---|"]
     lines += [f"| {axis.split()[0]} | {axis.split()[1]} | " + ", ".join(f"{k} {v}" for k, v in sorted(t.items())) + " |"
@@ -27,7 +39,7 @@ def write(out: Path) -> tuple[list[Path], str]:
         for s in registry.REGISTRY:
             if s.seed == seed:
                 checked_by = "<br>".join(f"`{t.split('::')[1]}`" for t in s.tests) or "—"
-                lines.append(f"| {s.id} | {s.statement} | {s.check} | {s.status(None)} | {checked_by} |")
+                lines.append(f"| {s.id} | {s.statement} | {s.check} | {s.status(results)} | {checked_by} |")
     lines += ["", "## Findings", ""]
     lines += [f"* **{s.key}** ({f.kind}): {f.summary} Witness: {f.witness} Command: `{f.command}`."
               for s in registry.REGISTRY for f in s.findings]
