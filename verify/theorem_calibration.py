@@ -22,7 +22,26 @@ HYPOTHESES = {
 }
 
 
-def _sample_text(sample: SampleComplexity) -> list[str]:
+def _chain(sample: SampleComplexity) -> dict[str, Any]:
+    """Lemma 6.12's chain at the paper's n with the run's (ε, δ): every step and its verdict."""
+    from accountant.carry_forward import Target, paper_chain
+
+    run = sample.run
+    chain = paper_chain(Target.of(sample.n_paper, run.k, run.epsilon, run.delta))
+    command = (f"dpledger calibrate carry-forward --n {sample.n_paper} --k {run.k} "
+               f"--epsilon {upper_float(enclose(run.epsilon)):.6g} --delta {upper_float(enclose(run.delta)):.6g}")
+    return {"holds": chain.holds, "steps": [step.to_dict() for step in chain.steps], "command": command}
+
+
+def sample_payload(sample: SampleComplexity) -> dict[str, Any]:
+    """The JSON of a CarryForwardLearner theorem's sample complexity, with Lemma 6.12's chain."""
+    return {**sample.to_dict(), "paper_chain": _chain(sample)}
+
+
+def sample_text(sample: SampleComplexity) -> list[str]:
+    """The text lines of a CarryForwardLearner theorem's sample complexity."""
+    chain = _chain(sample)
+    failing = [f"{step['statement']} {step['claim']}" for step in chain["steps"] if not step["holds"]]
     return [f"  LabelBoost term c·(kv/α)·ln(320k²/(αβ)) with SUBSTITUTE c = 1: {sample.m_labelboost}",
             f"  M_A = {sample.m_oracle}",
             f"  active sample m = max(M_A, LabelBoost term) = {sample.m} (Theorem 7.2)",
@@ -32,7 +51,9 @@ def _sample_text(sample: SampleComplexity) -> list[str]:
             *(f"  derived guarantee, {name}: ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.3g} against the claim "
               f"({upper_float(enclose(sample.claim[0])):.6g}, {upper_float(enclose(sample.claim[1])):.3g}): "
               f"{'holds' if g.meets(*sample.claim).holds else 'FAILS'}"
-              for name, g in (("paper at n_paper", sample.paper), ("tight at n_tight", sample.tight)))]
+              for name, g in (("paper at n_paper", sample.paper), ("tight at n_tight", sample.tight))),
+            f"  Lemma 6.12's chain at n_paper: {len(chain['steps'])} steps, "
+            + ("all hold" if not failing else f"FAILS at {'; '.join(failing)}") + f" ({chain['command']})"]
 
 
 def theorem_5_1(k: int, vc: int, alpha: Any, beta: Any, epsilon: Any, delta: Any, *,
@@ -63,10 +84,10 @@ def theorem_5_1(k: int, vc: int, alpha: Any, beta: Any, epsilon: Any, delta: Any
                 else completion_oracle_m(candidates, run.tau, run.beta_oracle))
     sample = carry_forward_sample_complexity(run, lambda n: m_oracle)
     payload = {"statement": "Theorem 5.1", "hypotheses": list(HYPOTHESES["Theorem 5.1"]), "oracle": description,
-               **sample.to_dict()}
+               **sample_payload(sample)}
     text = [f"Theorem 5.1 (CarryForwardLearner): k = {k}, v = {vc}, α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
             "  choices (Algorithm 2 line 3): τ = α/(40k), β_A = β/(4k), ε_A = 4, δ_A = δ/(16ek)",
-            f"  oracle: {description}", *_sample_text(sample)]
+            f"  oracle: {description}", *sample_text(sample)]
     return {"payload": payload, "text": "\n".join(text)}
 
 
@@ -80,7 +101,8 @@ def halfspace_theorem(statement: str, oracle: str, dimension: int, grid: int, al
         raise ValueError(f"oracle for {statement} must be one of {', '.join(allowed)}, got {oracle!r}")
     result = theorem_8_5(oracle, dimension, grid, alpha, beta, epsilon, delta)
     o, sample = result.oracle, result.result
-    payload = {"statement": statement, "hypotheses": list(HYPOTHESES[statement]), **result.to_dict()}
+    payload = {"statement": statement, "hypotheses": list(HYPOTHESES[statement]), **result.to_dict(),
+               "paper_chain": _chain(sample)}
     details = (f"E = {o.loss:.6g}" if o.loss is not None
                else f"t = {o.blocks} blocks × r = {o.block_size} per block")
     text = [f"{statement} (halfspaces over [[±{grid}]]^{dimension}, k = {dimension + 1}) with {ORACLES[oracle]}:",
@@ -88,9 +110,42 @@ def halfspace_theorem(statement: str, oracle: str, dimension: int, grid: int, al
             "  proof of Theorem 8.5: perturb (β_GP = β/2), run Algorithm 2 at (α/2, β/2, ε, δ/2): τ = α/(80k), "
             "β_A = β/(8k), ε_A = 4, δ_A = δ/(32ek)",
             f"  domains on the perturbed grid at the final n: ln N ≤ {o.ln_domain:.6g}, log* N ≤ {o.log_star}; {details}",
-            *_sample_text(sample),
+            *sample_text(sample),
             f"  ({sample.rounds} rounds of the (m, n) fixed point: N grows with n through the perturbation)"]
     return {"payload": payload, "text": "\n".join(text)}
+
+
+def _agnostic_privacy(result: Any, epsilon: Any, delta: Any) -> dict[str, Any]:
+    """The accountant's guarantee for the noise a seed-002 chain calibrated, against (ε, δ): the
+    Gaussian releases — Theorem 2.1: T adaptively composed optimiser steps per block (advanced
+    composition of classic Gaussians for the paper, exact Gaussian composition for the tight
+    chain); Theorems 3.1, 4.1: one release per block at the chain's σ/Δ (rounded up) — run on
+    disjoint blocks, and so does the ε-DP selection (and 4.1's Laplace threshold): parallel."""
+    from fractions import Fraction
+
+    from accountant import account
+    from accountant.events import Composition, ExponentialMechanism, Gaussian, ParallelComposition
+    from learners.agnostic.sample_size import paper_step_ratio, tight_step_ratio
+    from learners.randomness import as_fraction
+
+    eps, dlt = as_fraction(epsilon, "epsilon"), as_fraction(delta, "delta")
+    p = result.parameters
+    if result.theorem == "Theorem 2.1":
+        steps = p["T"]
+        paper = result.accounting == "paper"
+        ratio = (paper_step_ratio if paper else tight_step_ratio)(eps, dlt, steps)
+        step = Gaussian(sigma=1, delta=dlt / (2 * steps), sensitivity=ratio,
+                        calibration="classical" if paper else "analytic")
+        release = Composition((step,), method="advanced" if paper else "optimal", target_delta=dlt, repeat=steps)
+    else:
+        classical = p["gaussian_rule"].startswith("classic")
+        release = Gaussian(sigma=Fraction(p["sigma_over_sensitivity"]), delta=dlt,
+                           calibration="classical" if classical else "analytic")
+    selection = ExponentialMechanism(eps, p.get("candidates", p.get("guesses", 1)))
+    noise = account(release).guarantee
+    guarantee = account(ParallelComposition((release, selection))).guarantee
+    return {"epsilon": guarantee.epsilon_upper, "delta": guarantee.delta_upper, "holds": guarantee.meets(eps, dlt).holds,
+            "gaussian_releases": {"epsilon": noise.epsilon_upper, "delta": noise.delta_upper}}
 
 
 def agnostic_theorem(statement: str, dimension: int, degree: int | None, alpha: Any, beta: Any, epsilon: Any,
@@ -103,8 +158,10 @@ def agnostic_theorem(statement: str, dimension: int, degree: int | None, alpha: 
                                        dim=dimension, degree=degree, accounting=accounting)
                for accounting in ("paper", "tight")}
     paper, tight = results["paper"], results["tight"]
+    guarantees = {accounting: _agnostic_privacy(r, epsilon, delta) for accounting, r in results.items()}
     payload = {"statement": statement, "seed": "002", "hypotheses": list(AGNOSTIC_HYPOTHESES[statement]),
                "paper": paper.to_dict(), "tight": tight.to_dict(), "n_paper": paper.n, "n_tight": tight.n,
+               "guarantee_paper": guarantees["paper"], "guarantee_tight": guarantees["tight"],
                "sample_saving": paper.n / tight.n,
                "note": "the seed lost its sample-size formulas: the chain is built from the learner as implemented, "
                        "every constant not in the seed is listed under substitutes"}
@@ -116,6 +173,11 @@ def agnostic_theorem(statement: str, dimension: int, degree: int | None, alpha: 
         text.append(f"  {term.name:<34} {term.value:>14,} {tight.term(term.name).value:>14,}")
     text += [f"  {'n':<34} {paper.n:>14,} {tight.n:>14,}   saving ×{paper.n / tight.n:.3g}",
              f"  σ/Δ: paper {paper.parameters['sigma_over_sensitivity']:.6g}, tight "
-             f"{tight.parameters['sigma_over_sensitivity']:.6g}", "  substitutes:"]
+             f"{tight.parameters['sigma_over_sensitivity']:.6g}",
+             *(f"  derived guarantee, {name}: Gaussian releases ε ≤ {g['gaussian_releases']['epsilon']:.6g}, "
+               f"δ ≤ {g['gaussian_releases']['delta']:.3g}; with the ε-DP selection on its own block ε ≤ "
+               f"{g['epsilon']:.6g}, δ ≤ {g['delta']:.3g} against ({epsilon}, {delta}): "
+               f"{'holds' if g['holds'] else 'FAILS'}" for name, g in guarantees.items()),
+             "  substitutes:"]
     text += [f"    - {item}" for item in dict.fromkeys(paper.substitutes + tight.substitutes)]
     return {"payload": payload, "text": "\n".join(text)}

@@ -63,6 +63,9 @@ def test_seed_002_theorems_report_both_accountings_with_the_substitutes_named(ca
     assert out["n_tight"] == tight["n"] < paper["n"]
     assert tight["parameters"]["sigma_over_sensitivity"] < paper["parameters"]["sigma_over_sensitivity"]
     assert paper["substitutes"] and "lost" in out["note"]
+    for accounting in ("paper", "tight"):
+        guarantee = out[f"guarantee_{accounting}"]
+        assert guarantee["holds"] and guarantee["gaussian_releases"]["epsilon"] <= 0.5
 
 
 @pytest.mark.parametrize(("argv", "message"), [

@@ -122,8 +122,8 @@ _MODULE_NAMES = [
     "verify.commands.audit_mechanism",
     "verify.commands.run_agnostic",
     "verify.commands.audit_labelboost",
-    "verify.commands.calibrate_boolean",
     "verify.commands.calibrate_theorems",
+    "verify.commands.calibrate_boolean",
     "verify.commands.calibrate_agnostic",
     "verify.commands.proofs",
 ]

@@ -36,6 +36,7 @@ def run(args: argparse.Namespace) -> Output:
     from accountant.certified import enclose, upper_float
     from learners.boolean.composition import HypothesisSpace, component_class, composition_vc_bound
     from learners.boolean.requirements import separate_samples_baseline, theorem_8_19
+    from verify.theorem_calibration import sample_payload, sample_text
 
     names = [n.strip() for n in args.components.split(",")] if args.components else ["thresholds"] * args.k
     if len(names) != args.k:
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> Output:
         "components": [c.to_dict() for c in result.components],
         "parameters": {"epsilon_B": 1, "delta_B": upper_float(enclose(result.delta_b)), **sample.run.to_dict()},
         "vc_bound": vc,
-        **sample.to_dict(),
+        **sample_payload(sample),
         "baseline": {"n": baseline, "model": BASELINE},
         "ratio_n_over_baseline": sample.n_paper / baseline,
     }
@@ -62,17 +63,9 @@ def run(args: argparse.Namespace) -> Output:
     for c in result.components:
         lines.append(f"  {c.name:<11} d = {c.vc_dimension}, |H| = {c.hypotheses}, m_B(τ/2, β_A/2, 1) = {c.m_b}, "
                      f"ARelabel |S| = {c.m_relabel}, M_A,i = {c.m_oracle}")
-    lines += [f"  M_A = {result.m_oracle}; LabelBoost term (k·VC(C)/α)·ln(320k²/(αβ)) with VC(C) ≤ {vc} and "
-              f"SUBSTITUTE c = 1: {sample.m_labelboost}",
-              *sample_lines(sample),
+    lines += [f"  VC(C) ≤ {vc} (composition bound)", *sample_text(sample),
               f"  baseline ({BASELINE}): n = {baseline}; CarryForwardLearner (paper) / baseline = "
               f"{sample.n_paper / baseline:.4g}"]
     return Output(payload, "\n".join(lines))
 
 
-def sample_lines(sample: Any) -> list[str]:
-    """The m / n lines shared by the CarryForwardLearner theorems' calibrations."""
-    return [f"  active sample m = max(M_A, LabelBoost term) = {sample.m} (Theorem 7.2)",
-            f"  n (paper, Algorithm 2 line 2 at the run's ε, δ) = {sample.n_paper}",
-            f"  n (tight: optimal composition, exact amplification, same m) = {sample.n_tight} "
-            f"— sample saving ×{sample.saving:.3g}"]

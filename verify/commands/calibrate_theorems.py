@@ -34,8 +34,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                             help=f"component oracle (default {oracles[0]})")
         parser.set_defaults(theorem=f"Theorem {number}")
         add_target_arguments(parser)
-    for number, learner in (("2.1", "improper"), ("3.1", "proper"), ("4.1", "semi-agnostic")):
-        parser = leaf(table, number, f"Theorem {number} of seed 002 ({learner} agnostic halfspace learner): n from "
+    for number, learner in (("2.1", "improper agnostic"), ("3.1", "proper agnostic"), ("4.1", "semi-agnostic")):
+        parser = leaf(table, number, f"Theorem {number} of seed 002 ({learner} halfspace learner): n from "
                                      "(α, β, ε, δ, d), paper and tight noise accounting", run_agnostic)
         parser.add_argument("--dimension", type=positive_int, default=10, help="dimension d (default 10)")
         if number != "4.1":
