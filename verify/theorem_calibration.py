@@ -29,7 +29,7 @@ def _chain(sample: SampleComplexity) -> dict[str, Any]:
     run = sample.run
     chain = paper_chain(Target.of(sample.n_paper, run.k, run.epsilon, run.delta))
     command = (f"dpledger calibrate carry-forward --n {sample.n_paper} --k {run.k} "
-               f"--epsilon {upper_float(enclose(run.epsilon)):.6g} --delta {upper_float(enclose(run.delta)):.6g}")
+               f"--epsilon {run.epsilon} --delta {run.delta}")  # exact values (sympy prints rationals as p/q)
     return {"holds": chain.holds, "steps": [step.to_dict() for step in chain.steps], "command": command}
 
 

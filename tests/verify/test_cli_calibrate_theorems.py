@@ -43,6 +43,7 @@ def test_boolean_is_an_alias_of_theorem_8_19(capsys):
     (("8.8", "--oracle", "exponential"), "invalid choice: 'exponential'"),
     (("8.8", "--dimension", "60"), "dimension must be at most 50"),
     (("9.9",), "invalid choice: '9.9'"),
+    (("5.1", "--class", "intervals", "--epsilon", "1/0"), "not a number: '1/0'"),
 ])
 def test_calibrate_refuses_input_outside_the_theorems_hypotheses(capsys, argv, message):
     try:
@@ -81,3 +82,11 @@ def test_seed_002_calibration_refuses_input_outside_the_hypotheses(capsys, argv,
         status = exit_.code
     err = capsys.readouterr().err
     assert status == 2 and message in err and err.count("\n") == 1
+
+
+def test_the_printed_lemma_6_12_command_reproduces_the_chain_at_the_papers_n(capsys):
+    out = run_json(capsys, "calibrate", "8.8", "--dimension", "1")
+    chain = out["paper_chain"]
+    assert chain["holds"] and "--delta 1/2000000" in chain["command"]  # Theorem 8.5 runs the learner at δ/2, exactly
+    again = run_json(capsys, *chain["command"].split()[1:])
+    assert again["paper"]["steps"] == chain["steps"] and again["paper"]["m"] == out["m"]

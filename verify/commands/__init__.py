@@ -11,6 +11,7 @@ import argparse
 import importlib
 import math
 import sys
+from fractions import Fraction
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn
 
@@ -75,8 +76,12 @@ def finite_float(text: str) -> float:
 
 
 def decimal_text(text: str) -> str:
-    """argparse type: a finite decimal kept as text, so that the accountant reads it exactly."""
-    finite_float(text)
+    """argparse type: a finite decimal (``0.1``, ``1e-6``) or a fraction (``1/3``) kept as text, so
+    that the accountant reads it exactly."""
+    try:
+        Fraction(text.strip())
+    except (ValueError, ZeroDivisionError):
+        finite_float(text)  # the error for text that is neither (NaN, inf, words)
     return text
 
 

@@ -3,6 +3,7 @@ data from a random target concept, with its derived guarantee and round telemetr
 from __future__ import annotations
 
 import argparse
+from fractions import Fraction
 
 from verify.commands import Output, decimal_text, group, leaf, positive_int
 from verify.setups import setups
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> Output:
         "hypothesis": jsonable(learner.hypothesis_), "test_error": test_error,
         "n": args.n, "m": learner.m_, "oracle": problem.oracle_description,
         "guarantee": {"epsilon": g.epsilon_upper, "delta": g.delta_upper},
-        "claimed": {"epsilon": float(args.epsilon), "delta": float(args.delta)},
+        "claimed": {"epsilon": float(Fraction(args.epsilon)), "delta": float(Fraction(args.delta))},
         "holds": learner.holds_,
         "rounds": [r.to_dict() for r in learner.rounds_],
         "oracle_rounds": [r.to_dict() for r in getattr(problem.oracle, "history_", [])],
