@@ -97,3 +97,41 @@ def test_finite_class_user_components_and_vc_dimension():
 def test_bad_input_is_a_clear_error(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+def _brute_force_vc(labelings: np.ndarray) -> int:
+    """The largest d such that some d columns of the labelings matrix are shattered."""
+    from itertools import combinations
+
+    columns = labelings.shape[1]
+    best = 0
+    for d in range(1, columns + 1):
+        shattered = any(len({tuple(row) for row in labelings[:, list(subset)]}) == 2**d
+                        for subset in combinations(range(columns), d))
+        if not shattered:
+            break
+        best = d
+    return best
+
+
+@pytest.mark.parametrize(("name", "size", "grid"), [
+    ("thresholds", 6, [[x] for x in range(6)]),
+    ("intervals", 6, [[x] for x in range(6)]),
+    ("rectangles", 3, [[x, y] for x in range(3) for y in range(3)]),
+])
+def test_claim_4_1_restricted_classes_have_vc_dimension_at_most_v(name, size, grid):
+    concept = make_class(name, size)
+    points = np.array(grid)
+    whole = concept.trace(points)
+    assert _brute_force_vc(np.array([whole.labeling(i) for i in range(whole.size)])) == concept.vc_dimension
+
+    def prefixes(prefix: tuple) -> list[tuple]:
+        if len(prefix) == concept.k - 1:
+            return [prefix]
+        return [prefix] + [p for value in concept.next_values(prefix) for p in prefixes(prefix + (value,))]
+
+    for prefix in prefixes(())[1:]:
+        restricted = concept.restrict(prefix)
+        trace = restricted.trace(points)
+        labelings = np.array([trace.labeling(i) for i in range(trace.size)])
+        assert _brute_force_vc(labelings) <= concept.vc_dimension == restricted.vc_dimension

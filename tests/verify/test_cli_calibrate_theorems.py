@@ -40,6 +40,8 @@ def test_boolean_is_an_alias_of_theorem_8_19(capsys):
     (("8.14", "--alpha", "1.5"), "alpha must be in (0, 1) (hypothesis of Theorem 8.14)"),
     (("8.19", "--k", "2", "--beta", "0"), "beta must be in (0, 1) (hypothesis of Theorem 8.19)"),
     (("5.1", "--oracle-m", "100"), "--oracle-m needs --k and --vc"),
+    (("5.1", "--class", "intervals", "--k", "3"), "sets k and v itself"),
+    (("5.1", "--oracle-m", "100", "--k", "2", "--vc", "2", "--domain-size", "64"), "--domain-size applies to --class"),
     (("8.8", "--oracle", "exponential"), "invalid choice: 'exponential'"),
     (("8.8", "--dimension", "60"), "dimension must be at most 50"),
     (("9.9",), "invalid choice: '9.9'"),

@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a grid class with the completion-score oracle (sets k and v)")
     parser.add_argument("--k", type=positive_int, help="number of components k (with --oracle-m)")
     parser.add_argument("--vc", type=positive_int, help="VC dimension v of the class (with --oracle-m)")
-    parser.add_argument("--domain-size", type=positive_int, default=2**16, help="grid size N with --class")
+    parser.add_argument("--domain-size", type=positive_int, default=None, help="grid size N with --class (default 2^16)")
     add_target_arguments(parser)
     for number, oracles in HALFSPACE_ORACLES.items():
         parser = leaf(table, number, f"Theorem {number} (halfspaces by CarryForwardLearner): n from (α, β, ε, δ, d)",
@@ -53,8 +53,13 @@ def run_5_1(args: argparse.Namespace) -> Output:
 
     if args.oracle_m is not None and (args.k is None or args.vc is None):
         raise ValueError("--oracle-m needs --k and --vc")
+    if args.concept_class is not None and (args.k is not None or args.vc is not None):
+        raise ValueError(f"--class {args.concept_class} sets k and v itself: drop --k and --vc")
+    if args.oracle_m is not None and args.domain_size is not None:
+        raise ValueError("--domain-size applies to --class only")
     result = theorem_5_1(args.k, args.vc, args.alpha, args.beta, args.epsilon, args.delta, oracle_m=args.oracle_m,
-                         component_class=args.concept_class, domain_size=args.domain_size)
+                         component_class=args.concept_class,
+                         domain_size=args.domain_size if args.domain_size is not None else 2**16)
     return Output(result["payload"], result["text"])
 
 
