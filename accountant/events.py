@@ -227,6 +227,32 @@ class SubsampleWithoutReplacement(Event):
 
 
 @dataclass(frozen=True)
+class SubsampleWithReplacement(Event):
+    """Runs the child on ``draws`` records drawn uniformly *with* replacement from N records
+    (the empirical learner B̂ of Lemma 8.15; Bun et al. 2015, Lemma 5.9), under substitution.
+
+    With K ~ Bin(draws, 1/N) the copies of the changed record, A = E[e^{Kε}] =
+    (1 + (e^ε − 1)/N)^draws and B = E[e^{−Kε}] = (1 + (e^{−ε} − 1)/N)^draws, the result is
+    (log(A/B), δ((A − 1) + (A/B)(1 − B))/(e^ε − 1))-DP (ε > 0, as every event's is).
+
+    Proof. Couple index vectors with K = k to ones with K = 0 by redrawing the k positions of
+    the changed record among the others: the two inputs of the child differ in k places, so by
+    group privacy P_k ≤ e^{kε}P_0 + δ_k and P_0 ≤ e^{kε}Q_k + δ_k with δ_k = δ(e^{kε} − 1)/(e^ε − 1)
+    and P_0 = Q_0 (P_k, Q_k: the output probabilities of an event given K = k on the two
+    neighbours). Averaging over K: P ≤ A·P_0 + Σ p_k δ_k and Q ≥ B·P_0 − Σ p_k e^{−kε}δ_k;
+    eliminating P_0 gives the bound. The child must be DP on arbitrary neighbours."""
+
+    child: Event
+    draws: int
+    population_size: int
+
+    def __post_init__(self) -> None:
+        _child(self)
+        _count(self, "draws")
+        _count(self, "population_size")
+
+
+@dataclass(frozen=True)
 class PoissonSubsample(Event):
     """Runs the child on a subset containing each record independently with probability q:
     (log(1 + q(e^ε − 1)), qδ)-DP under add/remove-one neighbours (Balle–Barthe–Gaboardi 2018,
@@ -323,7 +349,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in (
         PureDP, ApproxDP, Laplace, Gaussian, ExponentialMechanism, RandomizedResponse,
         OnRealizableInputs, PostProcessing, LabelBoostThen, LabelBoostRealizable,
-        LabelBoostCarrier, SubsampleWithoutReplacement, PoissonSubsample, Composition,
+        LabelBoostCarrier, SubsampleWithoutReplacement, SubsampleWithReplacement, PoissonSubsample, Composition,
         ParallelComposition, Claim,
     )
 }

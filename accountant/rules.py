@@ -257,6 +257,23 @@ def _subsample(event: ev.SubsampleWithoutReplacement, children: list[Derivation]
     return _amplified(event, children[0], q, "subsampling without replacement", "Theorem 3.4")
 
 
+@_rule(ev.SubsampleWithReplacement)
+def _with_replacement(event: ev.SubsampleWithReplacement, children: list[Derivation]) -> Derivation:
+    child = children[0]
+    _require_arbitrary(child, "Lemma 8.15")
+    g = child.guarantee
+    n, draws = sympy.Integer(event.population_size), event.draws
+    a = (1 + (sympy.exp(g.epsilon) - 1) / n) ** draws  # every event's ε is > 0
+    b = (1 + (sympy.exp(-g.epsilon) - 1) / n) ** draws
+    delta = g.delta * ((a - 1) + a / b * (1 - b)) / (sympy.exp(g.epsilon) - 1)
+    return Derivation(
+        event, Guarantee(sympy.log(a / b), delta), "subsampling with replacement (coupling + group privacy)", "Lemma 8.15",
+        r"(\log(A/B),\ \delta\,rac{(A-1) + (A/B)(1-B)}{e^{arepsilon}-1}),\ "
+        r"A = (1 + rac{e^{arepsilon}-1}{N})^{m},\ B = (1 + rac{e^{-arepsilon}-1}{N})^{m}",
+        (child,),
+    )
+
+
 @_rule(ev.PoissonSubsample)
 def _poisson(event: ev.PoissonSubsample, children: list[Derivation]) -> Derivation:
     return _amplified(event, children[0], event.rate, "Poisson subsampling", "Balle–Barthe–Gaboardi 2018, Thm 8")

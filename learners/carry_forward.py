@@ -173,7 +173,7 @@ class CarryForwardLearner:
             extended = state.prefix + (component,)
             if not C.prefix_valid(extended):
                 raise InvariantViolation(f"oracle returned {component!r}: {extended} is not a valid prefix (Assumption 4.4)")
-            oracle_events.append(oracle.event(C, state.prefix))
+            oracle_events.append(oracle.event(C, state.prefix, m))  # |S_{i−1}| = m
             if i == C.k:  # lines 11–12
                 state.rounds.append(self._telemetry(i, component, state, extended, extended, holdout, tau))
                 state.prefix = extended

@@ -24,8 +24,9 @@ from learners.randomness import Randomness, as_fraction
 
 
 class ComponentOracle(ABC):
-    """A_i of Assumption 4.4: ``select(C, prefix, X, y, rng)`` returns y_i; ``event(C, prefix)``
-    is the guarantee it declares for that call (on C(prefix)-realizable inputs)."""
+    """A_i of Assumption 4.4: ``select(C, prefix, X, y, rng)`` returns y_i; ``event(C, prefix,
+    sample_size)`` is the guarantee it declares for that call on a sample of ``sample_size``
+    records (on C(prefix)-realizable inputs; the size is public — the active sample size m)."""
 
     k: int | None = None
     """The number of components the oracle is built for (None: any class)."""
@@ -36,8 +37,8 @@ class ComponentOracle(ABC):
         """The next component y_i."""
 
     @abstractmethod
-    def event(self, concept_class: ConceptClass, prefix: Components) -> Event:
-        """The privacy event of one call, on realizable prefix states."""
+    def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
+        """The privacy event of one call on ``sample_size`` records, on realizable prefix states."""
 
 
 class CompletionScoreOracle(ComponentOracle):
@@ -68,7 +69,8 @@ class CompletionScoreOracle(ComponentOracle):
         values, scores = completion_scores(concept_class, prefix, X, y)
         return values[exponential_mechanism(scores, epsilon, 1, rng)]
 
-    def event(self, concept_class: ConceptClass, prefix: Components) -> Event:
+    def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
+        """ε_A-DP (pure) whatever the sample size."""
         candidates = len(concept_class.next_values(prefix))
         return OnRealizableInputs(ExponentialMechanism(self._epsilon(), max(candidates, 1)))
 

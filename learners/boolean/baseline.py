@@ -52,7 +52,7 @@ class SeparateSampleLearner:
         events: list[Event] = []
         for i in range(C.k):
             chosen = order[i * block:(i + 1) * block][rng.subset(block, int(self.m))]
-            declared = oracle.event(C, prefix)
+            declared = oracle.event(C, prefix, int(self.m))
             prefix += (oracle.select(C, prefix, points[chosen], labels[chosen], rng),)
             arbitrary = declared.child if isinstance(declared, OnRealizableInputs) else declared  # Appendix B
             events.append(SubsampleWithoutReplacement(arbitrary, int(self.m), block))

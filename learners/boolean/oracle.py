@@ -11,8 +11,9 @@ continuation is (ε_B + 3, 4eδ_B)-DP on arbitrary inputs. dpledger has no dedic
 ARelabel; the accountant rule of Lemma 3.11 (``LabelBoostThen``: LabelBoost, i.e. the same
 exponential-mechanism relabeling with ε = 1, followed by an (ε, δ)-DP algorithm) has the same
 form and value, so it is recorded as ``LabelBoostThen`` under a ``Claim("Corollary 8.17")``.
-B̂'s guarantee is Lemma 8.15's claim (the accountant has no rule for sampling with
-replacement): a ``Claim("Lemma 8.15")`` over B's exponential mechanism. The exact audit
+B̂'s guarantee is derived by the accountant's rule for sampling with replacement
+(``SubsampleWithReplacement``: coupling and group privacy) under a ``Claim("Lemma 8.15")``: with
+draws ≤ |S|/9 it is far below the ε_B the lemma claims (≈ 2 sinh(ε_B)/9). The exact audit
 (:mod:`tests.verify.test_boolean_oracle_audit`) measures the whole oracle on tiny instances.
 """
 from __future__ import annotations
@@ -22,9 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from accountant.events import Claim, Event, ExponentialMechanism, LabelBoostThen, OnRealizableInputs
+from accountant.events import (Claim, Event, ExponentialMechanism, LabelBoostThen, OnRealizableInputs,
+                               SubsampleWithReplacement)
 from learners.boolean.composition import BooleanComposition
-from learners.boolean.local_learners import empirical_learner
+from learners.boolean.local_learners import empirical_draws, empirical_learner
 from learners.boolean.requirements import exponential_learner_m
 from learners.component_oracles import ComponentOracle
 from learners.concept_classes import Components, ConceptClass
@@ -88,9 +90,16 @@ class RelabelOracle(ComponentOracle):
         relabeled = C.components[i].evaluate(chosen, projected)  # S̃ = U(S)^{h̃}
         return empirical_learner(C.components[i], projected, relabeled, self._epsilon_b(), self.m_b(C, i), rng)
 
-    def event(self, concept_class: ConceptClass, prefix: Components) -> Event:
-        """Corollary 8.17: (ε_B + 3, 4eδ_B) = (ε_B + 3, 0), on realizable prefix states (and in fact on all inputs)."""
+    def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
+        """Corollary 8.17: (ε_B + 3, 4eδ_B) = (ε_B + 3, 0), on realizable prefix states (and in fact
+        on all inputs); B̂ is B's exponential mechanism on :func:`empirical_draws` records drawn with
+        replacement from the ``sample_size`` relabeled ones (Lemma 8.15, derived by the accountant)."""
         C = self._composition(concept_class)
         epsilon_b = self._epsilon_b()
-        learner = Claim("Lemma 8.15", ExponentialMechanism(epsilon_b, len(C.spaces[len(prefix)])), epsilon_b, 0)
+        i = len(prefix)
+        if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 1:
+            raise ValueError(f"sample_size must be an integer ≥ 1, got {sample_size!r}")
+        draws = empirical_draws(sample_size, self.m_b(C, i))
+        learner = Claim("Lemma 8.15", SubsampleWithReplacement(ExponentialMechanism(epsilon_b, len(C.spaces[i])), draws,
+                                                               sample_size), epsilon_b, 0)
         return OnRealizableInputs(Claim("Corollary 8.17", LabelBoostThen(learner), epsilon_b + 3, 0))

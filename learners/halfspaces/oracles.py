@@ -85,8 +85,8 @@ class _DepthOracle(ComponentOracle):
             raise ValueError(f"epsilon must be positive, got {self.epsilon}")
         return value
 
-    def event(self, concept_class: ConceptClass, prefix: Components) -> Event:
-        """ε_A-DP (pure) on every input, recorded as required on realizable inputs."""
+    def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
+        """ε_A-DP (pure) on every input whatever its size, recorded as required on realizable inputs."""
         return OnRealizableInputs(ExponentialMechanism(self._epsilon(), concept_class.next_values(prefix).size))
 
     def select(self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray,

@@ -28,6 +28,7 @@ def extend(children):
         st.builds(lambda c, r: ev.Composition((c,), method="optimal", target_delta="0.9", repeat=r), children, st.integers(1, 50)),
         st.builds(lambda cs: ev.ParallelComposition(tuple(cs)), st.lists(children, min_size=1, max_size=3)),
         st.builds(lambda c: ev.Claim("Lemma 6.2", c, "9", "0.5"), children),
+        st.builds(lambda c, m: ev.SubsampleWithReplacement(c, m, 9 * m), children, st.integers(1, 20)),
     )
 
 

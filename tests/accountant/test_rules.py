@@ -1,4 +1,5 @@
 """The accountant's rules against the statements they implement, with 60-digit references."""
+import math
 from fractions import Fraction
 
 import mpmath
@@ -97,6 +98,8 @@ def test_realizable_only_guarantee_is_not_amplified_nor_counted_as_dp():
         account(ev.SubsampleWithoutReplacement(realizable, 1, 10))
     with pytest.raises(ValueError, match="realizable"):
         account(ev.LabelBoostThen(realizable))
+    with pytest.raises(ValueError, match="realizable"):
+        account(ev.SubsampleWithReplacement(realizable, 1, 9))
     assert not account(realizable).guarantee.meets(100, "0.5").holds
 
 
@@ -182,3 +185,23 @@ def test_exact_gaussian_composition_beats_generic_optimal_composition():
     as_pairs = account(ev.Composition((ev.ApproxDP(account(step).guarantee.epsilon, "1e-8"),), method="optimal",
                                       target_delta="1e-5", repeat=300)).guarantee
     assert exact_rule.epsilon_interval.b < as_pairs.epsilon_interval.a
+
+
+def test_lemma_8_15_sampling_with_replacement_matches_the_closed_form():
+    eps, delta, draws, population = 1.0, 1e-6, 7, 50
+    g = account(ev.SubsampleWithReplacement(ev.ApproxDP(1, "1e-6"), draws, population)).guarantee
+    a = (1 + math.expm1(eps) / population) ** draws
+    b = (1 + math.expm1(-eps) / population) ** draws
+    assert g.epsilon_upper == pytest.approx(math.log(a / b), rel=1e-12)
+    assert g.delta_upper == pytest.approx(delta * ((a - 1) + a / b * (1 - b)) / math.expm1(eps), rel=1e-12)
+
+
+@settings(max_examples=40)
+@given(st.decimals(min_value="0.01", max_value="1", places=2), st.integers(1, 10**6), st.integers(9, 40))
+def test_lemma_8_15_claim_holds_when_at_most_a_ninth_is_drawn(eps, draws, ratio):
+    """Lemma 8.15: B̂ (draws ≤ N/9 with replacement) is (ε, δ)-DP when B is; the rule derives it,
+    and the derived ε stays below its limit 2 sinh(ε)/9·(9/ratio)."""
+    eps = str(eps)
+    g = account(ev.SubsampleWithReplacement(ev.ApproxDP(eps, "1e-6"), draws, ratio * draws)).guarantee
+    assert g.meets(eps, "1e-6").holds
+    assert g.epsilon_upper <= 2 * math.sinh(float(eps)) / ratio * (1 + 1e-9)

@@ -10,6 +10,7 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
+from accountant.events import ExponentialMechanism, SubsampleWithReplacement
 from accountant.rules import account
 from learners.boolean.composition import BooleanComposition, HypothesisSpace, component_class
 from learners.boolean.formula import parse_formula
@@ -57,17 +58,27 @@ def composition(text="x1 and (x2 or not x3)", names=("thresholds", "intervals", 
     return BooleanComposition(parse_formula(text), [component_class(n, size) for n in names])
 
 
-def test_oracle_event_is_epsilon_b_plus_3_on_realizable_prefix_states_corollary_8_17():
+def test_oracle_event_within_epsilon_b_plus_3_on_realizable_prefix_states_corollary_8_17():
+    """The declared event: ARelabel (LabelBoostThen, +3) over B̂, whose ε the accountant derives
+    from the with-replacement draws (Lemma 8.15) — below ε_B once at most a ninth is drawn."""
     C = composition()
     for epsilon_b in (1, Fraction(1, 2)):
-        derivation = account(RelabelOracle(epsilon_b=epsilon_b).event(C, ()))
+        oracle = RelabelOracle(epsilon_b=epsilon_b)
+        m_b = oracle.m_b(C, 0)
+        derivation = account(oracle.event(C, (), 9 * m_b))
         g = derivation.guarantee
-        assert g.domain == "realizable"
-        assert sympy.simplify(g.epsilon - (sympy.Rational(epsilon_b) + 3)) == 0 and g.delta == 0
+        assert g.domain == "realizable" and g.delta == 0
+        b_hat = account(SubsampleWithReplacement(ExponentialMechanism(epsilon_b, len(C.spaces[0])), m_b, 9 * m_b))
+        assert sympy.simplify(g.epsilon - (b_hat.guarantee.epsilon + 3)) == 0
+        assert 3 < g.epsilon_upper < float(epsilon_b) + 3
         assert {c.statement for c in derivation.claims()} == {"Corollary 8.17", "Lemma 8.15"}
         assert all(c.verdict.holds for c in derivation.claims())
+    small = account(RelabelOracle(epsilon_b=1).event(C, (), 2)).guarantee  # |S| < 9: one draw from 2
+    assert small.epsilon_upper > account(RelabelOracle(epsilon_b=1).event(C, (), 9)).guarantee.epsilon_upper
     with pytest.raises(ValueError, match="epsilon_b"):
-        RelabelOracle(epsilon_b=2).event(C, ())
+        RelabelOracle(epsilon_b=2).event(C, (), 9)
+    with pytest.raises(ValueError, match="sample_size"):
+        RelabelOracle(epsilon_b=1).event(C, (), 0)
 
 
 def test_oracle_is_total_and_valid_on_non_realizable_samples_assumption_4_4():
@@ -136,6 +147,6 @@ def test_learner_event_with_relabel_oracles_meets_target_at_paper_m_theorem_8_19
     oracle, prefix = RelabelOracle(), ()
     events = []
     for i in range(k):
-        events.append(oracle.event(C, prefix))
+        events.append(oracle.event(C, prefix, m))
         prefix += (C.spaces[i][0],)
     assert account(learner_event(target, m, events)).guarantee.meets(target.epsilon, target.delta).holds

@@ -43,7 +43,7 @@ def test_exponential_and_qcopt_oracles_are_exactly_epsilon_a_dp_on_every_input(m
     C, oracle = GridHalfspaces(1, 1), make(epsilon=1)
     worst = _worst_epsilon(oracle, C, prefix, 2)
     assert 0 < worst <= 1 + 1e-12
-    assert account(oracle.event(C, prefix)).guarantee.epsilon_upper == 1
+    assert account(oracle.event(C, prefix, 10)).guarantee.epsilon_upper == 1
 
 
 def test_ipconcave_oracle_is_exactly_epsilon_a_dp_on_every_input():
@@ -111,7 +111,7 @@ def test_bad_input_points_off_the_grid_and_oracle_parameters():
     with pytest.raises(ValueError, match="X"):
         CarryForwardLearner(C, oracle=ExponentialDepthOracle(), m=5).fit(np.full((30, 2), 4), np.zeros(30, dtype=int))
     with pytest.raises(ValueError, match="epsilon"):
-        ExponentialDepthOracle(epsilon=0).event(C, ())
+        ExponentialDepthOracle(epsilon=0).event(C, (), 10)
     with pytest.raises(ValueError, match="blocks"):
         IPConcaveOracle(blocks=0).block_count(10, 5)
 
