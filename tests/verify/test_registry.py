@@ -108,7 +108,7 @@ def test_findings_command_lists_seed_and_external_findings(capsys):
     assert main(["proofs", "--findings", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert {f["key"] for f in out["seed_findings"]} == {"000:Lemma 6.12", "000:Lemma 3.17", "000:Theorem 7.2",
-                                                               "000:Lemma 8.15"}
+                                                               "000:Lemma 8.15", "002:Lemma B.10"}
     assert "dp-accounting" in out["external_findings"][0]["summary"]
 
 
