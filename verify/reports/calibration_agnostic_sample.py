@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from verify.reports import provenance
-from verify.reports.plotting import paper_tight_plot
+from verify.reports.sweeps import paper_tight_plot, paper_tight_table
 from verify.theorem_calibration import agnostic_theorem
 
 TITLE = "Sample sizes of Theorems 2.1, 3.1, 4.1 (seed 002): paper's noise accounting against certified"
@@ -27,13 +27,6 @@ def _payload(name: str, degree: int | None = DEGREE, **changes: object) -> dict:
 def _sweep(key: str, values: list) -> dict[str, list[tuple[int, int]]]:
     return {name: [(pl["n_paper"], pl["n_tight"]) for pl in (_payload(name, **{key: v}) for v in values)]
             for name in THEOREMS}
-
-
-def _table(label: str, values: list, sweeps: dict[str, list[tuple[int, int]]]) -> list[str]:
-    lines = [f"| {label} | " + " | ".join(f"{n} paper | tight" for n in THEOREMS) + " |", "|---|" + "---|---|" * 3]
-    for i, value in enumerate(values):
-        lines.append(f"| {value} | " + " | ".join(f"{sweeps[n][i][0]:.3g} | {sweeps[n][i][1]:.3g}" for n in THEOREMS) + " |")
-    return lines
 
 
 def write(out: Path) -> tuple[list[Path], str]:
@@ -89,7 +82,7 @@ def write(out: Path) -> tuple[list[Path], str]:
             ("n against α", "α", SWEEP_ALPHA, by_alpha, plots[0]),
             ("n against d", "d", SWEEP_D, by_d, plots[1]),
             ("n against ε", "ε", SWEEP_EPSILON, by_epsilon, plots[2])):
-        lines += [f"## {heading} (degree {DEGREE})", "", *_table(label, values, sweeps), "", f"![{heading}]({plot.name})", ""]
+        lines += [f"## {heading} (degree {DEGREE})", "", *paper_tight_table(label, values, sweeps), "", f"![{heading}]({plot.name})", ""]
     report = out / "calibration_agnostic_sample.md"
     report.write_text("\n".join(lines))
     return [report, *plots], TITLE

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from verify.reports import provenance
-from verify.reports.plotting import paper_tight_plot
+from verify.reports.sweeps import paper_tight_plot, paper_tight_table
 from verify.theorem_calibration import halfspace_theorem, theorem_5_1
 
 TITLE = "Sample sizes of Theorems 5.1, 8.5, 8.8, 8.14 and 8.19 (seed 000): paper's chain against tight calibration"
@@ -132,24 +132,12 @@ def write(out: Path) -> tuple[list[Path], str]:
               "At the paper's n the derived ε is far below the claim — the e⁹ of Algorithm 2 line 2 is slack (see the "
               "registry's finding on Lemma 6.12). The saving of the tight accounting depends on k only through the "
               "composition of the reservoirs: it is the same for every oracle at the same k.", ""]
-    for heading, values, sweeps, plot, label in (
-            ("n against α", SWEEP_ALPHA, by_alpha, alpha_plot, "α"),
-            ("n against ε", SWEEP_EPSILON, by_epsilon, epsilon_plot, "ε")):
-        lines += [f"## {heading}", "", f"| {label} | " + " | ".join(f"{n} paper | {n} tight" for n in SWEPT) + " |",
-                  "|---|" + "---|---|" * len(SWEPT)]
-        for i, value in enumerate(values):
-            lines.append(f"| {value} | " + " | ".join(f"{sweeps[n][i][0]:.3g} | {sweeps[n][i][1]:.3g}" for n in SWEPT) + " |")
-        lines += ["", f"![{heading}]({plot.name})", ""]
-    lines += ["## n against k and d", "", "| k | Theorem 5.1 paper | tight | Theorem 8.19 paper | tight |", "|---|---|---|---|---|"]
-    for i, k in enumerate(SWEEP_K):
-        (p1, t1), (p2, t2) = by_size["Theorem 5.1"][i], by_size["Theorem 8.19"][i]
-        lines.append(f"| {k} | {p1:.3g} | {t1:.3g} | {p2:.3g} | {t2:.3g} |")
-    lines += ["", f"![n against k]({size_k.name})", "",
-              "| d | Theorem 8.8 paper | tight | Theorem 8.14 paper | tight |", "|---|---|---|---|---|"]
-    for i, d in enumerate(SWEEP_D):
-        (p1, t1), (p2, t2) = by_size["Theorem 8.8"][i], by_size["Theorem 8.14"][i]
-        lines.append(f"| {d} | {p1:.3g} | {t1:.3g} | {p2:.3g} | {t2:.3g} |")
-    lines += ["", f"![n against d]({size_d.name})", ""]
+    for heading, label, values, sweeps, plot in (
+            ("n against α", "α", SWEEP_ALPHA, by_alpha, alpha_plot),
+            ("n against ε", "ε", SWEEP_EPSILON, by_epsilon, epsilon_plot),
+            ("n against k", "k", SWEEP_K, {n: by_size[n] for n in ("Theorem 5.1", "Theorem 8.19")}, size_k),
+            ("n against d", "d", SWEEP_D, {n: by_size[n] for n in ("Theorem 8.8", "Theorem 8.14")}, size_d)):
+        lines += [f"## {heading}", "", *paper_tight_table(label, values, sweeps), "", f"![{heading}]({plot.name})", ""]
     report = out / "calibration_theorems.md"
     report.write_text("\n".join(lines))
     return [report, alpha_plot, epsilon_plot, size_k, size_d], TITLE

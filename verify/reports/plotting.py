@@ -34,12 +34,3 @@ def line_plot(path: Path, title: str, xlabel: str, ylabel: str, x: list[float],
     plt.close(figure)
     return path
 
-
-def paper_tight_plot(path: Path, title: str, xlabel: str, x: list[float],
-                     sweeps: dict[str, list[tuple[int, int]]], log_x: bool = False) -> Path:
-    """n against one parameter: per theorem, the paper's n (solid) and the tight n (dashed)."""
-    series: dict[str, list[float]] = {}
-    for name, rows in sweeps.items():
-        series[f"{name} paper"] = [float(paper) for paper, _ in rows]
-        series[f"{name} tight"] = [float(tight) for _, tight in rows]
-    return line_plot(path, title, xlabel, "n", x, series, log_x=log_x, paired=True)
