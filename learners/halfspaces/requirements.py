@@ -34,7 +34,7 @@ from typing import Any
 
 import sympy
 
-from accountant.certified import enclose, upper_end, upper_float
+from accountant.certified import enclose, upper_float
 from learners.sample_complexity import (SampleComplexity, UtilityTarget, carry_forward_sample_complexity, ceiling,
                                         count)
 
@@ -75,11 +75,10 @@ def log_star(ln_n: sympy.Expr) -> int:
     """An upper bound on log* N from ln N: the number of times log₂ is applied before the value
     is ≤ 1 (log* N = 1 + log*(log₂ N) for N > 1). log₂ N is rounded up, then each further log₂
     is rounded up, so the count is never below the truth."""
-    value = upper_end(enclose(ln_n / LN2))
-    if value <= 0:
+    current = upper_float(enclose(ln_n / LN2))
+    if current <= 0:
         return 0
     levels = 1
-    current = float(value)
     while current > 1:
         current = math.nextafter(math.log2(current), math.inf)
         levels += 1
