@@ -108,8 +108,15 @@ def _enclose_node(expr: sympy.Expr, prec: int) -> iv.mpf:
     if hasattr(expr, "_enclose"):
         return expr._enclose(prec)
     if expr.is_Add:
+        terms = list(expr.args)
         total = iv.mpf(0)
-        for term in expr.args:
+        exponential = next((t for t in terms if isinstance(t, sympy.exp)), None)
+        if exponential is not None and sympy.S.NegativeOne in terms:
+            # e^u − 1 as expm1(u): no cancellation when u is tiny (e.g. a per-step ε of 1e-1400)
+            terms.remove(exponential)
+            terms.remove(sympy.S.NegativeOne)
+            total = iv.expm1(_enclose_node(exponential.args[0], prec))
+        for term in terms:
             total += _enclose_node(term, prec)
         return total
     if expr.is_Mul:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from verify.commands import COMMAND_MODULES, Output, OneLineParser
 
@@ -38,10 +40,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"dpledger: error: {message}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps(output.payload, indent=2, allow_nan=False))
+        print(json.dumps(_finite(output.payload), indent=2, allow_nan=False))
     else:
         print(output.text)
     return output.status
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every non-finite float written as the string "inf", "-inf" or "nan" (JSON
+    has no infinity); certified upper bounds may be infinite."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -22,6 +22,17 @@ HYPOTHESES = {
 }
 
 
+def count_text(n: int) -> str:
+    """An integer for the text output: with thousands separators below 10¹⁵, else in scientific
+    notation with 4 significant digits rounded up (the JSON keeps every digit)."""
+    if n < 10**15:
+        return f"{n:,}"
+    exponent = len(str(n)) - 4
+    mantissa = str(-(-n // 10**exponent))  # 4 digits, or 10000 after rounding up
+    exponent += len(mantissa) - 1
+    return f"{mantissa[0]}.{mantissa[1:4]}e{exponent}"
+
+
 def _chain(sample: SampleComplexity) -> dict[str, Any]:
     """Lemma 6.12's chain at the paper's n with the run's (ε, δ): every step and its verdict."""
     from accountant.carry_forward import Target, paper_chain
@@ -45,8 +56,8 @@ def sample_text(sample: SampleComplexity) -> list[str]:
     return [f"  LabelBoost term c·(kv/α)·ln(320k²/(αβ)) with SUBSTITUTE c = 1: {sample.m_labelboost}",
             f"  M_A = {sample.m_oracle}",
             f"  active sample m = max(M_A, LabelBoost term) = {sample.m} (Theorem 7.2)",
-            f"  n (paper: Algorithm 2 line 2 at the run's ε, δ) = {sample.n_paper:,}",
-            f"  n (tight: optimal composition, exact amplification, same m and oracles) = {sample.n_tight:,} "
+            f"  n (paper: Algorithm 2 line 2 at the run's ε, δ) = {count_text(sample.n_paper)}",
+            f"  n (tight: optimal composition, exact amplification, same m and oracles) = {count_text(sample.n_tight)} "
             f"— sample saving ×{sample.saving:.3g}",
             *(f"  derived guarantee, {name}: ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.3g} against the claim "
               f"({upper_float(enclose(sample.claim[0])):.6g}, {upper_float(enclose(sample.claim[1])):.3g}): "
@@ -148,6 +159,11 @@ def _agnostic_privacy(result: Any, epsilon: Any, delta: Any) -> dict[str, Any]:
             "gaussian_releases": {"epsilon": noise.epsilon_upper, "delta": noise.delta_upper}}
 
 
+def _shown(value: float | str) -> str:
+    """A display value of the seed-002 chains: a float, or a decimal string beyond float range."""
+    return value if isinstance(value, str) else f"{value:.6g}"
+
+
 def agnostic_theorem(statement: str, dimension: int, degree: int | None, alpha: Any, beta: Any, epsilon: Any,
                      delta: Any) -> dict[str, Any]:
     """Theorems 2.1, 3.1, 4.1 of seed 002: the as-implemented sample-size chain under the paper's
@@ -170,10 +186,10 @@ def agnostic_theorem(statement: str, dimension: int, degree: int | None, alpha: 
             "  (the seed lost its sample-size formulas; this chain is the learner as implemented, substitutes below)",
             f"  {'term':<34} {'paper':>14} {'tight':>14}"]
     for term in paper.terms:
-        text.append(f"  {term.name:<34} {term.value:>14,} {tight.term(term.name).value:>14,}")
-    text += [f"  {'n':<34} {paper.n:>14,} {tight.n:>14,}   saving ×{paper.n / tight.n:.3g}",
-             f"  σ/Δ: paper {paper.parameters['sigma_over_sensitivity']:.6g}, tight "
-             f"{tight.parameters['sigma_over_sensitivity']:.6g}",
+        text.append(f"  {term.name:<34} {count_text(term.value):>14} {count_text(tight.term(term.name).value):>14}")
+    text += [f"  {'n':<34} {count_text(paper.n):>14} {count_text(tight.n):>14}   saving ×{paper.n / tight.n:.3g}",
+             f"  σ/Δ: paper {_shown(paper.parameters['sigma_over_sensitivity'])}, tight "
+             f"{_shown(tight.parameters['sigma_over_sensitivity'])}",
              *(f"  derived guarantee, {name}: Gaussian releases ε ≤ {g['gaussian_releases']['epsilon']:.6g}, "
                f"δ ≤ {g['gaussian_releases']['delta']:.3g}; with the ε-DP selection on its own block ε ≤ "
                f"{g['epsilon']:.6g}, δ ≤ {g['delta']:.3g} against ({epsilon}, {delta}): "

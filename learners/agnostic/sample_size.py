@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any
 
+import mpmath
 from mpmath import iv
 
 from accountant.certified import interval_precision, lower_end, upper_end, upper_float
@@ -134,6 +135,19 @@ def _iv(x: int | Fraction) -> Any:
     """An interval enclosing the exact rational x."""
     x = Fraction(x)
     return iv.mpf(x.numerator) / iv.mpf(x.denominator)
+
+
+def _shown(x: Any) -> float | str:
+    """A display value ≥ the interval's upper end: a float, or — beyond float range — the upper
+    end as a decimal string with 12 significant digits rounded up (JSON has no infinity)."""
+    value = upper_float(x)
+    if math.isfinite(value):
+        return value
+    with mpmath.workdps(60):
+        top = upper_end(x)
+        exponent = int(mpmath.floor(mpmath.log10(top))) - 11
+        digits = str(int(mpmath.ceil(top / mpmath.mpf(10) ** exponent)) + 1)  # + 1: covers the rounding of log10 and /
+    return f"{digits[0]}.{digits[1:]}e{exponent + len(digits) - 1}"
 
 
 def _ceil(x: Any) -> int:
@@ -331,9 +345,9 @@ def _theorem_2_1(a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D:
     ]
     parameters = {
         "F": F, "blocks": k, "block_size": m, "validation_size": m_val, "T": steps,
-        "clip_norm": upper_float(B), "clip_norm_squared": str(B2), "radius": R, "n_thresholds": thresholds,
-        "candidates": candidates, "kappa": upper_float(kappa), "steps_rule": steps_rule,
-        "sigma_over_sensitivity": upper_float(kappa * iv.sqrt(_iv(steps))),
+        "clip_norm": _shown(B), "clip_norm_squared": str(B2), "radius": R, "n_thresholds": thresholds,
+        "candidates": candidates, "kappa": _shown(kappa), "steps_rule": steps_rule,
+        "sigma_over_sensitivity": _shown(kappa * iv.sqrt(_iv(steps))),
         "error_shares": {"approximation (Lemma B.10, reserved)": str(a / 6), "clipping (Lemma C.2)": str(a / 6),
                          "threshold grid": str(a / 6), "optimisation": str(a / 6),
                          "generalisation": str(a / 6), "selection (Lemma B.5)": str(a / 6)},
@@ -385,10 +399,10 @@ def _theorem_3_1(a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D:
     ]
     parameters = {
         "F": F, "blocks": 2, "block_size": m_stat + m_priv, "validation_size": val_stat.value + val_priv.value,
-        "zeta": str(zeta), "clip_norm": str(B), "sigma_over_sensitivity": upper_float(noise.single),
+        "zeta": str(zeta), "clip_norm": str(B), "sigma_over_sensitivity": _shown(noise.single),
         "gaussian_rule": noise.single_rule, "subspace_dim": k, "eigenvalue_threshold": str(eta),
         "cover_cells": cells, "cover_resolution": str(Fraction(2, cells)), "cover_size": cover,
-        "threshold_range": upper_float(tau), "n_thresholds": n_thresholds, "candidates": candidates,
+        "threshold_range": _shown(tau), "n_thresholds": n_thresholds, "candidates": candidates,
         "error_shares": {"subspace reduction (Lemmas 3.2, 3.5, reserved)": str(a / 2), "cover (Fact B.12)": str(a / 8),
                          "thresholds": str(a / 8), "selection (Lemma B.5)": str(a / 4)},
         "failure_shares": {"polynomial sampling": str(b / 4), "polynomial noise": str(b / 4), "selection": str(b / 2)},
@@ -462,7 +476,7 @@ def _theorem_4_1(a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D:
     parameters = {
         "guesses": J, "first_guess": str(FIRST_GUESS), "smallest_guess": str(smallest), "T": steps,
         "blocks": count + 1, "block_size": b_stat + b_priv, "validation_size": n_fixed,
-        "clip_radius": upper_float(radius), "sigma_over_sensitivity": upper_float(noise.single), "gaussian_rule": noise.single_rule,
+        "clip_radius": _shown(radius), "sigma_over_sensitivity": _shown(noise.single), "gaussian_rule": noise.single_rule,
         "requirements": {kind: {"statistical": s, "privacy": p} for kind, (s, p) in reqs.items()},
         "failure_shares": {"clipping (Laurent–Massart)": str(b / 4), "Algorithm 3 runs": str(b / 4),
                            "selection": str(b / 2)},

@@ -8,8 +8,10 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
+from accountant import account
+from accountant import events as ev
 from accountant.certified import (
-    certainly_le, certainly_lt, certified_floor, enclose, exact, lower_float, upper_float,
+    certainly_le, certainly_lt, certified_floor, enclose, exact, lower_end, lower_float, upper_end, upper_float,
 )
 
 E = sympy.E
@@ -73,3 +75,14 @@ def test_interval_ends_convert_exactly():
     assert upper_end(interval) > 1 and lower_end(interval) <= upper_end(interval)
     assert certified_floor(6 - sympy.Rational(1, 2**100)) == 5
     assert certified_floor(-sympy.Rational(1, 2**100)) == -1
+
+
+def test_exp_minus_one_of_a_tiny_argument_is_enclosed_without_cancellation():
+    """e^u − 1 is enclosed as expm1(u) when sympy keeps it as a sum (here inside advanced
+    composition's Lε₀(e^{ε₀} − 1)): with 10²⁹⁰⁰ classical Gaussian steps of ε₀ ≈ 10⁻¹⁴⁵³ a plain
+    exp(ε₀) − 1 at 128 bits would only say [0, 2⁻¹²⁷] and the composition would look infinite."""
+    steps = 10**2900
+    step = ev.Gaussian(sigma=1, delta=sympy.Rational(1, 2 * 10**6) / steps, sensitivity=sympy.Integer(10) ** -1455,
+                       calibration="classical")
+    composed = account(ev.Composition((step,), method="advanced", target_delta="1e-6", repeat=steps)).guarantee
+    assert composed.epsilon_upper < 0.01 and composed.meets("0.01", "1e-6").holds

@@ -92,3 +92,15 @@ def test_the_printed_lemma_6_12_command_reproduces_the_chain_at_the_papers_n(cap
     assert chain["holds"] and "--delta 1/2000000" in chain["command"]  # Theorem 8.5 runs the learner at δ/2, exactly
     again = run_json(capsys, *chain["command"].split()[1:])
     assert again["paper"]["steps"] == chain["steps"] and again["paper"]["m"] == out["m"]
+
+
+def test_astronomical_sample_sizes_print_in_scientific_notation_and_json_keeps_every_digit(capsys):
+    from verify.theorem_calibration import count_text
+
+    assert count_text(999_999) == "999,999" and count_text(10**15) == "1.000e15"
+    assert count_text(123_456_789_012_345_678) == "1.235e17" and count_text(99_995 * 10**20) == "1.000e25"
+    out = run_json(capsys, "calibrate", "2.1", "--dimension", "1000", "--alpha", "0.01")
+    assert out["n_paper"] > 10**1400 and isinstance(out["n_paper"], int)
+    assert out["guarantee_paper"]["holds"] and isinstance(out["paper"]["parameters"]["clip_norm"], str)
+    assert main(["calibrate", "2.1", "--dimension", "1000", "--alpha", "0.01"]) == 0
+    assert "e14" in capsys.readouterr().out
