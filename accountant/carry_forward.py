@@ -16,12 +16,16 @@ from typing import Any
 import sympy
 
 from accountant import events as ev
-from accountant.calibration import largest_integer_from, smallest_integer
+from accountant.calibration import largest_integer_from, smallest_integer_to_precision
 from accountant.certified import certainly_le, certainly_lt, certified_floor, enclose, exact, upper_float
 from accountant.rules import C_LB, Derivation, account
 
 EPSILON_ORACLE = sympy.Integer(4)
 """ε_A = 4 (Algorithm 2, line 3)."""
+
+EPSILON_FLOOR = sympy.Rational(1, 10**30)
+"""The smallest target ε the Section 6 accounting takes: the amplified blocks' ε is enclosed at
+128 bits (refined to 2048), which cannot certify a bound much below 10⁻³⁸."""
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,9 @@ class Target:
             raise ValueError(f"epsilon must be > 0, got {eps}")
         if certainly_le(eps, 1) is not True:
             raise ValueError(f"epsilon must be ≤ 1 (hypothesis of Lemma 6.12), got {eps}")
+        if certainly_lt(eps, EPSILON_FLOOR) is not False:
+            raise ValueError(f"epsilon must be ≥ 1e-30: below it the certified accounting of the Section 6 tree "
+                             f"(128–2048-bit intervals) cannot separate ε from 0 in bounded time, got {sympy.Float(eps, 3)}")
         dlt = exact(delta, "delta")
         if not (dlt.is_positive and certainly_lt(dlt, 1)):
             raise ValueError(f"delta must be in (0, 1), got {dlt}")
@@ -304,10 +311,11 @@ def tight_n(target: Target, m: int, low_block: int | None = None, high_block: in
     """The smallest n = 3M whose block size M lets active sample size m meet (ε, δ) under
     the tight accounting (bisection over M in [low_block, high_block], by default [m, the
     block size the paper's formula needs]); oracles (4, ``delta_oracle``), by default the
-    paper's δ/(16ek)."""
+    paper's δ/(16ek). Exact up to M = 2⁶⁰; beyond, certified to hold and within a relative 2⁻⁶⁰
+    of the smallest (:func:`~accountant.calibration.smallest_integer_to_precision`)."""
     low = m if low_block is None else low_block
     high = needed_n(target, m) // 3 + 1 if high_block is None else high_block
-    block = smallest_integer(lambda size: _tight_holds(target, m, size, delta_oracle), low, high)
+    block = smallest_integer_to_precision(lambda size: _tight_holds(target, m, size, delta_oracle), low, high)
     if block is None:
         raise ValueError(f"m = {m} does not meet the target with any block size up to {high}")
     return 3 * block

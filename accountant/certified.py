@@ -129,7 +129,10 @@ def _enclose_node(expr: sympy.Expr, prec: int) -> iv.mpf:
     if isinstance(expr, sympy.exp):
         return iv.exp(_enclose_node(expr.args[0], prec))
     if isinstance(expr, sympy.log):
-        return iv.log(_enclose_node(expr.args[0], prec))
+        argument = expr.args[0]
+        if argument.is_Add and sympy.S.One in argument.args:  # log(1 + x) as log1p(x): no cancellation for tiny x
+            return iv.log1p(_enclose_node(argument - 1, prec))
+        return iv.log(_enclose_node(argument, prec))
     if isinstance(expr, (sympy.Max, sympy.Min)):
         parts = [_enclose_node(arg, prec) for arg in expr.args]
         pick = max if isinstance(expr, sympy.Max) else min

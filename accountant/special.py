@@ -88,7 +88,9 @@ class OptimalCompositionEpsilon(_CertifiedFunction):
         eps0, delta0, target = (enclose(self.args[i], prec) for i in (0, 1, 3))
         k = int(self.args[2])
         _, high = homogeneous_optimal_epsilon(upper_end(eps0), upper_end(delta0), k, lower_end(target))
-        low, _ = homogeneous_optimal_epsilon(lower_end(eps0), lower_end(delta0), k, upper_end(target))
+        if lower_end(eps0) <= 0:  # an enclosure of a tiny ε₀ may reach below 0: the optimum is ≥ 0 anyway
+            return iv.mpf([0, high])
+        low, _ = homogeneous_optimal_epsilon(lower_end(eps0), max(lower_end(delta0), mpf(0)), k, upper_end(target))
         return iv.mpf([low, high])
 
 
@@ -106,5 +108,7 @@ class HeterogeneousOptimalEpsilon(_CertifiedFunction):
         uppers = [(upper_end(e), upper_end(d)) for e, d in zip(epsilons, deltas)]
         lowers = [(lower_end(e), lower_end(d)) for e, d in zip(epsilons, deltas)]
         _, high, _ = heterogeneous_optimal_epsilon(uppers, lower_end(target))
-        low, _, _ = heterogeneous_optimal_epsilon(lowers, upper_end(target))
+        if any(e <= 0 for e, _ in lowers):  # as above: the optimum is ≥ 0
+            return iv.mpf([0, high])
+        low, _, _ = heterogeneous_optimal_epsilon([(e, max(d, mpf(0))) for e, d in lowers], upper_end(target))
         return iv.mpf([low, high])

@@ -38,3 +38,21 @@ def test_smallest_laplace_noise_is_sensitivity_over_epsilon(target):
     scale = smallest_noise(lambda b: ev.Laplace(b, 1), target, 0)
     assert scale >= 1 / target
     assert scale - 1 / target <= scale * Fraction(1, 2**29)
+
+
+def test_smallest_integer_to_precision_is_exact_below_2_to_60_and_relative_beyond():
+    from accountant.calibration import smallest_integer, smallest_integer_to_precision
+
+    for threshold in (1, 17, 10**6 + 3):
+        ok = lambda x, t=threshold: x >= t  # noqa: E731
+        assert smallest_integer_to_precision(ok, 1, 10**7) == smallest_integer(ok, 1, 10**7) == threshold
+    calls = []
+    threshold = 3 * 10**300 + 12345
+
+    def ok(x: int) -> bool:
+        calls.append(x)
+        return x >= threshold
+
+    found = smallest_integer_to_precision(ok, 1, 10**301)
+    assert ok(found) and found - threshold <= found >> 60 and len(calls) < 200
+    assert smallest_integer_to_precision(lambda x: False, 1, 10) is None

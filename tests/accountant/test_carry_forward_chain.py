@@ -69,6 +69,7 @@ def test_tight_calibration_is_at_least_the_papers_m_and_certified(k, epsilon, de
     ((10**6, 2, 1, 0), "delta"),
     ((10**6, 0, 1, "1e-6"), "k"),
     ((2, 2, 1, "1e-6"), "n"),
+    ((10**6, 2, "1e-31", "1e-6"), "epsilon must be ≥ 1e-30"),
 ])
 def test_targets_outside_lemma_6_12_hypotheses_are_refused(args, fragment):
     with pytest.raises(ValueError, match=fragment):
