@@ -278,8 +278,9 @@ class Composition(Event):
       ε = √(2L log(1/δ′))ε₀ + Lε₀(e^{ε₀} − 1), δ = target_delta.
     * ``optimal``: the smallest ε with total δ = target_delta (Kairouz–Oh–Viswanath 2015 for
       identical mechanisms, Murtagh–Vadhan 2016 otherwise; a certified upper bound when the
-      exact heterogeneous computation is too large). When every child is a ``Gaussian`` event,
-      the exact composition of Gaussian mechanisms (Dong–Roth–Su 2019, Cor 3.3).
+      exact heterogeneous computation is too large; the advanced bound, which is ≥ the optimum,
+      beyond 10⁶ mechanisms). When every child is a ``Gaussian`` event, the exact composition of
+      Gaussian mechanisms (Dong–Roth–Su 2019, Cor 3.3).
     """
 
     children: tuple[Event, ...]

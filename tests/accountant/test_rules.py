@@ -205,3 +205,16 @@ def test_lemma_8_15_claim_holds_when_at_most_a_ninth_is_drawn(eps, draws, ratio)
     g = account(ev.SubsampleWithReplacement(ev.ApproxDP(eps, "1e-6"), draws, ratio * draws)).guarantee
     assert g.meets(eps, "1e-6").holds
     assert g.epsilon_upper <= 2 * math.sinh(float(eps)) / ratio * (1 + 1e-9)
+
+
+def test_optimal_composition_beyond_a_million_mechanisms_reports_the_advanced_bound():
+    """Too many mechanisms for the exact Kairouz–Oh–Viswanath sum: the rule answers at once with
+    Theorem 3.5's bound, which is ≥ the optimum, and says so."""
+    from accountant.rules import EXACT_OPTIMAL_MAX
+
+    big = EXACT_OPTIMAL_MAX + 1
+    optimal = account(ev.Composition((ev.PureDP("1e-6"),), method="optimal", target_delta="1e-6", repeat=big))
+    advanced = account(ev.Composition((ev.PureDP("1e-6"),), method="advanced", target_delta="1e-6", repeat=big))
+    assert optimal.guarantee.epsilon == advanced.guarantee.epsilon and "advanced bound" in optimal.rule
+    exact = account(ev.Composition((ev.PureDP("1e-6"),), method="optimal", target_delta="1e-6", repeat=10**5))
+    assert "advanced" not in exact.rule

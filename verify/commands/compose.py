@@ -38,10 +38,12 @@ def run(args: argparse.Namespace) -> Output:
         "epsilon_expr": str(g.epsilon),
         "delta_within_target": within_target,
         "source": derivation.source,
+        "rule": derivation.rule,
         "certified": "epsilon and delta are certified upper bounds (outward-rounded interval arithmetic)",
     }
     text = (
-        f"{args.method} composition of {args.k} × ({args.epsilon}, {args.delta})-DP ({derivation.source}):\n"
+        f"{args.method} composition of {args.k} × ({args.epsilon}, {args.delta})-DP ({derivation.source}; "
+        f"{derivation.rule}):\n"
         f"  ε ≤ {g.epsilon_upper:.12g}\n  δ ≤ {g.delta_upper:.12g}\n  (certified upper bounds)"
     )
     if within_target is not None:
