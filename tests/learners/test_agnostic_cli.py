@@ -44,6 +44,7 @@ def test_run_agnostic_reports_errors_and_a_certified_claim(algorithm: str, capsy
     ({"noise": "0.7"}, "noise"),
     ({"dim": "10", "degree": "6"}, "8008 features"),
     ({"n": "3"}, "increase n"),
+    ({"n": "100000000", "dim": "3"}, "n·dim must be at most"),
     ({"dim": "0"}, "--dim"),
 ])
 def test_bad_input_is_one_line_with_exit_status_2(changes, message, capsys: pytest.CaptureFixture[str]) -> None:

@@ -20,6 +20,10 @@ ALGORITHMS = ("improper", "proper", "semi-agnostic")
 """The learners of seed 002 (``learners.agnostic.LEARNERS``; imported when the command runs)."""
 
 
+MAX_VALUES = 10**8
+"""Largest n·dim of one ``run agnostic`` (2·10⁸ floats ≈ 1.6 GB; about a minute of fitting)."""
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     table = group(subparsers, "run", "run a learner on synthetic data and check its privacy claim")
     parser = leaf(table, "agnostic", "private agnostic halfspace learner (seed 002) on synthetic Gaussian data", run)
@@ -45,6 +49,9 @@ def run(args: argparse.Namespace) -> Output:
         raise ValueError(f"--seed must be ≥ 0, got {args.seed}")
     if args.degree is not None and args.algorithm == "semi-agnostic":
         raise ValueError("--degree does not apply to --algorithm semi-agnostic")
+    if args.n * args.dim > MAX_VALUES:
+        raise ValueError(f"n·dim must be at most {MAX_VALUES:.0e} (the run holds a training and a test sample of "
+                         f"n points in memory and fits twice), got {args.n}·{args.dim}; use the learners' API for more")
     rng = Sampled(args.seed)
     train = halfspace_data(args.n, args.dim, args.noise, args.noise_model, rng)
     test = labelled_sample(args.n, train.w, train.t, args.noise, args.noise_model, rng)
