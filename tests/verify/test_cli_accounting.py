@@ -1,4 +1,5 @@
 """The accounting commands: JSON keys, certified values, one-line errors with status 2."""
+import argparse
 import json
 import subprocess
 import sys
@@ -64,3 +65,13 @@ def test_compose_basic_checks_k_delta_against_the_target_exactly(capsys):
     over = run_json(capsys, "compose", "--epsilon", "0.1", "--delta", "1e-7", "--k", "11", "--method", "basic",
                     "--target-delta", "1e-6")
     assert fits["delta_within_target"] is True and over["delta_within_target"] is False
+
+
+def test_counts_may_be_written_in_scientific_notation_when_integral():
+    from verify.commands import positive_int
+
+    assert positive_int("1e8") == 10**8 == positive_int("100000000")
+    assert positive_int("2.5e3") == 2500
+    for text in ("1.5", "1e-3", "inf", "1e2000", "0"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            positive_int(text)

@@ -169,3 +169,11 @@ def test_audit_catalog_json_lists_truth_claim_bound_and_verdict(main, capsys):
 def test_audit_catalog_refuses_unknown_names(main, capsys):
     assert main(["audit", "catalog", "--only", "no_such_mechanism"]) == 2
     assert "unknown catalog mechanism" in capsys.readouterr().err
+
+
+def test_samples_beyond_the_cap_are_refused_before_running(main, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["audit", "mechanism", "--mechanism", "user_mechanisms:laplace_half", "--input-a", "0", "--input-b", "1",
+              "--claimed-epsilon", "1", "--samples", "1e15"])
+    error = capsys.readouterr().err
+    assert exit_.value.code == 2 and "at most 1e+10 runs per input" in error and error.count("\n") == 1

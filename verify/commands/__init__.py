@@ -11,6 +11,7 @@ import argparse
 import importlib
 import math
 import sys
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn
@@ -85,9 +86,24 @@ def decimal_text(text: str) -> str:
     return text
 
 
+def _integer(text: str) -> int:
+    """An integer written plainly or in scientific notation (``1e6``), exactly; at most 1000 digits."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = Decimal(text.strip())
+    except InvalidOperation:
+        raise ValueError(text) from None
+    if not number.is_finite() or number != number.to_integral_value() or number.adjusted() > 1000:
+        raise ValueError(text)
+    return int(number)
+
+
 def positive_int(text: str) -> int:
-    """argparse type: an integer ≥ 1."""
-    value = _parsed(text, int, "an integer")
+    """argparse type: an integer ≥ 1 (``1000000`` or ``1e6``)."""
+    value = _parsed(text, _integer, "an integer")
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
