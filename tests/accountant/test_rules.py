@@ -218,3 +218,11 @@ def test_optimal_composition_beyond_a_million_mechanisms_reports_the_advanced_bo
     assert optimal.guarantee.epsilon == advanced.guarantee.epsilon and "advanced bound" in optimal.rule
     exact = account(ev.Composition((ev.PureDP("1e-6"),), method="optimal", target_delta="1e-6", repeat=10**5))
     assert "advanced" not in exact.rule
+
+
+def test_optimal_composition_of_an_epsilon_whose_enclosure_reaches_below_zero():
+    """ε₀ = 2(e^{10⁻⁶⁰} − 1) > 0, but sympy writes it as −2 + 2e^{10⁻⁶⁰}, whose 128-bit enclosure
+    straddles 0: the optimal rule still answers (its lower end is clamped at 0, the optimum's floor)."""
+    tiny = ev.ApproxDP("2*exp(1/10**60) - 2", "1e-9")
+    g = account(ev.Composition((tiny,), method="optimal", target_delta="1e-6", repeat=3)).guarantee
+    assert g.meets("1e-50", "1e-6").holds
