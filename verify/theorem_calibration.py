@@ -44,16 +44,12 @@ def _chain(sample: SampleComplexity) -> dict[str, Any]:
     return {"holds": chain.holds, "steps": [step.to_dict() for step in chain.steps], "command": command}
 
 
-def sample_payload(sample: SampleComplexity) -> dict[str, Any]:
-    """The JSON of a CarryForwardLearner theorem's sample complexity, with Lemma 6.12's chain."""
-    return {**sample.to_dict(), "paper_chain": _chain(sample)}
-
-
-def sample_text(sample: SampleComplexity) -> list[str]:
-    """The text lines of a CarryForwardLearner theorem's sample complexity."""
+def sample_report(sample: SampleComplexity) -> tuple[dict[str, Any], list[str]]:
+    """The JSON and the text lines of a CarryForwardLearner theorem's sample complexity, with
+    Lemma 6.12's chain at the paper's n (derived once for both)."""
     chain = _chain(sample)
     failing = [f"{step['statement']} {step['claim']}" for step in chain["steps"] if not step["holds"]]
-    return [f"  LabelBoost term c·(kv/α)·ln(320k²/(αβ)) with SUBSTITUTE c = 1: {sample.m_labelboost}",
+    text = [f"  LabelBoost term c·(kv/α)·ln(320k²/(αβ)) with SUBSTITUTE c = 1: {sample.m_labelboost}",
             f"  M_A = {sample.m_oracle}",
             f"  active sample m = max(M_A, LabelBoost term) = {sample.m} (Theorem 7.2)",
             f"  n (paper: Algorithm 2 line 2 at the run's ε, δ) = {count_text(sample.n_paper)}",
@@ -65,6 +61,7 @@ def sample_text(sample: SampleComplexity) -> list[str]:
               for name, g in (("paper at n_paper", sample.paper), ("tight at n_tight", sample.tight))),
             f"  Lemma 6.12's chain at n_paper: {len(chain['steps'])} steps, "
             + ("all hold" if not failing else f"FAILS at {'; '.join(failing)}") + f" ({chain['command']})"]
+    return {**sample.to_dict(), "paper_chain": chain}, text
 
 
 def theorem_5_1(k: int, vc: int, alpha: Any, beta: Any, epsilon: Any, delta: Any, *,
@@ -94,11 +91,12 @@ def theorem_5_1(k: int, vc: int, alpha: Any, beta: Any, epsilon: Any, delta: Any
     m_oracle = (oracle_m if component_class is None
                 else completion_oracle_m(candidates, run.tau, run.beta_oracle))
     sample = carry_forward_sample_complexity(run, lambda n: m_oracle)
+    sample_json, sample_lines = sample_report(sample)
     payload = {"statement": "Theorem 5.1", "hypotheses": list(HYPOTHESES["Theorem 5.1"]), "oracle": description,
-               **sample_payload(sample)}
+               **sample_json}
     text = [f"Theorem 5.1 (CarryForwardLearner): k = {k}, v = {vc}, α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
             "  choices (Algorithm 2 line 3): τ = α/(40k), β_A = β/(4k), ε_A = 4, δ_A = δ/(16ek)",
-            f"  oracle: {description}", *sample_text(sample)]
+            f"  oracle: {description}", *sample_lines]
     return {"payload": payload, "text": "\n".join(text)}
 
 
@@ -112,8 +110,8 @@ def halfspace_theorem(statement: str, oracle: str, dimension: int, grid: int, al
         raise ValueError(f"oracle for {statement} must be one of {', '.join(allowed)}, got {oracle!r}")
     result = theorem_8_5(oracle, dimension, grid, alpha, beta, epsilon, delta)
     o, sample = result.oracle, result.result
-    payload = {"statement": statement, "hypotheses": list(HYPOTHESES[statement]), **result.to_dict(),
-               "paper_chain": _chain(sample)}
+    sample_json, sample_lines = sample_report(sample)
+    payload = {"statement": statement, "hypotheses": list(HYPOTHESES[statement]), **result.to_dict(), **sample_json}
     details = (f"E = {o.loss:.6g}" if o.loss is not None
                else f"t = {o.blocks} blocks × r = {o.block_size} per block")
     text = [f"{statement} (halfspaces over [[±{grid}]]^{dimension}, k = {dimension + 1}) with {ORACLES[oracle]}:",
@@ -121,7 +119,7 @@ def halfspace_theorem(statement: str, oracle: str, dimension: int, grid: int, al
             "  proof of Theorem 8.5: perturb (β_GP = β/2), run Algorithm 2 at (α/2, β/2, ε, δ/2): τ = α/(80k), "
             "β_A = β/(8k), ε_A = 4, δ_A = δ/(32ek)",
             f"  domains on the perturbed grid at the final n: ln N ≤ {o.ln_domain:.6g}, log* N ≤ {o.log_star}; {details}",
-            *sample_text(sample),
+            *sample_lines,
             f"  ({sample.rounds} rounds of the (m, n) fixed point: N grows with n through the perturbation)"]
     return {"payload": payload, "text": "\n".join(text)}
 

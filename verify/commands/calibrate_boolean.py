@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> Output:
     from accountant.certified import enclose, upper_float
     from learners.boolean.composition import HypothesisSpace, component_class, composition_vc_bound
     from learners.boolean.requirements import separate_samples_baseline, theorem_8_19
-    from verify.theorem_calibration import sample_payload, sample_text
+    from verify.theorem_calibration import sample_report
 
     names = [n.strip() for n in args.components.split(",")] if args.components else ["thresholds"] * args.k
     if len(names) != args.k:
@@ -47,13 +47,14 @@ def run(args: argparse.Namespace) -> Output:
     result = theorem_8_19(rows, vc, args.alpha, args.beta, args.epsilon, args.delta)
     sample = result.sample
     baseline = separate_samples_baseline(result.m_oracle, args.k, args.epsilon)
+    sample_json, sample_lines = sample_report(sample)
     payload: dict[str, Any] = {
         "statement": "Theorem 8.19",
         "target": {"k": args.k, "alpha": args.alpha, "beta": args.beta, "epsilon": args.epsilon, "delta": args.delta},
         "components": [c.to_dict() for c in result.components],
         "parameters": {"epsilon_B": 1, "delta_B": upper_float(enclose(result.delta_b)), **sample.run.to_dict()},
         "vc_bound": vc,
-        **sample_payload(sample),
+        **sample_json,
         "baseline": {"n": baseline, "model": BASELINE},
         "ratio_n_over_baseline": sample.n_paper / baseline,
     }
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> Output:
     for c in result.components:
         lines.append(f"  {c.name:<11} d = {c.vc_dimension}, |H| = {c.hypotheses}, m_B(τ/2, β_A/2, 1) = {c.m_b}, "
                      f"ARelabel |S| = {c.m_relabel}, M_A,i = {c.m_oracle}")
-    lines += [f"  VC(C) ≤ {vc} (composition bound)", *sample_text(sample),
+    lines += [f"  VC(C) ≤ {vc} (composition bound)", *sample_lines,
               f"  baseline ({BASELINE}): n = {baseline}; CarryForwardLearner (paper) / baseline = "
               f"{sample.n_paper / baseline:.4g}"]
     return Output(payload, "\n".join(lines))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from verify.reports import provenance
-from verify.reports.sweeps import paper_tight_plot, paper_tight_table
+from verify.reports.sweeps import paper_tight_plot, paper_tight_section
 from verify.theorem_calibration import agnostic_theorem
 
 TITLE = "Sample sizes of Theorems 2.1, 3.1, 4.1 (seed 002): paper's noise accounting against certified"
@@ -82,7 +82,7 @@ def write(out: Path) -> tuple[list[Path], str]:
             ("n against α", "α", SWEEP_ALPHA, by_alpha, plots[0]),
             ("n against d", "d", SWEEP_D, by_d, plots[1]),
             ("n against ε", "ε", SWEEP_EPSILON, by_epsilon, plots[2])):
-        lines += [f"## {heading} (degree {DEGREE})", "", *paper_tight_table(label, values, sweeps), "", f"![{heading}]({plot.name})", ""]
+        lines += paper_tight_section(f"{heading} (degree {DEGREE})", label, values, sweeps, plot)
     report = out / "calibration_agnostic_sample.md"
     report.write_text("\n".join(lines))
     return [report, *plots], TITLE

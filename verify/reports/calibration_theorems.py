@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from verify.reports import provenance
-from verify.reports.sweeps import paper_tight_plot, paper_tight_table
+from verify.reports.sweeps import paper_tight_plot, paper_tight_section
 from verify.theorem_calibration import halfspace_theorem, theorem_5_1
 
 TITLE = "Sample sizes of Theorems 5.1, 8.5, 8.8, 8.14 and 8.19 (seed 000): paper's chain against tight calibration"
@@ -137,7 +137,7 @@ def write(out: Path) -> tuple[list[Path], str]:
             ("n against ε", "ε", SWEEP_EPSILON, by_epsilon, epsilon_plot),
             ("n against k", "k", SWEEP_K, {n: by_size[n] for n in ("Theorem 5.1", "Theorem 8.19")}, size_k),
             ("n against d", "d", SWEEP_D, {n: by_size[n] for n in ("Theorem 8.8", "Theorem 8.14")}, size_d)):
-        lines += [f"## {heading}", "", *paper_tight_table(label, values, sweeps), "", f"![{heading}]({plot.name})", ""]
+        lines += paper_tight_section(heading, label, values, sweeps, plot)
     report = out / "calibration_theorems.md"
     report.write_text("\n".join(lines))
     return [report, alpha_plot, epsilon_plot, size_k, size_d], TITLE

@@ -19,6 +19,11 @@ def paper_tight_table(label: str, values: list, sweeps: Sweeps) -> list[str]:
     return lines
 
 
+def paper_tight_section(heading: str, label: str, values: list, sweeps: Sweeps, plot: Path) -> list[str]:
+    """A report section: heading, the paper-against-tight table and the figure."""
+    return [f"## {heading}", "", *paper_tight_table(label, values, sweeps), "", f"![{heading}]({plot.name})", ""]
+
+
 def paper_tight_plot(path: Path, title: str, xlabel: str, x: list[float],
                      sweeps: Sweeps, log_x: bool = False) -> Path:
     """n against one parameter: per theorem, the paper's n (solid) and the tight n (dashed)."""
