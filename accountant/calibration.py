@@ -1,7 +1,7 @@
 """Certified calibration: monotone searches whose every verdict is a rigorous comparison.
 
 A predicate ``ok(x)`` says whether parameter ``x`` meets the target (computed by
-:meth:`accountant.guarantee.Guarantee.meets`, so it is never True through rounding). The
+:meth:`dpledger.accountant.guarantee.Guarantee.meets`, so it is never True through rounding). The
 searches assume monotonicity — stated by the caller, e.g. "a larger sampling rate never
 improves privacy" — and return the best parameter for which ``ok`` was *proved*.
 """
@@ -12,8 +12,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from accountant.events import Event
-from accountant.rules import account
+from dpledger.accountant.events import Event
+from dpledger.accountant.rules import account
 
 
 def largest_integer(ok: Callable[[int], bool], low: int, high: int) -> int | None:

@@ -1,8 +1,8 @@
 """Privacy events: immutable records of what a mechanism did.
 
 An event is data. Its docstring states the mathematics fully enough to write an accountant for
-it; :mod:`accountant.rules` is that accountant. Parameters are exact sympy numbers (see
-:func:`accountant.certified.exact`). Neighbouring relation throughout: substitute-one on
+it; :mod:`dpledger.accountant.rules` is that accountant. Parameters are exact sympy numbers (see
+:func:`dpledger.accountant.numerics.certified.exact`). Neighbouring relation throughout: substitute-one on
 fixed-size datasets (seed 000, Section 3.2), unless an event says otherwise.
 """
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 
-from accountant.certified import certainly_le, certainly_lt, exact
+from dpledger.accountant.numerics.certified import certainly_le, certainly_lt, exact
 
 COMPOSITION_METHODS = ("basic", "advanced", "optimal")
 GAUSSIAN_CALIBRATIONS = ("analytic", "classical")

@@ -8,7 +8,7 @@ from typing import Any
 import sympy
 from mpmath import iv
 
-from accountant.certified import certainly_le, enclose, exact, upper_float
+from dpledger.accountant.numerics.certified import certainly_le, enclose, exact, upper_float
 
 DOMAINS = ("arbitrary", "realizable")
 

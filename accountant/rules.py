@@ -13,10 +13,10 @@ from typing import Any
 
 import sympy
 
-from accountant import events as ev
-from accountant.certified import certainly_le
-from accountant.guarantee import Guarantee, Verdict
-from accountant.special import AnalyticGaussianEpsilon, HeterogeneousOptimalEpsilon, OptimalCompositionEpsilon
+from dpledger.accountant import events as ev
+from dpledger.accountant.numerics.certified import certainly_le
+from dpledger.accountant.guarantee import Guarantee, Verdict
+from dpledger.accountant.numerics.special import AnalyticGaussianEpsilon, HeterogeneousOptimalEpsilon, OptimalCompositionEpsilon
 
 C_LB = sympy.log(4 * sympy.E)
 """c_LB = ln(4e), the LabelBoost constant of Lemma 3.14."""

@@ -12,7 +12,7 @@ from typing import Any
 
 import sympy
 
-from accountant.events import EVENT_TYPES, Event
+from dpledger.accountant.events import EVENT_TYPES, Event
 
 
 def to_data(event: Event) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """Test error of the private agnostic halfspace learners (seed 002) on synthetic data.
 
 d = 10, n = 20 000 (test set of the same size), 10 % label noise, random and adversarial
-(flips far from the boundary, see ``learners.agnostic.data``); each learner at ε ∈ {0.5, 1, 4}
+(flips far from the boundary, see ``dpledger.learners.agnostic.data``); each learner at ε ∈ {0.5, 1, 4}
 (δ = 1e-5) and with privacy off, beside scikit-learn's ``LogisticRegression`` and IBM
 diffprivlib's ``LogisticRegression`` (ε-DP, data_norm = the semi-agnostic learner's public
 clipping radius) at the same ε. Mean ± standard deviation over seeds; the slowest fit time.
@@ -30,10 +30,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner  # noqa: E402
-from learners.agnostic.data import NOISE_MODELS, halfspace_data, labelled_sample  # noqa: E402
-from learners.agnostic.semi_agnostic import default_clip_radius  # noqa: E402
-from learners.randomness import Sampled  # noqa: E402
+from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner  # noqa: E402
+from dpledger.learners.agnostic.data import NOISE_MODELS, halfspace_data, labelled_sample  # noqa: E402
+from dpledger.learners.agnostic.semi_agnostic import default_clip_radius  # noqa: E402
+from dpledger.learners.randomness import Sampled  # noqa: E402
 
 Factory = Callable[[Any, int], Any]
 

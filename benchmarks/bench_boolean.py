@@ -4,7 +4,7 @@ Prints (1) fit time of CarryForwardLearner with the Proposition 8.16 oracles for
 components on the grid 2^16, G = x1 and (x2 or not x3): thresholds×3 at m = 200 (target under
 60 s) and thresholds,intervals,thresholds at smaller m (the exact LabelBoost trace of that
 class grows like |P|^4, see the output); (2) samples used by CarryForwardLearner against the
-per-component baseline (SUBSTITUTE model of Alon et al., :mod:`learners.boolean.baseline`) at
+per-component baseline (SUBSTITUTE model of Alon et al., :mod:`dpledger.learners.boolean.baseline`) at
 equal target accuracy: the calibrated n of both (Theorem 8.19 vs the baseline's formula) for
 k = 2..6, and, at the same active sample size m, the n each needs to meet (ε, δ) = (1, 10⁻⁶)
 with the test errors both reach.
@@ -17,13 +17,13 @@ import time
 
 import numpy as np
 
-from accountant.carry_forward import Target, needed_n
-from learners.boolean.baseline import SeparateSampleLearner
-from learners.boolean.composition import BooleanComposition, HypothesisSpace, component_class, composition_vc_bound
-from learners.boolean.formula import parse_formula
-from learners.boolean.oracle import RelabelOracle
-from learners.boolean.requirements import separate_samples_baseline, theorem_8_19
-from learners.carry_forward import CarryForwardLearner
+from dpledger.accountant.section6 import Target, needed_n
+from dpledger.learners.boolean.baseline import SeparateSampleLearner
+from dpledger.learners.boolean.composition import BooleanComposition, HypothesisSpace, component_class, composition_vc_bound
+from dpledger.learners.boolean.formula import parse_formula
+from dpledger.learners.boolean.oracle import RelabelOracle
+from dpledger.learners.calibration.boolean import separate_samples_baseline, theorem_8_19
+from dpledger.learners.carry_forward import CarryForwardLearner
 
 FORMULA = "x1 and (x2 or not x3)"
 DOMAIN = 2**16

@@ -30,7 +30,7 @@ def main() -> None:
     print(f"{'dpledger calibrate …':<72} seconds")
     for argv in COMMANDS:
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "verify.cli", "calibrate", *argv, "--json"], check=True,
+        subprocess.run([sys.executable, "-m", "dpledger.verify.cli.main", "calibrate", *argv, "--json"], check=True,
                        capture_output=True)
         print(f"{' '.join(argv):<72} {time.perf_counter() - start:.2f}")
 

@@ -16,10 +16,10 @@ import time
 
 import numpy as np
 
-from accountant.carry_forward import Target, needed_n, paper_m, tight_calibration
-from learners.carry_forward import CarryForwardLearner
-from learners.concept_classes import Intervals, Rectangles
-from learners.synthetic import random_concept
+from dpledger.accountant.section6 import Target, needed_n, paper_m, tight_calibration
+from dpledger.learners.carry_forward import CarryForwardLearner
+from dpledger.learners.concept_classes import Intervals, Rectangles
+from dpledger.learners.synthetic import random_concept
 
 
 def data(concept_class, n, seed):

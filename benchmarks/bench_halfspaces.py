@@ -19,10 +19,10 @@ import time
 import numpy as np
 from scipy.optimize import linprog
 
-from learners.carry_forward import CarryForwardLearner
-from learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle, QCOptOracle
-from learners.halfspaces.private_ip import interior_point_sample_size
-from learners.synthetic import random_concept
+from dpledger.learners.carry_forward import CarryForwardLearner
+from dpledger.learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle, QCOptOracle
+from dpledger.learners.halfspaces.private_ip import interior_point_sample_size
+from dpledger.learners.synthetic import random_concept
 
 
 def lp_erm(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:

@@ -15,10 +15,10 @@ import time
 
 import numpy as np
 
-from learners.concept_classes import Intervals
-from learners.labelboost import labelboost
-from learners.randomness import Sampled
-from verify.exact_audit import RELEASES, LabelBoostAudit, audit_labelboost
+from dpledger.learners.concept_classes import Intervals
+from dpledger.learners.labelboost import labelboost
+from dpledger.learners.randomness import Sampled
+from dpledger.verify.paper.labelboost_audit import RELEASES, LabelBoostAudit, audit_labelboost
 
 
 def audit_figure(domain: int, labeled: int, unlabeled: int) -> None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from verify.montecarlo import dask_executor, local_processes
-from verify.montecarlo.catalog import run_catalog
+from dpledger.verify.audit.montecarlo import dask_executor, local_processes
+from dpledger.verify.audit.montecarlo.catalog import run_catalog
 
 AUDITS = ["laplace", "noisy_max_value", "svt_4", "histogram"]
 

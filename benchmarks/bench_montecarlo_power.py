@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from verify.commands.audit_mechanism import catalog_table
-from verify.montecarlo import local_processes
-from verify.montecarlo.catalog import run_catalog
+from dpledger.verify.cli.commands.audit_mechanism import catalog_table
+from dpledger.verify.audit.montecarlo import local_processes
+from dpledger.verify.audit.montecarlo.catalog import run_catalog
 
 
 def main() -> None:

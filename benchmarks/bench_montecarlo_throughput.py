@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from verify.montecarlo import NeighbourPair, audit, local_processes
-from verify.montecarlo.catalog import Laplace
+from dpledger.verify.audit.montecarlo import NeighbourPair, audit, local_processes
+from dpledger.verify.audit.montecarlo.catalog import Laplace
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Time and value of certified optimal composition (accountant.optimal_composition) for k-fold
+"""Time and value of certified optimal composition (dpledger.accountant.numerics.optimal_composition) for k-fold
 composition of an (ε0 = 0.01, δ0 = 0) mechanism at target δ = 1e-6, beside Google's dp_accounting
 (pessimistic PLD accountant and its `advanced_composition`) where that package is importable.
 
@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mpmath import mpf, nstr  # noqa: E402
 
-from accountant.optimal_composition import homogeneous_optimal_epsilon  # noqa: E402
+from dpledger.accountant.numerics.optimal_composition import homogeneous_optimal_epsilon  # noqa: E402
 
 EPS0, DELTA0, TARGET = 0.01, 0.0, 1e-6
 CASES = [(10**4, 20), (10**5, 5), (10**6, 2)]  # (k, repetitions)

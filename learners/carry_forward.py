@@ -12,7 +12,7 @@ prefix state, witnessed by the hypothesis LabelBoost selected; a violation raise
 :class:`InvariantViolation` (an internal error, never silently passed).
 
 The trace is the Section 6 event tree built from the oracle events actually recorded and the
-(m, n) actually used (:func:`accountant.carry_forward.learner_event`), with each reservoir's
+(m, n) actually used (:func:`dpledger.accountant.section6.learner_event`), with each reservoir's
 activations composed optimally (the tightest certified accounting; never weaker than the
 paper's advanced composition of Corollary 6.11, whose claims stay in the tree as ``Claim``
 nodes); ``guarantee_`` is what the accountant derives from it, whatever m was chosen.
@@ -25,15 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from accountant.carry_forward import Target, learner_event, needed_n, paper_m, tight_calibration
-from accountant.events import Event
-from accountant.guarantee import Guarantee
-from accountant.rules import Derivation, account
-from learners.completion_scores import restrict
-from learners.component_oracles import ComponentOracle, CompletionScoreOracle
-from learners.concept_classes import Components, ConceptClass
-from learners.labelboost import labelboost
-from learners.randomness import Sampled
+from dpledger.accountant.section6 import Target, learner_event, needed_n, paper_m, tight_calibration
+from dpledger.accountant.events import Event
+from dpledger.accountant.guarantee import Guarantee
+from dpledger.accountant.rules import Derivation, account
+from dpledger.learners.completion_scores import restrict
+from dpledger.learners.component_oracles import ComponentOracle, CompletionScoreOracle
+from dpledger.learners.concept_classes import Components, ConceptClass
+from dpledger.learners.labelboost import labelboost
+from dpledger.learners.randomness import Sampled
 
 CALIBRATIONS = ("paper", "tight")
 

@@ -8,7 +8,7 @@ most one), which is what the generic component oracle's exponential mechanism ne
 On the integer grids of thresholds and intervals the next value ranges over [lo, N] and the
 score is constant between consecutive sample points, so the scores are returned as *runs*
 (breakpoints, scores) — O(|S|) runs however large N is — for
-:func:`learners.exponential_mechanism.exponential_mechanism_ordered`. Other classes fall back
+:func:`dpledger.learners.exponential_mechanism.exponential_mechanism_ordered`. Other classes fall back
 to evaluating every completion of every next value (small classes only; the limit is stated).
 
 :func:`restricted_trace` gives Π_{C(y≤i)}(P) geometrically for intervals and thresholds (O(|P|))
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from learners.concept_classes import (Components, ConceptClass, Intervals, Restricted, Thresholds, Trace,
+from dpledger.learners.concept_classes import (Components, ConceptClass, Intervals, Restricted, Thresholds, Trace,
                                      materialised_trace)
 
 ENUMERATION_LIMIT = 2_000_000

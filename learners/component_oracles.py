@@ -3,7 +3,7 @@
 An oracle maps a prefix y_{≤i−1} and a labeled sample S to a valid next component y_i. It must
 be *total* (defined on every S, realizable or not) and *valid* (y_{≤i} ∈ Y_{≤i}); its privacy
 guarantee is declared as an accountant event and needs to hold only on realizable prefix
-states (Definition 4.3), which is how :class:`learners.carry_forward.CarryForwardLearner`
+states (Definition 4.3), which is how :class:`dpledger.learners.carry_forward.CarryForwardLearner`
 records it (``OnRealizableInputs``).
 """
 from __future__ import annotations
@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import sympy
 
-from accountant.certified import certified_floor, exact
-from accountant.events import Event, ExponentialMechanism, OnRealizableInputs
-from learners.completion_scores import completion_runs, completion_scores
-from learners.concept_classes import Components, ConceptClass
-from learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_ordered
-from learners.randomness import Randomness, as_fraction
+from dpledger.accountant.numerics.certified import certified_floor, exact
+from dpledger.accountant.events import Event, ExponentialMechanism, OnRealizableInputs
+from dpledger.learners.completion_scores import completion_runs, completion_scores
+from dpledger.learners.concept_classes import Components, ConceptClass
+from dpledger.learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_ordered
+from dpledger.learners.randomness import Randomness, as_fraction
 
 
 class ComponentOracle(ABC):

@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from learners.concept_classes import DEFAULT_TRACE_LIMIT, Components, ConceptClass
+from dpledger.learners.concept_classes import DEFAULT_TRACE_LIMIT, Components, ConceptClass
 
 
 def dichotomies(concept_class: ConceptClass, points: Any, limit: int = DEFAULT_TRACE_LIMIT,

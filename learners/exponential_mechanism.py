@@ -2,9 +2,9 @@
 
 A candidate with score s is chosen with probability ∝ exp(ε·s/(2Δ)). Sampling is *exact*: the
 probabilities are never formed in floating point; candidates are grouped by equal score and the
-group is drawn by certified-interval inversion (:meth:`learners.randomness.Sampled.choice_grouped`,
+group is drawn by certified-interval inversion (:meth:`dpledger.learners.randomness.Sampled.choice_grouped`,
 adaptive precision, total-variation gap 0), so no overflow occurs for large scores and the
-analysed distribution is the one sampled. Under :class:`learners.randomness.Enumerated` the same
+analysed distribution is the one sampled. Under :class:`dpledger.learners.randomness.Enumerated` the same
 code yields the exact branch probabilities.
 
 :func:`exponential_mechanism_ordered` is the variant on an ordered integer domain [lo, hi) whose
@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from learners.randomness import Number, Randomness, as_fraction, choice_by_value
+from dpledger.learners.randomness import Number, Randomness, as_fraction, choice_by_value
 
 
 @lru_cache(maxsize=256)
@@ -37,7 +37,7 @@ def exponential_mechanism(
     scores: Sequence[Number] | np.ndarray, epsilon: Number, sensitivity: Number, rng: Randomness
 ) -> int:
     """Index i drawn with probability ∝ exp(ε·scores[i]/(2Δ)); ε-DP when the score has
-    sensitivity Δ (record ``accountant.events.ExponentialMechanism``). Scores and ε, Δ are read
+    sensitivity Δ (record ``dpledger.accountant.events.ExponentialMechanism``). Scores and ε, Δ are read
     exactly (floats by their binary value)."""
     scale = _scale(epsilon, sensitivity)
     return choice_by_value(rng, scores, lambda score: scale * (score if type(score) is int else as_fraction(score, "scores")))

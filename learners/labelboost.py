@@ -2,7 +2,7 @@
 
 :func:`labelboost` is Algorithm 1 with score q(S, g) = Σ_j 1[g(x_j) = y_j] and D = ∅:
 P = the distinct points of S∘T (line 3), one representative per labeling of Π_C(P) (line 4, the
-class's canonical representative, see :mod:`learners.concept_classes`), the exponential
+class's canonical representative, see :mod:`dpledger.learners.concept_classes`), the exponential
 mechanism with ε = 1 (line 5; the score has sensitivity 1 under substitution of one labeled
 record) and the relabeled S∘T (line 6). Its ledger entry is the exponential mechanism
 (``ExponentialMechanism(1, |H|)``); the releases below record the event of the lemma that
@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from accountant.events import (Event, ExponentialMechanism, LabelBoostCarrier, LabelBoostRealizable,
+from dpledger.accountant.events import (Event, ExponentialMechanism, LabelBoostCarrier, LabelBoostRealizable,
                                LabelBoostThen, OnRealizableInputs, RandomizedResponse)
-from learners.concept_classes import Components, ConceptClass, Trace
-from learners.exponential_mechanism import exponential_mechanism
-from learners.randomness import Number, Randomness
+from dpledger.learners.concept_classes import Components, ConceptClass, Trace
+from dpledger.learners.exponential_mechanism import exponential_mechanism
+from dpledger.learners.randomness import Number, Randomness
 
 LABELBOOST_EPSILON = 1
 """The privacy parameter of the exponential mechanism in Algorithm 1 line 5."""

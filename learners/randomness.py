@@ -30,7 +30,7 @@ import mpmath
 from mpmath import iv
 from mpmath.libmp import libmpi
 
-from accountant.certified import interval_precision
+from dpledger.accountant.numerics.certified import interval_precision
 
 Number = int | float | Fraction
 

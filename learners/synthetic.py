@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from learners.concept_classes import Components, ConceptClass
+from dpledger.learners.concept_classes import Components, ConceptClass
 
 
 def random_concept(concept_class: ConceptClass, rng: np.random.Generator) -> Components:

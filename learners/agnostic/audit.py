@@ -2,7 +2,7 @@
 Monte Carlo auditor can attack it.
 
 :class:`LearnerFactory` is the picklable ``factory(random_state) -> estimator`` that
-``verify.montecarlo.learner_adapter.audit_learner`` expects (module-level, so it runs on
+``dpledger.verify.audit.montecarlo.learner_adapter.audit_learner`` expects (module-level, so it runs on
 process or Dask executors); :func:`neighbour_runs` is the same loop in-process, returning the
 released outputs — the fitted classifier's ±1 predictions on public probe points, a
 post-processing of the model — of ``runs`` fits on D and on D′.
@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from learners.agnostic.base import HalfspaceLearnerBase
-from learners.agnostic.data import check_X
-from learners.agnostic.improper import PrivateImproperLearner
-from learners.agnostic.proper import PrivateProperLearner
-from learners.agnostic.semi_agnostic import PrivateSemiAgnosticLearner
+from dpledger.learners.agnostic.base import HalfspaceLearnerBase
+from dpledger.learners.agnostic.data import check_X
+from dpledger.learners.agnostic.improper import PrivateImproperLearner
+from dpledger.learners.agnostic.proper import PrivateProperLearner
+from dpledger.learners.agnostic.semi_agnostic import PrivateSemiAgnosticLearner
 
 LEARNERS: dict[str, type[HalfspaceLearnerBase]] = {
     "improper": PrivateImproperLearner,

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from accountant import account
-from accountant.events import Claim, Event
-from learners.agnostic.calibration import check_privacy
-from learners.agnostic.data import check_labels, check_X
+from dpledger.accountant import account
+from dpledger.accountant.events import Claim, Event
+from dpledger.learners.calibration.agnostic_noise import check_privacy
+from dpledger.learners.agnostic.data import check_labels, check_X
 
 
 def check_int(value: Any, name: str, low: int, high: int | None = None) -> int:

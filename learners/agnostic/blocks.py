@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from learners.randomness import Randomness
+from dpledger.learners.randomness import Randomness
 
 
 def partition(n: int, sizes: Sequence[int], rng: Randomness) -> list[np.ndarray]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from learners.randomness import Randomness
+from dpledger.learners.randomness import Randomness
 
 NOISE_MODELS = ("random", "adversarial")
 MAX_DIM = 1000

@@ -4,7 +4,7 @@ log-concave variant, Theorem D.1 (known marginal, moment-matrix basis, Appendix 
 Algorithm 1 (as implemented; the seed lost the formulas, constants are ours unless cited):
 
 1. Partition S value-independently into k training blocks of size m and a validation block of
-   size m_val = ⌊validation_fraction·n⌋ (:mod:`learners.agnostic.blocks`).
+   size m_val = ⌊validation_fraction·n⌋ (:mod:`dpledger.learners.agnostic.blocks`).
 2. On each training block j, features φ(x) (orthonormal, degree ≤ D, clipped to B = 2√F by
    default; default D = 1, because at d = 10, n = 20 000 the private noise on C(d+D, D)
    coefficients outweighs the approximation gain of D = 2, see ``benchmarks/bench_agnostic.py``)
@@ -12,7 +12,7 @@ Algorithm 1 (as implemented; the seed lost the formulas, constants are ours unle
    approximation of every halfspace in the unit ball of Hermite coefficients; for
    Theorem D.1 the seed's radius constant from Lemma D.3 is unstated, so R stays a parameter,
    default 1 — a substitute) → w_j, (ε, δ)-DP on block j with T = ``steps`` (default 300)
-   adaptively composed Gaussian steps (:mod:`learners.agnostic.private_l1`); ``composition``
+   adaptively composed Gaussian steps (:mod:`dpledger.learners.agnostic.private_l1`); ``composition``
    = "optimal" (default: the accountant's exact composition of Gaussian mechanisms,
    Dong–Roth–Su Cor 3.3) or "advanced" (Theorem 3.20) selects the rule the noise is
    calibrated to.
@@ -31,15 +31,15 @@ from typing import Any
 
 import numpy as np
 
-from accountant.events import Event, ParallelComposition
-from learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
-from learners.agnostic.blocks import equal_blocks, partition
-from learners.agnostic.calibration import COMPOSITION_METHODS
-from learners.agnostic.hermite import clip_rows
-from learners.agnostic.logconcave_basis import ProductMarginal, clipped_features, make_basis
-from learners.agnostic.private_l1 import private_l1_regression
-from learners.agnostic.selection import select, threshold_errors
-from learners.randomness import Sampled
+from dpledger.accountant.events import Event, ParallelComposition
+from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
+from dpledger.learners.agnostic.blocks import equal_blocks, partition
+from dpledger.learners.calibration.agnostic_noise import COMPOSITION_METHODS
+from dpledger.learners.agnostic.hermite import clip_rows
+from dpledger.learners.agnostic.logconcave_basis import ProductMarginal, clipped_features, make_basis
+from dpledger.learners.agnostic.private_l1 import private_l1_regression
+from dpledger.learners.agnostic.selection import select, threshold_errors
+from dpledger.learners.randomness import Sampled
 
 
 class PrivateImproperLearner(HalfspaceLearnerBase):

@@ -17,8 +17,8 @@ import numpy as np
 from scipy.linalg import cholesky, solve_triangular
 from scipy.special import ndtr
 
-from learners.agnostic.hermite import HermiteBasis, check_feasible, clip_rows, default_clip_norm, multi_indices, products
-from learners.randomness import Randomness
+from dpledger.learners.agnostic.hermite import HermiteBasis, check_feasible, clip_rows, default_clip_norm, multi_indices, products
+from dpledger.learners.randomness import Randomness
 
 MARGINALS = ("gaussian", "uniform", "laplace")
 

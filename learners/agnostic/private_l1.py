@@ -11,7 +11,7 @@ with g_k = (1/m)Σ_i sign(⟨w_k, φ_i⟩ − y_i) φ_i a subgradient of f(w) = 
 Features are clipped to ‖φ_i‖ ≤ B, so each term is B-Lipschitz and substituting one example
 moves g_k by at most Δ = 2B/m in L2. The T steps use the *same* data, so they compose
 adaptively: ``Composition(Gaussian(σ, δ/(2T), 2B/m) × T, target_delta=δ)``
-(:mod:`learners.agnostic.calibration`).
+(:mod:`dpledger.learners.calibration.agnostic_noise`).
 
 **Step size** (our choice): η = R/(G₀√T) with G₀² = 1 + Fσ². For orthonormal features the
 population subgradient E[sign(·)φ(x)] has norm ≤ 1 by Bessel's inequality, so G₀ is the typical
@@ -37,9 +37,9 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import eye, hstack, csr_matrix, vstack
 
-from accountant.events import Event
-from learners.agnostic.calibration import certified_ratio, noise_event, sigma_for
-from learners.randomness import Randomness
+from dpledger.accountant.events import Event
+from dpledger.learners.calibration.agnostic_noise import certified_ratio, noise_event, sigma_for
+from dpledger.learners.randomness import Randomness
 
 
 @dataclass(frozen=True)

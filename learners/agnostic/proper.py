@@ -12,7 +12,7 @@ Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unle
    the sum by ≤ 2B, so Δ₂ = 2B/m and σ is the analytic Gaussian calibration (Balle–Wang 2018)
    for (ε, δ), certified by the accountant.
 3. Step 6, subspace (post-processing): M = E[∇p ∇pᵀ] computed exactly from ĉ
-   (:func:`learners.agnostic.hermite.gradient_gram`); V = span of its top-k eigenvectors
+   (:func:`dpledger.learners.agnostic.hermite.gradient_gram`); V = span of its top-k eigenvectors
    (k = subspace_dim, default 2; DKKTZ21a keep eigenvalues above a threshold — a fixed k is our
    substitute, keeping the cover finite and small).
 4. Cover: unit normals u = V a with a on the normalised surface grid of the cube [−1, 1]^k of
@@ -33,14 +33,14 @@ from typing import Any
 
 import numpy as np
 
-from accountant.events import Event, Gaussian, ParallelComposition
-from learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
-from learners.agnostic.blocks import partition
-from learners.agnostic.calibration import certified_ratio, sigma_for
-from learners.agnostic.hermite import HermiteBasis, gradient_gram
-from learners.agnostic.logconcave_basis import clipped_features
-from learners.agnostic.selection import select, threshold_errors
-from learners.randomness import Randomness, Sampled
+from dpledger.accountant.events import Event, Gaussian, ParallelComposition
+from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
+from dpledger.learners.agnostic.blocks import partition
+from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_for
+from dpledger.learners.agnostic.hermite import HermiteBasis, gradient_gram
+from dpledger.learners.agnostic.logconcave_basis import clipped_features
+from dpledger.learners.agnostic.selection import select, threshold_errors
+from dpledger.learners.randomness import Randomness, Sampled
 
 MAX_CANDIDATES = 2_000_000
 

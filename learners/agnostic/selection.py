@@ -7,9 +7,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from accountant.events import ExponentialMechanism
-from learners.exponential_mechanism import exponential_mechanism
-from learners.randomness import Randomness
+from dpledger.accountant.events import ExponentialMechanism
+from dpledger.learners.exponential_mechanism import exponential_mechanism
+from dpledger.learners.randomness import Randomness
 
 
 def select(

@@ -36,13 +36,13 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
-from accountant.events import Event, Gaussian, Laplace, ParallelComposition
-from learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
-from learners.agnostic.blocks import equal_blocks, partition
-from learners.agnostic.calibration import certified_ratio, laplace_scale, sigma_for
-from learners.agnostic.hermite import clip_rows
-from learners.agnostic.selection import select
-from learners.randomness import Randomness, Sampled
+from dpledger.accountant.events import Event, Gaussian, Laplace, ParallelComposition
+from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
+from dpledger.learners.agnostic.blocks import equal_blocks, partition
+from dpledger.learners.calibration.agnostic_noise import certified_ratio, laplace_scale, sigma_for
+from dpledger.learners.agnostic.hermite import clip_rows
+from dpledger.learners.agnostic.selection import select
+from dpledger.learners.randomness import Randomness, Sampled
 
 RHO = 0.01
 STEP_SIZE = 0.5

@@ -8,6 +8,6 @@
   and the empirical learner B̂_i of Lemma 8.15.
 * :mod:`.oracle` — the component oracle A_i of Proposition 8.16 (relabel, then B̂_i) with the
   guarantee of Corollary 8.17.
-* :mod:`.requirements` — sample requirements m_i, M_{A,i} (Corollary 8.17) and the calibration of
-  Theorem 8.19 together with the per-component baseline.
+Sample requirements m_i, M_{A,i} (Corollary 8.17) and Theorem 8.19's calibration with the
+per-component baseline: :mod:`dpledger.learners.calibration.boolean`.
 """

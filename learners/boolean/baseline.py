@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from accountant.events import Event, OnRealizableInputs, ParallelComposition, SubsampleWithoutReplacement
-from accountant.guarantee import Guarantee
-from accountant.rules import account
-from learners.boolean.composition import BooleanComposition
-from learners.boolean.oracle import RelabelOracle
-from learners.concept_classes import Components
-from learners.randomness import Sampled
+from dpledger.accountant.events import Event, OnRealizableInputs, ParallelComposition, SubsampleWithoutReplacement
+from dpledger.accountant.guarantee import Guarantee
+from dpledger.accountant.rules import account
+from dpledger.learners.boolean.composition import BooleanComposition
+from dpledger.learners.boolean.oracle import RelabelOracle
+from dpledger.learners.concept_classes import Components
+from dpledger.learners.randomness import Sampled
 
 
 class SeparateSampleLearner:

@@ -26,13 +26,13 @@ from typing import Any
 
 import numpy as np
 
-from learners.boolean.formula import BooleanFunction
-from learners.concept_classes import (DEFAULT_TRACE_LIMIT, Components, ConceptClass, Intervals,
+from dpledger.learners.boolean.formula import BooleanFunction
+from dpledger.learners.concept_classes import (DEFAULT_TRACE_LIMIT, Components, ConceptClass, Intervals,
                                       Rectangles, Restricted, Thresholds, Trace, make_class, materialised_trace)
 
 COMPONENT_NAMES = ("thresholds", "intervals", "rectangles")
 """Component classes available by name (:func:`component_class`); any :class:`ConceptClass`
-(e.g. a :class:`~learners.concept_classes.FiniteClass`) can be passed directly."""
+(e.g. a :class:`~dpledger.learners.concept_classes.FiniteClass`) can be passed directly."""
 
 HYPOTHESIS_LIST_LIMIT = 1_000_000
 """Largest class whose hypotheses :class:`HypothesisSpace` lists explicitly (classes without a
@@ -166,7 +166,7 @@ class ComponentTrace:
 class BooleanComposition(ConceptClass):
     """C = G(H_1, …, H_k) (Section 8.4) on the common domain described in the module docstring.
 
-    ``G``: a :class:`~learners.boolean.formula.BooleanFunction` of arity k = len(components);
+    ``G``: a :class:`~dpledger.learners.boolean.formula.BooleanFunction` of arity k = len(components);
     ``components``: the classes H_1 … H_k; ``trace_limit``: the most residual states (and
     component labelings) a trace may hold before ``ValueError``. The hypotheses of Lemma 8.18
     are checked at construction — G's arity equals k and every H_i is non-empty — and with the

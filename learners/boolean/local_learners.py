@@ -7,7 +7,7 @@ class, fixed in advance, so no data-dependent candidate set enters the privacy a
 Sampling is exact and grouped by score: thresholds by runs of t (O(|P|)); intervals by cells
 (a-run, b-run) of the pairs a ≤ b (O(|P|²)) with a uniform pair inside the chosen cell; any other
 class by listing its hypotheses (small classes). Its sample requirement is
-:func:`learners.boolean.requirements.exponential_learner_m`.
+:func:`dpledger.learners.calibration.boolean.exponential_learner_m`.
 
 :func:`empirical_learner` is B̂ of Lemma 8.15 (Bun et al. Lemma 5.9): draw examples uniformly
 *with replacement* from the labeled sample and run B on them.
@@ -19,11 +19,11 @@ from typing import Any
 
 import numpy as np
 
-from learners.boolean.composition import HypothesisSpace, ordered_pair
-from learners.completion_scores import completion_runs
-from learners.concept_classes import Components, ConceptClass, Intervals, Thresholds
-from learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_ordered
-from learners.randomness import Randomness, as_fraction
+from dpledger.learners.boolean.composition import HypothesisSpace, ordered_pair
+from dpledger.learners.completion_scores import completion_runs
+from dpledger.learners.concept_classes import Components, ConceptClass, Intervals, Thresholds
+from dpledger.learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_ordered
+from dpledger.learners.randomness import Randomness, as_fraction
 
 LISTING_LIMIT = 2_000_000
 """Largest class the generic (listing) branch of :func:`exponential_learner` scores."""

@@ -23,15 +23,15 @@ from typing import Any
 
 import numpy as np
 
-from accountant.events import (Claim, Event, ExponentialMechanism, LabelBoostThen, OnRealizableInputs,
+from dpledger.accountant.events import (Claim, Event, ExponentialMechanism, LabelBoostThen, OnRealizableInputs,
                                SubsampleWithReplacement)
-from learners.boolean.composition import BooleanComposition
-from learners.boolean.local_learners import empirical_draws, empirical_learner
-from learners.boolean.requirements import exponential_learner_m
-from learners.component_oracles import ComponentOracle
-from learners.concept_classes import Components, ConceptClass
-from learners.exponential_mechanism import exponential_mechanism
-from learners.randomness import Randomness, as_fraction
+from dpledger.learners.boolean.composition import BooleanComposition
+from dpledger.learners.boolean.local_learners import empirical_draws, empirical_learner
+from dpledger.learners.calibration.boolean import exponential_learner_m
+from dpledger.learners.component_oracles import ComponentOracle
+from dpledger.learners.concept_classes import Components, ConceptClass
+from dpledger.learners.exponential_mechanism import exponential_mechanism
+from dpledger.learners.randomness import Randomness, as_fraction
 
 RELABEL_EPSILON = 1
 """The ε of ARelabel's exponential mechanism (as Algorithm 1 line 5)."""
@@ -40,12 +40,12 @@ RELABEL_EPSILON = 1
 class RelabelOracle(ComponentOracle):
     """A_i of Proposition 8.16 for a :class:`BooleanComposition`.
 
-    ``epsilon_b`` ∈ (0, 1] is B_i's ε_B (default 1 = :data:`~learners.boolean.requirements.EPSILON_B`,
+    ``epsilon_b`` ∈ (0, 1] is B_i's ε_B (default 1 = :data:`~dpledger.learners.calibration.boolean.EPSILON_B`,
     Theorem 8.19); B_i is pure, so δ_B = 0.
     ``tau``, ``beta_a``: the utility target (τ, β_A) from which B_i's sample size
-    m_i(τ/2, β_A/2, ε_B) (:func:`~learners.boolean.requirements.exponential_learner_m`) is
+    m_i(τ/2, β_A/2, ε_B) (:func:`~dpledger.learners.calibration.boolean.exponential_learner_m`) is
     computed per component class — B̂_i draws that many examples (fewer when |S| < 9m_i, see
-    :func:`~learners.boolean.local_learners.empirical_draws`). The defaults are Algorithm 2's
+    :func:`~dpledger.learners.boolean.local_learners.empirical_draws`). The defaults are Algorithm 2's
     τ = α/(40k), β_A = β/(4k) at α = β = 0.1, k = 1; CarryForwardLearner users pass their own."""
 
     def __init__(self, epsilon_b: Any = 1, tau: Any = Fraction(1, 400), beta_a: Any = Fraction(1, 40)) -> None:

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from scipy.optimize import linprog
 
-from learners.halfspaces.domains import Slot
+from dpledger.learners.halfspaces.domains import Slot
 
 SUPPORTED_DIMENSIONS = (1, 2)
 """Dimensions d for which Q_i^S and the restricted traces are exact (see the module docstring)."""

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
-from learners.randomness import Randomness
+from dpledger.learners.randomness import Randomness
 
 Bound = Fraction | None
 """An end of an interval of the real line; ``None`` is −∞ (lower end) or +∞ (upper end)."""

@@ -33,9 +33,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from learners.concept_classes import Components, ConceptClass, Trace
-from learners.halfspaces.depth import SUPPORTED_DIMENSIONS, coordinate_constraints
-from learners.halfspaces.domains import RationalDomain, SignDomain, coordinate_domain, simplest_between
+from dpledger.learners.concept_classes import Components, ConceptClass, Trace
+from dpledger.learners.halfspaces.depth import SUPPORTED_DIMENSIONS, coordinate_constraints
+from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain, coordinate_domain, simplest_between
 
 MAX_GRID = 256
 """Largest grid bound X: the domain sizes (≈ 64X⁶ pairs for d = 2) stay below 2^62, so they have

@@ -9,10 +9,10 @@ contains a coordinate of full depth (Lemma 8.3 / C.4, checked on every call).
 * :class:`ExponentialDepthOracle` — the baseline: the exponential mechanism over Ỹ_i with score
   Q_i^S (sensitivity one, Definition 8.1): ε_A-DP on every input; loses O(log N/ε_A) depth.
 * :class:`QCOptOracle` — Section 8.2's A_i^QC with its total extension; the optimizer is a
-  named substitute (:data:`~learners.halfspaces.private_ip.QCOPT_SUBSTITUTE`): the
+  named substitute (:data:`~dpledger.learners.halfspaces.private_ip.QCOPT_SUBSTITUTE`): the
   exponential mechanism with quality Q_i^S, so it behaves as the baseline.
 * :class:`IPConcaveOracle` — Algorithm 3 (Nissim et al.) with the exponential-mechanism
-  interior point as PrivateIP (a named substitute, :data:`~learners.halfspaces.private_ip.PRIVATE_IP_SUBSTITUTE`):
+  interior point as PrivateIP (a named substitute, :data:`~dpledger.learners.halfspaces.private_ip.PRIVATE_IP_SUBSTITUTE`):
   random partition into t blocks (line 2), a full-depth block maximizer per block (line 4,
   deterministic: the simplest domain element of the first best slot), the private interior
   point of the maximizers (line 5). One record changes one block, hence one maximizer, and the
@@ -28,14 +28,14 @@ from typing import Any
 
 import numpy as np
 
-from accountant.events import Event, ExponentialMechanism, OnRealizableInputs
-from learners.component_oracles import ComponentOracle
-from learners.concept_classes import Components, ConceptClass
-from learners.halfspaces.depth import SlotScores, coordinate_objective, threshold_objective
-from learners.halfspaces.domains import SignDomain
-from learners.halfspaces.private_ip import (PRIVATE_IP_SUBSTITUTE, QCOPT_SUBSTITUTE, domain_exponential_mechanism,
+from dpledger.accountant.events import Event, ExponentialMechanism, OnRealizableInputs
+from dpledger.learners.component_oracles import ComponentOracle
+from dpledger.learners.concept_classes import Components, ConceptClass
+from dpledger.learners.halfspaces.depth import SlotScores, coordinate_objective, threshold_objective
+from dpledger.learners.halfspaces.domains import SignDomain
+from dpledger.learners.halfspaces.private_ip import (PRIVATE_IP_SUBSTITUTE, QCOPT_SUBSTITUTE, domain_exponential_mechanism,
                                             exponential_interior_point, interior_point_sample_size)
-from learners.randomness import Randomness, as_fraction
+from dpledger.learners.randomness import Randomness, as_fraction
 
 
 @dataclass(frozen=True)

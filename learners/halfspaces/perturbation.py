@@ -11,7 +11,7 @@ What the learner uses instead: no perturbation (the ``halfspaces`` setup samples
 directly); general position is then not guaranteed and only Corollary C.10's +d slack is at
 stake (utility), while the property the proof needs from the domains — a full-depth
 coordinate in Ỹ_i on realizable states (Lemma C.4) — is checked on every oracle call
-(:attr:`learners.halfspaces.oracles.OracleRound.full_depth_in_domain`).
+(:attr:`dpledger.learners.halfspaces.oracles.OracleRound.full_depth_in_domain`).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from learners.randomness import Randomness
+from dpledger.learners.randomness import Randomness
 
 
 def margin_bound(dimension: int, grid: int) -> int:

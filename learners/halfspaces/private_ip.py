@@ -1,8 +1,8 @@
 """The exponential mechanism on an implicit ordered domain, and PrivateIP by it.
 
 :func:`domain_exponential_mechanism` draws an element of a finite coordinate domain
-(:mod:`learners.halfspaces.domains`) with probability ∝ exp(ε·score/2) for a sensitivity-one
-score that is constant on the slots of a :class:`~learners.halfspaces.depth.SlotScores`:
+(:mod:`dpledger.learners.halfspaces.domains`) with probability ∝ exp(ε·score/2) for a sensitivity-one
+score that is constant on the slots of a :class:`~dpledger.learners.halfspaces.depth.SlotScores`:
 a score level (grouped, exact), a slot of that level (weights = element counts, exact), then a
 uniform element of the slot — the same distribution as listing the domain, which is never listed.
 
@@ -21,9 +21,9 @@ from typing import Sequence
 
 import numpy as np
 
-from learners.halfspaces.depth import SlotScores
-from learners.halfspaces.domains import RationalDomain, SignDomain
-from learners.randomness import Randomness, as_fraction
+from dpledger.learners.halfspaces.depth import SlotScores
+from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain
+from dpledger.learners.randomness import Randomness, as_fraction
 
 PRIVATE_IP_SUBSTITUTE = "exponential-mechanism interior point (substitute for Cohen et al.'s log* interior point)"
 """How the PrivateIP substitute is named in docs and CLI output."""

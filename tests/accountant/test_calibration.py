@@ -5,9 +5,9 @@ import mpmath
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accountant import account
-from accountant import events as ev
-from accountant.calibration import largest_integer, largest_integer_from, largest_rate, smallest_integer, smallest_noise
+from dpledger.accountant import account
+from dpledger.accountant import events as ev
+from dpledger.accountant.calibration import largest_integer, largest_integer_from, largest_rate, smallest_integer, smallest_noise
 
 
 @given(st.integers(1, 10**6), st.integers(1, 10**6))
@@ -41,7 +41,7 @@ def test_smallest_laplace_noise_is_sensitivity_over_epsilon(target):
 
 
 def test_smallest_integer_to_precision_is_exact_below_2_to_60_and_relative_beyond():
-    from accountant.calibration import smallest_integer, smallest_integer_to_precision
+    from dpledger.accountant.calibration import smallest_integer, smallest_integer_to_precision
 
     for threshold in (1, 17, 10**6 + 3):
         ok = lambda x, t=threshold: x >= t  # noqa: E731

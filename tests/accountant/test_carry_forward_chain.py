@@ -6,10 +6,10 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accountant.carry_forward import (
+from dpledger.accountant.section6 import (
     Target, carry_forward_event, needed_n, paper_chain, paper_m, reservoir_activations, tight_calibration,
 )
-from accountant.rules import account
+from dpledger.accountant.rules import account
 
 epsilons = st.fractions(min_value=Fraction(1, 100), max_value=1, max_denominator=100)
 deltas = st.sampled_from(["1e-3", "1e-5", "1e-7", "1e-10"])

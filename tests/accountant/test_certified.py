@@ -8,9 +8,9 @@ import sympy
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accountant import account
-from accountant import events as ev
-from accountant.certified import (
+from dpledger.accountant import account
+from dpledger.accountant import events as ev
+from dpledger.accountant.numerics.certified import (
     certainly_le, certainly_lt, certified_floor, enclose, exact, lower_end, lower_float, upper_end, upper_float,
 )
 
@@ -69,7 +69,7 @@ def test_certified_floor_is_exact_near_integers():
 
 
 def test_interval_ends_convert_exactly():
-    from accountant.certified import lower_end, upper_end
+    from dpledger.accountant.numerics.certified import lower_end, upper_end
 
     interval = enclose(1 + sympy.Rational(1, 2**100))
     assert upper_end(interval) > 1 and lower_end(interval) <= upper_end(interval)

@@ -3,8 +3,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from accountant import events as ev
-from accountant.serialization import dumps, loads
+from dpledger.accountant import events as ev
+from dpledger.accountant.serialization import dumps, loads
 
 decimals = st.decimals(min_value="0.001", max_value="20", places=3).map(str)
 probabilities = st.decimals(min_value="0", max_value="0.5", places=6).map(str)

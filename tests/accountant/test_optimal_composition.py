@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from mpmath import mp, mpf
 
-from accountant.optimal_composition import (
+from dpledger.accountant.numerics.optimal_composition import (
     heterogeneous_optimal_epsilon,
     homogeneous_optimal_delta,
     homogeneous_optimal_epsilon,

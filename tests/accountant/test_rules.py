@@ -8,8 +8,8 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accountant import account
-from accountant import events as ev
+from dpledger.accountant import account
+from dpledger.accountant import events as ev
 
 eps_values = st.fractions(min_value=Fraction(1, 1000), max_value=10, max_denominator=1000)
 rates = st.fractions(min_value=Fraction(1, 10**4), max_value=1, max_denominator=10**4)
@@ -210,7 +210,7 @@ def test_lemma_8_15_claim_holds_when_at_most_a_ninth_is_drawn(eps, draws, ratio)
 def test_optimal_composition_beyond_a_million_mechanisms_reports_the_advanced_bound():
     """Too many mechanisms for the exact Kairouz–Oh–Viswanath sum: the rule answers at once with
     Theorem 3.5's bound, which is ≥ the optimum, and says so."""
-    from accountant.rules import EXACT_OPTIMAL_MAX
+    from dpledger.accountant.rules import EXACT_OPTIMAL_MAX
 
     big = EXACT_OPTIMAL_MAX + 1
     optimal = account(ev.Composition((ev.PureDP("1e-6"),), method="optimal", target_delta="1e-6", repeat=big))

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from verify.cli import main
+from dpledger.verify.cli.main import main
 
 DEFAULTS = {"--algorithm": "improper", "--dim": "3", "--n": "2000", "--noise": "0.1", "--noise-model": "adversarial",
             "--epsilon": "1", "--delta": "1e-5", "--seed": "1"}
@@ -54,8 +54,8 @@ def test_bad_input_is_one_line_with_exit_status_2(changes, message, capsys: pyte
 
 
 def test_cli_algorithm_names_are_the_learners():
-    from learners.agnostic import LEARNERS
-    from learners.agnostic.data import NOISE_MODELS
-    from verify.commands.run_agnostic import ALGORITHMS
+    from dpledger.learners.agnostic import LEARNERS
+    from dpledger.learners.agnostic.data import NOISE_MODELS
+    from dpledger.verify.cli.commands.run_agnostic import ALGORITHMS
 
     assert ALGORITHMS == tuple(LEARNERS) and NOISE_MODELS == ("random", "adversarial")

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 from numpy.polynomial import hermite_e
 
-from learners.agnostic.hermite import (
+from dpledger.learners.agnostic.hermite import (
     MAX_FEATURES, HermiteBasis, check_feasible, clip_rows, feature_count, gradient_gram, hermite_1d, hermite_features,
     multi_indices,
 )
-from learners.agnostic.logconcave_basis import MomentBasis, ProductMarginal
-from learners.randomness import Sampled
+from dpledger.learners.agnostic.logconcave_basis import MomentBasis, ProductMarginal
+from dpledger.learners.randomness import Sampled
 
 
 def _max_gram_deviation(features: np.ndarray) -> float:

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner
-from learners.agnostic.data import halfspace_data, labelled_sample
-from learners.agnostic.hermite import multi_indices
-from learners.agnostic.hermite import HermiteBasis
-from learners.agnostic.proper import cover_size, private_correlation, sphere_cover, top_subspace
-from learners.agnostic.semi_agnostic import RHO, private_threshold
-from learners.randomness import Sampled
+from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner
+from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
+from dpledger.learners.agnostic.hermite import multi_indices
+from dpledger.learners.agnostic.hermite import HermiteBasis
+from dpledger.learners.agnostic.proper import cover_size, private_correlation, sphere_cover, top_subspace
+from dpledger.learners.agnostic.semi_agnostic import RHO, private_threshold
+from dpledger.learners.randomness import Sampled
 
 LEARNERS = [PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner]
 

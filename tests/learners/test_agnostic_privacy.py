@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accountant import account
-from accountant.events import Gaussian, ParallelComposition
-from learners.agnostic import (
+from dpledger.accountant import account
+from dpledger.accountant.events import Gaussian, ParallelComposition
+from dpledger.learners.agnostic import (
     LearnerFactory, PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner, ProductMarginal,
     neighbour_runs, substitute_one,
 )
-from learners.agnostic.data import halfspace_data
-from learners.randomness import Sampled
+from dpledger.learners.agnostic.data import halfspace_data
+from dpledger.learners.randomness import Sampled
 
 epsilons = st.builds(lambda k: f"{k / 20:g}", st.integers(1, 200))
 deltas = st.builds(lambda m, e: f"{m}e-{e}", st.integers(1, 9), st.integers(3, 10))
@@ -154,8 +154,8 @@ def _worst_substitution(statistic, X, y, candidates) -> float:
 
 
 def test_private_statistics_move_by_at_most_their_recorded_sensitivity() -> None:
-    from learners.agnostic.hermite import HermiteBasis, clip_rows
-    from learners.agnostic.semi_agnostic import ramp_gradient
+    from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows
+    from dpledger.learners.agnostic.semi_agnostic import ramp_gradient
 
     X, y = _data(200, 3, 5)
     rng = np.random.default_rng(5)

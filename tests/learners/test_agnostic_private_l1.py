@@ -6,11 +6,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from accountant import account
-from learners.agnostic.calibration import certified_ratio, noise_event
-from learners.agnostic.hermite import clip_rows, hermite_features
-from learners.agnostic.private_l1 import exact_l1_regression, excess_risk_bound, l1_objective, private_l1_regression
-from learners.randomness import Sampled
+from dpledger.accountant import account
+from dpledger.learners.calibration.agnostic_noise import certified_ratio, noise_event
+from dpledger.learners.agnostic.hermite import clip_rows, hermite_features
+from dpledger.learners.agnostic.private_l1 import exact_l1_regression, excess_risk_bound, l1_objective, private_l1_regression
+from dpledger.learners.randomness import Sampled
 
 
 def _problem(seed: int, m: int = 400, dim: int = 3) -> tuple[np.ndarray, np.ndarray, float]:

@@ -1,4 +1,4 @@
-"""Sample-size calibration of Theorems 2.1, 3.1, 4.1 of seed 002 (learners/agnostic/sample_size.py)."""
+"""Sample-size calibration of Theorems 2.1, 3.1, 4.1 of seed 002 (learners/calibration/agnostic_sample_size.py)."""
 from __future__ import annotations
 
 import json
@@ -7,12 +7,12 @@ from fractions import Fraction
 
 import pytest
 
-from accountant import account
-from accountant.events import Composition, Gaussian
-from learners.agnostic.calibration import certified_ratio
-from learners.agnostic.private_l1 import excess_risk_bound
-from learners.agnostic.proper import cover_size
-from learners.agnostic.sample_size import (
+from dpledger.accountant import account
+from dpledger.accountant.events import Composition, Gaussian
+from dpledger.learners.calibration.agnostic_noise import certified_ratio
+from dpledger.learners.agnostic.private_l1 import excess_risk_bound
+from dpledger.learners.agnostic.proper import cover_size
+from dpledger.learners.calibration.agnostic_sample_size import (
     HYPOTHESES, THEOREMS, paper_step_ratio, sample_size, tight_step_ratio,
 )
 

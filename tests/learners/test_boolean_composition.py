@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from learners.boolean.composition import (BooleanComposition, HypothesisSpace, component_class,
+from dpledger.learners.boolean.composition import (BooleanComposition, HypothesisSpace, component_class,
                                           composition_vc_bound)
-from learners.boolean.formula import from_truth_table, parse_formula
-from learners.concept_classes import FiniteClass, Intervals, Rectangles, Thresholds
+from dpledger.learners.boolean.formula import from_truth_table, parse_formula
+from dpledger.learners.concept_classes import FiniteClass, Intervals, Rectangles, Thresholds
 
 
 def brute_labelings(C, prefix, P):
@@ -177,7 +177,7 @@ def test_structural_condition_check_detects_a_class_without_local_replacement():
     """A non-product parameterisation — C(h) = {G(h, c)} only for c = N − h, G = x2 — fails
     condition 3 of Corollary 8.17 (h, h′ differ at one point, their completions elsewhere):
     the check can fail."""
-    from learners.concept_classes import materialised_trace
+    from dpledger.learners.concept_classes import materialised_trace
 
     G = parse_formula("x2 and (x1 or not x1)")
     size = 3

@@ -10,16 +10,16 @@ import pytest
 import sympy
 from hypothesis import given, settings, strategies as st
 
-from accountant.events import ExponentialMechanism, SubsampleWithReplacement
-from accountant.rules import account
-from learners.boolean.composition import BooleanComposition, HypothesisSpace, component_class
-from learners.boolean.formula import parse_formula
-from learners.boolean.local_learners import empirical_draws, empirical_learner, exponential_learner
-from learners.boolean.oracle import RelabelOracle
-from learners.boolean.requirements import exponential_learner_m, oracle_m
-from learners.carry_forward import CarryForwardLearner
-from learners.concept_classes import Intervals, Rectangles, Thresholds
-from learners.randomness import Sampled, enumerate_outputs
+from dpledger.accountant.events import ExponentialMechanism, SubsampleWithReplacement
+from dpledger.accountant.rules import account
+from dpledger.learners.boolean.composition import BooleanComposition, HypothesisSpace, component_class
+from dpledger.learners.boolean.formula import parse_formula
+from dpledger.learners.boolean.local_learners import empirical_draws, empirical_learner, exponential_learner
+from dpledger.learners.boolean.oracle import RelabelOracle
+from dpledger.learners.calibration.boolean import exponential_learner_m, oracle_m
+from dpledger.learners.carry_forward import CarryForwardLearner
+from dpledger.learners.concept_classes import Intervals, Rectangles, Thresholds
+from dpledger.learners.randomness import Sampled, enumerate_outputs
 
 
 @pytest.mark.parametrize("H", [Thresholds(5), Intervals(5), Rectangles(2)])
@@ -120,7 +120,7 @@ def test_oracle_utility_on_realizable_prefix_states_corollary_8_17(depth):
 def test_learner_derived_guarantee_meets_its_target_with_paper_m():
     """CarryForwardLearner with the Proposition 8.16 oracles at the n for which Algorithm 2 gives
     m = 3: the accountant's derived guarantee meets (ε, δ) (Theorem 8.19's privacy half)."""
-    from accountant.carry_forward import Target, needed_n
+    from dpledger.accountant.section6 import Target, needed_n
 
     C = composition("x1 or x2", ("thresholds", "thresholds"), size=64)
     n = needed_n(Target.of(3, C.k, 1, "1e-6"), 3)
@@ -138,7 +138,7 @@ def test_learner_derived_guarantee_meets_its_target_with_paper_m():
 def test_learner_event_with_relabel_oracles_meets_target_at_paper_m_theorem_8_19(epsilon, delta, k, m):
     """For every (ε, δ, k) and the n at which Algorithm 2 gives m, the Section 6 tree built from the
     Proposition 8.16 oracle events (as CarryForwardLearner.fit builds it) meets (ε, δ)."""
-    from accountant.carry_forward import Target, learner_event, needed_n, paper_m
+    from dpledger.accountant.section6 import Target, learner_event, needed_n, paper_m
 
     C = composition(" and ".join(f"x{j}" for j in range(1, k + 1)), ("thresholds",) * k, size=8)
     n = needed_n(Target.of(3, k, epsilon, delta), m)

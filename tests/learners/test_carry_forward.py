@@ -4,11 +4,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from accountant.carry_forward import Target, needed_n
-from learners.carry_forward import CarryForwardLearner, InvariantViolation
-from learners.component_oracles import CompletionScoreOracle
-from learners.concept_classes import FiniteClass, Intervals, Rectangles, Thresholds
-from learners.synthetic import random_concept
+from dpledger.accountant.section6 import Target, needed_n
+from dpledger.learners.carry_forward import CarryForwardLearner, InvariantViolation
+from dpledger.learners.component_oracles import CompletionScoreOracle
+from dpledger.learners.concept_classes import FiniteClass, Intervals, Rectangles, Thresholds
+from dpledger.learners.synthetic import random_concept
 
 
 def realizable_data(concept_class, n, seed):
@@ -127,7 +127,7 @@ def test_tight_calibration_guarantee_holds_for_k_at_least_3():
 def test_halfspace_components_are_json_ready():
     from fractions import Fraction
 
-    from learners.carry_forward import jsonable
+    from dpledger.learners.carry_forward import jsonable
 
     assert jsonable((1, Fraction(3, 7), np.int64(2))) == [1, "3/7", 2]
 
@@ -136,8 +136,8 @@ def test_theorem_7_2_error_at_most_alpha_with_its_active_sample_size():
     """Theorem 7.2 (with the substitute constant c = 1 and the completion-score oracle's M_A):
     with m = max(LabelBoost term, M_A) the returned hypothesis has population error ≤ α in at
     least a 1 − β fraction of runs (exact population error: the whole grid is evaluated)."""
-    from learners.component_oracles import completion_oracle_m
-    from learners.sample_complexity import UtilityTarget, labelboost_term
+    from dpledger.learners.component_oracles import completion_oracle_m
+    from dpledger.learners.calibration.sample_size import UtilityTarget, labelboost_term
 
     size, alpha, beta = 2**10, 0.2, 0.2
     concept = Intervals(size)

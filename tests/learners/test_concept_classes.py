@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learners.concept_classes import FiniteClass, Halfspaces, Intervals, Rectangles, Thresholds, make_class
-from learners.dichotomies import dichotomies
+from dpledger.learners.concept_classes import FiniteClass, Halfspaces, Intervals, Rectangles, Thresholds, make_class
+from dpledger.learners.dichotomies import dichotomies
 
 CLASSES = [Thresholds(7), Intervals(7), Rectangles(4), Halfspaces(4, 2, 1), Halfspaces(3, 3, 1),
            FiniteClass([[0, 1, 1, 0], [1, 0, 1, 1], [0, 1, 1, 0], [0, 0, 0, 1]])]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from verify.cli import main
+from dpledger.verify.cli.main import main
 
 BASE = ["run", "carry-forward", "--class", "halfspaces", "--n", "600", "--m", "30", "--seed", "3", "--test-size", "200"]
 

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learners.halfspaces.depth import coordinate_objective, depth, signed_labels, threshold_objective
-from learners.halfspaces.geometry import GridHalfspaces
-from learners.halfspaces.oracles import block_maximizer
-from learners.halfspaces.perturbation import in_general_position
-from learners.synthetic import random_concept
+from dpledger.learners.halfspaces.depth import coordinate_objective, depth, signed_labels, threshold_objective
+from dpledger.learners.halfspaces.geometry import GridHalfspaces
+from dpledger.learners.halfspaces.oracles import block_maximizer
+from dpledger.learners.halfspaces.perturbation import in_general_position
+from dpledger.learners.synthetic import random_concept
 
 
 def realizable_sample(dimension, grid, m, seed):
@@ -149,7 +149,7 @@ def test_reduction_appendix_c_constraint_signs():
 @given(st.integers(0, 2**32 - 1), st.integers(2, 40))
 def test_proposition_a_1_two_lps_give_the_full_depth_interval_of_the_exact_objective(seed, m):
     """The superlevel set {Q_2^S = m} is the interval I_[m]: its exact slot hull matches the two LPs."""
-    from learners.halfspaces.depth import coordinate_constraints, coordinate_scores, feasible_interval
+    from dpledger.learners.halfspaces.depth import coordinate_constraints, coordinate_scores, feasible_interval
 
     C, X, y, target = realizable_sample(2, 5, m, seed)
     system = coordinate_constraints(X, y, target[:1])

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learners.halfspaces.depth import SlotScores
-from learners.halfspaces.domains import (RationalDomain, SignDomain, Slot, coordinate_domain, floor_sum,
+from dpledger.learners.halfspaces.depth import SlotScores
+from dpledger.learners.halfspaces.domains import (RationalDomain, SignDomain, Slot, coordinate_domain, floor_sum,
                                          simplest_between)
-from learners.randomness import Sampled, enumerate_outputs
+from dpledger.learners.randomness import Sampled, enumerate_outputs
 
 
 @given(st.integers(0, 30), st.integers(1, 40), st.integers(-100, 100), st.integers(-100, 100))
@@ -96,7 +96,7 @@ def test_bad_domain_parameters_name_the_parameter():
 def test_implicit_exponential_mechanism_equals_the_listed_one(S, C, cuts, raw_scores):
     """domain_exponential_mechanism draws pair j with probability ∝ exp(ε·score(value_j)/2),
     exactly as the exponential mechanism over the listed pairs would."""
-    from learners.halfspaces.private_ip import domain_exponential_mechanism
+    from dpledger.learners.halfspaces.private_ip import domain_exponential_mechanism
 
     domain = RationalDomain(S, C, 1)
     breakpoints = sorted(set(cuts))

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from learners.halfspaces.geometry import MAX_GRID, GridHalfspaces
-from learners.halfspaces.perturbation import in_general_position
+from dpledger.learners.halfspaces.geometry import MAX_GRID, GridHalfspaces
+from dpledger.learners.halfspaces.perturbation import in_general_position
 
 
 def _labelings(C, trace, prefix):

@@ -7,13 +7,13 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from accountant.rules import account
-from learners.carry_forward import CarryForwardLearner
-from learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle, QCOptOracle
-from learners.halfspaces.private_ip import exponential_interior_point, interior_point_scores
-from learners.randomness import Sampled, enumerate_outputs
-from learners.synthetic import random_concept
-from verify.exact_audit import pure_epsilon
+from dpledger.accountant.rules import account
+from dpledger.learners.carry_forward import CarryForwardLearner
+from dpledger.learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle, QCOptOracle
+from dpledger.learners.halfspaces.private_ip import exponential_interior_point, interior_point_scores
+from dpledger.learners.randomness import Sampled, enumerate_outputs
+from dpledger.learners.synthetic import random_concept
+from dpledger.verify.audit.exact import pure_epsilon
 
 RECORDS_1D = [((x,), label) for x in (-1, 0, 1) for label in (0, 1)]
 

@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from learners.halfspaces.perturbation import in_general_position, margin_bound, paper_resolution, perturb
-from learners.randomness import Sampled
+from dpledger.learners.halfspaces.perturbation import in_general_position, margin_bound, paper_resolution, perturb
+from dpledger.learners.randomness import Sampled
 
 
 def test_lemma_c_6_perturbation_from_a_large_set_gives_general_position_with_probability_1_minus_beta():

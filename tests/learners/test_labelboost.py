@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from accountant import account
-from accountant.events import ExponentialMechanism, LabelBoostCarrier, LabelBoostRealizable, LabelBoostThen, PureDP
-from learners.concept_classes import Halfspaces, Intervals, Rectangles, Thresholds
-from learners.labelboost import (Release, labelboost, labelboost_carrier, labelboost_then, realizable,
+from dpledger.accountant import account
+from dpledger.accountant.events import ExponentialMechanism, LabelBoostCarrier, LabelBoostRealizable, LabelBoostThen, PureDP
+from dpledger.learners.concept_classes import Halfspaces, Intervals, Rectangles, Thresholds
+from dpledger.learners.labelboost import (Release, labelboost, labelboost_carrier, labelboost_then, realizable,
                                  realizable_randomized_response)
-from learners.randomness import Sampled, enumerate_outputs
+from dpledger.learners.randomness import Sampled, enumerate_outputs
 
 S_X, S_Y, T_X = [1, 2, 4, 4], [0, 1, 1, 0], [3, 5, 0]
 

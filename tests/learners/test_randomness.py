@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from mpmath import iv
 from scipy import stats
 
-from accountant.certified import interval_precision
-from learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_ordered
-from learners.randomness import ContinuousDrawError, Enumerated, Sampled, enumerate_outputs
+from dpledger.accountant.numerics.certified import interval_precision
+from dpledger.learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_ordered
+from dpledger.learners.randomness import ContinuousDrawError, Enumerated, Sampled, enumerate_outputs
 
 
 def _exact(distribution: dict) -> dict:

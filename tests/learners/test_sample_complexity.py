@@ -1,20 +1,20 @@
-"""Theorem 7.2's active sample size, Algorithm 2's n for it and the tight n (learners.sample_complexity),
-with Theorems 5.1 and 8.5/8.8/8.14 on top (learners.halfspaces.requirements, verify.theorem_calibration)."""
+"""Theorem 7.2's active sample size, Algorithm 2's n for it and the tight n (dpledger.learners.calibration.sample_size),
+with Theorems 5.1 and 8.5/8.8/8.14 on top (dpledger.learners.calibration.halfspaces, dpledger.verify.paper.theorem_calibration)."""
 import math
 import re
 
 import pytest
 import sympy
 
-from accountant import account
-from accountant.carry_forward import Target, carry_forward_event, paper_m
-from learners.component_oracles import completion_oracle_m, largest_component_domain
-from learners.concept_classes import make_class
-from learners.halfspaces.domains import coordinate_domain
-from learners.halfspaces.requirements import (ln_domain_size, ln_perturbed_grid, log_star, oracle_requirement,
+from dpledger.accountant import account
+from dpledger.accountant.section6 import Target, carry_forward_event, paper_m
+from dpledger.learners.component_oracles import completion_oracle_m, largest_component_domain
+from dpledger.learners.concept_classes import make_class
+from dpledger.learners.halfspaces.domains import coordinate_domain
+from dpledger.learners.calibration.halfspaces import (ln_domain_size, ln_perturbed_grid, log_star, oracle_requirement,
                                               theorem_8_5)
-from learners.sample_complexity import UtilityTarget, carry_forward_sample_complexity, labelboost_term
-from verify.theorem_calibration import theorem_5_1
+from dpledger.learners.calibration.sample_size import UtilityTarget, carry_forward_sample_complexity, labelboost_term
+from dpledger.verify.paper.theorem_calibration import theorem_5_1
 
 RUN = UtilityTarget.of("Theorem 5.1", 3, 3, "0.1", "0.1", "0.5", "1e-6")
 

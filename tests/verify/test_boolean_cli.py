@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from verify.cli import main
+from dpledger.verify.cli.main import main
 
 RUN = ["run", "carry-forward", "--class", "boolean", "--domain-size", "64", "--n", "900", "--m", "12", "--seed", "2"]
 

@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 import sympy
 
-from learners.boolean.composition import BooleanComposition
-from learners.boolean.formula import parse_formula
-from learners.boolean.local_learners import empirical_learner, exponential_learner
-from learners.boolean.oracle import RelabelOracle
-from learners.concept_classes import Intervals, Thresholds
-from verify.exact_audit import worst_case
+from dpledger.learners.boolean.composition import BooleanComposition
+from dpledger.learners.boolean.formula import parse_formula
+from dpledger.learners.boolean.local_learners import empirical_learner, exponential_learner
+from dpledger.learners.boolean.oracle import RelabelOracle
+from dpledger.learners.concept_classes import Intervals, Thresholds
+from dpledger.verify.audit.exact import worst_case
 
 RECORDS = [(x, label) for x in range(3) for label in (0, 1)]
 
@@ -95,8 +95,8 @@ def test_lemma_8_15_empirical_learner_exact_epsilon_within_the_derived_bound():
     """B̂ of Lemma 8.15 (one draw with replacement from 9 records, then the ε_B-DP exponential
     learner) audited exactly over all neighbouring samples: its worst ε is within the accountant's
     with-replacement rule, which is itself below the ε_B Lemma 8.15 claims."""
-    from accountant import account
-    from accountant.events import ExponentialMechanism, SubsampleWithReplacement
+    from dpledger.accountant import account
+    from dpledger.accountant.events import ExponentialMechanism, SubsampleWithReplacement
 
     H = Thresholds(2)
     records = [(x, label) for x in range(2) for label in (0, 1)]

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from verify.cli import main
+from dpledger.verify.cli.main import main
 
 
 def run_json(capsys, *argv):
@@ -52,7 +52,7 @@ def test_calibrate_carry_forward_json_has_the_promised_keys(capsys):
     ["calibrate", "unknown-theorem"],
 ])
 def test_bad_input_is_one_line_on_stderr_with_status_2(argv):
-    result = subprocess.run([sys.executable, "-m", "verify.cli", *argv, "--json"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-m", "dpledger.verify.cli.main", *argv, "--json"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
@@ -68,7 +68,7 @@ def test_compose_basic_checks_k_delta_against_the_target_exactly(capsys):
 
 
 def test_counts_may_be_written_in_scientific_notation_when_integral():
-    from verify.commands import positive_int
+    from dpledger.verify.cli.commands import positive_int
 
     assert positive_int("1e8") == 10**8 == positive_int("100000000")
     assert positive_int("2.5e3") == 2500

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from verify.cli import main
+from dpledger.verify.cli.main import main
 
 
 def test_calibrated_noise_meets_the_target_and_exact_composition_needs_less(capsys):

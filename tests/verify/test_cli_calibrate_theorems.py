@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from verify.cli import main
+from dpledger.verify.cli.main import main
 
 
 def run_json(capsys, *argv):
@@ -95,7 +95,7 @@ def test_the_printed_lemma_6_12_command_reproduces_the_chain_at_the_papers_n(cap
 
 
 def test_astronomical_sample_sizes_print_in_scientific_notation_and_json_keeps_every_digit(capsys):
-    from verify.theorem_calibration import count_text
+    from dpledger.verify.paper.theorem_calibration import count_text
 
     assert count_text(999_999) == "999,999" and count_text(10**15) == "1.000e15"
     assert count_text(123_456_789_012_345_678) == "1.235e17" and count_text(99_995 * 10**20) == "1.000e25"

@@ -1,7 +1,7 @@
 """``dpledger run carry-forward`` and ``dpledger audit macro-block``: JSON keys and verdicts."""
 import json
 
-from verify.cli import main
+from dpledger.verify.cli.main import main
 
 
 def run_json(capsys, *argv):

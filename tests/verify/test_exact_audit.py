@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 import sympy
 
-from learners.exponential_mechanism import exponential_mechanism
-from learners.randomness import enumerate_outputs
-from verify.cli import main
-from verify.exact_audit import (C_LB, LabelBoostAudit, _run_labelboost, audit_labelboost, hockey_stick,
-                                pure_epsilon, worst_case)
+from dpledger.learners.exponential_mechanism import exponential_mechanism
+from dpledger.learners.randomness import enumerate_outputs
+from dpledger.verify.cli.main import main
+from dpledger.accountant.rules import C_LB
+from dpledger.verify.audit.exact import hockey_stick, pure_epsilon, worst_case
+from dpledger.verify.paper.labelboost_audit import LabelBoostAudit, _run_labelboost, audit_labelboost
 
 E = math.e
 
@@ -151,8 +152,8 @@ def test_cli_hypothesis_release_reports_infinite_epsilon_and_a_witness():
 
 
 def _continuation_on(sample, rng):
-    from learners.concept_classes import Intervals
-    from learners.labelboost import realizable_randomized_response
+    from dpledger.learners.concept_classes import Intervals
+    from dpledger.learners.labelboost import realizable_randomized_response
 
     X = np.array([x for x, _ in sample])
     y = np.array([label for _, label in sample])
@@ -163,8 +164,8 @@ def test_lemma_3_15_continuation_is_private_on_realizable_inputs_only():
     """The hypothesis of Lemma 3.15 holds exactly: ε_A = 1/2 between realizable neighbours, ∞ otherwise."""
     from itertools import combinations_with_replacement
 
-    from learners.concept_classes import Intervals
-    from learners.labelboost import realizable
+    from dpledger.learners.concept_classes import Intervals
+    from dpledger.learners.labelboost import realizable
 
     records = [(x, y) for x in range(4) for y in (0, 1)]
     samples = list(combinations_with_replacement(records, 3))

@@ -2,7 +2,7 @@
 import pytest
 import sympy
 
-from verify.exact_blocks import BlockAudit, audit_block
+from dpledger.verify.paper.block_audits import BlockAudit, audit_block
 
 C = 4 + 2 * sympy.log(4 * sympy.E)
 

@@ -1,4 +1,4 @@
-"""Laws of the Monte Carlo auditor (verify.montecarlo)."""
+"""Laws of the Monte Carlo auditor (dpledger.verify.audit.montecarlo)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from verify.montecarlo import (
+from dpledger.verify.audit.montecarlo import (
     InProcessExecutor,
     NeighbourPair,
     PredictionsAt,
@@ -31,17 +31,17 @@ from verify.montecarlo import (
     statdp_patterns,
     substitute_one,
 )
-from verify.montecarlo.catalog import (
+from dpledger.verify.audit.montecarlo.catalog import (
     Laplace,
     RandomizedResponse,
     catalog,
     gaussian_exact_epsilon,
     run_catalog,
 )
-from verify.montecarlo.events import OnLattice, ValueSetEvent, row_keys
-from verify.montecarlo.executors import chunk_sizes
-from verify.montecarlo.search import fit_distinguisher
-from verify.montecarlo.statistics import stage_alphas
+from dpledger.verify.audit.montecarlo.events import OnLattice, ValueSetEvent, row_keys
+from dpledger.verify.audit.montecarlo.executors import chunk_sizes
+from dpledger.verify.audit.montecarlo.search import fit_distinguisher
+from dpledger.verify.audit.montecarlo.statistics import stage_alphas
 
 SERIAL = InProcessExecutor()
 ZERO_ONE = [NeighbourPair(np.asarray(0.0), np.asarray(1.0), "0 vs 1")]
@@ -194,7 +194,7 @@ def test_same_seed_gives_identical_numbers_on_every_executor():
 @pytest.mark.slow
 def test_dask_local_cluster_gives_the_numbers_of_local_processes():
     pytest.importorskip("distributed")
-    from verify.montecarlo import dask_executor
+    from dpledger.verify.audit.montecarlo import dask_executor
 
     with dask_executor(workers=2, processes=False) as executor:
         on_dask = audit(laplace_mechanism, ZERO_ONE, 1.0, samples=200_000, executor=executor)
@@ -258,8 +258,8 @@ def test_meaningless_parameters_are_refused(kwargs, message):
 
 
 def test_load_mechanism_imports_module_function_and_refuses_bad_specs():
-    assert load_mechanism("verify.montecarlo.catalog:snap") is not None
-    for spec in ["nomodule", "no_such_module_xyz:f", "verify.montecarlo.catalog:nothing"]:
+    assert load_mechanism("dpledger.verify.audit.montecarlo.catalog:snap") is not None
+    for spec in ["nomodule", "no_such_module_xyz:f", "dpledger.verify.audit.montecarlo.catalog:nothing"]:
         with pytest.raises(ValueError):
             load_mechanism(spec)
 

@@ -25,10 +25,10 @@ def one_run(data, rng):
 
 @pytest.fixture
 def main(tmp_path, monkeypatch):
-    """``verify.cli.main`` with a user mechanism module ``user_mechanisms`` on the path."""
+    """``dpledger.verify.cli.main`` with a user mechanism module ``user_mechanisms`` on the path."""
     (tmp_path / "user_mechanisms.py").write_text(textwrap.dedent(MECHANISMS))
     monkeypatch.syspath_prepend(str(tmp_path))
-    return importlib.import_module("verify.cli").main
+    return importlib.import_module("dpledger.verify.cli.main").main
 
 
 def test_audit_mechanism_json_reports_a_violation_with_its_witness(main, capsys):

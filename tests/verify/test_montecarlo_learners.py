@@ -5,12 +5,12 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from learners.carry_forward import CarryForwardLearner
-from learners.concept_classes import Intervals, Thresholds
-from learners.labelboost import labelboost_carrier
-from learners.randomness import Sampled
-from verify.montecarlo import InProcessExecutor, audit, audit_learner, per_sample
-from verify.montecarlo.pairs import NeighbourPair
+from dpledger.learners.carry_forward import CarryForwardLearner
+from dpledger.learners.concept_classes import Intervals, Thresholds
+from dpledger.learners.labelboost import labelboost_carrier
+from dpledger.learners.randomness import Sampled
+from dpledger.verify.audit.montecarlo import InProcessExecutor, audit, audit_learner, per_sample
+from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from verify import registry
-from verify.cli import main
+from dpledger.verify.paper import registry
+from dpledger.verify.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT.parent / "shared" / "seeds"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from verify.reports import (audits, calibration, calibration_agnostic, calibration_agnostic_sample, calibration_theorems,
+from dpledger.verify.reports import (audits, calibration, calibration_agnostic, calibration_agnostic_sample, calibration_theorems,
                             dpledger_version, proofs, provenance, runs, write_reports)
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from verify.commands import progress
+from dpledger.verify.cli.commands import progress
 
 
 def dpledger_version() -> str:
@@ -22,7 +22,7 @@ def provenance(command: str) -> str:
 
 def write_reports(out: Path) -> list[Path]:
     """Write every report into ``out`` and the index ``out/README.md``; returns the paths."""
-    from verify.reports import (audits, calibration, calibration_agnostic, calibration_agnostic_sample,
+    from dpledger.verify.reports import (audits, calibration, calibration_agnostic, calibration_agnostic_sample,
                                 calibration_theorems, proofs, runs)
 
     writers = [calibration.write, calibration_theorems.write, calibration_agnostic.write,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verify.reports import provenance
-from verify.reports.invoke import command_payload
+from dpledger.verify.reports import provenance
+from dpledger.verify.reports.invoke import command_payload
 
 TITLE = "Exact and Monte Carlo audits"
 LABELBOOST = [["audit", "labelboost", "--class", "intervals", "--domain-size", "4", "--labeled", "2",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from accountant.carry_forward import Target, needed_n, paper_chain, tight_calibration, tight_n
-from verify.commands.calibrate import carry_forward_payload
-from verify.reports import provenance
-from verify.reports.plotting import line_plot
+from dpledger.accountant.section6 import Target, needed_n, paper_chain, tight_calibration, tight_n
+from dpledger.verify.cli.commands.calibrate import carry_forward_payload
+from dpledger.verify.reports import provenance
+from dpledger.verify.reports.plotting import line_plot
 
 DEFAULT = {"n": 10**8, "k": 4, "epsilon": "1", "delta": "1e-6"}
 SWEEP_K = [1, 2, 4, 8, 16, 32, 64]

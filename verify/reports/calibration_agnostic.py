@@ -7,8 +7,8 @@ import math
 from fractions import Fraction
 from pathlib import Path
 
-from verify.reports import provenance
-from verify.reports.plotting import line_plot
+from dpledger.verify.reports import provenance
+from dpledger.verify.reports.plotting import line_plot
 
 TITLE = "Agnostic learners: certified noise calibration (seed 002, Theorems 2.1, D.1, 3.1, 4.1)"
 DELTA = Fraction(1, 10**5)
@@ -20,7 +20,7 @@ SWEEP_STEPS = [10, 30, 100, 300, 1000]
 
 def _multiplier(epsilon: Fraction, steps: int, method: str) -> float:
     """σ/Δ = 1/r for the certified ratio r (the learners round σ up from it)."""
-    from learners.agnostic.calibration import certified_ratio
+    from dpledger.learners.calibration.agnostic_noise import certified_ratio
 
     return float(1 / certified_ratio(epsilon, DELTA, steps, method))
 
@@ -46,7 +46,7 @@ def write(out: Path) -> tuple[list[Path], str]:
                             "optimal (certified)": [o for _, o in by_steps]}, log_x=True)
     lines = [f"# {TITLE}", "", provenance("dpledger report"), "",
              "Every multiplier σ/Δ is 1/r for a ratio r = Δ/σ at which the accountant certifies the target "
-             "(`learners.agnostic.calibration.certified_ratio`); smaller is better (less noise, fewer samples for the "
+             "(`dpledger.learners.calibration.agnostic_noise.certified_ratio`); smaller is better (less noise, fewer samples for the "
              "same excess risk). The seed's sample-size formulas were lost in extraction, so n is not compared.", "",
              f"## Theorem 2.1 / D.1: the private L1 optimiser (T = {STEPS} Gaussian steps on the same block, δ = 1e-5)", "",
              r"Advanced composition (Dwork–Roth Theorem 3.20): per-step $\varepsilon_0$ solves "

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verify.reports import provenance
-from verify.reports.sweeps import paper_tight_plot, paper_tight_section
-from verify.theorem_calibration import agnostic_theorem
+from dpledger.verify.reports import provenance
+from dpledger.verify.reports.sweeps import paper_tight_plot, paper_tight_section
+from dpledger.verify.paper.theorem_calibration import agnostic_theorem
 
 TITLE = "Sample sizes of Theorems 2.1, 3.1, 4.1 (seed 002): paper's noise accounting against certified"
 DEFAULT = {"dimension": 10, "alpha": "0.2", "beta": "0.1", "epsilon": "0.5", "delta": "1e-6"}

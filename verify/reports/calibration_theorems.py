@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from verify.reports import provenance
-from verify.reports.sweeps import paper_tight_plot, paper_tight_section
-from verify.theorem_calibration import halfspace_theorem, theorem_5_1
+from dpledger.verify.reports import provenance
+from dpledger.verify.reports.sweeps import paper_tight_plot, paper_tight_section
+from dpledger.verify.paper.theorem_calibration import halfspace_theorem, theorem_5_1
 
 TITLE = "Sample sizes of Theorems 5.1, 8.5, 8.8, 8.14 and 8.19 (seed 000): paper's chain against tight calibration"
 DEFAULT = {"alpha": "0.1", "beta": "0.1", "epsilon": "0.5", "delta": "1e-6"}
@@ -24,8 +24,8 @@ Point = Callable[[dict[str, str], int], dict]
 def _theorem_5_1(target: dict[str, str], k: int) -> dict:
     """Theorem 5.1 for a k-component class with v = k whose components range over 2^16 + 1 values
     (the completion-score oracle's M_A, as for intervals when k = 2)."""
-    from learners.component_oracles import completion_oracle_m
-    from learners.sample_complexity import UtilityTarget
+    from dpledger.learners.component_oracles import completion_oracle_m
+    from dpledger.learners.calibration.sample_size import UtilityTarget
 
     run = UtilityTarget.of("Theorem 5.1", k, k, target["alpha"], target["beta"], target["epsilon"], target["delta"])
     m_oracle = completion_oracle_m(GRID_CLASS_SIZE + 1, run.tau, run.beta_oracle)
@@ -37,7 +37,7 @@ def _halfspaces(statement: str, oracle: str) -> Point:
 
 
 def _theorem_8_19(target: dict[str, str], k: int) -> dict:
-    from verify.reports.invoke import command_payload
+    from dpledger.verify.reports.invoke import command_payload
 
     return command_payload(["calibrate", "8.19", "--k", str(k), "--alpha", target["alpha"], "--beta", target["beta"],
                             "--epsilon", target["epsilon"], "--delta", target["delta"]])[1]

@@ -7,7 +7,7 @@ from typing import Any
 
 def command_payload(argv: list[str]) -> tuple[str, Any]:
     """``(the command line, its --json payload)`` for ``dpledger *argv``."""
-    from verify.cli import build_parser
+    from dpledger.verify.cli.main import build_parser
 
     args = build_parser().parse_args(argv)
     return "dpledger " + " ".join(argv), args.handler(args).payload

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from verify.reports import provenance
+from dpledger.verify.reports import provenance
 
 TITLE = "Proof registry (both seeds)"
 STATUS_FILE = "proofs-status.json"
@@ -16,7 +16,7 @@ RECORD_COMMAND = f"dpledger proofs --run --status-file reports/{STATUS_FILE}"
 
 def write(out: Path) -> tuple[list[Path], str]:
     """Write ``proofs.md``; returns its path and title."""
-    from verify import registry
+    from dpledger.verify.paper import registry
 
     record = out / STATUS_FILE
     results = registry.load_results(record)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verify.commands.run_agnostic import SUBSTITUTES
-from verify.reports import provenance
-from verify.reports.invoke import command_payload
+from dpledger.verify.cli.commands.run_agnostic import SUBSTITUTES
+from dpledger.verify.reports import provenance
+from dpledger.verify.reports.invoke import command_payload
 
 TITLE = "Learner runs: derived guarantee against the claim"
 CARRY_FORWARD = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from verify.reports.plotting import line_plot
+from dpledger.verify.reports.plotting import line_plot
 
 Sweeps = dict[str, list[tuple[int, int]]]
 """Per theorem, (n paper, n tight) at each value of the swept parameter."""

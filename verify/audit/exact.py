@@ -1,0 +1,325 @@
+"""Exact auditor: the exact privacy profile of a small discrete mechanism.
+
+A mechanism written once against :class:`dpledger.learners.randomness.Randomness` is run under
+:func:`dpledger.learners.randomness.enumerate_outputs`, which returns its exact output distribution as
+certified probability intervals (``mpmath.iv``). On a neighbour pair (D, D′):
+
+* :func:`hockey_stick` — δ(ε) = Σ_o max(P(o) − e^ε P′(o), 0), both directions, as a certified interval;
+* :func:`pure_epsilon` — max_o |log P(o)/P′(o)| as a certified interval (∞ when supports differ);
+* :func:`worst_case` — the worst pure ε over *all* neighbour pairs of a list of datasets, with the
+  witness pair, and the rigorous verdict against a claimed bound.
+
+Certified arithmetic over many pairs: each distribution is enclosed once at 128 bits and rounded
+outward to float intervals; a pair's ratios and δ are then bounded with IEEE operations whose
+results are pushed one ulp outward (``math.nextafter``), which is rigorous because every IEEE
+operation is correctly rounded. The final ε interval is ``iv.log`` of the float ratio bounds, and
+``holds`` compares the ratio bounds with a certified enclosure of e^bound: ``True`` only when
+every pair's upper ratio is below the bound's lower end, ``False`` only when some pair's lower
+ratio exceeds its upper end, ``None`` (undecided) otherwise — never from rounding.
+
+It knows no paper: the LabelBoost and CarryForwardLearner audits that instantiate it live in
+:mod:`dpledger.verify.paper`.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache, partial
+from typing import Any
+
+import numpy as np
+import sympy
+from mpmath import iv
+
+from dpledger.accountant.numerics.certified import enclose, interval_precision, lower_float, upper_float
+from dpledger.learners.randomness import Randomness, enumerate_outputs
+
+Distribution = dict[Hashable, iv.mpf]
+FloatDistribution = dict[Hashable, tuple[float, float]]
+Progress = Callable[[int, str], Callable[[int], None]]
+
+DEFAULT_LEAF_LIMIT = 20_000_000
+"""Most branch leaves an audit may enumerate in total (checked before any work)."""
+
+_INF = math.inf
+
+
+def _up(x: float) -> float:
+    return math.nextafter(x, _INF)
+
+
+def _down(x: float) -> float:
+    return math.nextafter(x, -_INF)
+
+
+# -- one pair, full precision --------------------------------------------------------------
+
+
+def hockey_stick(P: Distribution, Q: Distribution, epsilon: Any, prec: int = 128) -> iv.mpf:
+    """δ(ε) = max(Σ_o max(P(o) − e^ε Q(o), 0), Σ_o max(Q(o) − e^ε P(o), 0)) as a certified interval.
+    ``epsilon`` is exact (int, Fraction, decimal string, sympy expression)."""
+    with interval_precision(prec):
+        factor = enclose(sympy.exp(sympy.sympify(epsilon, rational=True)), prec)
+        zero = iv.mpf(0)
+
+        def one_way(A: Distribution, B: Distribution) -> iv.mpf:
+            total = iv.mpf(0)
+            for output, p in A.items():
+                gap = p - factor * B.get(output, zero)
+                total += iv.mpf([max(gap.a, 0), max(gap.b, 0)])
+            return total
+
+        forward, backward = one_way(P, Q), one_way(Q, P)
+        return iv.mpf([max(forward.a, backward.a), max(forward.b, backward.b)])
+
+
+def pure_epsilon(P: Distribution, Q: Distribution, prec: int = 128) -> iv.mpf:
+    """max_o |log(P(o)/Q(o))| as a certified interval; [∞, ∞] when the supports differ."""
+    if set(P) != set(Q):
+        return iv.mpf([math.inf, math.inf])
+    with interval_precision(prec):
+        worst = iv.mpf(0)
+        for output in P:
+            ratio = iv.log(P[output] / Q[output])
+            for side in (ratio, -ratio):
+                worst = iv.mpf([max(worst.a, side.a), max(worst.b, side.b)])
+        return worst
+
+
+def privacy_profile(P: Distribution, Q: Distribution, epsilons: Sequence[Any]) -> dict[str, Any]:
+    """The exact pure ε and the hockey-stick curve δ(ε) at ``epsilons`` of a neighbour pair,
+    as JSON-ready [lower, upper] pairs rounded outward (see :func:`json_number`)."""
+    return {
+        "epsilon": _float_pair(pure_epsilon(P, Q)),
+        "curve": [{"epsilon": str(e), "delta": _float_pair(hockey_stick(P, Q, e))} for e in epsilons],
+    }
+
+
+def _float_pair(interval: iv.mpf) -> list[float | str]:
+    return [json_number(lower_float(interval)), json_number(upper_float(interval))]
+
+
+def json_number(value: float) -> float | str:
+    """A float for JSON output: infinities as the strings "inf" / "-inf" (JSON has no infinity)."""
+    return value if math.isfinite(value) else ("inf" if value > 0 else "-inf")
+
+
+# -- many pairs: rigorous float screening --------------------------------------------------
+
+
+def to_floats(distribution: Distribution) -> FloatDistribution:
+    """Each probability interval rounded outward to a (lower, upper) float pair."""
+    return {o: (lower_float(p), upper_float(p)) for o, p in distribution.items()}
+
+
+@dataclass(frozen=True)
+class Screen:
+    """Certified bounds for a batch of neighbour pairs (arrays, one entry per pair):
+    ``ratio_low ≤ max_o max(P/Q, Q/P) ≤ ratio_high`` (∞ when supports differ) and
+    ``delta_high ≥ δ(ε₀)`` for the ε₀ whose e^ε₀ ≥ ``factor_low`` was given."""
+
+    ratio_low: np.ndarray
+    ratio_high: np.ndarray
+    delta_high: np.ndarray
+
+
+def screen_pairs(P_lo: np.ndarray, P_hi: np.ndarray, Q_lo: np.ndarray, Q_hi: np.ndarray, factor_low: float) -> Screen:
+    """Certified ratio and δ bounds for pairs given as aligned (pairs × outputs) float bounds on
+    P(o) and Q(o) (0 for an output outside a support; a support output has upper bound > 0).
+
+    Each IEEE operation is correctly rounded, so pushing its result one ulp outward
+    (``np.nextafter``) encloses the exact value; a float sum of n non-negative terms is at most
+    (1 + 2n·2⁻⁵³) times below the exact sum, which the δ bound multiplies back in."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        def one_way(A_lo: np.ndarray, A_hi: np.ndarray, B_lo: np.ndarray, B_hi: np.ndarray) -> tuple[np.ndarray, ...]:
+            low = np.where(B_hi > 0, np.nextafter(A_lo / B_hi, -np.inf), np.where(A_lo > 0, np.inf, 0.0))
+            high = np.where(A_hi > 0, np.where(B_lo > 0, np.nextafter(A_hi / B_lo, np.inf), np.inf), 0.0)
+            gap = np.nextafter(A_hi - np.nextafter(factor_low * B_lo, -np.inf), np.inf).clip(min=0.0)
+            width = gap.shape[1]
+            delta = np.nextafter(gap.sum(axis=1) * (1 + 2 * (width + 1) * 2.0**-53), np.inf)
+            return low.max(axis=1, initial=0.0), high.max(axis=1, initial=0.0), delta
+
+        forward, backward = one_way(P_lo, P_hi, Q_lo, Q_hi), one_way(Q_lo, Q_hi, P_lo, P_hi)
+    return Screen(*(np.maximum(f, b) for f, b in zip(forward, backward)))
+
+
+@dataclass
+class AuditResult:
+    """Worst case over all neighbour pairs: ``epsilon`` the certified [lower, upper] worst pure ε
+    (∞ when some pair's supports differ), ``bound`` the claimed ε, ``holds`` the rigorous verdict
+    (None: undecided), ``worst_pair`` the witness, ``delta_at_bound`` the largest certified upper
+    bound on δ(bound) over the pairs (how far from (bound, 0)-DP the mechanism is), and
+    ``worst_profile`` / ``worst_delta_profile`` the exact profiles (:func:`privacy_profile`) of
+    the ε witness and of the pair attaining that δ."""
+
+    epsilon: tuple[float, float]
+    bound: sympy.Expr
+    holds: bool | None
+    pairs: int
+    datasets: int
+    distributions: int
+    worst_pair: tuple[Any, Any] | None
+    delta_at_bound: float
+    worst_delta_pair: tuple[Any, Any] | None
+    worst_profile: dict[str, Any] = field(default_factory=dict)
+    worst_delta_profile: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tightness(self) -> float:
+        """ε_exact (upper end) / bound."""
+        return self.epsilon[1] / float(self.bound)
+
+
+def _enumerate_chunk(mechanism: Callable[[Any, Randomness], Hashable], keys: list[Any], limit: int,
+                     ) -> list[tuple[dict[Hashable, tuple], FloatDistribution]]:
+    """Distributions of a chunk of keys: exact as raw ``_mpi_`` tuples (which pickle), and as floats."""
+    results = []
+    for key in keys:
+        distribution = enumerate_outputs(partial(mechanism, key), limit=limit)
+        results.append(({o: p._mpi_ for o, p in distribution.items()}, to_floats(distribution)))
+    return results
+
+
+def _distributions(mechanism: Callable[[Any, Randomness], Hashable], keys: list[Any], leaves_per_run: int,
+                   workers: int, advance: Callable[[int], None] | None,
+                   ) -> tuple[dict[Any, dict[Hashable, tuple]], dict[Any, FloatDistribution]]:
+    """The distribution of every key (raw exact, float), in ``workers`` processes when there are many."""
+    chunks = [keys[i: i + 256] for i in range(0, len(keys), 256)]
+    task = partial(_enumerate_chunk, mechanism, limit=leaves_per_run)
+    parts: list[tuple[dict[Hashable, tuple], FloatDistribution]] = []
+    with ProcessPoolExecutor(workers) if workers > 1 and len(keys) > 64 else _Serial() as pool:
+        for part in pool.map(task, chunks):
+            parts.extend(part)
+            if advance is not None:
+                advance(len(parts))
+    return {k: raw for k, (raw, _) in zip(keys, parts)}, {k: floats for k, (_, floats) in zip(keys, parts)}
+
+
+class _Serial:
+    """An in-process stand-in for an executor (small jobs are not worth a process pool)."""
+
+    def __enter__(self) -> _Serial:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    @staticmethod
+    def map(function: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        return map(function, items)
+
+
+def _aligned(pairs: list[tuple[FloatDistribution, FloatDistribution]]) -> tuple[np.ndarray, ...]:
+    """(P_lo, P_hi, Q_lo, Q_hi) arrays over the union of each pair's outputs, zero-padded."""
+    width = max((len(set(P) | set(Q)) for P, Q in pairs), default=0)
+    arrays = np.zeros((4, len(pairs), max(width, 1)))
+    for row, (P, Q) in enumerate(pairs):
+        for column, output in enumerate(set(P) | set(Q)):
+            arrays[0, row, column], arrays[1, row, column] = P.get(output, (0.0, 0.0))
+            arrays[2, row, column], arrays[3, row, column] = Q.get(output, (0.0, 0.0))
+    return tuple(arrays)
+
+
+def worst_case(
+    mechanism: Callable[[Any, Randomness], Hashable],
+    datasets: Sequence[Any],
+    neighbours: Callable[[Any], Iterable[Any]],
+    bound: sympy.Expr,
+    *,
+    key: Callable[[Any], Any] = lambda d: d,
+    view: Callable[[Any, Any], Callable[[Hashable], Hashable]] | None = None,
+    leaves_per_run: int,
+    limit: int = DEFAULT_LEAF_LIMIT,
+    workers: int = 2,
+    progress: Progress | None = None,
+) -> AuditResult:
+    """The worst pure ε of ``mechanism`` over all unordered pairs {D, D′} with D′ ∈ neighbours(D).
+
+    ``mechanism(k, rng)`` runs on the enumeration key ``k = key(D)`` (datasets with equal keys
+    share one distribution, and pairs with equal keys are screened once); ``view(k, k′)``, when
+    given, returns the map from an output to what is compared on that pair (e.g. the labeling
+    restricted to the common points, Lemma 3.14); probabilities of merged outputs are summed. ``leaves_per_run`` bounds the
+    branches of one enumeration, so the total work is predicted and refused (``ValueError``)
+    *before* starting when it exceeds ``limit``. Distributions are computed in ``workers``
+    processes (``mechanism`` must be picklable). ``progress(total, label)``, when given, returns
+    the ``advance(done)`` callback of a progress bar (as :func:`dpledger.verify.cli.commands.progress`)."""
+    keys = list(dict.fromkeys(key(d) for d in datasets))
+    predicted = len(keys) * leaves_per_run
+    if predicted > limit:
+        raise ValueError(f"limit: the audit would enumerate up to {predicted} leaves "
+                         f"({len(keys)} distributions × {leaves_per_run}), more than {limit}; use smaller sizes")
+    position = {d: i for i, d in enumerate(datasets)}
+    witness: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+    pairs = 0
+    for number, d in enumerate(datasets):
+        for other in neighbours(d):
+            if position.get(other, -1) > number:
+                pairs += 1
+                witness.setdefault((key(d), key(other)), (d, other))
+    raw_of, floats_of = _distributions(mechanism, keys, leaves_per_run, workers,
+                                       progress(len(keys), "distributions") if progress else None)
+
+    factor = enclose(sympy.exp(bound))
+    factor_low, factor_high = lower_float(factor), upper_float(factor)
+    key_pairs = list(witness)
+    low, high, delta = (np.zeros(len(key_pairs)) for _ in range(3))
+    batch = 4096
+    advance = progress(len(key_pairs), "pairs") if progress else None
+    for start in range(0, len(key_pairs), batch):
+        chunk = key_pairs[start: start + batch]
+        if view is None:
+            aligned = _aligned([(floats_of[a], floats_of[b]) for a, b in chunk])
+        else:
+            aligned = _aligned([(_viewed(floats_of[a], view(a, b)), _viewed(floats_of[b], view(a, b))) for a, b in chunk])
+        screen = screen_pairs(*aligned, factor_low)
+        low[start: start + batch], high[start: start + batch] = screen.ratio_low, screen.ratio_high
+        delta[start: start + batch] = screen.delta_high
+        if advance is not None:
+            advance(min(start + batch, len(key_pairs)))
+    if not key_pairs:
+        return AuditResult((0.0, 0.0), bound, True, 0, len(datasets), len(keys), None, 0.0, None)
+    worst, worst_delta = int(np.argmax(high)), int(np.argmax(delta))
+    low_max, high_max = float(low.max()), float(high.max())
+    with interval_precision(128):
+        # the true worst ratio is ≥ 1 (both directions of two distributions), so max(·, 1) is sound
+        lower_end = iv.log(iv.mpf(max(low_max, 1.0))).a if low_max < _INF else math.inf
+        upper_end = iv.log(iv.mpf(max(high_max, 1.0))).b if high_max < _INF else math.inf
+        epsilon = iv.mpf([lower_end, upper_end])
+    holds = True if high_max <= factor_low else (False if low_max > factor_high else None)
+
+    def profile(a: Any, b: Any) -> dict[str, Any]:
+        P, Q = ({o: iv.make_mpf(raw) for o, raw in raw_of[k].items()} for k in (a, b))
+        if view is not None:
+            P, Q = _viewed_exact(P, view(a, b)), _viewed_exact(Q, view(a, b))
+        return privacy_profile(P, Q, [0, Fraction(1, 2), 1, 2, bound])
+
+    return AuditResult((lower_float(epsilon), upper_float(epsilon)), bound, holds, pairs, len(datasets), len(keys),
+                       witness[key_pairs[worst]], float(delta[worst_delta]), witness[key_pairs[worst_delta]],
+                       profile(*key_pairs[worst]), profile(*key_pairs[worst_delta]))
+
+
+def _viewed(P: FloatDistribution, view: Callable[[Hashable], Hashable]) -> FloatDistribution:
+    """P pushed through the pair's view, sums rounded outward."""
+    out: dict[Hashable, tuple[float, float]] = {}
+    for output, (lo, hi) in P.items():
+        seen = view(output)
+        if seen in out:
+            old = out[seen]
+            out[seen] = (_down(old[0] + lo), _up(old[1] + hi))
+        else:
+            out[seen] = (lo, hi)
+    return out
+
+
+def _viewed_exact(P: Distribution, view: Callable[[Hashable], Hashable]) -> Distribution:
+    """P pushed through the pair's view, exactly."""
+    out: Distribution = {}
+    with interval_precision(128):
+        for output, p in P.items():
+            seen = view(output)
+            out[seen] = out.get(seen, iv.mpf(0)) + p
+    return out

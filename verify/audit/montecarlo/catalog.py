@@ -1,0 +1,440 @@
+"""Mechanisms with known privacy, correct and buggy, from the DP-testing literature.
+
+Sources: Dwork & Roth 2014 (Laplace, Gaussian, Report Noisy Max, histograms); Ding, Wang,
+Wang, Zhang, Kifer 2018 (StatDP: noisy-max variants and their neighbour patterns); Lyu, Su, Li
+2017 ("Understanding the Sparse Vector Technique for Differential Privacy", PVLDB; Algorithms
+1, 4, 5, 6); Warner 1965 (randomized response); Erlingsson, Pihur, Korolova 2014 (RAPPOR);
+Mironov 2012 (floating-point Laplace); Balle & Wang 2018 (exact ε(δ) of the Gaussian mechanism).
+
+Continuous outputs of the correct mechanisms are *snapped* to the grid 2⁻¹⁰ (rounding is
+post-processing of the ideal mechanism; it removes the floating-point artefacts of Mironov's
+attack, which would otherwise make every textbook float implementation non-private — the
+naive one is kept as its own buggy entry). Every mechanism is a picklable module-level object
+with the vectorised signature ``mechanism(data, n, rng)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import optimize, stats
+
+from dpledger.verify.audit.montecarlo.audit import AuditResult, Progress, audit
+from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, statdp_patterns
+
+GRID = 2.0**-10
+QUERIES = 5
+SVT_QUERIES = 10
+SVT_THRESHOLD = 1.0
+
+
+def snap(values: np.ndarray) -> np.ndarray:
+    """Round to the grid 2⁻¹⁰ (Mironov 2012's remedy, without the clamp)."""
+    return np.round(values / GRID) * GRID
+
+
+def _answers(data: Any) -> np.ndarray:
+    return np.atleast_1d(np.asarray(data, dtype=float))
+
+
+@dataclass(frozen=True)
+class Laplace:
+    """``f(D) + Lap(scale)`` per coordinate; ``naive`` skips snapping (Mironov 2012)."""
+
+    scale: float
+    naive: bool = False
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        answers = _answers(data)
+        noisy = answers + rng.laplace(0.0, self.scale, (n, answers.size))
+        noisy = noisy if self.naive else snap(noisy)
+        return noisy[:, 0] if answers.size == 1 else noisy
+
+
+@dataclass(frozen=True)
+class Gaussian:
+    """``f(D) + N(0, sigma²)``, snapped."""
+
+    sigma: float
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        return snap(float(np.asarray(data)) + rng.normal(0.0, self.sigma, n))
+
+
+@dataclass(frozen=True)
+class NoisyMax:
+    """Report Noisy Max: the index (or, buggy, the value) of the largest noisy answer.
+
+    ``noise`` is ``"laplace"`` or ``"exponential"`` with the given scale (StatDP's
+    NoisyMax1/2 return the index; NoisyMax3 returns the value, which is not ε-DP).
+    """
+
+    scale: float
+    noise: str = "laplace"
+    return_value: bool = False
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        answers = _answers(data)
+        if self.noise == "laplace":
+            noise = rng.laplace(0.0, self.scale, (n, answers.size))
+        else:
+            noise = rng.exponential(self.scale, (n, answers.size))
+        noisy = answers + noise
+        return snap(noisy.max(axis=1)) if self.return_value else np.argmax(noisy, axis=1)
+
+
+@dataclass(frozen=True)
+class SparseVector:
+    """Sparse vector technique with threshold noise Lap(rho_scale), query noise Lap(nu_scale).
+
+    Output per query: 1 (⊤, above), 0 (⊥), −1 (not answered: stopped after ``cutoff`` ⊤'s;
+    ``cutoff=None`` never stops). The threshold noise is drawn once (Lyu–Su–Li 2017, Alg. 1, 4–6).
+    """
+
+    rho_scale: float
+    nu_scale: float
+    cutoff: int | None
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        answers = _answers(data)
+        rho = rng.laplace(0.0, self.rho_scale, (n, 1))
+        nu = rng.laplace(0.0, self.nu_scale, (n, answers.size)) if self.nu_scale > 0 else 0.0
+        above = (answers + nu >= SVT_THRESHOLD + rho).astype(np.int8)
+        if self.cutoff is None:
+            return above
+        answered = np.cumsum(above, axis=1) - above < self.cutoff
+        return np.where(answered, above, np.int8(-1)).astype(np.int8)
+
+
+@dataclass(frozen=True)
+class RandomizedResponse:
+    """Binary randomized response (Warner 1965): the true bit with probability e^ε/(1+e^ε)."""
+
+    epsilon: float
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        keep = rng.random(n) < math.exp(self.epsilon) / (1.0 + math.exp(self.epsilon))
+        bit = int(np.asarray(data))
+        return np.where(keep, bit, 1 - bit).astype(np.int8)
+
+
+@dataclass(frozen=True)
+class Rappor:
+    """One-time RAPPOR with a one-hot encoding of ``domain`` values (Erlingsson et al. 2014).
+
+    Each bit of the one-hot vector is replaced by a fair coin with probability f, i.e. flipped
+    with probability f/2; neighbouring values differ in two bits, so ε = 2 ln((1 − f/2)/(f/2)).
+    """
+
+    f: float
+    domain: int = 4
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        onehot = np.zeros(self.domain, dtype=np.int8)
+        onehot[int(np.asarray(data))] = 1
+        flip = rng.random((n, self.domain)) < self.f / 2
+        return np.bitwise_xor(onehot, flip.astype(np.int8))
+
+
+def gaussian_classic_sigma(epsilon: float, delta: float) -> float:
+    """σ = √(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1), for sensitivity 1."""
+    return math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon
+
+
+def gaussian_exact_epsilon(sigma: float, delta: float) -> float:
+    """The exact ε at δ of the Gaussian mechanism with sensitivity 1 (Balle & Wang 2018, Thm 8).
+
+    δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ), μ = 1/σ; the root of δ(ε) = δ (0 if δ(0) ≤ δ).
+    """
+    mu = 1.0 / sigma
+
+    def excess(epsilon: float) -> float:
+        return (
+            stats.norm.cdf(mu / 2 - epsilon / mu)
+            - math.exp(epsilon) * stats.norm.cdf(-mu / 2 - epsilon / mu)
+            - delta
+        )
+
+    if excess(0.0) <= 0:
+        return 0.0
+    high = 1.0
+    while excess(high) > 0:
+        high *= 2
+    return float(optimize.brentq(excess, 0.0, high, xtol=1e-12))
+
+
+def rappor_f(epsilon: float) -> float:
+    """The f for which one-hot RAPPOR is exactly ε-DP: 2 ln((1 − f/2)/(f/2)) = ε."""
+    return 2.0 / (1.0 + math.exp(epsilon / 2))
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """A mechanism, the neighbour pairs to audit it on, the claim and the truth.
+
+    ``true_epsilon`` is the exact privacy loss on the audited pairs when known (``math.inf``
+    for mechanisms that are not ε′-DP for any ε′); ``None`` when only ``truth`` describes it.
+    """
+
+    name: str
+    mechanism: Callable[[Any, int, np.random.Generator], np.ndarray]
+    pairs: tuple[NeighbourPair, ...]
+    claimed_epsilon: float
+    correct: bool
+    truth: str
+    true_epsilon: float | None
+    delta: float = 0.0
+
+
+def _pair(a: Any, b: Any, label: str) -> tuple[NeighbourPair, ...]:
+    return (NeighbourPair(np.asarray(a), np.asarray(b), label),)
+
+
+def catalog() -> list[CatalogEntry]:
+    """The catalog (ε = 1 claims; δ = 1e-5 for the Gaussian entries)."""
+    eps, delta = 1.0, 1e-5
+    patterns = tuple(statdp_patterns(QUERIES))
+    svt_patterns = tuple(statdp_patterns(SVT_QUERIES))
+    classic = gaussian_classic_sigma(eps, delta)
+    histogram = _pair([5, 5, 5, 5], [6, 5, 5, 5], "add one record (bin 0)")
+    return [
+        CatalogEntry(
+            "laplace", Laplace(1 / eps), _pair(0, 1, "0 vs 1"), eps, True, "exactly ε (Dwork–Roth 2014)", eps
+        ),
+        CatalogEntry(
+            "laplace_wrong_scale",
+            Laplace(0.5 / eps),
+            _pair(0, 1, "0 vs 1"),
+            eps,
+            False,
+            "scale 1/(2ε): exactly 2ε",
+            2 * eps,
+        ),
+        CatalogEntry(
+            "gaussian",
+            Gaussian(classic),
+            _pair(0, 1, "0 vs 1"),
+            eps,
+            True,
+            "classic σ = √(2ln(1.25/δ))/ε; exact ε(δ) by Balle–Wang 2018",
+            gaussian_exact_epsilon(classic, delta),
+            delta,
+        ),
+        CatalogEntry(
+            "gaussian_wrong_scale",
+            Gaussian(1.0),
+            _pair(0, 1, "0 vs 1"),
+            eps,
+            False,
+            "σ = 1 instead of 4.84; exact ε(δ) by Balle–Wang 2018",
+            gaussian_exact_epsilon(1.0, delta),
+            delta,
+        ),
+        CatalogEntry(
+            "noisy_max_laplace",
+            NoisyMax(2 / eps),
+            patterns,
+            eps,
+            True,
+            "≤ ε (Dwork–Roth 2014 Claim 3.9; StatDP NoisyMax1)",
+            None,
+        ),
+        CatalogEntry(
+            "noisy_max_exponential",
+            NoisyMax(2 / eps, "exponential"),
+            patterns,
+            eps,
+            True,
+            "≤ ε (StatDP NoisyMax2)",
+            None,
+        ),
+        CatalogEntry(
+            "noisy_max_value",
+            NoisyMax(2 / eps, return_value=True),
+            patterns,
+            eps,
+            False,
+            f"returns the noisy maximum (StatDP NoisyMax3): exactly {QUERIES}ε/2 on 'all above/below'",
+            QUERIES * eps / 2,
+        ),
+        CatalogEntry(
+            "svt_1",
+            SparseVector(2 / eps, 4 / eps, 1),
+            svt_patterns,
+            eps,
+            True,
+            "≤ ε (Lyu–Su–Li 2017, Alg. 1, c = 1)",
+            None,
+        ),
+        CatalogEntry(
+            "svt_4",
+            SparseVector(4 / eps, 4 / (3 * eps), 1),
+            svt_patterns,
+            eps,
+            False,
+            "Lee–Clifton 2014 (Lyu–Su–Li Alg. 4, c = 1): not ε-DP, ≤ 7ε/4",
+            None,
+        ),
+        CatalogEntry(
+            "svt_5",
+            SparseVector(2 / eps, 0.0, None),
+            svt_patterns,
+            eps,
+            False,
+            "Stoddard et al. 2014 (Lyu–Su–Li Alg. 5): no query noise, ∞",
+            math.inf,
+        ),
+        CatalogEntry(
+            "svt_6",
+            SparseVector(2 / eps, 2 / eps, None),
+            svt_patterns,
+            eps,
+            False,
+            "Chen et al. 2015 (Lyu–Su–Li Alg. 6): no cutoff, not ε-DP, unbounded in the number of queries",
+            None,
+        ),
+        CatalogEntry(
+            "histogram",
+            Laplace(1 / eps),
+            histogram,
+            eps,
+            True,
+            "Lap(1/ε) per bin, add/remove: exactly ε",
+            eps,
+        ),
+        CatalogEntry(
+            "histogram_substitution",
+            Laplace(1 / eps),
+            _pair([5, 5, 5, 5], [6, 4, 5, 5], "substitute one record (bin 1→0)"),
+            eps,
+            False,
+            "sensitivity 2 under substitution, noise for 1: exactly 2ε",
+            2 * eps,
+        ),
+        CatalogEntry(
+            "randomized_response",
+            RandomizedResponse(eps),
+            _pair(0, 1, "bit 0 vs 1"),
+            eps,
+            True,
+            "exactly ε (Warner 1965)",
+            eps,
+        ),
+        CatalogEntry(
+            "rappor",
+            Rappor(rappor_f(eps)),
+            _pair(0, 1, "value 0 vs 1"),
+            eps,
+            True,
+            "exactly ε (Erlingsson et al. 2014)",
+            eps,
+        ),
+        CatalogEntry(
+            "rappor_one_bit_accounting",
+            Rappor(rappor_f(2 * eps)),
+            _pair(0, 1, "value 0 vs 1"),
+            eps,
+            False,
+            "accounts one flipped bit where two change: exactly 2ε",
+            2 * eps,
+        ),
+        CatalogEntry(
+            "naive_float_laplace",
+            Laplace(1 / eps, naive=True),
+            _pair(0, 1, "0 vs 1"),
+            eps,
+            False,
+            "textbook float Laplace: supports differ, ∞ (Mironov 2012)",
+            math.inf,
+        ),
+    ]
+
+
+@dataclass(frozen=True)
+class CatalogRow:
+    """One catalog audit: the entry and the audit's result."""
+
+    entry: CatalogEntry
+    result: AuditResult
+
+    @property
+    def ratio(self) -> float | None:
+        """Certified lower bound / true ε, where the true ε is known and finite."""
+        truth = self.entry.true_epsilon
+        return (
+            None
+            if truth is None or not math.isfinite(truth) or truth == 0
+            else self.result.epsilon_lower / truth
+        )
+
+    @property
+    def as_expected(self) -> bool:
+        return self.result.violation != self.entry.correct
+
+    def to_json(self) -> dict[str, Any]:
+        truth = self.entry.true_epsilon
+        return {
+            "name": self.entry.name,
+            "correct": self.entry.correct,
+            "true_epsilon": None if truth is None else (truth if math.isfinite(truth) else "inf"),
+            "truth": self.entry.truth,
+            "claimed_epsilon": self.entry.claimed_epsilon,
+            "delta": self.entry.delta,
+            "epsilon_lower": self.result.epsilon_lower,
+            "violation": self.result.violation,
+            "verdict": "VIOLATION" if self.result.violation else "no violation found",
+            "as_expected": self.as_expected,
+            "ratio_to_true_epsilon": self.ratio,
+            "pairs": len(self.entry.pairs),
+            "samples": self.result.samples,
+            "seconds": round(self.result.seconds, 3),
+            "witness": self.result.witness,
+        }
+
+
+def run_catalog(
+    executor: Executor,
+    samples: int = 200_000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    names: Sequence[str] | None = None,
+    on_progress: Callable[[str], Progress | None] | None = None,
+    stages: int = 4,
+) -> list[CatalogRow]:
+    """Audit every (or the named) catalog entries; ``on_progress(name)`` may give a progress callback.
+
+    ``stages=1`` turns sequential stopping off, so that the bound measures power rather than
+    stopping just above the claim.
+    """
+    entries = catalog()
+    if names:
+        known = {entry.name for entry in entries}
+        unknown = sorted(set(names) - known)
+        if unknown:
+            raise ValueError(
+                f"unknown catalog mechanism(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+            )
+        entries = [entry for entry in entries if entry.name in names]
+    return [
+        CatalogRow(
+            entry,
+            audit(
+                entry.mechanism,
+                entry.pairs,
+                entry.claimed_epsilon,
+                delta=entry.delta,
+                samples=samples,
+                confidence=confidence,
+                seed=seed,
+                executor=executor,
+                stages=stages,
+                on_progress=on_progress(entry.name) if on_progress else None,
+            ),
+        )
+        for entry in entries
+    ]

@@ -1,0 +1,113 @@
+"""Where mechanism runs execute: any ``concurrent.futures.Executor``.
+
+Work is cut into chunks whose sizes depend only on the sample budget, and every chunk draws
+from its own ``numpy.random.SeedSequence`` child — ``SeedSequence(seed).spawn(pairs)``, then
+``.spawn(2)`` per pair (the two inputs), then ``.spawn(chunks)`` per input — so an audit gives
+the same numbers in process, on threads, on local processes or on a Dask cluster.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+from collections.abc import Callable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpledger.verify.audit.montecarlo.mechanism import Mechanism, run_mechanism
+
+MIN_CHUNK = 1024
+MAX_CHUNK = 1 << 16
+TARGET_CHUNKS = 16
+
+
+def chunk_sizes(samples: int) -> list[int]:
+    """Chunk sizes for ``samples`` runs on one input: about 16 chunks of 1024–65536 runs."""
+    size = min(max(math.ceil(samples / TARGET_CHUNKS), MIN_CHUNK), MAX_CHUNK)
+    full, rest = divmod(samples, size)
+    return [size] * full + ([rest] if rest else [])
+
+
+def chunk_seeds(seed: int, pairs: int, chunks: int) -> list[list[list[np.random.SeedSequence]]]:
+    """``seeds[pair][side][chunk]``, spawned from ``SeedSequence(seed)``."""
+    return [
+        [side.spawn(chunks) for side in pair.spawn(2)] for pair in np.random.SeedSequence(seed).spawn(pairs)
+    ]
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """One chunk of runs of a mechanism on one input; submitted to executors as the callable."""
+
+    mechanism: Mechanism
+    data: Any
+    n_samples: int
+    seed: np.random.SeedSequence
+
+    def __call__(self) -> np.ndarray:
+        return run_mechanism(self.mechanism, self.data, self.n_samples, np.random.default_rng(self.seed))
+
+
+class InProcessExecutor(Executor):
+    """Runs each task at submission, in the calling thread (tests, tiny audits, debugging)."""
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        future: Future = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as error:  # noqa: BLE001 — delivered through the future, as executors do
+            future.set_exception(error)
+        return future
+
+
+def local_processes(workers: int | None = None) -> ProcessPoolExecutor:
+    """A pool of local worker processes (the default executor); one per core by default."""
+    return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1)
+
+
+@contextlib.contextmanager
+def dask_executor(
+    scheduler: str | None = None, workers: int = 2, processes: bool = True
+) -> Iterator[Executor]:
+    """A Dask ``distributed`` executor: the cluster at ``scheduler``, or a LocalCluster.
+
+    ``scheduler`` is an address such as ``tcp://10.0.0.5:8786``; ``None`` or ``"local"`` starts a
+    LocalCluster of ``workers`` single-threaded workers (in processes unless ``processes`` is
+    False). Needs ``pip install 'dpledger[dist]'``.
+    """
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ValueError(
+            "the Dask executor needs the 'distributed' package: pip install 'dpledger[dist]'"
+        ) from None
+    if scheduler in (None, "local"):
+        with (
+            LocalCluster(
+                n_workers=workers, threads_per_worker=1, processes=processes, dashboard_address=None
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            yield client.get_executor()
+    else:
+        try:
+            client = Client(scheduler, timeout="10s")
+        except OSError as error:
+            raise ValueError(f"cannot reach Dask scheduler {scheduler!r}: {error}") from None
+        with client:
+            yield client.get_executor()
+
+
+@contextlib.contextmanager
+def open_executor(scheduler: str | None = None, workers: int | None = None) -> Iterator[Executor]:
+    """Local processes, or Dask when a ``scheduler`` address (or ``"local"``) is given."""
+    if scheduler is None:
+        with local_processes(workers) as pool:
+            yield pool
+    else:
+        with dask_executor(scheduler, workers or os.cpu_count() or 2) as executor:
+            yield executor
