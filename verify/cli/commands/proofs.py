@@ -12,7 +12,7 @@ from dpledger.verify.cli.commands import Output, leaf
 if TYPE_CHECKING:
     from dpledger.verify.paper.registry import Statement
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 """The source tree whose ``tests/`` the registry names (``--run`` needs it)."""
 
 
