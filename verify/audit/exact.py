@@ -22,13 +22,12 @@ It knows no paper: the LabelBoost and CarryForwardLearner audits that instantiat
 """
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any
 
 import numpy as np
