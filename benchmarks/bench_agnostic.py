@@ -28,12 +28,10 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner  # noqa: E402
-from dpledger.learners.agnostic.data import NOISE_MODELS, halfspace_data, labelled_sample  # noqa: E402
-from dpledger.learners.agnostic.semi_agnostic import default_clip_radius  # noqa: E402
-from dpledger.learners.randomness import Sampled  # noqa: E402
+from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner
+from dpledger.learners.agnostic.data import NOISE_MODELS, halfspace_data, labelled_sample
+from dpledger.learners.agnostic.semi_agnostic import default_clip_radius
+from dpledger.learners.randomness import Sampled
 
 Factory = Callable[[Any, int], Any]
 

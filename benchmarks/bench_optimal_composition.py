@@ -9,17 +9,13 @@ the dp_accounting PLD at k = 10^6 alone takes about two minutes on the 2-core ma
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 import warnings
-from pathlib import Path
 from typing import Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from mpmath import mpf, nstr
 
-from mpmath import mpf, nstr  # noqa: E402
-
-from dpledger.accountant.numerics.optimal_composition import homogeneous_optimal_epsilon  # noqa: E402
+from dpledger.accountant.numerics.optimal_composition import homogeneous_optimal_epsilon
 
 EPS0, DELTA0, TARGET = 0.01, 0.0, 1e-6
 CASES = [(10**4, 20), (10**5, 5), (10**6, 2)]  # (k, repetitions)
