@@ -272,8 +272,8 @@ def _with_replacement(event: ev.SubsampleWithReplacement, children: list[Derivat
     delta = g.delta * ((a - 1) + a / b * (1 - b)) / (sympy.exp(g.epsilon) - 1)
     return Derivation(
         event, Guarantee(sympy.log(a / b), delta), "subsampling with replacement (coupling + group privacy)", "Lemma 8.15",
-        r"(\log(A/B),\ \delta\,rac{(A-1) + (A/B)(1-B)}{e^{arepsilon}-1}),\ "
-        r"A = (1 + rac{e^{arepsilon}-1}{N})^{m},\ B = (1 + rac{e^{-arepsilon}-1}{N})^{m}",
+        r"(\log(A/B),\ \delta\,\frac{(A-1) + (A/B)(1-B)}{e^{\varepsilon}-1}),\ "
+        r"A = (1 + \frac{e^{\varepsilon}-1}{N})^{m},\ B = (1 + \frac{e^{-\varepsilon}-1}{N})^{m}",
         (child,),
     )
 

@@ -226,3 +226,21 @@ def test_optimal_composition_of_an_epsilon_whose_enclosure_reaches_below_zero():
     tiny = ev.ApproxDP("2*exp(1/10**60) - 2", "1e-9")
     g = account(ev.Composition((tiny,), method="optimal", target_delta="1e-6", repeat=3)).guarantee
     assert g.meets("1e-50", "1e-6").holds
+
+
+def test_every_rule_formula_is_printable_latex_without_control_characters():
+    """Rule formulas are LaTeX for reports: a ``\\f`` or ``\\v`` in a non-raw string becomes a
+    form feed or vertical tab and a report shows "rac" and "arepsilon" (Lemma 8.15's rule did)."""
+    import ast
+    import unicodedata
+    from pathlib import Path
+
+    import dpledger.accountant.rules as rules_module
+
+    source = Path(rules_module.__file__).read_text()
+    literals = [node.value for node in ast.walk(ast.parse(source))
+                if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    control = [text for text in literals if any(unicodedata.category(c) == "Cc" and c != "\n" for c in text)]
+    assert control == []
+    formula = account(ev.SubsampleWithReplacement(ev.ApproxDP(1, "1e-6"), 3, 9)).formula
+    assert r"\frac{(A-1)" in formula and r"e^{\varepsilon}" in formula
