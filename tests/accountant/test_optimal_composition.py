@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from mpmath import mp, mpf
 
@@ -129,6 +130,7 @@ def bruteforce_epsilon(pairs: list[tuple[mpf, mpf]], target: mpf) -> mpf:
 
 @settings(max_examples=40, deadline=None)
 @given(eps0=epsilons, delta0=small_deltas, k=st.integers(1, 5000), log_target=log_targets)
+@example(eps0=mpf(0.1), delta0=mpf(1e-6), k=100, log_target=-6.0)  # both comparisons apply
 def test_optimal_at_most_advanced_and_basic(eps0, delta0, k, log_target):
     """KOV Thm 3.3 is optimal, so it is never worse than basic composition (kε0, kδ0) nor the
     advanced composition theorem (Thm 3.5: √(2k log(1/δ′))ε0 + kε0(e^{ε0}−1), kδ0 + δ′)."""
@@ -159,6 +161,7 @@ def test_optimal_at_most_advanced_and_basic(eps0, delta0, k, log_target):
     ),
     log_target=st.floats(-8.0, -0.5),
 )
+@example(pairs=[(mpf(0.5), mpf(1e-6))] * 3, log_target=-4.0)  # equal pairs: homogeneous solver too
 def test_optimal_equals_bruteforce_randomized_response(pairs, log_target):
     """Both solvers equal the hockey-stick divergence of the explicit product of KOV pairs."""
     with mp.workdps(REF_DPS):
@@ -206,6 +209,7 @@ def test_optimal_delta_encloses_60_digit_reference(eps0, delta0, k, frac):
 
 @settings(max_examples=25, deadline=None)
 @given(eps0=epsilons, delta0=small_deltas, k=st.integers(1, 5000), log_target=log_targets)
+@example(eps0=mpf(0.1), delta0=mpf(0), k=100, log_target=-6.0)  # lo > 0: both sides checked
 def test_optimal_delta_inverse_of_epsilon(eps0, delta0, k, log_target):
     """δ_total(hi) ≤ target ≤ δ_total(lo), and just below hi the target is exceeded."""
     target = reachable_target(eps0, delta0, k, log_target)
@@ -246,6 +250,17 @@ def test_heterogeneous_exact_equals_homogeneous_when_pairs_equal():
     assert lo <= hi_h and lo_h <= hi and tight(lo, hi, hi_h)
 
 
+def distinct_losses(groups: dict[float, int]) -> int:
+    """Number of distinct values of L = Σ ±ε_i (count_g mechanisms of each ε_g), exactly: every
+    double is an integer multiple of 2^-1074, so the sums are computed as integers."""
+    sums = {0}
+    for eps, count in groups.items():
+        multiple = int(Fraction(eps) * 2**1074)
+        steps = [(count - 2 * j) * multiple for j in range(count + 1)]
+        sums = {s + step for s in sums for step in steps}
+    return len(sums)
+
+
 @settings(max_examples=10, deadline=None)
 @given(
     counts=st.lists(st.integers(1, 60), min_size=2, max_size=3),
@@ -253,14 +268,29 @@ def test_heterogeneous_exact_equals_homogeneous_when_pairs_equal():
     delta0=small_deltas,
     log_target=st.floats(-10.0, -1.0),
 )
+# Regressions: with a fixed max_states=8 these 4 atoms were convolved exactly, so the fallback was
+# never reached (the case hypothesis 6.170 reports); 61³ incommensurate atoms exceed the default
+# max_states, so the "exact" side fell back too.
+@example(counts=[1, 1], eps_values=[1.0, 2.0, 0.5], delta0=mpf(0), log_target=-1.0)
+@example(
+    counts=[60, 60, 60],
+    eps_values=[1 / math.pi, 1 / math.e, math.sqrt(2) / 3],
+    delta0=mpf(1e-9),
+    log_target=-6.0,
+)
 def test_heterogeneous_fallback_at_least_exact(counts, eps_values, delta0, log_target):
     """The fallback (monotonicity in every ε_i) encloses the exact optimum: fallback.lo ≤
-    exact.hi and fallback.hi ≥ exact.lo; its hi is at least the true value."""
-    pairs = [(mpf(e), delta0) for e, c in zip(eps_values, counts) for _ in range(c)]
+    exact.hi and fallback.hi ≥ exact.lo; its hi is at least the true value.
+
+    max_states one below the number of distinct losses forces the fallback for every input, and
+    10^6 (above 61³, the most atoms three groups of at most 60 can have) keeps the other exact."""
+    groups = dict(zip(eps_values, counts))
+    pairs = [(mpf(e), delta0) for e, c in groups.items() for _ in range(c)]
     target = reachable_target(mpf(1), delta0, len(pairs), log_target)
     assume(target < 1)
-    lo, hi, exact = heterogeneous_optimal_epsilon(pairs, target)
-    f_lo, f_hi, f_exact = heterogeneous_optimal_epsilon(pairs, target, max_states=8)
+    atoms = distinct_losses(groups)
+    lo, hi, exact = heterogeneous_optimal_epsilon(pairs, target, max_states=10**6)
+    f_lo, f_hi, f_exact = heterogeneous_optimal_epsilon(pairs, target, max_states=atoms - 1)
     assert exact and not f_exact
     assert f_lo <= hi and lo <= f_hi and f_lo <= f_hi
 
