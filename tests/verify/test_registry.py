@@ -1,20 +1,136 @@
-"""The proof registry cannot rot: every test it names exists, every numbered statement of the
-seeds is in it, status is only what a run recorded, cited statements never count as verified."""
+"""The proof registry cannot rot: its data files load and validate, every test it names exists,
+every numbered statement of the seeds is in it, status is only what a run recorded, cited
+statements never count as verified."""
+import dataclasses
+import fnmatch
 import json
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
-from dpledger.verify.paper import registry
 from dpledger.verify.cli.main import main
+from dpledger.verify.paper import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT.parent / "shared" / "seeds"
 HEADER_000 = re.compile(r"^(Lemma|Theorem|Corollary|Definition|Proposition|Algorithm|Remark|Claim|Assumption) "
-                        r"([A-Z]?\.?[0-9]+(?:\.[0-9]+)?)", re.M)
+                        r"([A-Z]?\.?[0-9]+(?:\.[0-9]+)?)", re.MULTILINE)
 MENTION_002 = re.compile(r"\b(Theorem|Lemma|Proposition|Corollary|Claim|Fact|Definition|Assumption|Algorithm) "
                          r"((?:[A-Z]\.)?[0-9]+(?:\.[0-9]+)?)\b")
+
+
+def test_the_registry_is_the_data_files_loaded_and_validated():
+    data = registry.STATEMENTS_DIR
+    assert sorted(f.name for f in data.iterdir() if f.name.endswith(".toml")) == [
+        "external.toml", *(f"seed_{seed}.toml" for seed in registry.SEED_FILES)]
+    seeds = [registry.load_statements(data / f"seed_{seed}.toml") for seed in registry.SEED_FILES]
+    assert [{s.seed for s in statements} for statements in seeds] == [{seed} for seed in registry.SEED_FILES]
+    assert registry.REGISTRY == sum(seeds, ())
+    assert registry.EXTERNAL_FINDINGS == registry.load_findings(data / "external.toml")
+
+
+def test_the_package_data_pattern_ships_every_data_file():
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    folder = ROOT / "verify" / "paper"
+    files = [p.relative_to(folder).as_posix() for p in (folder / "statements").iterdir()]
+    assert files and all(any(fnmatch.fnmatch(f, pattern) for pattern in patterns["dpledger.verify.paper"])
+                         for f in files)
+
+
+VALID = """
+[[statement]]
+id = "Lemma 1.1"
+statement = "A claim."
+check = "exact"
+tests = ["tests/verify/test_registry.py::test_x"]
+commands = ["dpledger proofs"]
+
+[[statement.findings]]
+kind = "slack"
+summary = "Room."
+witness = "n = 1."
+command = "dpledger proofs --findings"
+"""
+
+
+@pytest.mark.parametrize("old, new, problem", [
+    ('check = "exact"', 'check = "proved"', "unknown check kind 'proved' (known: exact,"),
+    ('check = "exact"\n', "", "missing key 'check'"),
+    ("[[statement.findings]]", 'status = "passed"\n[[statement.findings]]', "unknown key 'status'"),
+    ("A claim.", "", "'statement' holds '', not a non-empty string"),
+    ('tests = ["tests/verify/test_registry.py::test_x"]', 'tests = "tests/verify/test_registry.py::test_x"',
+     "'tests' holds 'tests/verify/test_registry.py::test_x', not a list"),
+    ("::test_x", ":test_x", "malformed test node id 'tests/verify/test_registry.py:test_x'"),
+    ("test_registry.py::test_x", "registry.py::test_x", "malformed test node id"),
+    ('"tests/verify/test_registry.py::test_x"]', '"tests/a/test_b.py::test_c", "tests/a/test_b.py::test_c"]',
+     "test 'tests/a/test_b.py::test_c' is listed twice"),
+    ('kind = "slack"', 'kind = "bug"', "finding #1: unknown finding kind 'bug'"),
+    ('witness = "n = 1."\n', "", "finding #1: missing key 'witness'"),
+])
+def test_a_malformed_statement_is_refused_naming_file_statement_and_problem(tmp_path, old, new, problem):
+    path = tmp_path / "seed_000.toml"
+    path.write_text(VALID)
+    assert registry.load_statements(path)[0].findings[0].kind == "slack"
+    assert old in VALID
+    path.write_text(VALID.replace(old, new))
+    with pytest.raises(ValueError) as refused:
+        registry.load_statements(path)
+    assert str(refused.value).startswith(f"{path}: statement 'Lemma 1.1': ") and problem in str(refused.value)
+
+
+def test_duplicate_ids_and_missing_ids_are_refused(tmp_path):
+    path = tmp_path / "seed_002.toml"
+    path.write_text(VALID + VALID)
+    with pytest.raises(ValueError, match=re.escape(f"{path}: statement 'Lemma 1.1': duplicate id (statement #1")):
+        registry.load_statements(path)
+    path.write_text(VALID + VALID.replace('id = "Lemma 1.1"\n', ""))
+    with pytest.raises(ValueError, match=re.escape(f"{path}: statement #2: missing key 'id'")):
+        registry.load_statements(path)
+
+
+@pytest.mark.parametrize("name, text, problem", [
+    ("seed_001.toml", VALID, "a seed's data file is named seed_<seed>.toml with a seed of 000, 002"),
+    ("statements.toml", VALID, "a seed's data file is named seed_<seed>.toml"),
+    ("seed_000.toml", VALID.replace("[[statement]]", "[[statements]]"), "unknown key 'statements'"),
+    ("seed_000.toml", 'seed = "000"\n' + VALID, "unknown key 'seed'"),
+    ("seed_000.toml", "", "missing key 'statement'"),
+    ("seed_000.toml", VALID.replace('id = "Lemma 1.1"', "id = Lemma 1.1"), "not valid TOML"),
+])
+def test_a_malformed_seed_file_is_refused_naming_it(tmp_path, name, text, problem):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ValueError) as refused:
+        registry.load_statements(path)
+    assert str(refused.value).startswith(f"{path}: ") and problem in str(refused.value)
+
+
+def test_a_malformed_external_finding_is_refused_naming_it(tmp_path):
+    path = tmp_path / "external.toml"
+    finding = VALID[VALID.index("[[statement.findings]]"):].replace("statement.findings", "finding")
+    path.write_text(finding)
+    assert registry.load_findings(path) == (registry.Finding("Room.", "n = 1.", "dpledger proofs --findings"),)
+    path.write_text(finding + finding.replace('kind = "slack"', 'kind = "slack"\nkey = "statement"'))
+    with pytest.raises(ValueError, match=re.escape(f"{path}: finding #2: unknown key 'key'")):
+        registry.load_findings(path)
+
+
+def test_validation_cannot_be_bypassed_by_building_statements_in_code():
+    """The value rules belong to the model: a Statement or Finding built or copied in code meets
+    the same rules as one read from the data files."""
+    lemma = next(s for s in registry.REGISTRY if s.key == "000:Lemma 6.12")
+    for change, problem in [({"check": "proved"}, "unknown check kind"), ({"seed": "001"}, "unknown seed"),
+                            ({"tests": ("tests/x.py::y",)}, "malformed test node id"),
+                            ({"tests": lemma.tests[:1] * 2}, "listed twice"), ({"id": " "}, "'id' holds")]:
+        with pytest.raises(ValueError, match=problem):
+            dataclasses.replace(lemma, **change)
+    with pytest.raises(ValueError, match="unknown finding kind 'bug'"):
+        dataclasses.replace(lemma.findings[0], kind="bug")
+    with pytest.raises(ValueError, match="unknown check kind"):
+        registry.Statement("Lemma 1.1", "000", "A claim.", "proved")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        lemma.check = "proved"
 
 
 def test_every_test_the_registry_names_exists():
