@@ -17,7 +17,6 @@ never below the true value because of rounding. Conversions:
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
@@ -28,10 +27,9 @@ import mpmath
 import sympy
 from mpmath import iv, mp, mpf
 
+from dpledger.accountant.numerics.parse import parse_expression
+
 DEFAULT_PREC = 128
-_ALLOWED_NAMES = {"E", "pi", "log", "exp", "sqrt", "Max", "Min", "e"}
-_SAFE_EXPRESSION = re.compile(r"[0-9A-Za-z_.+\-*/(), ]+")
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 _REFINE_PRECS = (128, 256, 512, 1024, 2048)
 
 
@@ -50,12 +48,10 @@ def exact(value: Any, name: str) -> sympy.Expr:
             raise ValueError(f"{name} must be finite, got {value!r}")
         expr = sympy.Rational(*value.as_integer_ratio())
     elif isinstance(value, str):
-        if not _SAFE_EXPRESSION.fullmatch(value) or set(_IDENTIFIER.findall(value)) - _ALLOWED_NAMES:
-            raise ValueError(f"{name} is not a number or an arithmetic expression in {sorted(_ALLOWED_NAMES)}: {value!r}")
         try:
-            expr = sympy.sympify(value, rational=True, strict=False)
-        except (sympy.SympifyError, SyntaxError, TypeError) as error:
-            raise ValueError(f"{name} is not a number: {value!r}") from error
+            expr = parse_expression(value)
+        except ValueError as error:
+            raise ValueError(f"{name} is not a number or an arithmetic expression: {value[:80]!r} ({error})") from None
     else:
         raise ValueError(f"{name} must be a number, got {type(value).__name__}")
     if not isinstance(expr, sympy.Expr) or expr.free_symbols:
@@ -157,9 +153,14 @@ def interval_precision(prec: int) -> Iterator[None]:
         iv.prec = saved
 
 
+def as_expression(value: Any) -> sympy.Expr:
+    """``value`` as a sympy expression; text only through :func:`exact` (parsed, never evaluated)."""
+    return exact(value, "expression") if isinstance(value, str) else sympy.sympify(value)
+
+
 def enclose(expr: sympy.Expr, prec: int = DEFAULT_PREC) -> iv.mpf:
     """An interval, at ``prec`` bits, that contains the exact value of ``expr``."""
-    return _enclose_cached(sympy.sympify(expr), prec)
+    return _enclose_cached(as_expression(expr), prec)
 
 
 @lru_cache(maxsize=16384)
@@ -198,7 +199,7 @@ def lower_float(interval: iv.mpf) -> float:
 
 
 def _compare(expr: sympy.Expr, bound: sympy.Expr, strict: bool) -> bool | None:
-    expr, bound = sympy.sympify(expr), sympy.sympify(bound)
+    expr, bound = as_expression(expr), as_expression(bound)
     if isinstance(expr, sympy.Max):
         verdicts = [_compare(arg, bound, strict) for arg in expr.args]
         return False if False in verdicts else (None if None in verdicts else True)
@@ -207,7 +208,7 @@ def _compare(expr: sympy.Expr, bound: sympy.Expr, strict: bool) -> bool | None:
     difference = expr - bound
     if difference.is_Rational:
         return bool(difference < 0) if strict else bool(difference <= 0)
-    if sympy.sympify(expr) is sympy.oo:
+    if expr is sympy.oo:
         return False
     for prec in _REFINE_PRECS:
         interval = enclose(difference, prec)
@@ -243,7 +244,7 @@ def certainly_lt(expr: sympy.Expr, bound: sympy.Expr) -> bool | None:
 
 def certified_floor(expr: sympy.Expr) -> int:
     """⌊expr⌋ exactly, refining the enclosure until both ends have the same floor."""
-    expr = sympy.sympify(expr)
+    expr = as_expression(expr)
     if expr.is_Rational:
         return int(sympy.floor(expr))
     for prec in _REFINE_PRECS:

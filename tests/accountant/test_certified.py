@@ -86,3 +86,36 @@ def test_exp_minus_one_of_a_tiny_argument_is_enclosed_without_cancellation():
                        calibration="classical")
     composed = account(ev.Composition((step,), method="advanced", target_delta="1e-6", repeat=steps)).guarantee
     assert composed.epsilon_upper < 0.01 and composed.meets("0.01", "1e-6").holds
+
+
+@given(st.decimals(allow_nan=False, allow_infinity=False, places=12, min_value=-10**12, max_value=10**12),
+       st.integers(min_value=-30, max_value=30))
+def test_exact_reads_every_decimal_in_scientific_notation_exactly(number, exponent):
+    text = f"{number:f}e{exponent}"
+    assert exact(text, "x") == sympy.Rational(Fraction(number) * Fraction(10) ** exponent)
+
+
+@pytest.mark.parametrize("text", ["__import__('os').system('touch PWNED')", "exec('1')", "lambda: 1", "x.__class__",
+                                  "[1][0]", "1 if 1 else 0", "Symbol('x')", "open('f')"])
+def test_user_text_is_parsed_never_evaluated(text, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="not a number or an arithmetic expression"):
+        exact(text, "epsilon")
+    with pytest.raises(ValueError):
+        enclose(text)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("text, reason", [("9**9**9", "more than 20000 digits"), ("1e999999999", "out of range"),
+                                          ("(" * 60 + "1" + ")" * 60, "nested deeper"), ("1" * 1001, "longer than"),
+                                          ("(1/3)**1000000", "more than 20000 digits")])
+def test_parsing_refuses_text_whose_exact_value_is_too_costly(text, reason):
+    with pytest.raises(ValueError, match=reason):
+        exact(text, "epsilon")
+
+
+def test_expressions_keep_their_exact_form():
+    assert exact("log(4*E)", "c") == sympy.log(4 * sympy.E)
+    assert exact("2**-3 + sqrt(2)/2", "c") == sympy.Rational(1, 8) + sympy.sqrt(2) / 2
+    assert exact("Max(1/3, 0.25)", "c") == sympy.Rational(1, 3)
+    assert exact("log(8, 2)", "c") == 3

@@ -186,3 +186,14 @@ def test_lemma_3_15_continuation_is_private_on_realizable_inputs_only():
     slack = worst_case(_continuation_on, realizable_only, neighbours, sympy.Rational(1, 2) + sympy.Rational(1, 10**9),
                        leaves_per_run=2, workers=1)
     assert slack.holds is True
+
+
+def test_exact_auditor_parses_a_text_epsilon_and_never_evaluates_it(tmp_path, monkeypatch):
+    from mpmath import iv
+
+    monkeypatch.chdir(tmp_path)
+    P, Q = {0: iv.mpf(1) / 2, 1: iv.mpf(1) / 2}, {0: iv.mpf(1) / 4, 1: iv.mpf(3) / 4}
+    assert float(hockey_stick(P, Q, "log(3/2)").b) == pytest.approx(0.125, abs=1e-12)
+    with pytest.raises(ValueError, match="not a number or an arithmetic expression"):
+        hockey_stick(P, Q, "__import__('os').system('touch PWNED')")
+    assert list(tmp_path.iterdir()) == []

@@ -34,7 +34,7 @@ import numpy as np
 import sympy
 from mpmath import iv
 
-from dpledger.accountant.numerics.certified import enclose, interval_precision, lower_float, upper_float
+from dpledger.accountant.numerics.certified import enclose, exact, interval_precision, lower_float, upper_float
 from dpledger.learners.randomness import Randomness, enumerate_outputs
 
 Distribution = dict[Hashable, iv.mpf]
@@ -62,7 +62,7 @@ def hockey_stick(P: Distribution, Q: Distribution, epsilon: Any, prec: int = 128
     """δ(ε) = max(Σ_o max(P(o) − e^ε Q(o), 0), Σ_o max(Q(o) − e^ε P(o), 0)) as a certified interval.
     ``epsilon`` is exact (int, Fraction, decimal string, sympy expression)."""
     with interval_precision(prec):
-        factor = enclose(sympy.exp(sympy.sympify(epsilon, rational=True)), prec)
+        factor = enclose(sympy.exp(exact(epsilon, "epsilon")), prec)
         zero = iv.mpf(0)
 
         def one_way(A: Distribution, B: Distribution) -> iv.mpf:
