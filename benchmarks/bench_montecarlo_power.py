@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from dpledger.verify.cli.commands.audit_mechanism import catalog_table
+from dpledger.verify.service.audit import catalog_table
 from dpledger.verify.audit.montecarlo import local_processes
 from dpledger.verify.audit.montecarlo.catalog import run_catalog
 

@@ -56,6 +56,6 @@ def test_bad_input_is_one_line_with_exit_status_2(changes, message, capsys: pyte
 def test_cli_algorithm_names_are_the_learners():
     from dpledger.learners.agnostic import LEARNERS
     from dpledger.learners.agnostic.data import NOISE_MODELS
-    from dpledger.verify.cli.commands.run_agnostic import ALGORITHMS
+    from dpledger.verify.service.run import ALGORITHMS
 
     assert ALGORITHMS == tuple(LEARNERS) and NOISE_MODELS == ("random", "adversarial")

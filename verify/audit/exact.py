@@ -245,7 +245,7 @@ def worst_case(
     branches of one enumeration, so the total work is predicted and refused (``ValueError``)
     *before* starting when it exceeds ``limit``. Distributions are computed in ``workers``
     processes (``mechanism`` must be picklable). ``progress(total, label)``, when given, returns
-    the ``advance(done)`` callback of a progress bar (as :func:`dpledger.verify.cli.commands.progress`)."""
+    the ``advance(done)`` callback of a progress bar (as :func:`dpledger.verify.service.progress.progress`)."""
     keys = list(dict.fromkeys(key(d) for d in datasets))
     predicted = len(keys) * leaves_per_run
     if predicted > limit:

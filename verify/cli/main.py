@@ -1,9 +1,10 @@
-"""The ``dpledger`` command line.
+"""The ``dpledger`` command line: argparse and printing only.
 
-Every command is a leaf parser registered by a module in :mod:`dpledger.verify.cli.commands`; each leaf
-gets ``--json`` and a handler returning :class:`dpledger.verify.cli.commands.Output`. Bad input — argparse
-errors and any ``ValueError`` raised by the library — becomes one line on stderr and exit
-status 2, never a traceback.
+Every command is a leaf parser registered by a module in :mod:`dpledger.verify.cli.commands`; a
+parsed command line names a service function (:mod:`dpledger.verify.service`) and its keyword
+arguments (:func:`service_call`), whose :class:`~dpledger.verify.service.Output` is printed as text
+or, with ``--json``, as JSON. Bad input — argparse errors and any ``ValueError`` raised below —
+becomes one line on stderr and exit status 2, never a traceback.
 """
 from __future__ import annotations
 
@@ -11,32 +12,43 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from dpledger import __version__
-from dpledger.verify.cli.commands import COMMAND_MODULES, Output, OneLineParser
+from dpledger.verify.cli.commands import OneLineParser, audit, calibrate, compose, proofs, report, run
+from dpledger.verify.service import Output
+
+COMMAND_MODULES = (compose, calibrate, report, run, audit, proofs)
+"""In the order ``dpledger --help`` lists the commands."""
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """A new parser of every command (each build is independent of the others)."""
     parser = OneLineParser(
         prog="dpledger",
         description="Executable privacy proofs: certified accounting, calibration and audits.",
     )
     parser.add_argument("--version", action="version", version=f"dpledger {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    subparsers = parser.add_subparsers(metavar="COMMAND", parser_class=OneLineParser)
     subparsers.required = True
     for module in COMMAND_MODULES:
         module.register(subparsers)
     return parser
 
 
+def service_call(args: argparse.Namespace) -> tuple[Callable[..., Output], dict[str, Any]]:
+    """The service function a parsed command line calls, and its keyword arguments."""
+    options = {name: value for name, value in vars(args).items() if name not in ("service", "convert", "json")}
+    return args.service, args.convert(options)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     try:
-        output: Output = args.handler(args)
+        service, kwargs = service_call(args)
+        output = service(**kwargs)
     except ValueError as error:
         message = " ".join(str(error).split())
         print(f"dpledger: error: {message}", file=sys.stderr)

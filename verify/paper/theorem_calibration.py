@@ -2,7 +2,7 @@
 (α, β, ε, δ): Theorem 5.1 (generic oracles), Theorem 8.5 with the halfspace oracles
 (Theorems 8.8, 8.14), and Theorems 2.1, 3.1, 4.1 of seed 002 — each as a JSON-ready payload
 and its text, shared by ``dpledger calibrate <theorem>`` and the calibration reports.
-Theorem 8.19 lives in :mod:`dpledger.verify.cli.commands.calibrate_boolean`.
+Theorem 8.19 lives in :func:`dpledger.verify.service.calibrate.theorem_8_19`.
 """
 from __future__ import annotations
 

@@ -5,14 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from dpledger.verify.reports import provenance
-from dpledger.verify.reports.invoke import command_payload
+from dpledger.verify.reports.commands import Command
+from dpledger.verify.service import audit
 
 TITLE = "Exact and Monte Carlo audits"
-LABELBOOST = [["audit", "labelboost", "--class", "intervals", "--domain-size", "4", "--labeled", "2",
-               "--unlabeled", "2", "--release", release] for release in ("carrier", "weights", "continuation", "hypothesis")]
-BLOCKS = [["audit", "macro-block", "--class", "intervals", "--domain-size", "4", "--m", "2", "--block", block]
+LABELBOOST = [Command(("audit", "labelboost", "--class", "intervals", "--domain-size", "4", "--labeled", "2",
+                       "--unlabeled", "2", "--release", release), audit.labelboost,
+                      {"class_name": "intervals", "domain_size": 4, "labeled": 2, "unlabeled": 2, "release": release})
+              for release in ("carrier", "weights", "continuation", "hypothesis")]
+BLOCKS = [Command(("audit", "macro-block", "--class", "intervals", "--domain-size", "4", "--m", "2", "--block", block),
+                  audit.macro_block, {"concept": "intervals", "domain_size": 4, "m": 2, "block": block})
           for block in ("macro", "init", "oracle")]
-CATALOG = ["audit", "catalog", "--samples", "20000", "--seed", "0", "--workers", "2"]
+CATALOG = Command(("audit", "catalog", "--samples", "20000", "--seed", "0", "--workers", "2"), audit.catalog,
+                  {"samples": 20000, "seed": 0, "workers": 2})
 VERDICT = {True: "holds", False: "**violated**", None: "undecided"}
 
 
@@ -26,14 +31,14 @@ def write(out: Path) -> tuple[list[Path], str]:
     lines = [f"# {TITLE}", "", provenance("dpledger report"), "",
              "## Exact audits (worst case over all neighbour pairs, certified)", "",
              "| command | statement | exact ε (upper end) | bound | verdict | pairs |", "|---|---|---|---|---|---|"]
-    for argv in LABELBOOST + BLOCKS:
-        command, audit = command_payload(argv)
-        lines.append(f"| `{command}` | {audit['statement']} | {audit['epsilon_exact']} | {audit['bound_expr']} = "
-                     f"{audit['bound']:.6g} | {VERDICT[audit['holds']]} | {audit['pairs']} |")
-    command, catalog = command_payload(CATALOG)
+    for command in LABELBOOST + BLOCKS:
+        result = command.payload()
+        lines.append(f"| `{command.line}` | {result['statement']} | {result['epsilon_exact']} | {result['bound_expr']} = "
+                     f"{result['bound']:.6g} | {VERDICT[result['holds']]} | {result['pairs']} |")
+    catalog = CATALOG.payload()
     lines += ["", "The `hypothesis` release is covered by no lemma: ε = ∞ is the expected verdict (the seed says the "
               "selected hypothesis is not private; see `proofs.md`, Lemma 3.17).", "",
-              "## Monte Carlo catalog (empirical lower bounds at 95% confidence)", "", f"`{command}`", "",
+              "## Monte Carlo catalog (empirical lower bounds at 95% confidence)", "", f"`{CATALOG.line}`", "",
               "| mechanism | correct | true ε | claimed ε | ε lower bound | verdict | as expected |",
               "|---|---|---|---|---|---|---|"]
     lines += [f"| {m['name']} | {m['correct']} | {_number(m['true_epsilon'])} | {_number(m['claimed_epsilon'])} | "

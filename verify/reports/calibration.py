@@ -5,11 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from dpledger.accountant.section6 import Target, needed_n, paper_chain, tight_calibration, tight_n
-from dpledger.verify.cli.commands.calibrate import carry_forward_payload
 from dpledger.verify.reports import provenance
+from dpledger.verify.reports.commands import Command
 from dpledger.verify.reports.plotting import line_plot
+from dpledger.verify.service.calibrate import carry_forward, carry_forward_payload
 
 DEFAULT = {"n": 10**8, "k": 4, "epsilon": "1", "delta": "1e-6"}
+COMMAND = Command(("calibrate", "carry-forward", "--n", "100000000", "--k", "4", "--epsilon", "1", "--delta", "1e-6"),
+                  carry_forward, DEFAULT)
+"""The command of the single-target numbers; the report derives them as it does
+(:func:`~dpledger.verify.service.calibrate.carry_forward_payload`), keeping the chain for its derivation."""
 SWEEP_K = [1, 2, 4, 8, 16, 32, 64]
 SWEEP_EPSILON = ["0.1", "0.25", "0.5", "1"]
 FIXED_M = 1000
@@ -25,7 +30,7 @@ def _n_pair(k: int, epsilon: str, delta: str) -> tuple[int, int]:
 
 
 def write(out: Path) -> tuple[list[Path], str]:
-    target = Target.of(DEFAULT["n"], DEFAULT["k"], DEFAULT["epsilon"], DEFAULT["delta"])
+    target = Target.of(**DEFAULT)
     chain = paper_chain(target)
     payload = carry_forward_payload(chain, tight_calibration(target, chain.m))
     by_k = [_n_pair(k, "1", DEFAULT["delta"]) for k in SWEEP_K]
@@ -43,7 +48,7 @@ def write(out: Path) -> tuple[list[Path], str]:
     lines = [
         f"# {TITLE}", "",
         provenance("dpledger report"), "",
-        "Single-target numbers: `dpledger calibrate carry-forward --n 100000000 --k 4 --epsilon 1 --delta 1e-6`.", "",
+        f"Single-target numbers: `{COMMAND.line}`.", "",
         "## Parameter choices (Algorithm 2, lines 2–3)", "",
         r"$m = \lfloor \varepsilon n / (12 e^9 \sqrt{k \log(2/\delta)}) \rfloor$, "
         r"$\varepsilon_A = 4$, $\delta_A = \delta/(16ek)$, $C = \varepsilon_A + 2c_{LB}$ with $c_{LB} = \ln(4e)$, "

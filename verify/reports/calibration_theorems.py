@@ -9,6 +9,7 @@ from pathlib import Path
 from dpledger.verify.reports import provenance
 from dpledger.verify.reports.sweeps import paper_tight_plot, paper_tight_section
 from dpledger.verify.paper.theorem_calibration import halfspace_theorem, theorem_5_1
+from dpledger.verify.service.calibrate import theorem_8_19
 
 TITLE = "Sample sizes of Theorems 5.1, 8.5, 8.8, 8.14 and 8.19 (seed 000): paper's chain against tight calibration"
 DEFAULT = {"alpha": "0.1", "beta": "0.1", "epsilon": "0.5", "delta": "1e-6"}
@@ -37,10 +38,8 @@ def _halfspaces(statement: str, oracle: str) -> Point:
 
 
 def _theorem_8_19(target: dict[str, str], k: int) -> dict:
-    from dpledger.verify.reports.invoke import command_payload
-
-    return command_payload(["calibrate", "8.19", "--k", str(k), "--alpha", target["alpha"], "--beta", target["beta"],
-                            "--epsilon", target["epsilon"], "--delta", target["delta"]])[1]
+    """Theorem 8.19 for k threshold components on [0, 2^16) (``dpledger calibrate 8.19 --k k``)."""
+    return theorem_8_19(k=k, **target).payload
 
 
 THEOREMS: dict[str, tuple[Point, int, str, str]] = {

@@ -5,20 +5,25 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dpledger.verify.cli.commands.run_agnostic import SUBSTITUTES
 from dpledger.verify.reports import provenance
-from dpledger.verify.reports.invoke import command_payload
+from dpledger.verify.reports.commands import Command
+from dpledger.verify.service.run import SUBSTITUTES, agnostic, carry_forward
 
 TITLE = "Learner runs: derived guarantee against the claim"
 CARRY_FORWARD = [
-    ["run", "carry-forward", "--class", "thresholds", "--domain-size", "1024", "--n", "400000", "--seed", "1"],
-    ["run", "carry-forward", "--class", "intervals", "--n", "200000", "--calibration", "tight", "--seed", "4"],
-    ["run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", "300", "--seed", "4"],
+    Command(("run", "carry-forward", "--class", "thresholds", "--domain-size", "1024", "--n", "400000", "--seed", "1"),
+            carry_forward, {"concept": "thresholds", "domain_size": 1024, "n": 400000, "seed": 1}),
+    Command(("run", "carry-forward", "--class", "intervals", "--n", "200000", "--calibration", "tight", "--seed", "4"),
+            carry_forward, {"concept": "intervals", "n": 200000, "calibration": "tight", "seed": 4}),
+    Command(("run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", "300", "--seed", "4"),
+            carry_forward, {"concept": "intervals", "n": 200000, "m": 300, "seed": 4}),
 ]
 """m from Algorithm 2's formula, from the tight certified calibration, and a user m too large for the
 target (the accountant must report that the claim fails)."""
-AGNOSTIC = [["run", "agnostic", "--algorithm", algorithm, "--dim", "3", "--n", "2000", "--epsilon", "1",
-             "--delta", "1e-5", "--seed", "1"] for algorithm in ("improper", "proper", "semi-agnostic")]
+AGNOSTIC = [Command(("run", "agnostic", "--algorithm", algorithm, "--dim", "3", "--n", "2000", "--epsilon", "1",
+                     "--delta", "1e-5", "--seed", "1"), agnostic,
+                    {"algorithm": algorithm, "dim": 3, "n": 2000, "epsilon": "1", "delta": "1e-5", "seed": 1})
+            for algorithm in ("improper", "proper", "semi-agnostic")]
 
 
 def _verdict(holds: bool) -> str:
@@ -36,23 +41,23 @@ def write(out: Path) -> tuple[list[Path], str]:
              "|---|---|---|---|---|---|---|---|"]
     telemetry = ["", "Rounds (Lemma 7.1 telemetry: LabelBoost disagreement against 2τ):", "",
                  "| command | round | oracle τ̂ | LabelBoost disagreement | 2τ |", "|---|---|---|---|---|"]
-    for argv in CARRY_FORWARD:
-        command, cf = command_payload(argv)
+    for command in CARRY_FORWARD:
+        cf = command.payload()
         g = cf["guarantee"]
-        lines.append(f"| `{command}` | {cf['n']} | {cf['m']} | {cf['test_error']:.4g} | {g['epsilon']:.6g} | "
+        lines.append(f"| `{command.line}` | {cf['n']} | {cf['m']} | {cf['test_error']:.4g} | {g['epsilon']:.6g} | "
                      f"{g['delta']:.6g} | ({cf['claimed']['epsilon']:g}, {cf['claimed']['delta']:g}) | "
                      f"{_verdict(cf['holds'])} |")
-        telemetry += [f"| `{command}` | {r['round']} | {r['oracle_disagreement']:.4g} | "
+        telemetry += [f"| `{command.line}` | {r['round']} | {r['oracle_disagreement']:.4g} | "
                       f"{r['labelboost_disagreement']:.4g} | {r['two_tau']:.4g} |" for r in cf["rounds"]]
     lines += ["", "The last run fixes m = 300, above what (ε, δ) = (1, 1e-6) allows at this n: the derived guarantee "
               "exceeds the claim and the report says so.", *telemetry]
     lines += ["", "## Agnostic halfspace learners (seed 002)", "",
               "| command | statement | test error | OPT | privacy off | derived ε | derived δ | claimed (ε, δ) | claim |",
               "|---|---|---|---|---|---|---|---|---|"]
-    for argv in AGNOSTIC:
-        command, run = command_payload(argv)
+    for command in AGNOSTIC:
+        run = command.payload()
         g = run["guarantee"]
-        lines.append(f"| `{command}` | {run['statement']} | {run['test_error']:.4f} | {run['opt_error']:.4f} | "
+        lines.append(f"| `{command.line}` | {run['statement']} | {run['test_error']:.4f} | {run['opt_error']:.4f} | "
                      f"{run['nonprivate_error']:.4f} | {g['epsilon']:.6g} | {g['delta']:.6g} | "
                      f"({run['claimed']['epsilon']}, {run['claimed']['delta']}) | {_verdict(run['holds'])} |")
     lines += ["", "Substitutes (named in the code): " + "; ".join(f"{k}: {v}" for k, v in SUBSTITUTES.items()), ""]

@@ -1,20 +1,24 @@
-"""Command modules of the ``dpledger`` CLI.
+"""Command modules of the ``dpledger`` CLI: argparse only.
 
-A command module exposes ``register(subparsers)``; it adds its parsers with
-:func:`leaf` (which adds ``--json``) and sets a handler ``handler(args) -> Output``.
-Commands that share a first word (``dpledger audit labelboost``, ``dpledger audit catalog``)
-obtain the shared group parser with :func:`group`.
+A command module exposes ``register(subparsers)`` and adds, with :func:`leaf`, one parser per
+command: the command line of one service function (:mod:`dpledger.verify.service`), whose keyword
+arguments are the parser's options. Commands that share a first word (``dpledger audit
+labelboost``, ``dpledger audit catalog``) are registered by one module under the table
+:func:`group` creates, so nothing outlives a parser build.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
 import math
-import sys
+from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from dataclasses import dataclass
-from typing import Any, Callable, NoReturn
+from typing import Any, NoReturn
+
+from dpledger.verify.service import Output
+
+Convert = Callable[[dict[str, Any]], dict[str, Any]]
+"""A command's parsed options → the keyword arguments of its service function."""
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -24,40 +28,30 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"dpledger: error: {self.prog}: {message}\n")
 
 
-@dataclass(frozen=True)
-class Output:
-    """What a command produced: a JSON-ready payload and the text shown without ``--json``."""
-
-    payload: Any
-    text: str
-    status: int = 0
-
-
-_GROUPS: dict[tuple[int, str], argparse._SubParsersAction] = {}
-
-
 def group(subparsers: argparse._SubParsersAction, name: str, help_text: str) -> argparse._SubParsersAction:
-    """The sub-command table of the group ``name`` (created on first use)."""
-    key = (id(subparsers), name)
-    if key not in _GROUPS:
-        parser = subparsers.add_parser(name, help=help_text, description=help_text)
-        table = parser.add_subparsers(dest=f"{name}_target", metavar="TARGET", parser_class=OneLineParser)
-        table.required = True
-        _GROUPS[key] = table
-    return _GROUPS[key]
+    """The sub-command table of a new group ``name`` (``dpledger name TARGET …``)."""
+    parser = subparsers.add_parser(name, help=help_text, description=help_text)
+    table = parser.add_subparsers(metavar="TARGET", parser_class=OneLineParser)
+    table.required = True
+    return table
 
 
 def leaf(
     subparsers: argparse._SubParsersAction,
     name: str,
     help_text: str,
-    handler: Callable[[argparse.Namespace], Output],
+    service: Callable[..., Output],
+    convert: Convert = dict,
     aliases: tuple[str, ...] = (),
 ) -> argparse.ArgumentParser:
-    """Add a command parser (also reachable under ``aliases``) with ``--json`` and its handler."""
-    parser = subparsers.add_parser(name, help=help_text, description=help_text, aliases=list(aliases))
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    parser.set_defaults(handler=handler)
+    """Add the parser of a command (also reachable under ``aliases``) calling ``service`` with its
+    options, passed through ``convert``, and ``--json``. An option that is not given and has no
+    ``default`` of its own is left out (``argument_default=SUPPRESS``), so that the service's
+    default applies."""
+    parser = subparsers.add_parser(name, help=help_text, description=help_text, aliases=list(aliases),
+                                   argument_default=argparse.SUPPRESS)
+    parser.add_argument("--json", action="store_true", default=False, help="print machine-readable JSON")
+    parser.set_defaults(service=service, convert=convert)
     return parser
 
 
@@ -109,44 +103,6 @@ def positive_int(text: str) -> int:
     return value
 
 
-def progress(total: int, label: str) -> Callable[[int], None]:
-    """A progress bar on stderr: returns ``advance(done)``; silent for tiny jobs."""
-    width = 30
-    tty = sys.stderr.isatty()
-    last_shown = [-1]
-
-    def advance(done: int) -> None:
-        if total <= 1:
-            return
-        fraction = min(done / total, 1.0)
-        step = int(fraction * (width if tty else 4))
-        if step == last_shown[0] and done < total:
-            return
-        last_shown[0] = step
-        bar = "#" * int(fraction * width)
-        line = f"{label} [{bar:<{width}}] {done}/{total}"
-        if tty:
-            sys.stderr.write("\r" + line + ("\n" if done >= total else ""))
-        else:
-            sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-
-    return advance
-
-
-_MODULE_NAMES = [
-    "dpledger.verify.cli.commands.compose",
-    "dpledger.verify.cli.commands.calibrate",
-    "dpledger.verify.cli.commands.report",
-    "dpledger.verify.cli.commands.run_carry_forward",
-    "dpledger.verify.cli.commands.audit_blocks",
-    "dpledger.verify.cli.commands.audit_mechanism",
-    "dpledger.verify.cli.commands.run_agnostic",
-    "dpledger.verify.cli.commands.audit_labelboost",
-    "dpledger.verify.cli.commands.calibrate_theorems",
-    "dpledger.verify.cli.commands.calibrate_boolean",
-    "dpledger.verify.cli.commands.calibrate_agnostic",
-    "dpledger.verify.cli.commands.proofs",
-]
-
-COMMAND_MODULES = [importlib.import_module(name) for name in _MODULE_NAMES]
+def names(text: str) -> list[str]:
+    """argparse type: comma-separated names (``thresholds,intervals``); empty text gives none."""
+    return [name.strip() for name in text.split(",")] if text else []

@@ -1,65 +1,88 @@
-"""``dpledger calibrate carry-forward``: Algorithm 2's parameters, the chain of Lemma 6.12,
-and the tight certified calibration (Section 6 of seed 000)."""
+"""``dpledger calibrate``: the command lines of :mod:`dpledger.verify.service.calibrate` —
+``carry-forward``, the theorems ``5.1``, ``8.5``, ``8.8``, ``8.14``, ``2.1``, ``3.1``, ``4.1``,
+``8.19`` (alias ``boolean``) and ``agnostic``."""
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from dpledger.accountant.section6 import PaperChain, Target, TightCalibration, paper_chain, tight_calibration
-from dpledger.accountant.numerics.certified import enclose, upper_float
-from dpledger.verify.cli.commands import Output, decimal_text, group, leaf, positive_int
+from dpledger.verify.cli.commands import decimal_text, group, leaf, names, positive_int
+from dpledger.verify.service.calibrate import (MAX_STEPS, agnostic_noise, agnostic_theorem, carry_forward,
+                                               halfspace_theorem, theorem_5_1, theorem_8_19)
+
+HALFSPACE_ORACLES = {"8.5": ("exponential", "ipconcave-em", "qcopt", "ipconcave"), "8.8": ("qcopt",),
+                     "8.14": ("ipconcave",)}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     table = group(subparsers, "calibrate", "parameters from a target (ε, δ, …): the paper's chain and the tight calibration")
-    parser = leaf(table, "carry-forward", "CarryForwardLearner (Algorithm 2): Lemma 6.12 chain and tight m", run_carry_forward)
+    parser = leaf(table, "carry-forward", "CarryForwardLearner (Algorithm 2): Lemma 6.12 chain and tight m", carry_forward)
     parser.add_argument("--n", type=positive_int, required=True, help="total sample size n")
     parser.add_argument("--k", type=positive_int, required=True, help="number of components k")
     parser.add_argument("--epsilon", type=decimal_text, required=True, help="target ε in (0, 1]")
     parser.add_argument("--delta", type=decimal_text, required=True, help="target δ in (0, 1)")
 
+    parser = leaf(table, "5.1", "Theorem 5.1 (CarryForwardLearner): m and n from (α, β, ε, δ), paper and tight",
+                  theorem_5_1, _theorem_5_1_call)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--oracle-m", type=positive_int, help="M_A of your component oracles (needs --k and --vc)")
+    source.add_argument("--class", dest="component_class", choices=("thresholds", "intervals", "rectangles"),
+                        help="a grid class with the completion-score oracle (sets k and v)")
+    parser.add_argument("--k", type=positive_int, help="number of components k (with --oracle-m)")
+    parser.add_argument("--vc", type=positive_int, help="VC dimension v of the class (with --oracle-m)")
+    parser.add_argument("--domain-size", type=positive_int, help="grid size N with --class (default 2^16)")
+    _add_target_arguments(parser)
+    for number, oracles in HALFSPACE_ORACLES.items():
+        parser = leaf(table, number, f"Theorem {number} (halfspaces by CarryForwardLearner): n from (α, β, ε, δ, d)",
+                      halfspace_theorem)
+        parser.add_argument("--dimension", type=positive_int, help="dimension d (k = d + 1; default 2)")
+        parser.add_argument("--grid", type=positive_int, help="grid bound X of [[±X]]^d (default 16)")
+        parser.add_argument("--oracle", choices=oracles, default=oracles[0], help=f"component oracle (default {oracles[0]})")
+        parser.set_defaults(theorem=f"Theorem {number}")
+        _add_target_arguments(parser)
+    for number, learner in (("2.1", "improper agnostic"), ("3.1", "proper agnostic"), ("4.1", "semi-agnostic")):
+        parser = leaf(table, number, f"Theorem {number} of seed 002 ({learner} halfspace learner): n from "
+                                     "(α, β, ε, δ, d), paper and tight noise accounting", agnostic_theorem)
+        parser.add_argument("--dimension", type=positive_int, help="dimension d (default 10)")
+        if number != "4.1":
+            parser.add_argument("--degree", type=positive_int,
+                                help="polynomial degree D (default ⌈1/α²⌉, a SUBSTITUTE constant)")
+        parser.add_argument("--alpha", type=decimal_text, help="excess error α in (0, 1) (default 0.2)")
+        parser.add_argument("--beta", type=decimal_text, help="failure probability β in (0, 1)")
+        parser.add_argument("--epsilon", type=decimal_text, help="target ε in (0, 100] (default 0.5)")
+        parser.add_argument("--delta", type=decimal_text, help="target δ in (0, 1) (default 1e-6)")
+        parser.set_defaults(theorem=f"Theorem {number}")
 
-def carry_forward_payload(chain: PaperChain, tight: TightCalibration) -> dict[str, Any]:
-    """The JSON of ``calibrate carry-forward`` (also used by the report)."""
-    value = lambda expr: upper_float(enclose(expr))  # noqa: E731
-    g = tight.derivation.guarantee
-    return {
-        "target": {"n": chain.target.n, "k": chain.target.k, "epsilon": value(chain.target.epsilon),
-                   "delta": value(chain.target.delta)},
-        "paper": {
-            "m": chain.m, "q": value(chain.q), "eta": value(chain.eta), "zeta": value(chain.zeta),
-            "ell": chain.ell, "epsilon_res": value(chain.epsilon_res), "delta_res": value(chain.delta_res),
-            "steps": [step.to_dict() for step in chain.steps], "holds": chain.holds,
-            "derivation": chain.derivation.to_dict(),
-        },
-        "tight": {"m": tight.m, "epsilon": g.epsilon_upper, "delta": g.delta_upper, "holds": tight.holds,
-                  "composition": "optimal (Kairouz–Oh–Viswanath) per reservoir, exact amplification"},
-        "sample_saving": tight.sample_saving,
-        "n_paper_for_m": tight.n_paper_for_paper_m,
-        "n_tight_for_m": tight.n_tight_for_paper_m,
-    }
+    parser = leaf(table, "8.19", "Theorem 8.19 (Boolean compositions): n for (α, β, ε, δ, k), paper and tight, and "
+                                 "the per-component baseline", theorem_8_19, aliases=("boolean",))
+    parser.add_argument("--k", type=positive_int, required=True, help="number of components k")
+    parser.add_argument("--components", type=names,
+                        help="comma-separated component classes (thresholds, intervals, rectangles; default: k × thresholds)")
+    parser.add_argument("--domain-size", type=positive_int, help="grid size N of the component classes")
+    _add_target_arguments(parser)
+
+    parser = leaf(table, "agnostic", "certified Gaussian noise of the agnostic learners (seed 002)", agnostic_noise)
+    parser.add_argument("--epsilon", type=decimal_text, required=True, help="target ε in (0, 100]")
+    parser.add_argument("--delta", type=decimal_text, required=True, help="target δ in (0, 1)")
+    parser.add_argument("--steps", type=positive_int,
+                        help=f"T, steps of the private L1 optimiser (Theorem 2.1; default 300, at most {MAX_STEPS})")
 
 
-def carry_forward_text(payload: dict[str, Any]) -> str:
-    t, p, tt = payload["target"], payload["paper"], payload["tight"]
-    lines = [f"CarryForwardLearner, n = {t['n']}, k = {t['k']}, target (ε, δ) = ({t['epsilon']:.6g}, {t['delta']:.6g})",
-             "", "Paper's chain (Algorithm 2, Lemma 6.12; certified values):"]
-    for step in p["steps"]:
-        mark = "holds" if step["holds"] else "FAILS"
-        lines.append(f"  {step['statement']:<15} {step['quantity']:<12} = {step['value']:<12.6g} {step['claim']:<40} {mark}")
-    lines += [
-        f"  chain holds: {p['holds']}",
-        "",
-        "Tight calibration (same learner structure, optimal composition, exact η):",
-        f"  largest m = {tt['m']} (paper: {p['m']}); guarantee ε ≤ {tt['epsilon']:.6g}, δ ≤ {tt['delta']:.6g}; holds: {tt['holds']}",
-    ]
-    lines.append(f"  for m = {p['m']}: paper's formula needs n = {payload['n_paper_for_m']}, tight accounting needs "
-                 f"n = {payload['n_tight_for_m']} — sample saving ×{payload['sample_saving']:.3g}")
-    return "\n".join(lines)
+def _add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    """--alpha, --beta, --epsilon, --delta, kept as exact decimal text."""
+    parser.add_argument("--alpha", type=decimal_text, help="accuracy α in (0, 1) (default 0.1)")
+    parser.add_argument("--beta", type=decimal_text, help="failure probability β in (0, 1) (default 0.1)")
+    parser.add_argument("--epsilon", type=decimal_text, help="target ε in (0, 1) (default 0.5)")
+    parser.add_argument("--delta", type=decimal_text, help="target δ in (0, 1), δ ≤ β (default 1e-6)")
 
 
-def run_carry_forward(args: argparse.Namespace) -> Output:
-    target = Target.of(args.n, args.k, args.epsilon, args.delta)
-    chain = paper_chain(target)
-    payload = carry_forward_payload(chain, tight_calibration(target, chain.m))
-    return Output(payload, carry_forward_text(payload))
+def _theorem_5_1_call(options: dict[str, Any]) -> dict[str, Any]:
+    """The options that go together, which argparse cannot say: --k and --vc with --oracle-m,
+    --domain-size with --class."""
+    if "oracle_m" in options and not {"k", "vc"} <= options.keys():
+        raise ValueError("--oracle-m needs --k and --vc")
+    if "component_class" in options and ("k" in options or "vc" in options):
+        raise ValueError(f"--class {options['component_class']} sets k and v itself: drop --k and --vc")
+    if "oracle_m" in options and "domain_size" in options:
+        raise ValueError("--domain-size applies to --class only")
+    return options

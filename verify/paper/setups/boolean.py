@@ -7,10 +7,9 @@ reads the first dim(H_i) coordinates of a point (see :mod:`dpledger.learners.boo
 """
 from __future__ import annotations
 
-import argparse
+from collections.abc import Sequence
 
 from dpledger.verify.paper.setups import ClassSetup, Problem
-from dpledger.verify.paper.setups.grid import add_domain_size
 
 ORACLE = ("Proposition 8.16 relabel-and-learn (ARelabel ε = 1, then Lemma 8.15's empirical exponential "
           "learner, ε_B = 1): (ε_A, δ_A) = (4, 0) claimed by Corollary 8.17, whose structural conditions hold by "
@@ -18,38 +17,31 @@ ORACLE = ("Proposition 8.16 relabel-and-learn (ARelabel ε = 1, then Lemma 8.15'
           "draws with replacement (Lemma 8.15), so ε_A ≈ 3 + 2 sinh(1)/9")
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_domain_size(parser)
-    parser.add_argument("--formula", default=None,
-                        help="boolean class: G as a formula in and/or/not over x1..xk, e.g. 'x1 and (x2 or not x3)'")
-    parser.add_argument("--truth-table", default=None,
-                        help="boolean class: G as 2^k bits, x1 the most significant input (e.g. 0001 = x1 and x2)")
-    parser.add_argument("--components", default=None,
-                        help="boolean class: comma-separated component classes H_1..H_k "
-                             "(thresholds, intervals, rectangles) on the grid --domain-size "
-                             "(default 2^16; 16 with rectangles)")
-
-
-def _build(args: argparse.Namespace) -> Problem:
+def _build(*, alpha: float, beta: float, domain_size: int | None = None, formula: str | None = None,
+           truth_table: str | None = None, components: Sequence[str] | None = None) -> Problem:
+    """G from ``formula`` (and/or/not over x1..xk) or ``truth_table`` (2^k bits, x1 the most
+    significant input), the component classes ``components`` on the grid [0, ``domain_size``)
+    (default 2^16; 16 with rectangles), and the Proposition 8.16 oracles at Algorithm 2's
+    τ = α/(40k), β_A = β/(4k)."""
     from fractions import Fraction
 
     from dpledger.learners.boolean.composition import BooleanComposition, component_class
     from dpledger.learners.boolean.formula import from_truth_table, parse_formula
     from dpledger.learners.boolean.oracle import RelabelOracle
 
-    if (args.formula is None) == (args.truth_table is None):
+    if (formula is None) == (truth_table is None):
         raise ValueError("formula: --class boolean needs exactly one of --formula and --truth-table")
-    if not args.components:
+    if not components:
         raise ValueError("components: --class boolean needs --components, e.g. thresholds,intervals,thresholds")
-    names = [name.strip() for name in args.components.split(",")]
-    size = args.domain_size or (16 if "rectangles" in names else 2**16)
-    G = parse_formula(args.formula) if args.formula is not None else from_truth_table(args.truth_table)
-    concept_class = BooleanComposition(G, [component_class(name, size) for name in names])
+    size = domain_size or (16 if "rectangles" in components else 2**16)
+    G = parse_formula(formula) if formula is not None else from_truth_table(truth_table)
+    concept_class = BooleanComposition(G, [component_class(name, size) for name in components])
     k = concept_class.k
-    oracle = RelabelOracle(tau=Fraction(args.alpha) / (40 * k), beta_a=Fraction(args.beta) / (4 * k))
+    oracle = RelabelOracle(tau=Fraction(alpha) / (40 * k), beta_a=Fraction(beta) / (4 * k))
     shape = () if concept_class.dimension == 1 else (concept_class.dimension,)
     description = f"{ORACLE}; domain [0, {size})^{concept_class.dimension}, H_i reads its first dim(H_i) coordinates"
     return Problem(concept_class, oracle, description, lambda rng, n: rng.integers(0, size, size=(n, *shape)))
 
 
-SETUPS = [ClassSetup("boolean", "G(H_1, …, H_k): Boolean composition (Section 8.4)", _add_arguments, _build)]
+SETUPS = [ClassSetup("boolean", "G(H_1, …, H_k): Boolean composition (Section 8.4)",
+                     ("domain_size", "formula", "truth_table", "components"), _build)]

@@ -8,37 +8,32 @@ general position is not enforced (utility only; privacy does not depend on it).
 """
 from __future__ import annotations
 
-import argparse
-
 from dpledger.verify.paper.setups import ClassSetup, Problem
 
 ORACLES = ("ipconcave", "qcopt", "exponential")
 
 
-def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dim", type=int, default=None, help="halfspaces: dimension d ∈ {1, 2} (default 2)")
-    parser.add_argument("--grid", type=int, default=None,
-                        help="halfspaces: grid bound X, points in [[±X]]^d, X ∈ [1, 256] (default 16)")
-    parser.add_argument("--oracle", choices=ORACLES, default=None,
-                        help="halfspaces: coordinate oracle (default ipconcave)")
-    parser.add_argument("--blocks", type=int, default=None,
-                        help="halfspaces, ipconcave: number of blocks t (default: enough for the interior point)")
-
-
-def _build(args: argparse.Namespace) -> Problem:
+def _build(*, alpha: float, beta: float, dim: int | None = None, grid: int | None = None, oracle: str | None = None,
+           blocks: int | None = None) -> Problem:
+    """Halfspaces in dimension ``dim`` (default 2) over [[±``grid``]]^d (default 16) with the
+    coordinate ``oracle`` (default ipconcave; ``blocks``: its number of blocks t); the oracles
+    take (α, β) from the learner."""
     from dpledger.learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle, QCOptOracle
 
-    dimension = 2 if args.dim is None else args.dim
-    grid = 16 if args.grid is None else args.grid
-    concept_class = GridHalfspaces(dimension, grid)
-    name = args.oracle or "ipconcave"
-    if args.blocks is not None and name != "ipconcave":
+    dimension = 2 if dim is None else dim
+    bound = 16 if grid is None else grid
+    concept_class = GridHalfspaces(dimension, bound)
+    name = oracle or "ipconcave"
+    if name not in ORACLES:
+        raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, got {name!r}")
+    if blocks is not None and name != "ipconcave":
         raise ValueError("blocks: --blocks applies to --oracle ipconcave only")
-    oracle = {"ipconcave": lambda: IPConcaveOracle(blocks=args.blocks), "qcopt": QCOptOracle,
-              "exponential": ExponentialDepthOracle}[name]()
-    description = f"{name}: {oracle.description}; ε_A = {oracle.epsilon}"
-    return Problem(concept_class, oracle, description,
-                   lambda rng, n: rng.integers(-grid, grid + 1, size=(n, dimension)))
+    component_oracle = {"ipconcave": lambda: IPConcaveOracle(blocks=blocks), "qcopt": QCOptOracle,
+                        "exponential": ExponentialDepthOracle}[name]()
+    description = f"{name}: {component_oracle.description}; ε_A = {component_oracle.epsilon}"
+    return Problem(concept_class, component_oracle, description,
+                   lambda rng, n: rng.integers(-bound, bound + 1, size=(n, dimension)))
 
 
-SETUPS = [ClassSetup("halfspaces", "halfspaces on [[±X]]^d with depth oracles (Sections 8.1–8.3)", _add_arguments, _build)]
+SETUPS = [ClassSetup("halfspaces", "halfspaces on [[±X]]^d with depth oracles (Sections 8.1–8.3)",
+                     ("dim", "grid", "oracle", "blocks"), _build)]

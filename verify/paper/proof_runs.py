@@ -1,0 +1,65 @@
+"""Running the proof registry's checks: :func:`record_run` runs the tests that check a set of
+statements with pytest and records their outcomes in a status file (``dpledger proofs --run``),
+from pytest's JUnit XML report (:func:`junit_outcomes`)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from dpledger import __version__
+from dpledger.verify.paper.registry import Statement, defined_tests, load_results
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+"""The source tree whose ``tests/`` the registry names (a run needs it)."""
+
+_SEVERITY = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
+
+
+def record_run(statements: tuple[Statement, ...], status_file: Path, slow: bool = True) -> dict[str, str]:
+    """Run the statements' tests with pytest (output on stderr as the progress display), merge the
+    outcomes into ``status_file`` and return them. Node ids whose test function does not exist are
+    recorded as ``not collected`` without asking pytest (which would refuse the whole run), and so
+    are tests pytest did not report (a collection error); tests deselected by ``slow=False`` lose
+    any earlier outcome and become ``not run``."""
+    import subprocess
+    import sys
+    import tempfile
+
+    if not (REPO_ROOT / "tests").is_dir():
+        raise ValueError(f"--run needs the source tree's tests/, not found under {REPO_ROOT}")
+    nodes = sorted({node for s in statements for node in s.tests})
+    present = defined_tests(REPO_ROOT, nodes)
+    outcomes = {node: "not collected" for node in nodes if node not in present}
+    with tempfile.TemporaryDirectory() as scratch:
+        report = Path(scratch) / "junit.xml"
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
+                   *(() if slow else ("-m", "not slow")), *sorted(present)]
+        subprocess.run(command, cwd=REPO_ROOT, stdout=2, stderr=2, check=False)  # fd 2: pytest is the progress display
+        ran = junit_outcomes(report) if report.exists() else {}
+    outcomes.update({node: ran.get(node, "not collected") for node in present if node in ran or slow})
+    previous = load_results(status_file) or {}
+    merged = {node: outcome for node, outcome in previous.items() if node not in nodes}
+    merged.update(outcomes)
+    status_file.parent.mkdir(parents=True, exist_ok=True)
+    status_file.write_text(json.dumps({"dpledger_version": __version__, "results": merged}, indent=1,
+                                      sort_keys=True) + "\n")
+    return merged
+
+
+def junit_outcomes(report: Path) -> dict[str, str]:
+    """Outcome per test function from a pytest JUnit XML report (parametrised cases folded: the
+    worst case wins, and a function is ``passed`` only when no case failed, errored or skipped)."""
+    import xml.etree.ElementTree as ElementTree
+
+    outcomes: dict[str, str] = {}
+    for case in ElementTree.parse(report).iter("testcase"):
+        classname = case.get("classname", "")
+        if not classname:
+            continue  # a collection error: its nodes are missing from the report
+        node = classname.replace(".", "/") + ".py::" + case.get("name", "").split("[")[0]
+        children = {child.tag for child in case}
+        outcome = ("failed" if "failure" in children else "error" if "error" in children
+                   else "skipped" if "skipped" in children else "passed")
+        if _SEVERITY[outcome] >= _SEVERITY.get(outcomes.get(node, "passed"), 0):
+            outcomes[node] = outcome
+    return outcomes

@@ -1,0 +1,172 @@
+"""``dpledger calibrate``: parameters and sample sizes from a privacy (and utility) target, the
+paper's chain beside the tight certified calibration.
+
+* ``carry-forward``: Algorithm 2's parameters and Lemma 6.12's chain (Section 6 of seed 000);
+* ``5.1``, ``8.5``, ``8.8``, ``8.14`` (seed 000) and ``2.1``, ``3.1``, ``4.1`` (seed 002): sample sizes
+  (:mod:`dpledger.verify.paper.theorem_calibration`);
+* ``8.19``: Theorem 8.19 (Boolean compositions) beside the per-component baseline;
+* ``agnostic``: the certified Gaussian noise of seed 002's learners.
+
+Parameters outside a theorem's hypotheses are refused by the library with the hypothesis that fails.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from dpledger.accountant.numerics.certified import enclose, upper_float
+from dpledger.accountant.section6 import PaperChain, Target, TightCalibration, paper_chain, tight_calibration
+from dpledger.verify.paper import theorem_calibration
+from dpledger.verify.service import Exact, Output
+
+BASELINE = ("SUBSTITUTE model of Alon et al.'s closure (one sample per component): k disjoint blocks, "
+            "each running A_i once on an M_A-subsample, amplified to ε by Theorem 3.4")
+MAX_STEPS = 100_000
+"""Largest T of ``calibrate agnostic`` (each certification composes T Gaussian steps)."""
+
+
+def carry_forward_payload(chain: PaperChain, tight: TightCalibration) -> dict[str, Any]:
+    """The JSON of ``calibrate carry-forward`` (also used by the calibration report)."""
+    value = lambda expr: upper_float(enclose(expr))  # noqa: E731
+    g = tight.derivation.guarantee
+    return {
+        "target": {"n": chain.target.n, "k": chain.target.k, "epsilon": value(chain.target.epsilon),
+                   "delta": value(chain.target.delta)},
+        "paper": {
+            "m": chain.m, "q": value(chain.q), "eta": value(chain.eta), "zeta": value(chain.zeta),
+            "ell": chain.ell, "epsilon_res": value(chain.epsilon_res), "delta_res": value(chain.delta_res),
+            "steps": [step.to_dict() for step in chain.steps], "holds": chain.holds,
+            "derivation": chain.derivation.to_dict(),
+        },
+        "tight": {"m": tight.m, "epsilon": g.epsilon_upper, "delta": g.delta_upper, "holds": tight.holds,
+                  "composition": "optimal (Kairouz–Oh–Viswanath) per reservoir, exact amplification"},
+        "sample_saving": tight.sample_saving,
+        "n_paper_for_m": tight.n_paper_for_paper_m,
+        "n_tight_for_m": tight.n_tight_for_paper_m,
+    }
+
+
+def _carry_forward_text(payload: dict[str, Any]) -> str:
+    t, p, tt = payload["target"], payload["paper"], payload["tight"]
+    lines = [f"CarryForwardLearner, n = {t['n']}, k = {t['k']}, target (ε, δ) = ({t['epsilon']:.6g}, {t['delta']:.6g})",
+             "", "Paper's chain (Algorithm 2, Lemma 6.12; certified values):"]
+    for step in p["steps"]:
+        mark = "holds" if step["holds"] else "FAILS"
+        lines.append(f"  {step['statement']:<15} {step['quantity']:<12} = {step['value']:<12.6g} {step['claim']:<40} {mark}")
+    lines += [
+        f"  chain holds: {p['holds']}",
+        "",
+        "Tight calibration (same learner structure, optimal composition, exact η):",
+        f"  largest m = {tt['m']} (paper: {p['m']}); guarantee ε ≤ {tt['epsilon']:.6g}, δ ≤ {tt['delta']:.6g}; holds: {tt['holds']}",
+    ]
+    lines.append(f"  for m = {p['m']}: paper's formula needs n = {payload['n_paper_for_m']}, tight accounting needs "
+                 f"n = {payload['n_tight_for_m']} — sample saving ×{payload['sample_saving']:.3g}")
+    return "\n".join(lines)
+
+
+def carry_forward(*, n: int, k: int, epsilon: Exact, delta: Exact) -> Output:
+    """CarryForwardLearner (Algorithm 2) on n records with k components at target (ε, δ): Lemma
+    6.12's chain at Algorithm 2's m, and the largest m the tight certified calibration allows."""
+    target = Target.of(n, k, epsilon, delta)
+    chain = paper_chain(target)
+    payload = carry_forward_payload(chain, tight_calibration(target, chain.m))
+    return Output(payload, _carry_forward_text(payload))
+
+
+def theorem_5_1(*, oracle_m: int | None = None, k: int | None = None, vc: int | None = None,
+                component_class: str | None = None, domain_size: int = 2**16, alpha: Exact = "0.1",
+                beta: Exact = "0.1", epsilon: Exact = "0.5", delta: Exact = "1e-6") -> Output:
+    """Theorem 5.1: m and n for oracles of requirement M_A = ``oracle_m`` on a class of k components
+    and VC dimension ``vc``, or for the completion-score oracle on a grid ``component_class`` over
+    [0, ``domain_size``) (which sets k and the VC dimension)."""
+    return Output(**theorem_calibration.theorem_5_1(k, vc, alpha, beta, epsilon, delta, oracle_m=oracle_m,
+                                                    component_class=component_class, domain_size=domain_size))
+
+
+def halfspace_theorem(*, theorem: str, oracle: str, dimension: int = 2, grid: int = 16, alpha: Exact = "0.1",
+                      beta: Exact = "0.1", epsilon: Exact = "0.5", delta: Exact = "1e-6") -> Output:
+    """Theorem 8.5, 8.8 or 8.14 (``theorem``, e.g. ``"Theorem 8.8"``): halfspaces over [[±grid]]^d
+    learned by CarryForwardLearner with ``oracle``."""
+    return Output(**theorem_calibration.halfspace_theorem(theorem, oracle, dimension, grid, alpha, beta, epsilon,
+                                                          delta))
+
+
+def agnostic_theorem(*, theorem: str, dimension: int = 10, degree: int | None = None, alpha: Exact = "0.2",
+                     beta: Exact = "0.1", epsilon: Exact = "0.5", delta: Exact = "1e-6") -> Output:
+    """Theorem 2.1, 3.1 or 4.1 of seed 002 (``theorem``): the as-implemented sample size under the
+    paper's noise accounting and the certified one (``degree``: None for the learner's default)."""
+    return Output(**theorem_calibration.agnostic_theorem(theorem, dimension, degree, alpha, beta, epsilon, delta))
+
+
+def theorem_8_19(*, k: int, components: Sequence[str] | None = None, domain_size: int = 2**16,
+                 alpha: Exact = "0.1", beta: Exact = "0.1", epsilon: Exact = "0.5", delta: Exact = "1e-6") -> Output:
+    """Theorem 8.19: CarryForwardLearner with the Proposition 8.16 oracles for G(H_1, …, H_k), the
+    components ``components`` (default: k thresholds) on the grid [0, ``domain_size``), paper
+    against tight, beside the per-component baseline :data:`BASELINE`."""
+    from dpledger.learners.boolean.composition import HypothesisSpace, component_class, composition_vc_bound
+    from dpledger.learners.calibration.boolean import separate_samples_baseline
+    from dpledger.learners.calibration.boolean import theorem_8_19 as calibration
+
+    names = list(components) if components else ["thresholds"] * k
+    if len(names) != k:
+        raise ValueError(f"components: --k is {k} but {len(names)} component classes were given")
+    classes = [component_class(name, domain_size) for name in names]
+    rows = [(name, H.vc_dimension, len(HypothesisSpace(H))) for name, H in zip(names, classes)]
+    vc = composition_vc_bound([H.vc_dimension for H in classes])
+    result = calibration(rows, vc, alpha, beta, epsilon, delta)
+    sample = result.sample
+    baseline = separate_samples_baseline(result.m_oracle, k, epsilon)
+    sample_json, sample_lines = theorem_calibration.sample_report(sample)
+    payload: dict[str, Any] = {
+        "statement": "Theorem 8.19",
+        "target": {"k": k, "alpha": alpha, "beta": beta, "epsilon": epsilon, "delta": delta},
+        "components": [c.to_dict() for c in result.components],
+        "parameters": {"epsilon_B": 1, "delta_B": upper_float(enclose(result.delta_b)), **sample.run.to_dict()},
+        "vc_bound": vc,
+        **sample_json,
+        "baseline": {"n": baseline, "model": BASELINE},
+        "ratio_n_over_baseline": sample.n_paper / baseline,
+    }
+    lines = [f"Theorem 8.19 for G(H_1..H_{k}) on [0, {domain_size}): α = {alpha}, β = {beta}, "
+             f"ε = {epsilon}, δ = {delta}",
+             "  choices: ε_B = 1, δ_B = δ/(64e²k) (B_i pure: δ_A = 0), τ = α/(40k), β_A = β/(4k)"]
+    for c in result.components:
+        lines.append(f"  {c.name:<11} d = {c.vc_dimension}, |H| = {c.hypotheses}, m_B(τ/2, β_A/2, 1) = {c.m_b}, "
+                     f"ARelabel |S| = {c.m_relabel}, M_A,i = {c.m_oracle}")
+    lines += [f"  VC(C) ≤ {vc} (composition bound)", *sample_lines,
+              f"  baseline ({BASELINE}): n = {baseline}; CarryForwardLearner (paper) / baseline = "
+              f"{sample.n_paper / baseline:.4g}"]
+    return Output(payload, "\n".join(lines))
+
+
+def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
+    """The Gaussian noise σ/Δ the agnostic learners of seed 002 need for (ε, δ), certified by the
+    accountant: Theorems 2.1/D.1 — T adaptively composed steps of the private L1 optimiser on one
+    block, under advanced composition (Dwork–Roth Theorem 3.20) and under the exact composition of
+    Gaussian mechanisms (Dong–Roth–Su Cor 3.3); Theorems 3.1/4.1 — one Gaussian release per block.
+    The seed lost its sample-size formulas, so noise, not n, is calibrated."""
+    from fractions import Fraction
+
+    from dpledger.accountant import account
+    from dpledger.learners.calibration.agnostic_noise import certified_ratio, check_privacy, noise_event
+
+    eps, dlt = check_privacy(epsilon, delta)  # the learners' range: 0 < ε ≤ 100, 0 < δ < 1
+    if steps > MAX_STEPS:
+        raise ValueError(f"steps must be at most {MAX_STEPS}, got {steps}")
+    plan = (("theorem_2_1_l1_optimiser_advanced", steps, "advanced"),
+            ("theorem_2_1_l1_optimiser_exact_gaussian", steps, "optimal"),
+            ("theorem_3_1_4_1_single_release", 1, "optimal"))
+    rows = {}
+    for name, count, method in plan:
+        ratio = certified_ratio(eps, dlt, count, method)
+        guarantee = account(noise_event(1 / ratio, Fraction(1), dlt, count, method)).guarantee
+        rows[name] = {"steps": count, "method": method, "sigma_over_sensitivity": float(1 / ratio),
+                      "epsilon": guarantee.epsilon_upper, "delta": guarantee.delta_upper,
+                      "holds": guarantee.meets(eps, dlt).holds}
+    payload = {"epsilon": float(eps), "delta": float(dlt), "calibrations": rows}
+    lines = [f"Certified Gaussian noise for the agnostic learners, target (ε, δ) = ({epsilon}, {delta}):"]
+    for key, row in rows.items():
+        lines.append(f"  {key:<42} T = {row['steps']:<6} σ/Δ = {row['sigma_over_sensitivity']:<12.6g} "
+                     f"certified ε ≤ {row['epsilon']:.6g}, δ ≤ {row['delta']:.3g}: {'holds' if row['holds'] else 'FAILS'}")
+    return Output(payload, "\n".join(lines))
+

@@ -1,0 +1,139 @@
+"""``dpledger run``: a learner on synthetic data, with the guarantee the accountant derives from
+the run's trace against the claim.
+
+* ``carry-forward``: CarryForwardLearner (Algorithm 2 of seed 000) on realizable data from a random
+  target concept of a class set up by :mod:`dpledger.verify.paper.setups`, with round telemetry;
+* ``agnostic``: a private agnostic halfspace learner of seed 002 (Theorems 2.1, 3.1, 4.1) on
+  Gaussian data labelled by a random halfspace with label noise, beside the target halfspace and
+  the same algorithm with privacy off.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from dpledger.verify.paper.setups import setup
+from dpledger.verify.service import Exact, Output
+
+SUBSTITUTES = {
+    "improper": "private L1 optimiser: noisy projected subgradient descent (substitute for Kulkarni–Lee–Liu 2021)",
+    "proper": "subspace: top-k eigenvectors of E[∇p∇pᵀ] with fixed k (substitute for DKKTZ21a's eigenvalue threshold)",
+    "semi-agnostic": "ramp surrogate of width = OPT guess (stand-in for the seed's lost Equation 12)",
+}
+
+ALGORITHMS = ("improper", "proper", "semi-agnostic")
+"""The learners of seed 002 (``dpledger.learners.agnostic.LEARNERS``; imported when a run starts)."""
+
+MAX_VALUES = 10**8
+"""Largest n·dim of one ``run agnostic`` (2·10⁸ floats ≈ 1.6 GB; about a minute of fitting)."""
+
+
+def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: str = "paper", epsilon: Exact = "1",
+                  delta: Exact = "1e-6", alpha: float = 0.1, beta: float = 0.1, seed: int = 0, test_size: int = 10_000,
+                  **class_options: Any) -> Output:
+    """CarryForwardLearner on ``n`` records of the class ``concept`` (a setup's name, built with
+    ``class_options``: the keyword values its :attr:`~dpledger.verify.paper.setups.ClassSetup.options`
+    name), scored on ``test_size`` fresh records; m from ``calibration`` unless given."""
+    import numpy as np
+
+    from dpledger.learners.carry_forward import CarryForwardLearner, jsonable
+    from dpledger.learners.synthetic import random_concept
+
+    problem = setup(concept).build(alpha=alpha, beta=beta, **class_options)
+    concept_class = problem.concept_class
+    rng = np.random.default_rng(seed)
+    target = random_concept(concept_class, rng)
+    X = problem.sample(rng, n)
+    X_test = problem.sample(rng, test_size)
+    learner = CarryForwardLearner(concept_class, oracle=problem.oracle, epsilon=epsilon, delta=delta,
+                                  alpha=alpha, beta=beta, m=m, calibration=calibration, random_state=seed)
+    learner.fit(X, concept_class.evaluate(target, X), X_holdout=X_test)
+    test_error = 1 - learner.score(X_test, concept_class.evaluate(target, X_test))
+    g = learner.guarantee_
+    payload = {
+        "class": repr(concept_class), "target_concept": jsonable(target),
+        "hypothesis": jsonable(learner.hypothesis_), "test_error": test_error,
+        "n": n, "m": learner.m_, "oracle": problem.oracle_description,
+        "guarantee": {"epsilon": g.epsilon_upper, "delta": g.delta_upper},
+        "claimed": {"epsilon": float(Fraction(epsilon)), "delta": float(Fraction(delta))},
+        "holds": learner.holds_,
+        "rounds": [r.to_dict() for r in learner.rounds_],
+        "oracle_rounds": [r.to_dict() for r in getattr(problem.oracle, "history_", [])],
+        "trace": learner.derivation_.to_dict(),
+    }
+    lines = [
+        f"CarryForwardLearner on {concept_class!r}, n = {n}, m = {learner.m_}; oracle: {problem.oracle_description}",
+        f"  target concept {payload['target_concept']}, learned {payload['hypothesis']}, test error {test_error:.4g}",
+        f"  derived guarantee ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g} (certified); "
+        f"target ({epsilon}, {delta}): {'holds' if learner.holds_ else 'DOES NOT HOLD for this m and n'}",
+    ]
+    for r in learner.rounds_:
+        population = "" if r.population_disagreement is None else f", population {r.population_disagreement:.4g}"
+        lines.append(f"  round {r.round}: y = {r.component}, oracle τ̂ = {r.oracle_disagreement:.4g}, "
+                     f"LabelBoost disagreement {r.labelboost_disagreement:.4g} (2τ = {r.bound:.4g}){population}")
+    for r in payload["oracle_rounds"]:
+        lines.append(f"  oracle round {r['round']}: depth {r['depth']} of m = {r['m']}"
+                     f" (full depth in the domain: {r['full_depth_in_domain']})")
+    lines += ["", learner.derivation_.to_text()]
+    return Output(payload, "\n".join(lines))
+
+
+def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact = "1e-5", noise: float = 0.1,
+             noise_model: str = "random", degree: int | None = None, seed: int = 0) -> Output:
+    """The seed-002 learner ``algorithm`` (one of :data:`ALGORITHMS`) at (ε, δ) on n training and n
+    test points in ``dim`` dimensions with a fraction ``noise`` of flipped labels (``noise_model``);
+    ``degree``: the polynomial degree (improper, proper; None for the learner's default)."""
+    import numpy as np
+
+    from dpledger.learners.agnostic import LEARNERS
+    from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
+    from dpledger.learners.randomness import Sampled
+
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+    if seed < 0:
+        raise ValueError(f"--seed must be ≥ 0, got {seed}")
+    if degree is not None and algorithm == "semi-agnostic":
+        raise ValueError("--degree does not apply to --algorithm semi-agnostic")
+    if n * dim > MAX_VALUES:
+        raise ValueError(f"n·dim must be at most {MAX_VALUES:.0e} (the run holds a training and a test sample of "
+                         f"n points in memory and fits twice), got {n}·{dim}; use the learners' API for more")
+    rng = Sampled(seed)
+    train = halfspace_data(n, dim, noise, noise_model, rng)
+    test = labelled_sample(n, train.w, train.t, noise, noise_model, rng)
+    options: dict[str, Any] = {} if degree is None else {"degree": degree}
+    learner_class = LEARNERS[algorithm]
+    private = learner_class(epsilon, delta, random_state=seed, **options).fit(train.X, train.y)
+    baseline = learner_class(None, None, random_state=seed, **options).fit(train.X, train.y)
+    derivation = private.derivation_
+    claim = derivation.claims()[0]
+    payload = {
+        "algorithm": algorithm,
+        "statement": claim.statement,
+        "dim": dim,
+        "n": n,
+        "noise": noise,
+        "noise_model": noise_model,
+        "seed": seed,
+        "test_error": 1.0 - private.score(test.X, test.y),
+        "opt_error": float(np.mean(test.target_predictions(test.X) != test.y)),
+        "nonprivate_error": 1.0 - baseline.score(test.X, test.y),
+        "guarantee": private.guarantee_.to_dict(),
+        "claimed": {"statement": claim.statement, "epsilon": epsilon, "delta": delta},
+        "holds": private.claim_holds(),
+        "substitute": SUBSTITUTES[algorithm],
+        "trace": derivation.to_dict(),
+    }
+    g = private.guarantee_
+    text = "\n".join([
+        f"{algorithm} learner ({claim.statement}), d={dim}, n={n}, {noise:g} {noise_model} label noise, seed {seed}",
+        f"  test error        {payload['test_error']:.4f}",
+        f"  target halfspace  {payload['opt_error']:.4f}  (OPT on the same noisy labels)",
+        f"  privacy off       {payload['nonprivate_error']:.4f}",
+        f"  certified         ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g}",
+        f"  claimed           ε = {epsilon}, δ = {delta}: {'holds' if payload['holds'] else 'FAILS'}",
+        f"  substitute        {payload['substitute']}",
+        "derivation:",
+        derivation.to_text(),
+    ])
+    return Output(payload, text)
