@@ -3,7 +3,8 @@
 An event is data. Its docstring states the mathematics fully enough to write an accountant for
 it; :mod:`dpledger.accountant.rules` is that accountant. Parameters are exact sympy numbers (see
 :func:`dpledger.accountant.numerics.certified.exact`). Neighbouring relation throughout: substitute-one on
-fixed-size datasets (seed 000, Section 3.2), unless an event says otherwise.
+fixed-size datasets (seed 000, Section 3.2), unless an event says otherwise: primitives state
+theirs in ``relation``, and :mod:`dpledger.accountant.relations` says what each transform needs.
 """
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from typing import Any, ClassVar
 from dpledger.accountant.numerics.certified import certainly_le, certainly_lt, exact
 
 COMPOSITION_METHODS = ("basic", "advanced", "optimal")
+RELATIONS = ("substitute", "add_remove")
+"""Neighbouring relations (see :mod:`dpledger.accountant.relations`): substitute-one on fixed-size
+datasets, or add/remove-one."""
 GAUSSIAN_CALIBRATIONS = ("analytic", "classical")
 
 
@@ -35,6 +39,11 @@ def _probability(event: Any, name: str, *, allow_zero: bool) -> None:
         interval = "[0, 1)" if allow_zero else "(0, 1)"
         raise ValueError(f"{name} must be in {interval}, got {value}")
     _set(event, name, value)
+
+
+def _relation(event: Any) -> None:
+    if event.relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {RELATIONS}, got {event.relation!r}")
 
 
 def _count(event: Any, name: str, minimum: int = 1) -> None:
@@ -77,9 +86,11 @@ class PureDP(Event):
     """A mechanism that is ε-DP: Pr[M(S)∈E] ≤ e^ε Pr[M(S')∈E] (Definition 3.2, δ = 0)."""
 
     epsilon: Any
+    relation: str = "substitute"
 
     def __post_init__(self) -> None:
         _positive(self, "epsilon")
+        _relation(self)
 
 
 @dataclass(frozen=True)
@@ -88,10 +99,12 @@ class ApproxDP(Event):
 
     epsilon: Any
     delta: Any
+    relation: str = "substitute"
 
     def __post_init__(self) -> None:
         _positive(self, "epsilon")
         _probability(self, "delta", allow_zero=True)
+        _relation(self)
 
 
 @dataclass(frozen=True)
@@ -101,10 +114,12 @@ class Laplace(Event):
 
     scale: Any
     sensitivity: Any = 1
+    relation: str = "substitute"
 
     def __post_init__(self) -> None:
         _positive(self, "scale")
         _positive(self, "sensitivity")
+        _relation(self)
 
 
 @dataclass(frozen=True)
@@ -119,8 +134,10 @@ class Gaussian(Event):
     delta: Any
     sensitivity: Any = 1
     calibration: str = "analytic"
+    relation: str = "substitute"
 
     def __post_init__(self) -> None:
+        _relation(self)
         _positive(self, "sigma")
         _probability(self, "delta", allow_zero=False)
         _positive(self, "sensitivity")
@@ -135,10 +152,12 @@ class ExponentialMechanism(Event):
 
     epsilon: Any
     candidates: int = 1
+    relation: str = "substitute"
 
     def __post_init__(self) -> None:
         _positive(self, "epsilon")
         _count(self, "candidates")
+        _relation(self)
 
 
 @dataclass(frozen=True)
@@ -148,10 +167,12 @@ class RandomizedResponse(Event):
 
     epsilon: Any
     num_values: int = 2
+    relation: str = "substitute"
 
     def __post_init__(self) -> None:
         _positive(self, "epsilon")
         _count(self, "num_values", minimum=2)
+        _relation(self)
 
 
 # --- transforms -------------------------------------------------------------------------
@@ -254,19 +275,42 @@ class SubsampleWithReplacement(Event):
 
 @dataclass(frozen=True)
 class PoissonSubsample(Event):
-    """Runs the child on a subset containing each record independently with probability q:
-    (log(1 + q(e^ε − 1)), qδ)-DP under add/remove-one neighbours (Balle–Barthe–Gaboardi 2018,
-    Theorem 8). The child must be DP on arbitrary neighbours."""
+    """Runs the child on a subset containing each record independently with probability q. The
+    child must be DP on arbitrary neighbours under **add/remove** (the subset's size varies).
+
+    * ``relation="add_remove"`` (the default): (log(1 + q(e^ε − 1)), qδ)-DP under add/remove-one
+      neighbours (Balle–Barthe–Gaboardi 2018, Theorem 8).
+    * ``relation="substitute"``: the guarantee under substitute-one neighbours S = T ∪ {x},
+      S′ = T ∪ {x′}. Couple the two samplings with one coin for the changed slot: with probability
+      1 − q both subsets are the same, else they are T′ ∪ {x} and T′ ∪ {x′}, whose outputs B, B′
+      satisfy B ≤ e^ε A + δ and A ≤ e^ε B′ + δ against A = M(T′). Then
+      P = (1 − q)A + qB ≤ (1 − q + qe^ε)A + qδ and P′ ≥ (1 − q + qe^{−ε})A − qe^{−ε}δ, so
+      ε′ = log((1 + q(e^ε − 1))/(1 − q(1 − e^{−ε}))) and δ′ = qδ(1 + e^{ε′−ε}); the worst case
+      B = e^ε A, B′ = e^{−ε}A is attained by randomized response, so ε′ is exact for δ = 0."""
 
     child: Event
     rate: Any
+    relation: str = "add_remove"
 
     def __post_init__(self) -> None:
         _child(self)
+        _relation(self)
         value = exact(self.rate, "rate")
         if not (value.is_positive and certainly_le(value, 1)):
             raise ValueError(f"rate q must be in (0, 1], got {value}")
         _set(self, "rate", value)
+
+
+@dataclass(frozen=True)
+class AddRemoveToSubstitute(Event):
+    """The child is (ε, δ)-DP under add/remove-one neighbours; a substitution is a removal followed
+    by an addition, so by group privacy it is (2ε, (1 + e^ε)δ)-DP under substitute-one neighbours:
+    P ≤ e^ε Q + δ ≤ e^ε(e^ε R + δ) + δ (Dwork–Roth 2014, Theorem 2.2, with the tighter δ)."""
+
+    child: Event
+
+    def __post_init__(self) -> None:
+        _child(self)
 
 
 @dataclass(frozen=True)
@@ -336,8 +380,11 @@ class Claim(Event):
     child: Event
     epsilon: Any
     delta: Any = 0
+    relation: str = "substitute"
+    """The neighbouring relation the claim is stated under; a derivation under another one fails it."""
 
     def __post_init__(self) -> None:
+        _relation(self)
         if not isinstance(self.statement, str) or not self.statement.strip():
             raise ValueError("statement must be a non-empty string such as 'Lemma 6.2'")
         _child(self)
@@ -350,7 +397,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
     for cls in (
         PureDP, ApproxDP, Laplace, Gaussian, ExponentialMechanism, RandomizedResponse,
         OnRealizableInputs, PostProcessing, LabelBoostThen, LabelBoostRealizable,
-        LabelBoostCarrier, SubsampleWithoutReplacement, SubsampleWithReplacement, PoissonSubsample, Composition,
+        LabelBoostCarrier, SubsampleWithoutReplacement, SubsampleWithReplacement, PoissonSubsample,
+        AddRemoveToSubstitute, Composition,
         ParallelComposition, Claim,
     )
 }

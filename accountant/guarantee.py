@@ -8,6 +8,7 @@ from typing import Any
 import sympy
 from mpmath import iv
 
+from dpledger.accountant.events import RELATIONS
 from dpledger.accountant.numerics.certified import certainly_le, enclose, exact, upper_float
 
 DOMAINS = ("arbitrary", "realizable")
@@ -29,15 +30,25 @@ class Verdict:
 class Guarantee:
     """(ε, δ)-DP as exact expressions. ``domain`` is ``"arbitrary"`` for standard DP on all
     neighbours (Definition 3.2) or ``"realizable"`` for DP only between C-realizable
-    neighbours (Definition 3.6)."""
+    neighbours (Definition 3.6); ``relation`` is the neighbouring relation it holds under
+    (``"substitute"`` or ``"add_remove"``, :mod:`dpledger.accountant.relations`)."""
 
     epsilon: sympy.Expr
     delta: sympy.Expr
     domain: str = "arbitrary"
+    relation: str = "substitute"
 
     def __post_init__(self) -> None:
         if self.domain not in DOMAINS:
             raise ValueError(f"domain must be one of {DOMAINS}, got {self.domain!r}")
+        if self.relation not in RELATIONS:
+            raise ValueError(f"relation must be one of {RELATIONS}, got {self.relation!r}")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields without the cached properties: they are recomputed on demand, and the
+        enclosures are mpmath intervals, whose class pickle cannot name (issue 14, E.2)."""
+        return {name: value for name, value in vars(self).items()
+                if not isinstance(getattr(type(self), name, None), cached_property)}
 
     @cached_property
     def epsilon_interval(self) -> iv.mpf:
@@ -57,13 +68,22 @@ class Guarantee:
         """A float ≥ the exact δ."""
         return upper_float(self.delta_interval)
 
-    def meets(self, epsilon: Any, delta: Any) -> Verdict:
+    @cached_property
+    def vacuous(self) -> bool:
+        """δ ≥ 1 (proved): the guarantee says nothing, whatever ε is."""
+        return certainly_le(1, self.delta) is True
+
+    def meets(self, epsilon: Any, delta: Any, relation: str | None = None) -> Verdict:
         """Rigorous check of ε ≤ target ε and δ ≤ target δ (never True through rounding).
-        A guarantee on realizable inputs only never meets a standard DP target."""
+        A guarantee on realizable inputs only never meets a standard DP target; with ``relation``,
+        a guarantee under another neighbouring relation never meets it either."""
+        if relation is not None and relation not in RELATIONS:
+            raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
         eps_ok = certainly_le(self.epsilon, exact(epsilon, "epsilon"))
         delta_ok = certainly_le(self.delta, exact(delta, "delta"))
         decided = eps_ok is not None and delta_ok is not None
-        holds = bool(eps_ok) and bool(delta_ok) and self.domain == "arbitrary"
+        holds = (bool(eps_ok) and bool(delta_ok) and self.domain == "arbitrary"
+                 and relation in (None, self.relation))
         return Verdict(holds=holds, epsilon_holds=bool(eps_ok), delta_holds=bool(delta_ok), decided=decided)
 
     def to_dict(self) -> dict[str, Any]:
@@ -73,4 +93,14 @@ class Guarantee:
             "epsilon_expr": str(self.epsilon),
             "delta_expr": str(self.delta),
             "domain": self.domain,
+            "relation": self.relation,
+            "vacuous": self.vacuous,
         }
+
+    def scope(self) -> str:
+        """What a reader must know beside (ε, δ): realizable inputs only, add/remove neighbours,
+        a vacuous δ — empty for standard substitute-one DP with δ < 1."""
+        notes = ["realizable inputs only"] if self.domain == "realizable" else []
+        notes += ["add/remove neighbours"] if self.relation == "add_remove" else []
+        notes += ["vacuous: δ ≥ 1"] if self.vacuous else []
+        return "".join(f" [{note}]" for note in notes)

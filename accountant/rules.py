@@ -7,13 +7,14 @@ formula so that reports can print the chain. An event with no rule raises ``Valu
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
 import sympy
 
 from dpledger.accountant import events as ev
+from dpledger.accountant.relations import relation_of
 from dpledger.accountant.numerics.certified import certainly_le
 from dpledger.accountant.guarantee import Guarantee, Verdict
 from dpledger.accountant.numerics.special import AnalyticGaussianEpsilon, HeterogeneousOptimalEpsilon, OptimalCompositionEpsilon
@@ -36,7 +37,7 @@ class ClaimCheck:
         eps_ok = certainly_le(self.derived.epsilon, self.claimed.epsilon)
         delta_ok = certainly_le(self.derived.delta, self.claimed.delta)
         return Verdict(
-            holds=bool(eps_ok) and bool(delta_ok),
+            holds=bool(eps_ok) and bool(delta_ok) and self.derived.relation == self.claimed.relation,
             epsilon_holds=bool(eps_ok),
             delta_holds=bool(delta_ok),
             decided=eps_ok is not None and delta_ok is not None,
@@ -69,8 +70,7 @@ class Derivation:
         lines = []
         for depth, node in self.walk():
             g = node.guarantee
-            scope = "" if g.domain == "arbitrary" else " [realizable inputs only]"
-            line = f"{'  ' * depth}{node.rule} ({node.source}): ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g}{scope}"
+            line = f"{'  ' * depth}{node.rule} ({node.source}): ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g}{g.scope()}"
             if node.claim is not None:
                 mark = "holds" if node.claim.verdict.holds else "FAILS"
                 c = node.claim.claimed
@@ -134,7 +134,12 @@ def account(event: ev.Event) -> Derivation:
     rule = _RULES.get(type(event))
     if rule is None:
         raise ValueError(f"no accounting rule for event {type(event).__name__}")
-    return rule(event, [account(child) for child in event.subevents])
+    children = [account(child) for child in event.subevents]
+    relation = relation_of(event, [child.guarantee.relation for child in children])
+    derivation = rule(event, children)
+    if derivation.guarantee.relation == relation:
+        return derivation
+    return replace(derivation, guarantee=replace(derivation.guarantee, relation=relation))
 
 
 def _domain(children: list[Derivation]) -> str:
@@ -280,12 +285,50 @@ def _with_replacement(event: ev.SubsampleWithReplacement, children: list[Derivat
 
 @_rule(ev.PoissonSubsample)
 def _poisson(event: ev.PoissonSubsample, children: list[Derivation]) -> Derivation:
-    return _amplified(event, children[0], event.rate, "Poisson subsampling", "Balle–Barthe–Gaboardi 2018, Thm 8")
+    if event.relation == "add_remove":
+        return _amplified(event, children[0], event.rate, "Poisson subsampling", "Balle–Barthe–Gaboardi 2018, Thm 8")
+    child = children[0]
+    _require_arbitrary(child, "Poisson subsampling")
+    g, q = child.guarantee, event.rate
+    epsilon = sympy.log((1 + q * (sympy.exp(g.epsilon) - 1)) / (1 - q * (1 - sympy.exp(-g.epsilon))))
+    return Derivation(
+        event, Guarantee(epsilon, q * g.delta * (1 + sympy.exp(epsilon - g.epsilon))),
+        "Poisson subsampling under substitution (coupling)", "PoissonSubsample docstring (coupling, BBG 2018)",
+        r"(\log\tfrac{1 + q(e^{\varepsilon}-1)}{1 - q(1-e^{-\varepsilon})},\ q\delta(1 + e^{\varepsilon'-\varepsilon}))",
+        (child,),
+    )
+
+
+@_rule(ev.AddRemoveToSubstitute)
+def _add_remove_to_substitute(event: ev.AddRemoveToSubstitute, children: list[Derivation]) -> Derivation:
+    g = children[0].guarantee
+    return Derivation(
+        event, Guarantee(2 * g.epsilon, (1 + sympy.exp(g.epsilon)) * g.delta, g.domain),
+        "add/remove to substitute-one (group privacy, k = 2)", "Dwork–Roth 2014, Thm 2.2",
+        r"(2\varepsilon,\ (1 + e^{\varepsilon})\delta)", tuple(children),
+    )
+
+
+class Max(sympy.Max):
+    """sympy's ``Max``, never evaluated. sympy's ``Max`` compares its arguments numerically when
+    built (uncertified, and refused for the special functions of
+    :mod:`dpledger.accountant.numerics.special`, which are not "comparable"); the rules build it
+    unevaluated, but sympy rebuilds an expression as ``type(expr)(*args)`` — in ``pickle.loads``,
+    ``copy.deepcopy``, ``func(*args)`` — and that call evaluated, so a fitted learner's guarantee
+    could not be unpickled or copied (issue 14, E.2). The class keeps sympy's name, so printing,
+    LaTeX and the canonical order of arguments are those of ``sympy.Max``; the certified
+    enclosures and comparisons treat it as the ``sympy.Max`` it is."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args: Any, **assumptions: Any) -> sympy.Expr:
+        assumptions["evaluate"] = False
+        return super().__new__(cls, *args, **assumptions)
 
 
 def _max(values: list[sympy.Expr]) -> sympy.Expr:
     unique = list(dict.fromkeys(values))
-    return unique[0] if len(unique) == 1 else sympy.Max(*unique, evaluate=False)
+    return unique[0] if len(unique) == 1 else Max(*unique)
 
 
 @_rule(ev.Composition)
@@ -369,7 +412,7 @@ def _parallel(event: ev.ParallelComposition, children: list[Derivation]) -> Deri
 @_rule(ev.Claim)
 def _claim(event: ev.Claim, children: list[Derivation]) -> Derivation:
     derived = children[0].guarantee
-    claimed = Guarantee(event.epsilon, event.delta, derived.domain)
+    claimed = Guarantee(event.epsilon, event.delta, derived.domain, event.relation)
     return Derivation(
         event, derived, "paper claim", event.statement, r"\text{derived} \le \text{claimed}",
         tuple(children), ClaimCheck(event.statement, claimed, derived),

@@ -49,8 +49,8 @@ def test_theorem_3_4_amplification_certified_above_60_digit_reference(eps, q):
 @given(eps_values, rates, rates)
 def test_amplification_is_monotone_in_q(eps, q1, q2):
     low, high = sorted((q1, q2))
-    g_low = account(ev.PoissonSubsample(ev.PureDP(eps), low)).guarantee
-    g_high = account(ev.PoissonSubsample(ev.PureDP(eps), high)).guarantee
+    g_low = account(ev.PoissonSubsample(ev.PureDP(eps, relation="add_remove"), low)).guarantee
+    g_high = account(ev.PoissonSubsample(ev.PureDP(eps, relation="add_remove"), high)).guarantee
     assert g_low.epsilon_interval.a <= g_high.epsilon_interval.b
 
 
