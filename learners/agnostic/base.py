@@ -1,10 +1,18 @@
-"""What the three learners share: scikit-learn conventions (``fit``/``predict``/``score``,
-labels in {−1, 1} or {0, 1} returned in the encoding seen by ``fit``) and the ledger
-(``trace_`` — the event tree wrapped in the theorem's ``Claim`` —, ``derivation_`` and
-``guarantee_``, the accountant's certified guarantee of the trace)."""
+"""What the three learners share: scikit-learn conventions (``fit``/``predict``/``score``) and
+the ledger (``trace_`` — the event tree wrapped in the theorem's ``Claim`` —, ``derivation_`` and
+``guarantee_``, the accountant's certified guarantee of the trace).
+
+Labels are public (issue 14, B.1): the constructor parameter ``labels`` = (negative, positive),
+default (−1, 1), declares the label set; ``classes_`` is that pair and ``predict`` returns only
+its two values, whatever the data. Reading the encoding from the labels seen by ``fit`` would
+let one record decide the output space (all labels 1 → {−1, 1}, one label 0 → {0, 1}): a
+neighbouring dataset identified with certainty, ε = ∞, covered by no event of the trace.
+A label outside the declared set is refused in ``fit`` with a message that names only the
+declared set (:func:`dpledger.learners.agnostic.data.check_labels`)."""
 from __future__ import annotations
 
 from fractions import Fraction
+from inspect import signature
 from typing import Any
 
 import numpy as np
@@ -12,7 +20,7 @@ import numpy as np
 from dpledger.accountant import account
 from dpledger.accountant.events import Claim, Event
 from dpledger.learners.calibration.agnostic_noise import check_privacy
-from dpledger.learners.agnostic.data import check_labels, check_X
+from dpledger.learners.agnostic.data import check_label_set, check_labels, check_X
 
 
 def check_int(value: Any, name: str, low: int, high: int | None = None) -> int:
@@ -37,9 +45,25 @@ class HalfspaceLearnerBase:
 
     statement: str = ""
 
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters, as stored (scikit-learn's estimator contract, so that
+        ``sklearn.base.clone`` works); ``deep`` is accepted and has nothing to descend into."""
+        return {name: getattr(self, name) for name in signature(type(self).__init__).parameters if name != "self"}
+
+    def set_params(self, **params: Any) -> HalfspaceLearnerBase:
+        """Set constructor parameters by name; ``ValueError`` naming an unknown one."""
+        known = self.get_params()
+        for name, value in params.items():
+            if name not in known:
+                raise ValueError(f"{name!r} is not a parameter of {type(self).__name__}; parameters: {', '.join(known)}")
+            setattr(self, name, value)
+        return self
+
     def fit(self, X: Any, y: Any) -> HalfspaceLearnerBase:
         X = check_X(X)
-        labels, self.classes_ = check_labels(y, X.shape[0])
+        classes = check_label_set(self.labels)
+        labels = check_labels(y, X.shape[0], classes)
+        self.classes_ = classes
         self.n_features_in_ = X.shape[1]
         privacy = check_privacy(self.epsilon, self.delta)
         event = self._fit(X, labels, privacy)
@@ -74,7 +98,7 @@ class HalfspaceLearnerBase:
     def score(self, X: Any, y: Any) -> float:
         """Accuracy on (X, y)."""
         X = self._checked(X)
-        labels, _ = check_labels(y, X.shape[0])
+        labels = check_labels(y, X.shape[0], self.classes_)
         return float(np.mean(np.where(self.decision_function(X) >= 0, 1.0, -1.0) == labels))
 
     def claim_holds(self) -> bool:

@@ -49,20 +49,35 @@ def check_X(X: Any, dim: int | None = None) -> np.ndarray:
     return array
 
 
-def check_labels(y: Any, n: int) -> tuple[np.ndarray, tuple[int, int]]:
-    """Labels in {−1, 1} or {0, 1} as a ±1 array, and the classes (negative, positive)."""
-    array = np.asarray(y)
+def check_label_set(labels: Any) -> tuple[Any, Any]:
+    """The declared label set (negative, positive): two distinct labels, both numbers (not NaN)
+    or both strings; ``ValueError`` naming ``labels`` otherwise. Only what the user passed is echoed."""
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, (tuple, list)) or len(labels) != 2:
+        raise ValueError(f"labels must be a pair (negative, positive), got {labels!r}")
+    numbers = [isinstance(label, (int, float, np.integer, np.floating)) and not np.isnan(label) for label in labels]
+    if not (all(numbers) or all(isinstance(label, str) for label in labels)):
+        raise ValueError(f"labels must be two numbers or two strings, got {labels!r}")
+    negative, positive = labels
+    if negative == positive:
+        raise ValueError(f"labels must be two distinct labels, got {labels!r}")
+    return negative, positive
+
+
+def check_labels(y: Any, n: int, labels: tuple[Any, Any]) -> np.ndarray:
+    """y as a ±1 array: ``labels`` = (negative, positive), declared by the user, never read from y.
+
+    A label outside the declared set raises ``ValueError`` with a fixed message: an error is an
+    output, so it names neither the offending value nor its position or count (only n, which
+    neighbouring datasets share). Whether an error is raised at all does depend on the data: a
+    dataset with such a label is outside the domain the privacy guarantee is stated on."""
+    array = np.asarray(y, dtype=object)
     if array.ndim != 1 or array.shape[0] != n:
         raise ValueError(f"y must be a 1-d array of length n={n}, got shape {array.shape}")
-    try:
-        values = set(np.unique(array).tolist())
-    except TypeError:
-        raise ValueError("y must contain numbers") from None
-    if values <= {-1, 1}:
-        return np.where(array == 1, 1, -1).astype(float), (-1, 1)
-    if values <= {0, 1}:
-        return np.where(array == 1, 1, -1).astype(float), (0, 1)
-    raise ValueError(f"y must take values in {{-1, 1}} or {{0, 1}}, got {sorted(values)[:5]}")
+    negative, positive = labels
+    is_positive = array == positive
+    if not np.all(is_positive | (array == negative)):
+        raise ValueError(f"y contains a label outside the declared labels {labels!r}")
+    return np.where(is_positive, 1.0, -1.0)
 
 
 def halfspace_data(n: int, dim: int, noise: float, noise_model: str, rng: Randomness) -> HalfspaceSample:

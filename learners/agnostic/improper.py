@@ -59,6 +59,7 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         radius: float = 1.0,
         marginal: ProductMarginal | None = None,
         composition: str = "optimal",
+        labels: tuple[Any, Any] = (-1, 1),
         random_state: Any = None,
     ) -> None:
         self.epsilon = epsilon
@@ -72,6 +73,7 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         self.radius = radius
         self.marginal = marginal
         self.composition = composition
+        self.labels = labels
         self.random_state = random_state
 
     def _statement(self) -> str:
@@ -102,7 +104,6 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
                 rng=rng, privacy=privacy, composition=self.composition,
             ))
         self.block_coefs_ = np.array([fit.coef for fit in fits])
-        self.block_objectives_ = np.array([fit.objective for fit in fits])
         self.noise_sigma_ = fits[0].sigma
         self.thresholds_ = np.linspace(-1.0, 1.0, n_thresholds)
         scores = self._scores(X[validation], self.block_coefs_)
@@ -111,7 +112,6 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         block, threshold = divmod(index, n_thresholds)
         self.coef_ = self.block_coefs_[block]
         self.threshold_ = float(self.thresholds_[threshold])
-        self.validation_errors_ = errors / n_val
         if privacy is None:
             return None
         return ParallelComposition(children=(*[fit.event for fit in fits], em_event))

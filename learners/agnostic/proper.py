@@ -98,6 +98,7 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         threshold_range: float = 3.0,
         validation_fraction: float = 0.5,
         clip_norm: float | None = None,
+        labels: tuple[Any, Any] = (-1, 1),
         random_state: Any = None,
     ) -> None:
         self.epsilon = epsilon
@@ -109,6 +110,7 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         self.threshold_range = threshold_range
         self.validation_fraction = validation_fraction
         self.clip_norm = clip_norm
+        self.labels = labels
         self.random_state = random_state
 
     def _fit(self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None) -> Event | None:

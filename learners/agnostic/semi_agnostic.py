@@ -140,6 +140,7 @@ class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
         steps: int = 4,
         validation_fraction: float = 0.2,
         clip_radius: float | None = None,
+        labels: tuple[Any, Any] = (-1, 1),
         random_state: Any = None,
     ) -> None:
         self.epsilon = epsilon
@@ -149,6 +150,7 @@ class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
         self.steps = steps
         self.validation_fraction = validation_fraction
         self.clip_radius = clip_radius
+        self.labels = labels
         self.random_state = random_state
 
     def _fit(self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None) -> Event | None:

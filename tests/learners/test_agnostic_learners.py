@@ -77,19 +77,84 @@ def test_threshold_argument_is_clipped_to_rho() -> None:
 
 
 @pytest.mark.parametrize("learner_class", LEARNERS)
-def test_zero_one_labels_are_returned_in_their_own_encoding(learner_class) -> None:
+def test_declared_zero_one_labels_are_learned_and_returned(learner_class) -> None:
     sample = halfspace_data(600, 3, 0.0, "random", Sampled(2))
     y01 = (sample.y > 0).astype(int)
-    learner = learner_class(None, None, random_state=0).fit(sample.X, y01)
+    learner = learner_class(None, None, labels=(0, 1), random_state=0).fit(sample.X, y01)
+    assert learner.classes_ == (0, 1)
     assert set(np.unique(learner.predict(sample.X))) <= {0, 1}
     assert learner.score(sample.X, y01) > 0.8
+
+
+@pytest.mark.parametrize("declared", [(-1, 1), (0, 1)])
+@pytest.mark.parametrize("learner_class", LEARNERS)
+def test_neighbours_differing_in_one_label_have_the_same_output_space(learner_class, declared) -> None:
+    """Issue 14, B.1: all labels positive vs one label negative (before: {−1, 1} vs {0, 1}, the
+    neighbour identified with certainty); classes_ and every prediction come from the declared
+    set only."""
+    negative, positive = declared
+    X = np.random.default_rng(5).normal(size=(200, 2))
+    y = np.full(200, positive)
+    y_prime = y.copy()
+    y_prime[0] = negative
+    probe = np.random.default_rng(6).normal(size=(50, 2))
+    fitted = [learner_class(1, 1e-5, labels=declared, random_state=0).fit(X, labels) for labels in (y, y_prime)]
+    assert fitted[0].classes_ == fitted[1].classes_ == declared
+    for learner in fitted:
+        assert set(learner.predict(probe).tolist()) <= set(declared)
+
+
+LEDGER = {"classes_", "n_features_in_", "trace_", "derivation_", "guarantee_"}
+RELEASED = {
+    PrivateImproperLearner: LEDGER | {"basis_", "clip_norm_", "noise_sigma_", "thresholds_", "block_coefs_", "coef_", "threshold_"},
+    PrivateProperLearner: LEDGER | {"clip_norm_", "thresholds_", "polynomial_", "subspace_", "directions_", "coef_", "intercept_"},
+    PrivateSemiAgnosticLearner: LEDGER | {"clip_radius_", "guesses_", "run_coefs_", "run_thresholds_", "coef_", "intercept_"},
+}
+"""Every fitted attribute, reviewed: public (parameters, n, d, the declared labels), a private
+step's noisy output or post-processing of those, or the ledger. Exact statistics of the sample
+(the improper learner's validation error rates and L1 objectives) were exposed before."""
+
+
+@pytest.mark.parametrize("learner_class", LEARNERS)
+def test_fitted_attributes_are_public_or_released_by_the_trace(learner_class) -> None:
+    sample = halfspace_data(600, 3, 0.1, "random", Sampled(1))
+    learner = learner_class(1, 1e-5, random_state=0).fit(sample.X, sample.y)
+    assert {name for name in vars(learner) if name.endswith("_")} == RELEASED[learner_class]
+
+
+@pytest.mark.parametrize("learner_class", LEARNERS)
+def test_a_label_outside_the_declared_set_is_refused_without_echoing_the_data(learner_class) -> None:
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    y = np.tile([1, -1], 5)
+    y[3] = 0
+    with pytest.raises(ValueError) as refused:
+        learner_class(1, 1e-5).fit(X, y)
+    assert str(refused.value) == "y contains a label outside the declared labels (-1, 1)"
+
+
+@pytest.mark.parametrize("labels, message", [
+    ((1, 1), "two distinct"), ((0, 1, 2), "a pair"), ("01", "a pair"), ((0, "1"), "two numbers or two strings"),
+    ((0, float("nan")), "two numbers or two strings"), ((None, 1), "two numbers or two strings"),
+])
+def test_bad_declared_label_sets_are_refused_naming_labels(labels, message) -> None:
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(ValueError, match=f"labels must be .*{message}"):
+        PrivateProperLearner(1, 1e-5, labels=labels).fit(X, np.tile([1, -1], 5))
+
+
+def test_string_labels_are_declared_and_returned() -> None:
+    sample = halfspace_data(400, 2, 0.0, "random", Sampled(7))
+    names = np.where(sample.y > 0, "yes", "no")
+    learner = PrivateSemiAgnosticLearner(None, None, labels=("no", "yes"), random_state=0).fit(sample.X, names)
+    assert set(learner.predict(sample.X).tolist()) <= {"no", "yes"}
+    assert learner.score(sample.X, names) > 0.8
 
 
 BAD_INPUTS = [
     ("X", {"X": np.zeros(10)}, "2-d"),
     ("X", {"X": np.full((10, 2), np.nan)}, "non-finite"),
     ("X", {"X": np.ones((10, 1001))}, "at most 1000 dimensions"),
-    ("y", {"y": np.full(10, 2)}, r"\{-1, 1\} or \{0, 1\}"),
+    ("y", {"y": np.full(10, 2)}, r"outside the declared labels \(-1, 1\)"),
     ("y", {"y": np.ones(9)}, "length"),
     ("epsilon", {"epsilon": 0}, "epsilon"),
     ("epsilon", {"epsilon": "abc"}, "epsilon"),
