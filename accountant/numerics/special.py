@@ -6,9 +6,11 @@ which :func:`dpledger.accountant.numerics.certified.enclose` calls to get an int
 """
 from __future__ import annotations
 
+import flint
 import mpmath
 import sympy
 from mpmath import iv, mpf
+from mpmath.libmp import from_man_exp
 
 from dpledger.accountant.numerics.certified import enclose, lower_end, upper_end
 
@@ -27,15 +29,27 @@ class _CertifiedFunction(sympy.Function):
 
 
 def _normal_cdf(x: mpf, prec: int) -> iv.mpf:
-    """Enclosure of Φ(x): mpmath's ncdf at prec + 64 bits, widened by 2^-(prec + 32) relative.
-    This rests on mpmath computing Φ to a relative accuracy near its working precision (its
-    documented behaviour for erfc, including the far tails); it is the one special function
-    whose enclosure is not pure interval arithmetic."""
-    with mpmath.workprec(prec + 64):
-        value = mpmath.ncdf(x)
-        slack = abs(value) * mpf(2) ** (-(prec + 32))
-        low, high = value - slack, value + slack
+    """Certified enclosure of Φ(x) = erfc(−x/√2)/2 by ball arithmetic (FLINT's arb, through
+    python-flint: every operation returns a ball that contains the exact result), converted to an
+    ``mpmath.iv`` interval with its ends exact. ``x`` is a binary number, passed exactly."""
+    if mpmath.isinf(x):
+        return iv.mpf(1 if x > 0 else 0)
+    saved = flint.ctx.prec
+    flint.ctx.prec = prec + 32
+    try:
+        sign, mantissa, exponent, _ = x._mpf_
+        point = flint.arb(-int(mantissa) if sign else int(mantissa)) * flint.arb(2) ** int(exponent)
+        ball = (-point / flint.arb(2).sqrt()).erfc() / 2
+        low, high = _exact_mpf(ball.lower()), _exact_mpf(ball.upper())
+    finally:
+        flint.ctx.prec = saved
     return iv.mpf([max(low, mpf(0)), min(high, mpf(1))])
+
+
+def _exact_mpf(value: flint.arb) -> mpf:
+    """An exact arb number (radius 0, such as a ball's end) as an mpf, without rounding."""
+    mantissa, exponent = value.man_exp()
+    return mpmath.mp.make_mpf(from_man_exp(int(mantissa), int(exponent)))
 
 
 def _gaussian_delta(ratio: iv.mpf, epsilon: mpf, prec: int) -> iv.mpf:
@@ -46,8 +60,8 @@ def _gaussian_delta(ratio: iv.mpf, epsilon: mpf, prec: int) -> iv.mpf:
         r_iv = iv.mpf(r)
         plus = r_iv / 2 - iv.mpf(epsilon) / r_iv
         minus = -r_iv / 2 - iv.mpf(epsilon) / r_iv
-        first = iv.mpf([_normal_cdf(plus.a, prec).a, _normal_cdf(plus.b, prec).b])
-        second = iv.mpf([_normal_cdf(minus.a, prec).a, _normal_cdf(minus.b, prec).b])
+        first = iv.mpf([_normal_cdf(lower_end(plus), prec).a, _normal_cdf(upper_end(plus), prec).b])
+        second = iv.mpf([_normal_cdf(lower_end(minus), prec).a, _normal_cdf(upper_end(minus), prec).b])
         ends.append(first - iv.exp(iv.mpf(epsilon)) * second)
     return iv.mpf([min(e.a for e in ends), max(e.b for e in ends)])
 

@@ -119,3 +119,27 @@ def test_expressions_keep_their_exact_form():
     assert exact("2**-3 + sqrt(2)/2", "c") == sympy.Rational(1, 8) + sympy.sqrt(2) / 2
     assert exact("Max(1/3, 0.25)", "c") == sympy.Rational(1, 3)
     assert exact("log(8, 2)", "c") == 3
+
+
+@given(st.fractions(min_value=-60, max_value=60, max_denominator=1000))
+def test_normal_cdf_enclosure_contains_the_300_digit_value(x):
+    from dpledger.accountant.numerics.special import _normal_cdf
+
+    point = mpmath.mpf(x.numerator) / x.denominator  # a binary number near x, passed exactly
+    interval = _normal_cdf(point, 128)
+    with mpmath.workdps(300):
+        reference = mpmath.ncdf(point)
+        assert lower_end(interval) <= reference <= upper_end(interval)
+        assert upper_end(interval) - lower_end(interval) <= reference * mpmath.mpf(2) ** -100
+
+
+def test_gaussian_rule_does_not_rest_on_mpmaths_uncertified_normal_cdf(monkeypatch):
+    """Issue 14, B.4: Φ was mpmath's ncdf plus slack; the enclosure must come from ball arithmetic,
+    so corrupting mpmath's ncdf changes nothing."""
+    from dpledger.accountant.numerics.special import AnalyticGaussianEpsilon
+
+    expected = enclose(AnalyticGaussianEpsilon(sympy.Rational(1, 2), sympy.Rational(1, 10**5)), 192)
+    monkeypatch.setattr(mpmath, "ncdf", lambda *args, **kwargs: mpmath.mpf("0.5"))
+    again = enclose(AnalyticGaussianEpsilon(sympy.Rational(1, 2), sympy.Rational(1, 10**5)), 193)
+    assert upper_end(again) >= lower_end(expected) and lower_end(again) <= upper_end(expected)
+    assert float(upper_end(again)) == pytest.approx(float(upper_end(expected)), rel=1e-9)
