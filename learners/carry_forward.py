@@ -91,7 +91,12 @@ class CarryForwardLearner:
     completion-score exponential mechanism with ε_A = 4), target ``epsilon`` ∈ (0, 1] and
     ``delta`` ∈ (0, 1) (Lemma 6.12), ``alpha``, ``beta`` ∈ (0, 1) with δ ≤ β (Theorem 5.1);
     ``m``: the active sample size, or None for ``calibration`` = "paper" (Algorithm 2 line 2)
-    or "tight" (the largest m the certified tight accounting allows)."""
+    or "tight" (the largest m the certified tight accounting allows).
+
+    What is private: ``hypothesis_`` (and so ``predict``), covered by ``trace_``/``guarantee_``;
+    ``m_`` is a function of the public n, k, ε, δ. ``rounds_`` (Lemma 7.1's telemetry) holds
+    exact disagreements on the active samples: a diagnostic for verifying utility, computed
+    without noise and covered by no event of the trace — never release it with the model."""
 
     def __init__(self, concept_class: ConceptClass, oracle: ComponentOracle | None = None, epsilon: float = 1.0,
                  delta: float = 1e-6, alpha: float = 0.1, beta: float = 0.1, m: int | None = None,
