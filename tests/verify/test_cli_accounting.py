@@ -9,8 +9,9 @@ import pytest
 from dpledger.verify.cli.main import main
 
 
-def run_json(capsys, *argv):
-    assert main([*argv, "--json"]) == 0
+def run_json(capsys, *argv, status=0):
+    """The JSON a command prints, after checking its exit status (1: a claim fails)."""
+    assert main([*argv, "--json"]) == status
     return json.loads(capsys.readouterr().out)
 
 
@@ -63,7 +64,7 @@ def test_compose_basic_checks_k_delta_against_the_target_exactly(capsys):
     fits = run_json(capsys, "compose", "--epsilon", "0.1", "--delta", "1e-7", "--k", "10", "--method", "basic",
                     "--target-delta", "1e-6")
     over = run_json(capsys, "compose", "--epsilon", "0.1", "--delta", "1e-7", "--k", "11", "--method", "basic",
-                    "--target-delta", "1e-6")
+                    "--target-delta", "1e-6", status=1)
     assert fits["delta_within_target"] is True and over["delta_within_target"] is False
 
 

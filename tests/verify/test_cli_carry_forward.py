@@ -4,13 +4,15 @@ import json
 from dpledger.verify.cli.main import main
 
 
-def run_json(capsys, *argv):
-    assert main([*argv, "--json"]) == 0
+def run_json(capsys, *argv, status=0):
+    """The JSON a command prints, after checking its exit status (1: a claim fails)."""
+    assert main([*argv, "--json"]) == status
     return json.loads(capsys.readouterr().out)
 
 
 def test_run_carry_forward_json_reports_guarantee_for_the_m_used(capsys):
-    out = run_json(capsys, "run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", "300", "--seed", "4")
+    out = run_json(capsys, "run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", "300", "--seed", "4",
+                   status=1)  # the guarantee misses the target: exit status 1
     for key in ("hypothesis", "test_error", "guarantee", "claimed", "holds", "m", "rounds", "trace"):
         assert key in out
     assert out["m"] == 300 and len(out["rounds"]) == 2

@@ -52,7 +52,7 @@ def test_audit_mechanism_json_reports_a_violation_with_its_witness(main, capsys)
         ]
     )
     payload = json.loads(capsys.readouterr().out)
-    assert status == 0
+    assert status == 1  # a certified violation: exit status 1
     assert payload["violation"] is True and 1.0 < payload["epsilon_lower"] <= 2.0
     assert {
         "epsilon_lower",
@@ -113,7 +113,7 @@ def test_audit_mechanism_domain_adds_substitute_one_pairs(main, capsys):
     )
     payload = json.loads(capsys.readouterr().out)
     # The given pair is identical inputs; the substitute-one pairs move the sum by 2: ε = 4 > 3.
-    assert status == 0 and payload["violation"] and payload["witness"]["pair"]["label"].startswith("record")
+    assert status == 1 and payload["violation"] and payload["witness"]["pair"]["label"].startswith("record")
 
 
 @pytest.mark.parametrize(

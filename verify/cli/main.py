@@ -4,7 +4,8 @@ Every command is a leaf parser registered by a module in :mod:`dpledger.verify.c
 parsed command line names a service function (:mod:`dpledger.verify.service`) and its keyword
 arguments (:func:`service_call`), whose :class:`~dpledger.verify.service.Output` is printed as text
 or, with ``--json``, as JSON. Bad input — argparse errors and any ``ValueError`` raised below —
-becomes one line on stderr and exit status 2, never a traceback.
+becomes one line on stderr and exit status 2, never a traceback; so does running out of memory.
+The exit statuses are :data:`EXIT_STATUS`.
 """
 from __future__ import annotations
 
@@ -22,12 +23,24 @@ from dpledger.verify.service import Output
 COMMAND_MODULES = (compose, calibrate, report, run, audit, proofs)
 """In the order ``dpledger --help`` lists the commands."""
 
+EXIT_STATUS = """\
+exit status (every command; for CI):
+  0  every claim the command checks holds (for commands that check none: success)
+  1  a claim fails: an audit finds a violation (audit catalog: a verdict other than the
+     expected one), or a derived guarantee misses its claim or cannot be certified to meet it
+     (run, calibrate, compose --method basic --target-delta, audit labelboost/macro-block)
+  2  bad input, or the command could not finish (a mechanism that fails, exceeds --timeout or
+     is refused by the auditor's checks; out of memory): one line on stderr, no traceback"""
+"""The epilog of ``dpledger --help``; README.md's "Exit status" says the same."""
+
 
 def build_parser() -> argparse.ArgumentParser:
     """A new parser of every command (each build is independent of the others)."""
     parser = OneLineParser(
         prog="dpledger",
         description="Executable privacy proofs: certified accounting, calibration and audits.",
+        epilog=EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"dpledger {__version__}")
     subparsers = parser.add_subparsers(metavar="COMMAND", parser_class=OneLineParser)
@@ -50,14 +63,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         service, kwargs = service_call(args)
         output = service(**kwargs)
     except ValueError as error:
-        message = " ".join(str(error).split())
-        print(f"dpledger: error: {message}", file=sys.stderr)
-        return 2
+        return _refuse(str(error))
+    except MemoryError:
+        return _refuse("out of memory: the input asks for more memory than this machine has; use smaller sizes")
     if args.json:
         print(json.dumps(_finite(output.payload), indent=2, allow_nan=False))
     else:
         print(output.text)
     return output.status
+
+
+def _refuse(message: str) -> int:
+    """Print ``message`` as one line on stderr; the exit status of bad input."""
+    print(f"dpledger: error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
 
 
 def _finite(value: Any) -> Any:

@@ -4,6 +4,7 @@ parameters, fixed seeds, no timestamps). Each figure comes from a service functi
 it (:mod:`.commands`)."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from dpledger import __version__
@@ -39,8 +40,22 @@ def write_reports(out: Path) -> list[Path]:
     return [index, *written]
 
 
+def writable_folder(out: Path) -> None:
+    """Refuse (``ValueError``, one line) an output folder that is an existing file, or that cannot
+    be created or written to — before any report is computed."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out}: exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"--out {out}: cannot create the folder: {error.strerror}") from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ValueError(f"--out {out}: the folder is not writable")
+
+
 def report(*, out: Path = Path("reports")) -> Output:
     """``dpledger report``: every report written into ``out``; the service function of the command
     lives here, above the service layer, because the reports call that layer."""
+    writable_folder(out)
     written = write_reports(out)
     return Output({"written": [str(p) for p in written]}, "\n".join(f"wrote {p}" for p in written))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import time
+from collections import Counter
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -38,7 +39,7 @@ def labelboost(*, class_name: str, domain_size: int, labeled: int, unlabeled: in
     """The exact privacy of the LabelBoost ``release`` for ``class_name`` on [0, D)^d over all
     neighbour pairs of datasets with ``labeled`` labeled and ``unlabeled`` unlabeled records,
     enumerated by ``workers`` processes ('hypothesis' releases the selected representative, which
-    no lemma covers)."""
+    no lemma covers). Exit status 1 unless the bound is proved to hold."""
     from dpledger.verify.audit.exact import json_number
     from dpledger.verify.paper.labelboost_audit import LabelBoostAudit, audit_labelboost
 
@@ -85,14 +86,15 @@ def labelboost(*, class_name: str, domain_size: int, labeled: int, unlabeled: in
         f"  largest δ at ε = bound over all pairs ≤ {result.delta_at_bound:.6g}\n"
         f"  {seconds:.1f} s"
     )
-    return Output(payload, text)
+    return Output(payload, text, 0 if holds is True else 1)
 
 
 def macro_block(*, concept: str = "intervals", domain_size: int = 4, m: int = 2, block: str = "macro",
                 reservoir: int = 3, oracle_epsilon: Exact = 4) -> Output:
     """The exact worst-case ε of a CarryForwardLearner ``block`` (macro, init or oracle) for
     ``concept`` on a domain of ``domain_size``, active sample size ``m``, a fixed next reservoir of
-    ``reservoir`` points and a completion-score oracle of ε_A = ``oracle_epsilon``."""
+    ``reservoir`` points and a completion-score oracle of ε_A = ``oracle_epsilon``. Exit status 1
+    unless the bound is proved to hold."""
     from dpledger.verify.paper.block_audits import BlockAudit, audit_block
 
     audit = BlockAudit(concept, domain_size, m, block, Fraction(oracle_epsilon), reservoir)
@@ -109,17 +111,43 @@ def macro_block(*, concept: str = "intervals", domain_size: int = 4, m: int = 2,
             f"m = {m}) over {result.pairs} neighbour pairs\n"
             f"  ε_exact ∈ [{result.epsilon[0]:.10g}, {result.epsilon[1]:.10g}]  bound {audit.bound} ≈ {float(audit.bound):.6g}"
             f"  → {verdict} (tightness {result.tightness:.3g})\n  worst pair: {payload['worst_pair']}")
-    return Output(payload, text)
+    return Output(payload, text, 0 if result.holds is True else 1)
+
+
+MAX_PAIRS = 1_000
+"""Neighbour pairs of one ``audit mechanism`` (``--domain`` makes records × values of them): each
+pair costs 2·samples runs and a search; 1000 pairs at 10⁶ samples are 2·10⁹ runs (minutes)."""
+
+MAX_RUNS = 2 * 10**10
+"""Mechanism runs of one ``audit mechanism`` over all pairs (one pair at the CLI's 10¹⁰ samples per
+input): about 40 minutes at 9·10⁶ runs per second."""
+
+
+def _check_work(pairs: int, samples: int) -> None:
+    """Refuse, with the estimate, an audit above :data:`MAX_PAIRS` pairs or :data:`MAX_RUNS` runs."""
+    from dpledger.verify.audit.montecarlo.executors import chunk_sizes
+
+    runs = 2 * pairs * samples
+    if pairs > MAX_PAIRS or runs > MAX_RUNS:
+        raise ValueError(
+            f"too much work: {pairs:,} neighbour pairs × 2 inputs × {samples:,} runs = {runs:.3g} mechanism runs in "
+            f"{2 * pairs * len(chunk_sizes(samples)):,} tasks; at most {MAX_PAIRS:,} pairs and {MAX_RUNS:.0e} runs "
+            "per audit — use fewer records or --domain values, or fewer --samples"
+        )
 
 
 def mechanism(*, mechanism: str, input_a: Any, input_b: Any, claimed_epsilon: float, domain: Any = None,
               delta: float = 0.0, samples: int = 1_000_000, per_sample: bool = False, confidence: float = 0.95,
-              seed: int = 0, scheduler: str | None = None, workers: int | None = None, stages: int = 4) -> Output:
+              seed: int = 0, scheduler: str | None = None, workers: int | None = None, stages: int = 4,
+              timeout: float | None = None) -> Output:
     """A Monte Carlo lower bound on the ε of ``mechanism`` (``module:function``, vectorised
     ``f(data, n, rng)``, or ``f(data, rng)`` with ``per_sample``) on the inputs ``input_a`` and
     ``input_b`` (lists become arrays) and, given a ``domain`` of record values, on every
     substitute-one neighbour of ``input_a``; run on ``scheduler`` (a Dask address or 'local') or
-    ``workers`` local processes."""
+    ``workers`` local processes, stopped after ``timeout`` seconds. The mechanism is code that
+    runs (:func:`~dpledger.verify.audit.montecarlo.mechanism.load_mechanism`). Audits above
+    :data:`MAX_PAIRS` pairs or :data:`MAX_RUNS` runs are refused with the estimate. Exit status 1
+    when a violation is certified."""
     import numpy as np
 
     from dpledger.verify.audit.montecarlo.audit import audit
@@ -133,11 +161,16 @@ def mechanism(*, mechanism: str, input_a: Any, input_b: Any, claimed_epsilon: fl
     if domain is not None:
         if np.ndim(first) != 1 or np.ndim(domain) != 1:
             raise ValueError("--domain needs input-a and the domain to be JSON lists of records")
-        pairs += substitute_one(first.tolist(), _as_data(domain).tolist())
+        records, values = first.tolist(), _as_data(domain).tolist()
+        counts = Counter(json.dumps(value) for value in values)
+        _check_work(1 + sum(len(values) - counts[json.dumps(record)] for record in records), samples)  # before building
+        pairs += substitute_one(records, values)
+    _check_work(len(pairs), samples)
     with open_executor(scheduler, workers) as executor:
         result = audit(function, pairs, claimed_epsilon, delta=delta, samples=samples, confidence=confidence,
-                       seed=seed, executor=executor, stages=stages, on_progress=progress_callback("audit"))
-    return Output(payload=result.to_json(), text=_mechanism_text(result))
+                       seed=seed, executor=executor, stages=stages, on_progress=progress_callback("audit"),
+                       timeout=timeout)
+    return Output(payload=result.to_json(), text=_mechanism_text(result), status=1 if result.violation else 0)
 
 
 def _as_data(value: Any) -> Any:

@@ -8,6 +8,7 @@ paper's chain beside the tight certified calibration.
 * ``agnostic``: the certified Gaussian noise of seed 002's learners.
 
 Parameters outside a theorem's hypotheses are refused by the library with the hypothesis that fails.
+Exit status 1 when a derived guarantee misses its target or the paper's chain fails (:func:`_status`).
 """
 from __future__ import annotations
 
@@ -23,6 +24,21 @@ BASELINE = ("SUBSTITUTE model of Alon et al.'s closure (one sample per component
             "each running A_i once on an M_A-subsample, amplified to ε by Theorem 3.4")
 MAX_STEPS = 100_000
 """Largest T of ``calibrate agnostic`` (each certification composes T Gaussian steps)."""
+
+
+def _status(*verdicts: bool | None) -> int:
+    """0 when every verdict holds, else 1 (a failing or undecided verdict)."""
+    return 0 if all(verdict is True for verdict in verdicts) else 1
+
+
+def _theorem_output(result: dict[str, Any]) -> Output:
+    """A theorem calibration's output: status 1 unless the paper's and the tight guarantee meet the
+    claim and Lemma 6.12's chain (when the theorem has one) holds."""
+    payload = result["payload"]
+    verdicts = [payload["guarantee_paper"]["holds"], payload["guarantee_tight"]["holds"]]
+    if "paper_chain" in payload:
+        verdicts.append(payload["paper_chain"]["holds"])
+    return Output(result["payload"], result["text"], _status(*verdicts))
 
 
 def carry_forward_payload(chain: PaperChain, tight: TightCalibration) -> dict[str, Any]:
@@ -70,7 +86,7 @@ def carry_forward(*, n: int, k: int, epsilon: Exact, delta: Exact) -> Output:
     target = Target.of(n, k, epsilon, delta)
     chain = paper_chain(target)
     payload = carry_forward_payload(chain, tight_calibration(target, chain.m))
-    return Output(payload, _carry_forward_text(payload))
+    return Output(payload, _carry_forward_text(payload), _status(payload["paper"]["holds"], payload["tight"]["holds"]))
 
 
 def theorem_5_1(*, oracle_m: int | None = None, k: int | None = None, vc: int | None = None,
@@ -79,7 +95,7 @@ def theorem_5_1(*, oracle_m: int | None = None, k: int | None = None, vc: int | 
     """Theorem 5.1: m and n for oracles of requirement M_A = ``oracle_m`` on a class of k components
     and VC dimension ``vc``, or for the completion-score oracle on a grid ``component_class`` over
     [0, ``domain_size``) (which sets k and the VC dimension)."""
-    return Output(**theorem_calibration.theorem_5_1(k, vc, alpha, beta, epsilon, delta, oracle_m=oracle_m,
+    return _theorem_output(theorem_calibration.theorem_5_1(k, vc, alpha, beta, epsilon, delta, oracle_m=oracle_m,
                                                     component_class=component_class, domain_size=domain_size))
 
 
@@ -87,7 +103,7 @@ def halfspace_theorem(*, theorem: str, oracle: str, dimension: int = 2, grid: in
                       beta: Exact = "0.1", epsilon: Exact = "0.5", delta: Exact = "1e-6") -> Output:
     """Theorem 8.5, 8.8 or 8.14 (``theorem``, e.g. ``"Theorem 8.8"``): halfspaces over [[±grid]]^d
     learned by CarryForwardLearner with ``oracle``."""
-    return Output(**theorem_calibration.halfspace_theorem(theorem, oracle, dimension, grid, alpha, beta, epsilon,
+    return _theorem_output(theorem_calibration.halfspace_theorem(theorem, oracle, dimension, grid, alpha, beta, epsilon,
                                                           delta))
 
 
@@ -95,7 +111,7 @@ def agnostic_theorem(*, theorem: str, dimension: int = 10, degree: int | None = 
                      beta: Exact = "0.1", epsilon: Exact = "0.5", delta: Exact = "1e-6") -> Output:
     """Theorem 2.1, 3.1 or 4.1 of seed 002 (``theorem``): the as-implemented sample size under the
     paper's noise accounting and the certified one (``degree``: None for the learner's default)."""
-    return Output(**theorem_calibration.agnostic_theorem(theorem, dimension, degree, alpha, beta, epsilon, delta))
+    return _theorem_output(theorem_calibration.agnostic_theorem(theorem, dimension, degree, alpha, beta, epsilon, delta))
 
 
 def theorem_8_19(*, k: int, components: Sequence[str] | None = None, domain_size: int = 2**16,
@@ -136,7 +152,7 @@ def theorem_8_19(*, k: int, components: Sequence[str] | None = None, domain_size
     lines += [f"  VC(C) ≤ {vc} (composition bound)", *sample_lines,
               f"  baseline ({BASELINE}): n = {baseline}; CarryForwardLearner (paper) / baseline = "
               f"{sample.n_paper / baseline:.4g}"]
-    return Output(payload, "\n".join(lines))
+    return _theorem_output({"payload": payload, "text": "\n".join(lines)})
 
 
 def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
@@ -168,5 +184,5 @@ def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
     for key, row in rows.items():
         lines.append(f"  {key:<42} T = {row['steps']:<6} σ/Δ = {row['sigma_over_sensitivity']:<12.6g} "
                      f"certified ε ≤ {row['epsilon']:.6g}, δ ≤ {row['delta']:.3g}: {'holds' if row['holds'] else 'FAILS'}")
-    return Output(payload, "\n".join(lines))
+    return Output(payload, "\n".join(lines), _status(*(row["holds"] for row in rows.values())))
 

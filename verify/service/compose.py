@@ -13,7 +13,7 @@ def compose(*, epsilon: Exact, k: int, delta: Exact = "0", target_delta: Exact |
             method: str = "optimal") -> Output:
     """Compose ``k`` copies of an (``epsilon``, ``delta``)-DP mechanism by ``method``. Advanced and
     optimal composition aim at the total ``target_delta``; basic composition's δ is k·δ, checked
-    against ``target_delta`` when one is given."""
+    against ``target_delta`` when one is given; exit status 1 when it exceeds it."""
     basic = method == "basic"
     event = Composition((ApproxDP(epsilon, delta),), method=method, target_delta=None if basic else target_delta,
                         repeat=k)
@@ -39,4 +39,4 @@ def compose(*, epsilon: Exact, k: int, delta: Exact = "0", target_delta: Exact |
     )
     if within_target is not None:
         text += f"\n  k·δ {'≤' if within_target else 'EXCEEDS'} target δ = {target_delta}"
-    return Output(payload, text)
+    return Output(payload, text, 1 if within_target is False else 0)

@@ -25,7 +25,8 @@ ALGORITHMS = ("improper", "proper", "semi-agnostic")
 """The learners of seed 002 (``dpledger.learners.agnostic.LEARNERS``; imported when a run starts)."""
 
 MAX_VALUES = 10**8
-"""Largest n·dim of one ``run agnostic`` (2·10⁸ floats ≈ 1.6 GB; about a minute of fitting)."""
+"""Largest n·dim of one ``run agnostic`` (2·10⁸ floats ≈ 1.6 GB; about a minute of fitting), and
+of (n + test size)·record size of one ``run carry-forward`` (checked before anything is allocated)."""
 
 
 def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: str = "paper", epsilon: Exact = "1",
@@ -33,13 +34,19 @@ def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: st
                   **class_options: Any) -> Output:
     """CarryForwardLearner on ``n`` records of the class ``concept`` (a setup's name, built with
     ``class_options``: the keyword values its :attr:`~dpledger.verify.paper.setups.ClassSetup.options`
-    name), scored on ``test_size`` fresh records; m from ``calibration`` unless given."""
+    name), scored on ``test_size`` fresh records; m from ``calibration`` unless given. Exit
+    status 1 when the derived guarantee misses the target (ε, δ)."""
     import numpy as np
 
     from dpledger.learners.carry_forward import CarryForwardLearner, jsonable
     from dpledger.learners.synthetic import random_concept
 
     problem = setup(concept).build(alpha=alpha, beta=beta, **class_options)
+    record_size = max(1, problem.sample(np.random.default_rng(0), 1)[0].size)
+    if (n + test_size) * record_size > MAX_VALUES:
+        raise ValueError(f"(n + test size)·record size must be at most {MAX_VALUES:.0e} (the run holds the training "
+                         f"and test records in memory), got ({n} + {test_size})·{record_size}; use the learner's API "
+                         "for more")
     concept_class = problem.concept_class
     rng = np.random.default_rng(seed)
     target = random_concept(concept_class, rng)
@@ -75,14 +82,15 @@ def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: st
         lines.append(f"  oracle round {r['round']}: depth {r['depth']} of m = {r['m']}"
                      f" (full depth in the domain: {r['full_depth_in_domain']})")
     lines += ["", learner.derivation_.to_text()]
-    return Output(payload, "\n".join(lines))
+    return Output(payload, "\n".join(lines), 0 if learner.holds_ else 1)
 
 
 def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact = "1e-5", noise: float = 0.1,
              noise_model: str = "random", degree: int | None = None, seed: int = 0) -> Output:
     """The seed-002 learner ``algorithm`` (one of :data:`ALGORITHMS`) at (ε, δ) on n training and n
     test points in ``dim`` dimensions with a fraction ``noise`` of flipped labels (``noise_model``);
-    ``degree``: the polynomial degree (improper, proper; None for the learner's default)."""
+    ``degree``: the polynomial degree (improper, proper; None for the learner's default). Exit status 1
+    when the derived guarantee misses the claim."""
     import numpy as np
 
     from dpledger.learners.agnostic import LEARNERS
@@ -136,4 +144,4 @@ def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact =
         "derivation:",
         derivation.to_text(),
     ])
-    return Output(payload, text)
+    return Output(payload, text, 0 if payload["holds"] is True else 1)

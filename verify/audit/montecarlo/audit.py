@@ -17,6 +17,11 @@ to test. The stages form a union bound too: stage s uses α_s, with Σ α_s = α
 (:func:`statistics.stage_alphas`). Hence, with probability at least ``confidence``, every
 reported bound of every stage holds at once, and the audit may stop at the first stage that
 certifies a violation and report the largest bound seen.
+
+Before any stage a cheap probe checks the mechanism's contract (:mod:`contract`: outputs that
+depend on the rng, independent outputs within a batch); a ``timeout`` bounds the wall-clock time
+of the whole audit. Any failure — the mechanism's, a worker's, the probe's, the timeout — is a
+one-line ``ValueError``, never a verdict.
 """
 
 from __future__ import annotations
@@ -25,13 +30,16 @@ import contextlib
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.executors import ChunkTask, chunk_seeds, chunk_sizes, local_processes
+from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
+from dpledger.verify.audit.montecarlo.executors import ChunkTask, chunk_seeds, chunk_sizes, owned_processes
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
 from dpledger.verify.audit.montecarlo.search import Candidate, search_pair
@@ -201,14 +209,21 @@ def audit(
     stages: int = 4,
     candidates: int = 3,
     on_progress: Progress | None = None,
+    timeout: float | None = None,
 ) -> AuditResult:
     """Audit ``mechanism`` on ``pairs`` against the claim (ε, δ) with ``samples`` runs per input.
 
     Returns a lower bound on the mechanism's ε at ``delta`` that holds with probability at least
     ``confidence`` (see the module docstring for the correction), and ``violation`` when that
     bound exceeds ``claimed_epsilon``. Without an executor, runs go to local processes.
+    ``timeout``: seconds the audit may take, probe included; beyond it the audit stops with a
+    ``ValueError`` (enforced on executors that run tasks elsewhere — processes, Dask; an
+    in-process executor runs each task at submission, before it could be stopped). A mechanism
+    failing the contract checks of :mod:`contract` is refused with a ``ValueError``.
     """
     validate(claimed_epsilon, delta, confidence, samples, stages, candidates)
+    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout}")
     if not pairs:
         raise ValueError("no neighbour pairs to audit")
     alpha = 1.0 - confidence
@@ -225,12 +240,14 @@ def audit(
             f"{claimed_epsilon} at confidence {confidence}; {advice}"
         )
     started = time.perf_counter()
+    wait = _Deadline(started, timeout)
     seeds = chunk_seeds(seed, len(pairs), len(sizes))
     runs = _Runs(len(pairs), sizes)
     total_tasks = len(pairs) * 2 * len(sizes)
     best: _Estimate | None = None
     searched = corrected = stages_run = done = 0
-    with contextlib.nullcontext(executor) if executor is not None else local_processes() as pool:
+    with contextlib.nullcontext(executor) if executor is not None else owned_processes() as pool:
+        check_probe(wait.result(pool.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe"))
         for stage_end, stage_alpha in zip(plan, alphas):
             stages_run += 1
             start = runs.chunks_done()
@@ -253,7 +270,7 @@ def audit(
                 nonlocal done
                 for p, pair_futures in enumerate(futures):
                     for side, future in pair_futures:
-                        runs.add(p, side, future.result())
+                        runs.add(p, side, wait.result(future, f"stage {stages_run}"))
                         done += 1
                         if on_progress:
                             on_progress(done, total_tasks)
@@ -286,6 +303,36 @@ def audit(
         stages_run=stages_run,
         stages_planned=len(plan),
     )
+
+
+class _Deadline:
+    """Waits for task results until ``timeout`` seconds after ``started``; turns every failure to
+    run a task into a one-line ``ValueError``."""
+
+    def __init__(self, started: float, timeout: float | None) -> None:
+        self.started, self.timeout = started, timeout
+
+    def result(self, future: Future, what: str) -> Any:
+        """The task's result; ``ValueError`` on a timeout, a dead worker or an error in a worker."""
+        remaining = None if self.timeout is None else max(self.started + self.timeout - time.perf_counter(), 0.0)
+        try:
+            return future.result(timeout=remaining)
+        except ValueError:
+            raise
+        except FutureTimeout:
+            raise ValueError(
+                f"the audit exceeded its timeout of {self.timeout:g} s during {what} and was stopped: "
+                "a mechanism that does not return, or more runs than fit in the time"
+            ) from None
+        except BrokenProcessPool:
+            raise ValueError(
+                "a worker process died while running the mechanism (os._exit, a crash or out of memory)"
+            ) from None
+        except Exception as error:  # noqa: BLE001 — e.g. a Dask worker that cannot import the mechanism
+            raise ValueError(
+                f"a worker could not run the mechanism: {type(error).__name__}: {' '.join(str(error).split())} "
+                "(on Dask, the mechanism's module and every module it imports must be importable on each worker)"
+            ) from None
 
 
 def _run_stage(

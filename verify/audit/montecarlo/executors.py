@@ -4,6 +4,12 @@ Work is cut into chunks whose sizes depend only on the sample budget, and every 
 from its own ``numpy.random.SeedSequence`` child — ``SeedSequence(seed).spawn(pairs)``, then
 ``.spawn(2)`` per pair (the two inputs), then ``.spawn(chunks)`` per input — so an audit gives
 the same numbers in process, on threads, on local processes or on a Dask cluster.
+
+A mechanism should draw from the ``rng`` it is given; one that draws from numpy's global RNG or
+Python's ``random`` instead still gets reproducible, non-repeating numbers: every task seeds both
+from its own seed sequence before it runs (and restores them after, so an in-process audit leaves
+the caller's global state alone). Threads share those global generators, so only a mechanism
+that uses its ``rng`` is reproducible on a thread pool.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import random
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -39,6 +46,26 @@ def chunk_seeds(seed: int, pairs: int, chunks: int) -> list[list[list[np.random.
     ]
 
 
+GLOBAL_KEY = 2**32 - 1
+"""The spawn-key element of the seed of a task's global generators: a child of the task's seed
+that nothing else spawns (the task's own ``rng`` uses the seed itself)."""
+
+
+@contextlib.contextmanager
+def seeded_globals(seed: np.random.SeedSequence) -> Iterator[None]:
+    """numpy's global RNG and Python's ``random`` seeded from a child of ``seed`` for the duration;
+    their previous states restored afterwards."""
+    words = np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, GLOBAL_KEY)).generate_state(4)
+    numpy_state, python_state = np.random.get_state(), random.getstate()
+    np.random.seed(words)
+    random.seed(int.from_bytes(words.tobytes(), "little"))
+    try:
+        yield
+    finally:
+        np.random.set_state(numpy_state)
+        random.setstate(python_state)
+
+
 @dataclass(frozen=True)
 class ChunkTask:
     """One chunk of runs of a mechanism on one input; submitted to executors as the callable."""
@@ -49,7 +76,8 @@ class ChunkTask:
     seed: np.random.SeedSequence
 
     def __call__(self) -> np.ndarray:
-        return run_mechanism(self.mechanism, self.data, self.n_samples, np.random.default_rng(self.seed))
+        with seeded_globals(self.seed):
+            return run_mechanism(self.mechanism, self.data, self.n_samples, np.random.default_rng(self.seed))
 
 
 class InProcessExecutor(Executor):
@@ -67,6 +95,25 @@ class InProcessExecutor(Executor):
 def local_processes(workers: int | None = None) -> ProcessPoolExecutor:
     """A pool of local worker processes (the default executor); one per core by default."""
     return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1)
+
+
+@contextlib.contextmanager
+def owned_processes(workers: int | None = None) -> Iterator[ProcessPoolExecutor]:
+    """:func:`local_processes` for the duration; on an error (a timeout among them) the workers are
+    terminated instead of waited for, so that a mechanism that never returns cannot hang the exit."""
+    pool = local_processes(workers)
+    try:
+        yield pool
+    except BaseException:
+        terminate = getattr(pool, "terminate_workers", None)  # Python ≥ 3.14
+        if terminate is not None:
+            terminate()
+        else:
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
 
 
 @contextlib.contextmanager
@@ -106,7 +153,7 @@ def dask_executor(
 def open_executor(scheduler: str | None = None, workers: int | None = None) -> Iterator[Executor]:
     """Local processes, or Dask when a ``scheduler`` address (or ``"local"``) is given."""
     if scheduler is None:
-        with local_processes(workers) as pool:
+        with owned_processes(workers) as pool:
             yield pool
     else:
         with dask_executor(scheduler, workers or os.cpu_count() or 2) as executor:

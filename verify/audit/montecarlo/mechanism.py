@@ -6,6 +6,14 @@ independent outputs on the input ``data``, drawing all randomness from the
 ``(n, d)``) or discrete labels (integer, boolean or string arrays, one label or one row per run).
 Mechanisms that cannot batch are written per run, ``f(data, rng) -> output``, and wrapped with
 :func:`per_sample`. Users name their mechanism on the command line as ``module:function``.
+
+A mechanism is code that runs: loading ``module:function`` imports the module (running its
+top-level code) and the audit calls the function, in this process and on every worker, with the
+rights of the user who runs the audit. Audit only code you would run yourself. What the auditor
+does guard against is code that fails: a module that does not import (a syntax error, an
+exception, ``sys.exit`` at import), a mechanism that raises or calls ``sys.exit`` — each is
+reported as a one-line ``ValueError``. The current directory is importable (appended to
+``sys.path``, so it never shadows installed modules).
 """
 
 from __future__ import annotations
@@ -58,19 +66,22 @@ def per_sample(function: Callable[[Any, np.random.Generator], Any]) -> PerSample
 def load_mechanism(spec: str, per_run: bool = False) -> Mechanism:
     """Import ``module:function``; with ``per_run`` the function has the form ``f(data, rng)``.
 
-    As with ``python -m``, the current directory is importable. When ``cloudpickle`` is present
-    (it comes with Dask), the module is registered to pickle by value, so that Dask workers
-    that cannot import it still receive the mechanism.
+    The current directory is importable: appended to ``sys.path`` (never put first, so that
+    local files do not shadow installed modules imported later). Importing runs the module's
+    code; any failure of it — ``SyntaxError``, an exception, ``sys.exit`` — becomes a one-line
+    ``ValueError``. When ``cloudpickle`` is present (it comes with Dask), the module is
+    registered to pickle by value, so that Dask workers that cannot import it still receive the
+    mechanism (modules it imports itself must be importable on the workers).
     """
     module_name, colon, attribute = spec.partition(":")
     if not colon or not module_name or not attribute:
         raise ValueError(f"mechanism must be given as module:function, got {spec!r}")
     if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
+        sys.path.append(os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except ImportError as error:
-        raise ValueError(f"cannot import mechanism module {module_name!r}: {error}") from None
+    except (Exception, SystemExit) as error:  # noqa: BLE001 — importing runs user code; report any failure
+        raise ValueError(f"cannot import mechanism module {module_name!r}: {_describe(error)}") from None
     _pickle_by_value(module)
     target: Any = module
     for part in attribute.split("."):
@@ -95,6 +106,15 @@ def _pickle_by_value(module: Any) -> None:
         cloudpickle.register_pickle_by_value(module)
 
 
+def _describe(error: BaseException) -> str:
+    """``Type: message`` of a failure of user code; ``sys.exit(code)`` named as such."""
+    if isinstance(error, SystemExit):
+        return f"SystemExit: the code called sys.exit({error.code!r})"
+    if isinstance(error, SyntaxError):
+        return f"SyntaxError: {error.msg} ({error.filename}, line {error.lineno})"
+    return f"{type(error).__name__}: {error}"
+
+
 def run_mechanism(mechanism: Mechanism, data: Any, n_samples: int, rng: np.random.Generator) -> np.ndarray:
     """Run and validate: n outputs, one consistent shape, no NaN or infinity; else OutputError.
 
@@ -105,8 +125,8 @@ def run_mechanism(mechanism: Mechanism, data: Any, n_samples: int, rng: np.rando
         outputs = np.asarray(mechanism(data, n_samples, rng))
     except OutputError:
         raise
-    except Exception as error:  # noqa: BLE001 — any failure of user code is reported, not hidden
-        raise ValueError(f"mechanism raised {type(error).__name__}: {error}") from None
+    except (Exception, SystemExit) as error:  # noqa: BLE001 — any failure of user code is reported, not hidden
+        raise ValueError(f"mechanism raised {_describe(error)}") from None
     if outputs.dtype == object:
         raise OutputError(
             "mechanism returned outputs of inconsistent shape or type "

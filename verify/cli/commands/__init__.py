@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -62,6 +63,30 @@ def _parsed(text: str, convert: Callable[[str], Any], kind: str) -> Any:
         raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
 
 
+MAX_EXPONENT = 10_000
+"""Largest decimal exponent a number on the command line may have (``1e10000``); beyond it the
+exact value alone would take long to build — the accountant's parser has the same limit."""
+
+_EXACT = re.compile(r"\s*(?P<decimal>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE](?P<exponent>[+-]?\d+))?)\s*"
+                    r"|\s*(?P<numerator>[+-]?\d+)\s*/\s*(?P<denominator>\d+)\s*")
+
+
+def _exact(text: str) -> Fraction | None:
+    """The exact value of a decimal (``0.1``, ``1e-6``, ``1e1``) or a fraction (``1/3``); None for
+    other text. Refused (``ArgumentTypeError``): a zero denominator (not a number), an exponent beyond
+    :data:`MAX_EXPONENT`."""
+    match = _EXACT.fullmatch(text)
+    if match is None:
+        return None
+    if match["decimal"] is not None:
+        if match["exponent"] is not None and abs(int(match["exponent"])) > MAX_EXPONENT:
+            raise argparse.ArgumentTypeError(f"exponent beyond ±{MAX_EXPONENT}: {text!r}")
+        return Fraction(Decimal(match["decimal"]))
+    if int(match["denominator"]) == 0:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}")
+    return Fraction(int(match["numerator"]), int(match["denominator"]))
+
+
 def finite_float(text: str) -> float:
     """argparse type: a finite real number (NaN and infinities are refused)."""
     value = _parsed(text, float, "a number")
@@ -70,12 +95,28 @@ def finite_float(text: str) -> float:
     return value
 
 
-def decimal_text(text: str) -> str:
-    """argparse type: a finite decimal (``0.1``, ``1e-6``) or a fraction (``1/3``) kept as text, so
-    that the accountant reads it exactly."""
+def claim_number(text: str) -> float:
+    """argparse type: a claimed ε or δ written as a decimal (``1e-6``, ``1e1``) or a fraction
+    (``1/3``), as ``compose`` accepts them; the smallest float not below its exact value, so that
+    rounding a claim never makes an audit report a violation."""
+    value = _exact(text)
+    if value is None:
+        return finite_float(text)  # the error for text that is neither (NaN, inf, words)
     try:
-        Fraction(text.strip())
-    except (ValueError, ZeroDivisionError):
+        rounded = float(value)
+    except OverflowError:
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}") from None
+    if Fraction(rounded) < value:
+        rounded = math.nextafter(rounded, math.inf)
+    if not math.isfinite(rounded):
+        raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+    return rounded
+
+
+def decimal_text(text: str) -> str:
+    """argparse type: a finite decimal (``0.1``, ``1e-6``, ``1e1``) or a fraction (``1/3``) kept as
+    text, so that the accountant reads it exactly."""
+    if _exact(text) is None:
         finite_float(text)  # the error for text that is neither (NaN, inf, words)
     return text
 
@@ -95,9 +136,22 @@ def _integer(text: str) -> int:
     return int(number)
 
 
+def integer(text: str) -> int:
+    """argparse type: an integer, written plainly or in scientific notation (``1e1`` is 10)."""
+    return _parsed(text, _integer, "an integer")
+
+
+def seed(text: str) -> int:
+    """argparse type: a random seed, an integer ≥ 0 (``42`` or ``1e3``)."""
+    value = integer(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed must be ≥ 0, got {value}")
+    return value
+
+
 def positive_int(text: str) -> int:
     """argparse type: an integer ≥ 1 (``1000000`` or ``1e6``)."""
-    value = _parsed(text, _integer, "an integer")
+    value = integer(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from dpledger.learners.concept_classes import CLASS_NAMES
-from dpledger.verify.cli.commands import decimal_text, finite_float, group, leaf, positive_int
+from dpledger.verify.cli.commands import claim_number, decimal_text, finite_float, group, integer, leaf, positive_int, seed
 from dpledger.verify.paper.labelboost_audit import RELEASES
 from dpledger.verify.service.audit import catalog, labelboost, macro_block, mechanism
 
@@ -21,6 +21,14 @@ def sample_count(text: str) -> int:
     value = positive_int(text)
     if value > MAX_SAMPLES:
         raise argparse.ArgumentTypeError(f"at most {MAX_SAMPLES:.0e} runs per input (about 20 minutes), got {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """argparse type: a finite number > 0."""
+    value = finite_float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
     return value
 
 
@@ -39,16 +47,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     parser = leaf(table, "mechanism", "Monte Carlo lower bound on the ε of a mechanism on two neighbouring inputs",
                   mechanism, _mechanism_call)
-    parser.add_argument("--mechanism", required=True, metavar="MODULE:FUNCTION", help="f(data, n, rng) -> n outputs")
+    parser.add_argument("--mechanism", required=True, metavar="MODULE:FUNCTION",
+                        help="f(data, n, rng) -> n independent outputs drawn with rng. The mechanism is code that "
+                             "runs: importing MODULE runs it, here and on every worker, with your rights — audit "
+                             "only code you would run (the current directory is importable, after installed "
+                             "modules)")
     parser.add_argument("--input-a", required=True, metavar="JSON", help="first input, as JSON or @file.json")
     parser.add_argument("--input-b", required=True, metavar="JSON", help="neighbouring input, as JSON or @file.json")
     parser.add_argument("--domain", metavar="JSON",
-                        help="also audit every substitute-one neighbour of input-a over this list of record values")
-    parser.add_argument("--claimed-epsilon", required=True, type=finite_float, metavar="E")
-    parser.add_argument("--delta", type=finite_float, metavar="D", help="claimed δ (default 0)")
+                        help="also audit every substitute-one neighbour of input-a over this list of record values "
+                             "(records × values pairs; at most 1000 pairs and 2e10 runs in all)")
+    parser.add_argument("--claimed-epsilon", required=True, type=claim_number, metavar="E",
+                        help="the claimed ε: a decimal (1, 1e-1) or a fraction (1/3)")
+    parser.add_argument("--delta", type=claim_number, metavar="D", help="claimed δ (default 0; 1e-6, 1/1000)")
     parser.add_argument("--samples", type=sample_count, metavar="N",
                         help=f"runs per input (default 1e6, at most {MAX_SAMPLES:.0e})")
     parser.add_argument("--per-sample", action="store_true", help="the function is f(data, rng) -> one output")
+    parser.add_argument("--timeout", type=positive_float, metavar="SECONDS",
+                        help="stop the audit after this many seconds (exit status 2); default: no limit")
     _add_run_options(parser)
 
     parser = leaf(table, "catalog", "audit the catalog of mechanisms with known ε", catalog)
@@ -69,7 +85,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "and halfspaces on [0, D)², halfspace coefficients in {-1, 0, 1})")
     parser.add_argument("--domain-size", type=positive_int, required=True, help="grid side D (domain [0, D)^d)")
     parser.add_argument("--labeled", type=positive_int, required=True, help="|S|, labeled records")
-    parser.add_argument("--unlabeled", type=int, required=True, help="|T|, unlabeled records (≥ 0)")
+    parser.add_argument("--unlabeled", type=integer, required=True, help="|T|, unlabeled records (≥ 0)")
     parser.add_argument("--release", choices=RELEASES, help="what is released (default: carrier)")
     parser.add_argument("--continuation-epsilon", type=decimal_text,
                         help="ε of the realizable-private continuation (release continuation), default 0.5")
@@ -79,7 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
     """The options of a Monte Carlo audit run: confidence, seed, where it runs, stages."""
     parser.add_argument("--confidence", type=finite_float, metavar="C", help="in (0, 1); default 0.95")
-    parser.add_argument("--seed", type=int, help="root seed (results are identical on every executor)")
+    parser.add_argument("--seed", type=seed, help="root seed (results are identical on every executor)")
     parser.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, or 'local' for a LocalCluster")
     parser.add_argument("--workers", type=positive_int, metavar="W", help="local worker processes (default: one per core)")
     parser.add_argument("--stages", type=positive_int, metavar="K",

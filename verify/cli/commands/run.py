@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from dpledger.verify.cli.commands import decimal_text, finite_float, group, leaf, names, positive_int
+from dpledger.verify.cli.commands import decimal_text, finite_float, group, integer, leaf, names, positive_int, seed
 from dpledger.verify.paper.setups import setup, setups
 from dpledger.verify.paper.setups.halfspaces import ORACLES
 from dpledger.verify.service.run import ALGORITHMS, agnostic, carry_forward
@@ -21,10 +21,10 @@ CLASS_OPTIONS: dict[str, tuple[str, dict[str, Any]]] = {
                                     "help": "boolean class: comma-separated component classes H_1..H_k "
                                             "(thresholds, intervals, rectangles) on the grid --domain-size "
                                             "(default 2^16; 16 with rectangles)"}),
-    "dim": ("--dim", {"type": int, "help": "halfspaces: dimension d ∈ {1, 2} (default 2)"}),
-    "grid": ("--grid", {"type": int, "help": "halfspaces: grid bound X, points in [[±X]]^d, X ∈ [1, 256] (default 16)"}),
+    "dim": ("--dim", {"type": integer, "help": "halfspaces: dimension d ∈ {1, 2} (default 2)"}),
+    "grid": ("--grid", {"type": integer, "help": "halfspaces: grid bound X, points in [[±X]]^d, X ∈ [1, 256] (default 16)"}),
     "oracle": ("--oracle", {"choices": ORACLES, "help": "halfspaces: coordinate oracle (default ipconcave)"}),
-    "blocks": ("--blocks", {"type": int,
+    "blocks": ("--blocks", {"type": integer,
                             "help": "halfspaces, ipconcave: number of blocks t (default: enough for the interior point)"}),
 }
 """The options of the classes' setups (:attr:`ClassSetup.options`), each registered once."""
@@ -42,9 +42,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--calibration", choices=("paper", "tight"))
     parser.add_argument("--epsilon", type=decimal_text)
     parser.add_argument("--delta", type=decimal_text)
-    parser.add_argument("--alpha", type=float)
-    parser.add_argument("--beta", type=float)
-    parser.add_argument("--seed", type=int)
+    parser.add_argument("--alpha", type=finite_float)
+    parser.add_argument("--beta", type=finite_float)
+    parser.add_argument("--seed", type=seed)
     parser.add_argument("--test-size", type=positive_int)
 
     parser = leaf(table, "agnostic", "private agnostic halfspace learner (seed 002) on synthetic Gaussian data", agnostic)
@@ -56,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--epsilon", type=decimal_text, required=True, help="ε (> 0, ≤ 100)")
     parser.add_argument("--delta", type=decimal_text, help="δ in (0, 1)")
     parser.add_argument("--degree", type=positive_int, help="polynomial degree (improper, proper; default: the learner's)")
-    parser.add_argument("--seed", type=int, help="seed of the data and of the learner")
+    parser.add_argument("--seed", type=seed, help="seed of the data and of the learner")
 
 
 def _carry_forward_call(options: dict[str, Any]) -> dict[str, Any]:

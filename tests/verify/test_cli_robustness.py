@@ -1,0 +1,187 @@
+"""Bad input never executes unasked, hangs or ends in a traceback: one line on stderr, exit status 2;
+and the exit statuses a CI user relies on (0 claims hold, 1 a claim fails, 2 bad input)."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import textwrap
+import time
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from dpledger.verify.audit.montecarlo.mechanism import load_mechanism
+from dpledger.verify.cli.main import build_parser, main, service_call
+
+USER_CODE = {
+    "syntax_error": "def laplace(data, n, rng):\n    return (\n",
+    "raises_on_import": "raise RuntimeError('no database connection')\n",
+    "exits_on_import": "import sys\nsys.exit(4)\n",
+    "exits": "import sys\n\ndef mechanism(data, n, rng):\n    sys.exit(3)\n",
+    "never_returns": "import time\n\ndef mechanism(data, n, rng):\n    while True:\n        time.sleep(0.05)\n",
+    "laplace": "def mechanism(data, n, rng):\n    return float(data[0]) + rng.laplace(0.0, 1.0, n)\n",
+}
+
+
+@pytest.fixture
+def user_code(tmp_path, monkeypatch):
+    """The modules of :data:`USER_CODE` in a folder on the path (each test imports them afresh)."""
+    for name, code in USER_CODE.items():
+        (tmp_path / f"rb_{name}.py").write_text(code)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in USER_CODE:
+        monkeypatch.delitem(sys.modules, f"rb_{name}", raising=False)
+    return tmp_path
+
+
+def audit_mechanism(name: str, *extra: str) -> list[str]:
+    return ["audit", "mechanism", "--mechanism", f"rb_{name}:mechanism", "--input-a", "[0]", "--input-b", "[1]",
+            "--claimed-epsilon", "1", "--samples", "5000", "--workers", "1", *extra]
+
+
+def one_line_error(capsys, status: int) -> str:
+    """The single stderr line of a refused command, after checking status 2 and no stdout."""
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert status == 2 and len(lines) == 1 and lines[0].startswith("dpledger: error:"), captured.err
+    return lines[0]
+
+
+# ---------------------------------------------------------------- user code
+
+
+@pytest.mark.parametrize("name,message", [
+    ("syntax_error", "SyntaxError"),
+    ("raises_on_import", "RuntimeError: no database connection"),
+    ("exits_on_import", "sys.exit(4)"),
+])
+def test_mechanism_module_failing_on_import_is_one_line_status_2(user_code, capsys, name, message):
+    error = one_line_error(capsys, main(audit_mechanism(name)))
+    assert "cannot import mechanism module" in error and message in error
+
+
+def test_mechanism_calling_sys_exit_is_one_line_status_2_not_its_exit_code(user_code, capsys):
+    error = one_line_error(capsys, main(audit_mechanism("exits")))
+    assert "sys.exit(3)" in error
+
+
+def test_mechanism_that_never_returns_is_stopped_at_the_timeout(user_code, capsys):
+    started = time.perf_counter()
+    error = one_line_error(capsys, main(audit_mechanism("never_returns", "--timeout", "2")))
+    assert "exceeded its timeout of 2 s" in error and time.perf_counter() - started < 30
+
+
+def test_current_directory_is_appended_to_sys_path_never_put_first(tmp_path, monkeypatch):
+    (tmp_path / "rb_local_mechanism.py").write_text(USER_CODE["laplace"])
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry not in ("", str(tmp_path))])
+    load_mechanism("rb_local_mechanism:mechanism")
+    assert sys.path[-1] == str(tmp_path) and sys.path[0] != str(tmp_path)
+
+
+def test_mechanism_help_says_a_mechanism_is_code_that_runs(capsys):
+    with pytest.raises(SystemExit):
+        main(["audit", "mechanism", "--help"])
+    assert "code that runs" in " ".join(capsys.readouterr().out.split())
+
+
+# ---------------------------------------------------------------- sizes that would exhaust the machine
+
+
+def test_domain_of_100_records_by_100_values_is_refused_with_the_estimate(user_code, capsys):
+    records = json.dumps(list(range(100)))
+    status = main(audit_mechanism("laplace", "--domain", records, "--input-a", records))
+    error = one_line_error(capsys, status)
+    assert "too much work: 9,901 neighbour pairs" in error and "at most 1,000 pairs" in error
+
+
+def test_run_carry_forward_with_1e12_records_is_refused_before_allocating(capsys):
+    started = time.perf_counter()
+    error = one_line_error(capsys, main(["run", "carry-forward", "--n", "1e12"]))
+    assert "must be at most 1e+08" in error and time.perf_counter() - started < 10
+
+
+# ---------------------------------------------------------------- report --out
+
+
+def test_report_out_onto_an_existing_file_is_refused(tmp_path, capsys):
+    target = tmp_path / "reports.md"
+    target.write_text("keep me")
+    error = one_line_error(capsys, main(["report", "--out", str(target)]))
+    assert "exists and is not a folder" in error and target.read_text() == "keep me"
+
+
+def test_report_out_where_no_folder_can_be_made_is_refused(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    error = one_line_error(capsys, main(["report", "--out", str(tmp_path / "file" / "reports")]))
+    assert "cannot create the folder" in error
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_report_out_into_a_read_only_folder_is_refused(tmp_path, capsys):
+    tmp_path.chmod(0o500)
+    try:
+        error = one_line_error(capsys, main(["report", "--out", str(tmp_path)]))
+    finally:
+        tmp_path.chmod(0o700)
+    assert "not writable" in error
+
+
+# ---------------------------------------------------------------- numbers
+
+
+def _kwargs(argv: list[str]) -> dict:
+    return service_call(build_parser().parse_args(argv))[1]
+
+
+@pytest.mark.parametrize("text,value", [("1e1", 10), ("1e0", 1), ("1e10", 10**10), ("10", 10)])
+def test_integers_in_scientific_notation_are_accepted_everywhere(text, value):
+    assert _kwargs(["run", "agnostic", "--algorithm", "improper", "--dim", text, "--n", text, "--epsilon", text,
+                    "--seed", text]) == {"algorithm": "improper", "dim": value, "n": value, "epsilon": text,
+                                         "seed": value}
+    assert _kwargs(audit_mechanism("laplace", "--seed", text, "--claimed-epsilon", text))["seed"] == value
+
+
+@pytest.mark.parametrize("text", ["1e1", "1e0", "1e10", "1e-6", "0.1", "1/3", "2/7"])
+def test_claimed_epsilon_accepts_decimals_and_fractions_as_the_smallest_float_above(text):
+    claimed = _kwargs(audit_mechanism("laplace", "--claimed-epsilon", text))["claimed_epsilon"]
+    exact = Fraction(text) if "/" in text else Fraction(Decimal(text))
+    assert Fraction(claimed) >= exact > Fraction(math.nextafter(claimed, -math.inf))
+
+
+@pytest.mark.parametrize("argv", [["compose", "--epsilon", "1e9999999", "--k", "2"],
+                                  ["audit", "mechanism", "--mechanism", "m:f", "--input-a", "0", "--input-b", "1",
+                                   "--claimed-epsilon", "1e9999999"]])
+def test_numbers_with_huge_exponents_are_refused_at_once(argv, capsys):
+    started = time.perf_counter()
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2 and time.perf_counter() - started < 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+# ---------------------------------------------------------------- exit status
+
+
+def test_help_and_readme_document_the_exit_statuses(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    help_text = capsys.readouterr().out
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    for text in (help_text, readme):
+        assert "exit status" in text.lower() and all(f"{code} " in text for code in ("0", "1", "2"))
+
+
+@pytest.mark.parametrize("argv,status", [
+    (["compose", "--epsilon", "0.1", "--delta", "0.01", "--k", "10", "--method", "basic", "--target-delta", "0.05"], 1),
+    (["compose", "--epsilon", "0.1", "--delta", "0.01", "--k", "10", "--method", "basic", "--target-delta", "0.5"], 0),
+    (["calibrate", "agnostic", "--epsilon", "1", "--delta", "1e-5", "--steps", "10"], 0),
+    (["audit", "macro-block", "--class", "intervals", "--domain-size", "4", "--m", "2"], 0),
+])
+def test_exit_status_of_compose_calibrate_and_exact_audits(argv, status, capsys):
+    assert main(argv) == status
