@@ -42,3 +42,14 @@ def test_proof_runs_know_the_source_tree_and_fold_junit_cases(tmp_path):
                       '<testcase classname="" name="collection"/></testsuite>')
     assert proof_runs.junit_outcomes(report) == {"tests/verify/test_x.py::test_a": "skipped",
                                                  "tests/verify/test_x.py::test_b": "failed"}
+
+
+def test_compose_reports_a_vacuous_delta_as_vacuous():
+    """Issue 14, B.5: `compose --method basic --delta 0.01 --k 1000` printed δ ≤ 10 as if it meant
+    something."""
+    from dpledger.verify.service.compose import compose
+
+    vacuous = compose(epsilon="0.01", delta="0.01", k=1000, method="basic")
+    assert vacuous.payload["vacuous"] is True and "VACUOUS: δ ≥ 1" in vacuous.text
+    fine = compose(epsilon="0.01", delta="1e-6", k=1000, method="basic")
+    assert fine.payload["vacuous"] is False and "VACUOUS" not in fine.text

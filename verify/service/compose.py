@@ -29,6 +29,7 @@ def compose(*, epsilon: Exact, k: int, delta: Exact = "0", target_delta: Exact |
         "delta": g.delta_upper,
         "epsilon_expr": str(g.epsilon),
         "delta_within_target": within_target,
+        "vacuous": g.vacuous,
         "source": derivation.source,
         "rule": derivation.rule,
         "certified": "epsilon and delta are certified upper bounds (outward-rounded interval arithmetic)",
@@ -37,6 +38,8 @@ def compose(*, epsilon: Exact, k: int, delta: Exact = "0", target_delta: Exact |
         f"{method} composition of {k} × ({epsilon}, {delta})-DP ({derivation.source}; {derivation.rule}):\n"
         f"  ε ≤ {g.epsilon_upper:.12g}\n  δ ≤ {g.delta_upper:.12g}\n  (certified upper bounds)"
     )
+    if g.vacuous:
+        text += "\n  VACUOUS: δ ≥ 1, so this guarantee says nothing"
     if within_target is not None:
         text += f"\n  k·δ {'≤' if within_target else 'EXCEEDS'} target δ = {target_delta}"
     return Output(payload, text, 1 if within_target is False else 0)
