@@ -317,11 +317,15 @@ class Max(sympy.Max):
     ``copy.deepcopy``, ``func(*args)`` — and that call evaluated, so a fitted learner's guarantee
     could not be unpickled or copied (issue 14, E.2). The class keeps sympy's name, so printing,
     LaTeX and the canonical order of arguments are those of ``sympy.Max``; the certified
-    enclosures and comparisons treat it as the ``sympy.Max`` it is."""
+    enclosures and comparisons treat it as the ``sympy.Max`` it is. Arguments that are all plain
+    numbers (as ``evalf`` passes them back) give the number: sympy's ``Max`` compares those exactly,
+    and keeping them unevaluated made ``evalf`` rebuild the same ``Max`` without end."""
 
     __slots__ = ()
 
     def __new__(cls, *args: Any, **assumptions: Any) -> sympy.Expr:
+        if all(sympy.sympify(arg).is_Number for arg in args):
+            return sympy.Max(*args)
         assumptions["evaluate"] = False
         return super().__new__(cls, *args, **assumptions)
 

@@ -244,3 +244,13 @@ def test_every_rule_formula_is_printable_latex_without_control_characters():
     assert control == []
     formula = account(ev.SubsampleWithReplacement(ev.ApproxDP(1, "1e-6"), 3, 9)).formula
     assert r"\frac{(A-1)" in formula and r"e^{\varepsilon}" in formula
+
+
+def test_max_of_special_functions_survives_evalf_and_pickling():
+    """The unevaluated Max the rules build (ParallelComposition of Gaussian blocks) must numerically
+    evaluate (sympy's evalf rebuilds it from float arguments) and round-trip through pickle."""
+    import pickle
+
+    g = account(ev.ParallelComposition((ev.Gaussian(1, "1e-6"), ev.Gaussian(2, "1e-6")))).guarantee
+    assert float(sympy.N(g.epsilon)) == pytest.approx(g.epsilon_upper, rel=1e-9)
+    assert pickle.loads(pickle.dumps(g)).epsilon_upper == g.epsilon_upper
