@@ -246,11 +246,13 @@ def test_every_rule_formula_is_printable_latex_without_control_characters():
     assert r"\frac{(A-1)" in formula and r"e^{\varepsilon}" in formula
 
 
-def test_max_of_special_functions_survives_evalf_and_pickling():
-    """The unevaluated Max the rules build (ParallelComposition of Gaussian blocks) must numerically
-    evaluate (sympy's evalf rebuilds it from float arguments) and round-trip through pickle."""
+def test_max_of_parallel_blocks_survives_evalf_and_pickling():
+    """The unevaluated Max the rules build (parallel blocks) must numerically evaluate — sympy's
+    evalf rebuilds it from float arguments, which recursed without end — and round-trip through
+    pickle with special functions inside."""
     import pickle
 
-    g = account(ev.ParallelComposition((ev.Gaussian(1, "1e-6"), ev.Gaussian(2, "1e-6")))).guarantee
-    assert float(sympy.N(g.epsilon)) == pytest.approx(g.epsilon_upper, rel=1e-9)
-    assert pickle.loads(pickle.dumps(g)).epsilon_upper == g.epsilon_upper
+    closed = account(ev.ParallelComposition((ev.PureDP("log(3)"), ev.PureDP("1/2")))).guarantee
+    assert float(sympy.N(closed.epsilon)) == pytest.approx(math.log(3), rel=1e-12)
+    special = account(ev.ParallelComposition((ev.Gaussian(1, "1e-6"), ev.Gaussian(2, "1e-6")))).guarantee
+    assert pickle.loads(pickle.dumps(special)).epsilon_upper == special.epsilon_upper
