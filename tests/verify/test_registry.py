@@ -5,13 +5,13 @@ import dataclasses
 import fnmatch
 import json
 import re
+import shutil
 import tomllib
 from pathlib import Path
 
 import pytest
-
 from dpledger.verify.cli.main import main
-from dpledger.verify.paper import registry
+from dpledger.verify.paper import proof_runs, registry
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT.parent / "shared" / "seeds"
@@ -43,9 +43,28 @@ VALID = """
 [[statement]]
 id = "Lemma 1.1"
 statement = "A claim."
+commands = ["dpledger proofs"]
+
+[[statement.parts]]
+kind = "privacy"
+claim = "It is private."
 check = "exact"
 tests = ["tests/verify/test_registry.py::test_x"]
-commands = ["dpledger proofs"]
+
+[[statement.parts]]
+kind = "utility"
+claim = "It is accurate."
+check = "unchecked"
+note = "Not measured."
+
+[[statement.tightness]]
+part = "privacy"
+instance = "D = 4"
+audit = "exact"
+measured = 1.5
+bound = 3
+bound_text = "3"
+command = "dpledger audit labelboost"
 
 [[statement.findings]]
 kind = "slack"
@@ -56,8 +75,21 @@ command = "dpledger proofs --findings"
 
 
 @pytest.mark.parametrize("old, new, problem", [
-    ('check = "exact"', 'check = "proved"', "unknown check kind 'proved' (known: exact,"),
-    ('check = "exact"\n', "", "missing key 'check'"),
+    ('check = "exact"', 'check = "proved"', "part #1: unknown check kind 'proved' (known: exact,"),
+    ('check = "exact"\n', "", "part #1: missing key 'check'"),
+    ('kind = "privacy"', 'kind = "elegance"', "part #1: unknown part kind 'elegance' (known: privacy,"),
+    ('claim = "It is private."', 'claim = " "', "part #1: 'claim' holds ' '"),
+    ('tests = ["tests/verify/test_registry.py::test_x"]\n', "",
+     "part #1: a exact privacy part names no test (an empty part: mark it unchecked)"),
+    ('note = "Not measured."', 'note = "Not measured."\ntests = ["tests/a/test_b.py::test_c"]',
+     "part #2: an unchecked utility part names tests"),
+    ('note = "Not measured."\n', "", "part #2: an unchecked utility part needs a note"),
+    ('part = "privacy"', 'part = "structure"', "tightness of a 'structure' part, which the statement does not have"),
+    ("measured = 1.5", "measured = 4.5", "tightness #1: measured 4.5 exceeds the bound 3.0"),
+    ("measured = 1.5", 'measured = "1.5"', "tightness #1: 'measured' holds '1.5', not a number"),
+    ('audit = "exact"', 'audit = "guess"', "tightness #1: unknown audit 'guess'"),
+    ("bound = 3\n", "bound = 0\n", "tightness #1: measured 1.5 and bound 0.0"),
+    ('commands = ["dpledger proofs"]', 'cited = "yes"', "'cited' holds 'yes', not a boolean"),
     ("[[statement.findings]]", 'status = "passed"\n[[statement.findings]]', "unknown key 'status'"),
     ("A claim.", "", "'statement' holds '', not a non-empty string"),
     ('tests = ["tests/verify/test_registry.py::test_x"]', 'tests = "tests/verify/test_registry.py::test_x"',
@@ -66,13 +98,17 @@ command = "dpledger proofs --findings"
     ("test_registry.py::test_x", "registry.py::test_x", "malformed test node id"),
     ('"tests/verify/test_registry.py::test_x"]', '"tests/a/test_b.py::test_c", "tests/a/test_b.py::test_c"]',
      "test 'tests/a/test_b.py::test_c' is listed twice"),
+    ('check = "unchecked"\nnote = "Not measured."', 'check = "empirical"\ntests = ["tests/verify/test_registry.py::test_x"]',
+     "test 'tests/verify/test_registry.py::test_x' is listed twice"),
     ('kind = "slack"', 'kind = "bug"', "finding #1: unknown finding kind 'bug'"),
     ('witness = "n = 1."\n', "", "finding #1: missing key 'witness'"),
 ])
 def test_a_malformed_statement_is_refused_naming_file_statement_and_problem(tmp_path, old, new, problem):
     path = tmp_path / "seed_000.toml"
     path.write_text(VALID)
-    assert registry.load_statements(path)[0].findings[0].kind == "slack"
+    lemma = registry.load_statements(path)[0]
+    assert lemma.findings[0].kind == "slack" and lemma.tightness[0].ratio == 0.5
+    assert [part.kind for part in lemma.parts] == ["privacy", "utility"]
     assert old in VALID
     path.write_text(VALID.replace(old, new))
     with pytest.raises(ValueError) as refused:
@@ -117,20 +153,29 @@ def test_a_malformed_external_finding_is_refused_naming_it(tmp_path):
 
 
 def test_validation_cannot_be_bypassed_by_building_statements_in_code():
-    """The value rules belong to the model: a Statement or Finding built or copied in code meets
-    the same rules as one read from the data files."""
+    """The value rules belong to the model: a Statement, Part, Tightness or Finding built or copied
+    in code meets the same rules as one read from the data files."""
     lemma = next(s for s in registry.REGISTRY if s.key == "000:Lemma 6.12")
-    for change, problem in [({"check": "proved"}, "unknown check kind"), ({"seed": "001"}, "unknown seed"),
-                            ({"tests": ("tests/x.py::y",)}, "malformed test node id"),
-                            ({"tests": lemma.tests[:1] * 2}, "listed twice"), ({"id": " "}, "'id' holds")]:
+    part = lemma.parts[0]
+    for change, problem in [({"seed": "001"}, "unknown seed"), ({"id": " "}, "'id' holds"),
+                            ({"parts": ()}, "at least one part"), ({"parts": (part, part)}, "listed twice")]:
         with pytest.raises(ValueError, match=problem):
             dataclasses.replace(lemma, **change)
+    for change, problem in [({"check": "proved"}, "unknown check kind"), ({"kind": "beauty"}, "unknown part kind"),
+                            ({"tests": ("tests/x.py::y",)}, "malformed test node id"),
+                            ({"tests": part.tests[:1] * 2}, "listed twice"), ({"tests": ()}, "names no test"),
+                            ({"check": "unchecked"}, "names tests")]:
+        with pytest.raises(ValueError, match=problem):
+            dataclasses.replace(part, **change)
     with pytest.raises(ValueError, match="unknown finding kind 'bug'"):
         dataclasses.replace(lemma.findings[0], kind="bug")
-    with pytest.raises(ValueError, match="unknown check kind"):
-        registry.Statement("Lemma 1.1", "000", "A claim.", "proved")
+    bound = next(t for s in registry.REGISTRY for t in s.tightness)
+    with pytest.raises(ValueError, match="exceeds the bound"):
+        dataclasses.replace(bound, measured=bound.bound * 2)
+    with pytest.raises(ValueError, match="not a finite number"):
+        dataclasses.replace(bound, bound=float("inf"))
     with pytest.raises(dataclasses.FrozenInstanceError):
-        lemma.check = "proved"
+        lemma.cited = True
 
 
 def test_every_test_the_registry_names_exists():
@@ -168,11 +213,67 @@ def test_every_statement_seed_002_mentions_is_registered():
     assert not missing, sorted(missing)
 
 
-def test_keys_are_unique_and_check_kinds_known():
+def test_keys_are_unique_and_part_and_check_kinds_known():
     keys = [s.key for s in registry.REGISTRY]
     assert len(keys) == len(set(keys))
-    assert {s.check for s in registry.REGISTRY} <= set(registry.CHECK_KINDS)
-    assert all(s.seed in registry.SEED_FILES and s.statement for s in registry.REGISTRY)
+    parts = [part for s in registry.REGISTRY for part in s.parts]
+    assert {p.check for p in parts} <= set(registry.CHECK_KINDS) and {p.kind for p in parts} <= set(registry.PART_KINDS)
+    assert all(s.seed in registry.SEED_FILES and s.statement and s.parts for s in registry.REGISTRY)
+
+
+def test_a_statement_passes_only_when_every_part_does():
+    """Theorem 5.1's three parts: all passed → passed; utility not run → not run; a part unchecked
+    → partial naming it; a failed part → failed; cited statements stay cited."""
+    theorem = next(s for s in registry.REGISTRY if s.key == "000:Theorem 5.1")
+    assert [p.kind for p in theorem.parts] == ["privacy", "sample size", "utility"]
+    passed = {node: "passed" for node in theorem.tests}
+    assert theorem.status(passed) == "passed" and theorem.unchecked(passed) == ()
+    assert theorem.status({**passed, theorem.parts[2].tests[0]: "failed"}) == "failed"
+    assert theorem.status({node: "passed" for node in theorem.parts[0].tests}) == "not run"
+    lemma = next(s for s in registry.REGISTRY if s.key == "000:Lemma 7.1")
+    results = {node: "passed" for node in lemma.tests}
+    assert lemma.status(results) == "partial" and [p.claim[:8] for p in lemma.unchecked(results)] == ["disc_{D_"]
+    assert "β_VC" in lemma.unchecked(results)[0].claim and "β_VC" not in lemma.parts[0].claim
+
+
+@pytest.mark.parametrize("key, missing", [
+    ("000:Theorem 8.5", "utility"), ("000:Theorem 8.19", "utility"), ("000:Lemma 8.7", "utility"),
+    ("000:Assumption 4.4", "utility"), ("000:Lemma 8.15", "utility"), ("002:Lemma B.10", "utility"),
+])
+def test_statements_the_issue_names_are_partial_with_the_unchecked_part_named(key, missing):
+    statement = next(s for s in registry.REGISTRY if s.key == key)
+    passed = {node: "passed" for node in statement.tests}
+    assert statement.status(passed) == "partial"
+    assert missing in [p.kind for p in statement.unchecked(passed)]
+
+
+def test_summary_counts_statements_and_parts_with_cited_apart():
+    results = registry.load_results(ROOT / "reports" / "proofs-status.json")
+    counts = registry.summary(registry.REGISTRY, results)
+    for seed, table in counts.items():
+        statements = [s for s in registry.REGISTRY if s.seed == seed]
+        assert table["statements"] == len(statements)
+        assert table["cited"] == sum(s.cited for s in statements)
+        assert sum(table[status] for status in (*registry.COUNTED_STATUSES, "cited")) == len(statements)
+        assert table["parts cited"] == sum(len(s.parts) for s in statements if s.cited)
+        assert sum(table[f"parts {status}"] for status in registry.PART_STATUSES) == sum(
+            len(s.parts) for s in statements if not s.cited)
+
+
+TIGHTNESS = [pytest.param(s.key, t, id=f"{s.key}:{t.instance}") for s in registry.REGISTRY for t in s.tightness
+             if "--block init" not in t.command]
+
+
+@pytest.mark.parametrize("key, bound", TIGHTNESS)
+def test_recorded_tightness_is_what_the_audit_prints(capsys, key, bound):
+    """Each recorded measurement is re-run with its command (the initialization block, 9 s, is
+    left to dpledger proofs' own run): measured ε and bound agree to the recorded 4 decimals."""
+    assert bound.command.startswith("dpledger audit ")
+    assert main([*bound.command.split()[1:], "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["holds"] and out["statement"].startswith(key.split(":")[1])
+    assert (round(out["epsilon_exact"], 4), round(out["bound"], 4)) == (bound.measured, bound.bound)
+    assert bound.ratio == pytest.approx(out["tightness"], abs=1e-4)
 
 
 def test_findings_carry_a_witness_and_a_dpledger_command():
@@ -186,9 +287,9 @@ def test_proofs_json_without_a_run_claims_nothing_verified(capsys, tmp_path):
     assert main(["proofs", "--json", "--status-file", str(tmp_path / "none.json")]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == len(registry.REGISTRY)
-    assert all({"id", "seed", "statement", "check", "status"} <= row.keys() for row in rows)
+    assert all({"id", "seed", "statement", "parts", "status", "unchecked_parts"} <= row.keys() for row in rows)
     assert {row["status"] for row in rows} <= {"cited", "not checked", "not run"}
-    assert all(row["status"] == "cited" for row in rows if row["check"] == "cited")
+    assert all(row["status"] == "cited" for row in rows if row["cited"])
 
 
 def test_status_follows_the_recorded_outcomes(capsys, tmp_path):
@@ -206,7 +307,43 @@ def test_status_follows_the_recorded_outcomes(capsys, tmp_path):
 def test_cited_statement_stays_cited_when_its_tests_pass():
     theorem = next(s for s in registry.REGISTRY if s.key == "000:Theorem 3.4")
     results = {node: "passed" for node in theorem.tests}
-    assert theorem.status(results) == "cited" and theorem.test_status(results) == "passed"
+    assert theorem.cited and theorem.status(results) == "cited" and theorem.test_status(results) == "passed"
+
+
+def test_the_recorded_run_names_its_commit_and_date(capsys, tmp_path):
+    status_file = tmp_path / "status.json"
+    status_file.write_text(json.dumps({"results": {}, "commit": "0123456789abcdef", "dirty": True,
+                                       "date": "2026-01-02"}))
+    assert main(["proofs", "--only", "000:Lemma 6.2", "--status-file", str(status_file)]) == 0
+    assert "(commit 0123456789ab (with uncommitted changes), 2026-01-02)" in capsys.readouterr().out.splitlines()[0]
+    commit, dirty = proof_runs.source_state(ROOT)
+    assert re.fullmatch(r"[0-9a-f]{40}", commit) and isinstance(dirty, bool)
+    assert proof_runs.source_state(tmp_path) == ("unknown", False)  # not a git tree
+
+
+def test_default_status_file_is_the_committed_record_in_a_checkout(capsys, monkeypatch, tmp_path):
+    """From a checkout `dpledger proofs` reads reports/proofs-status.json; outside one (an installed
+    package) with no run in the cache it says plainly where the recorded run lives."""
+    assert registry.in_checkout() and registry.default_status_file() == ROOT / "reports" / "proofs-status.json"
+    monkeypatch.setattr(registry, "REPO_ROOT", tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert registry.default_status_file() == tmp_path / "cache" / "dpledger" / "proofs-status.json"
+    assert main(["proofs", "--only", "000:Lemma 6.2"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert "no run recorded here" in first and "reports/proofs-status.json and reports/proofs.md" in first
+
+
+def test_the_report_opens_with_the_counts_and_the_goal_and_is_deterministic(tmp_path):
+    from dpledger.verify.reports import proofs as report
+
+    shutil.copy(ROOT / "reports" / "proofs-status.json", tmp_path / "proofs-status.json")
+    text = report.write(tmp_path)[0][0].read_text()
+    lines = text.splitlines()
+    assert lines[4].startswith("* seed 000: ") and lines[5].startswith("* seed 002: ")
+    assert "parts: " in lines[4] and report.GOAL in lines[6]
+    run = registry.load_run(tmp_path / "proofs-status.json")
+    assert run.describe() in text
+    assert report.write(tmp_path)[0][0].read_text() == text
 
 
 def test_unknown_statement_and_bad_status_file_are_one_line_errors(capsys, tmp_path):
@@ -247,5 +384,6 @@ def test_committed_status_record_covers_every_registry_test_with_a_pass():
     assert results is not None, f"record it with: dpledger proofs --run --status-file {record.relative_to(ROOT)}"
     named = {node for s in registry.REGISTRY for node in s.tests}
     missing = sorted(named - set(results))
+    assert json.loads(record.read_text()).get("commit", "unknown") != "unknown", "re-record: no commit recorded"
     assert not missing, f"not in the record (re-record): {missing[:3]}"
     assert {results[node] for node in named} == {"passed"}

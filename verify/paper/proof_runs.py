@@ -1,16 +1,22 @@
 """Running the proof registry's checks: :func:`record_run` runs the tests that check a set of
 statements with pytest and records their outcomes in a status file (``dpledger proofs --run``),
-from pytest's JUnit XML report (:func:`junit_outcomes`)."""
+from pytest's JUnit XML report (:func:`junit_outcomes`), with the commit the run checked, whether
+the working tree had uncommitted changes, and the UTC date (:func:`source_state`)."""
 from __future__ import annotations
 
+import datetime
 import json
+import subprocess
 from pathlib import Path
 
 from dpledger import __version__
-from dpledger.verify.paper.registry import Statement, defined_tests, load_results
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-"""The source tree whose ``tests/`` the registry names (a run needs it)."""
+from dpledger.verify.paper.registry import (
+    RECORDED_STATUS_FILE,
+    REPO_ROOT,
+    Statement,
+    defined_tests,
+    load_results,
+)
 
 _SEVERITY = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
 
@@ -21,7 +27,6 @@ def record_run(statements: tuple[Statement, ...], status_file: Path, slow: bool 
     recorded as ``not collected`` without asking pytest (which would refuse the whole run), and so
     are tests pytest did not report (a collection error); tests deselected by ``slow=False`` lose
     any earlier outcome and become ``not run``."""
-    import subprocess
     import sys
     import tempfile
 
@@ -41,9 +46,25 @@ def record_run(statements: tuple[Statement, ...], status_file: Path, slow: bool 
     merged = {node: outcome for node, outcome in previous.items() if node not in nodes}
     merged.update(outcomes)
     status_file.parent.mkdir(parents=True, exist_ok=True)
-    status_file.write_text(json.dumps({"dpledger_version": __version__, "results": merged}, indent=1,
-                                      sort_keys=True) + "\n")
+    commit, dirty = source_state(REPO_ROOT)
+    date = datetime.datetime.now(datetime.UTC).date().isoformat()
+    status_file.write_text(json.dumps({"dpledger_version": __version__, "commit": commit, "dirty": dirty, "date": date,
+                                       "results": merged}, indent=1, sort_keys=True) + "\n")
     return merged
+
+
+def source_state(root: Path) -> tuple[str, bool]:
+    """The commit checked out at ``root`` and whether its tracked files differ from it (untracked
+    files and the status file itself aside); ``unknown`` without git."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+    try:
+        commit = git("rev-parse", "HEAD").strip()
+        changed = [line[3:] for line in git("status", "--porcelain", "--untracked-files=no").splitlines()]
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown", False
+    return commit, any(path != RECORDED_STATUS_FILE for path in changed)
 
 
 def junit_outcomes(report: Path) -> dict[str, str]:

@@ -1,43 +1,57 @@
-"""The proof registry: every numbered statement of both seeds, how dpledger checks it, and its
-status from the last ``dpledger proofs --run``.
+"""The proof registry: every numbered statement of both seeds split into the parts it claims,
+how dpledger checks each part, the tightness of every audited bound, and the status of each from
+the last recorded ``dpledger proofs --run``.
 
-A statement is data (:class:`Statement`): its id as the seed numbers it, the seed, one line
-saying what it claims, the kind of check (:data:`CHECK_KINDS`), the pytest node ids that check
-it and the commands that show it. Status is never claimed, only recorded: without a status
-file a statement with tests is ``not run``; ``passed`` needs a run in which every named test
-passed. Statements the paper only cites are ``cited`` whatever their tests do (the tests then
-check dpledger's implementation of the cited result, not the result).
+A statement is data (:class:`Statement`): its id as the seed numbers it, the seed, one line saying
+what it claims, whether the seed only cites it, and its parts (:class:`Part`) — privacy, utility,
+sample size, structure or definition (:data:`PART_KINDS`) — each with its own check kind
+(:data:`CHECK_KINDS`), the pytest node ids that check exactly that part, or, when ``unchecked``, a
+note saying why. Status is never claimed, only recorded: a part with tests is ``not run`` without
+a recorded run, ``passed`` when every one of its tests passed; a statement is ``passed`` only when
+every part is, ``partial`` when some part passed and others are not checked (they are named).
+Statements the paper only cites are ``cited`` whatever their tests do, and never counted.
 
-Findings — a stated inequality that fails for allowed parameters, a constant with slack, a
-release no lemma covers — are recorded with a witness and the command that prints it;
-findings about cited tools are kept apart in :data:`EXTERNAL_FINDINGS`.
+Tightness (:class:`Tightness`): for a bound an exact or Monte Carlo audit reaches, the measured
+privacy loss, the bound on the same instance, their ratio and the command that prints them.
+Findings — a stated inequality that fails for allowed parameters, a constant with slack, a release
+no lemma covers — are recorded with a witness and the command that prints it; findings about
+cited tools are kept apart in :data:`EXTERNAL_FINDINGS`.
 
 The data lives in TOML files in the ``statements/`` folder next to this module (installed as
 package data, :data:`STATEMENTS_DIR`): ``seed_000.toml`` and ``seed_002.toml`` hold each seed's
-statements in the seed's order, each with its findings, and ``external.toml`` the findings about
-cited tools; each file's header says its format. This module reads them with :mod:`tomllib` when
-it is imported (:func:`load_statements`, :func:`load_findings`) and builds :data:`REGISTRY` and
-:data:`EXTERNAL_FINDINGS` from nothing else. Loading rejects, as a ValueError naming the file,
-the statement and the problem: a file that is not TOML, a file name that is not
-``seed_<seed>.toml`` for a seed of :data:`SEED_FILES`, unknown or missing keys, values of the wrong
-type, empty text, duplicate ids, unknown check kinds (:data:`CHECK_KINDS`) and finding kinds
-(:data:`FINDING_KINDS`), and test node ids that are not ``tests/<path>/test_<file>.py::test_<name>``
-or are listed twice. The value rules are the model's own (:class:`Statement` and :class:`Finding`
-check them when built), so no statement escapes them.
+statements in the seed's order, and ``external.toml`` the findings about cited tools; each file's
+header says its format. This module reads them with :mod:`tomllib` when it is imported
+(:func:`load_statements`, :func:`load_findings`) and builds :data:`REGISTRY` and
+:data:`EXTERNAL_FINDINGS` from nothing else. Loading rejects, as a ValueError naming the file, the
+statement (and the part, tightness or finding by number) and the problem: a file that is not TOML,
+a file name that is not ``seed_<seed>.toml`` for a seed of :data:`SEED_FILES`, unknown or missing
+keys, values of the wrong type, empty text, duplicate ids, a statement without parts, unknown part,
+check, audit and finding kinds, a checked part without tests (an empty part), an unchecked part
+with tests or without a note, a tightness whose measurement exceeds its bound or names a part the
+statement lacks, and test node ids that are not ``tests/<path>/test_<file>.py::test_<name>`` or
+are listed twice in a statement. The value rules are the model's own (the dataclasses check them
+when built), so no statement escapes them.
+
+The recorded run (:class:`Run`, :func:`load_run`) carries the commit it checked, whether the tree
+had uncommitted changes, and its date; in a checkout it is the committed
+:data:`RECORDED_STATUS_FILE` (:func:`default_status_file`).
 """
 from __future__ import annotations
 
 import ast
 import json
+import math
 import os
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 SEED_FILES = {"000": "000_35dad69f085f61dd.txt", "002": "002_ea0b89babd8f1a23.txt"}
 """Seed short names and their files in ``shared/seeds``."""
@@ -47,15 +61,27 @@ CHECK_KINDS = {
     "property": "property-based or swept over parameter ranges",
     "empirical": "empirical on the learners (synthetic data, fixed seeds)",
     "chain": "accounting chain (the accountant derives the guarantee from the trace and checks the claim)",
-    "definition": "a definition or algorithm: implemented, no claim of its own (tests check the implementation)",
-    "cited": "cited by the paper and not checked (tests, if any, check dpledger's implementation of it)",
-    "unchecked": "the seed's own statement, not yet checked by dpledger",
+    "implementation": "a definition or algorithm: its implementation is checked against the definition",
+    "unchecked": "not checked by dpledger (the part's note says why, and what is checked instead if anything)",
 }
+"""How a part is checked (:attr:`Part.check`)."""
+
+PART_KINDS = {
+    "privacy": "a differential-privacy guarantee",
+    "utility": "an accuracy or error guarantee",
+    "sample size": "a sample-size or parameter requirement (the arithmetic of the statement's choices)",
+    "structure": "a combinatorial, geometric or probabilistic property the proofs use",
+    "definition": "a definition or algorithm: no claim of its own",
+}
+"""What a part of a statement claims (:attr:`Part.kind`)."""
 
 FINDING_KINDS = ("slack", "confirms", "violation")
 """What a finding can say (:attr:`Finding.kind`)."""
 
 TEST_OUTCOMES = ("passed", "failed", "skipped", "error", "not collected")
+
+PART_STATUSES = ("passed", "failed", "skipped", "not run", "not checked")
+"""A part's status: its tests' outcomes in the recorded run, or ``not checked``."""
 
 NODE_ID = re.compile(r"tests/(?:[A-Za-z0-9_]+/)*test_[A-Za-z0-9_]+\.py::test_[A-Za-z0-9_]+")
 """A test node id as the registry names it: a test function of a test file under ``tests/``."""
@@ -78,6 +104,28 @@ def _texts(owner: object, *fields: str) -> None:
                 raise ValueError(f"{field!r} holds {item!r}, not a non-empty string")
 
 
+def _node_ids(tests: tuple[str, ...]) -> None:
+    """Each test is a well-formed node id, none listed twice."""
+    for node in tests:
+        if not NODE_ID.fullmatch(node):
+            raise ValueError(f"malformed test node id {node!r} (wanted tests/<path>/test_<file>.py::test_<name>)")
+    repeated = sorted({node for node in tests if tests.count(node) > 1})
+    if repeated:
+        raise ValueError(f"test {repeated[0]!r} is listed twice")
+
+
+def tests_status(tests: tuple[str, ...], results: Mapping[str, str] | None) -> str:
+    """What the recorded run says about ``tests``: ``not run`` when it lacks one of them (or there
+    is no run), ``failed`` when one failed, errored or was not collected, ``skipped`` when one was
+    skipped and none failed, else ``passed``."""
+    if results is None or any(node not in results for node in tests):
+        return "not run"
+    outcomes = {results[node] for node in tests}
+    if outcomes & {"failed", "error", "not collected"}:
+        return "failed"
+    return "passed" if outcomes == {"passed"} else "skipped"
+
+
 @dataclass(frozen=True)
 class Finding:
     """Something a check found: what, the witness, and the command that prints the witness."""
@@ -98,65 +146,155 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Part:
+    """One thing a statement claims (privacy, utility, sample size, structure, or the definition
+    itself) and how dpledger checks it: a checked part names the tests that check exactly this
+    claim; an ``unchecked`` part names none and its ``note`` says why (and what, if anything, is
+    checked in its place — a weaker property is its own part)."""
+
+    kind: str
+    claim: str
+    check: str
+    tests: tuple[str, ...] = ()
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        _texts(self, "claim", "tests")
+        _known("part kind", self.kind, PART_KINDS)
+        _known("check kind", self.check, CHECK_KINDS)
+        _node_ids(self.tests)
+        if self.check == "unchecked" and self.tests:
+            raise ValueError(f"an unchecked {self.kind} part names tests (give them a part of their own)")
+        if self.check == "unchecked" and not self.note.strip():
+            raise ValueError(f"an unchecked {self.kind} part needs a note saying why it is not checked")
+        if self.check != "unchecked" and not self.tests:
+            raise ValueError(f"a {self.check} {self.kind} part names no test (an empty part: mark it unchecked)")
+
+    def status(self, results: Mapping[str, str] | None) -> str:
+        """``not checked`` for an unchecked part, else its tests' status (:func:`tests_status`)."""
+        return "not checked" if self.check == "unchecked" else tests_status(self.tests, results)
+
+    def to_dict(self, results: Mapping[str, str] | None) -> dict[str, Any]:
+        return {"kind": self.kind, "claim": self.claim, "check": self.check, "status": self.status(results),
+                "tests": list(self.tests), "note": self.note}
+
+
+@dataclass(frozen=True)
+class Tightness:
+    """How tight a bound is on one instance: the privacy loss an exact or Monte Carlo audit
+    measured, the statement's bound for that instance, and the command that prints both."""
+
+    part: str
+    """The kind of the part whose bound this is (a :data:`PART_KINDS` key of the statement)."""
+    instance: str
+    measured: float
+    bound: float
+    bound_text: str
+    audit: str
+    """``exact`` (enumerated output distributions) or ``monte carlo``."""
+    command: str
+
+    def __post_init__(self) -> None:
+        _texts(self, "part", "instance", "bound_text", "audit", "command")
+        _known("audit", self.audit, ("exact", "monte carlo"))
+        for field in ("measured", "bound"):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise ValueError(f"{field!r} holds {value!r}, not a finite number")
+        if self.bound <= 0 or self.measured < 0:
+            raise ValueError(f"measured {self.measured} and bound {self.bound}: wanted 0 ≤ measured, 0 < bound")
+        if self.measured > self.bound:
+            raise ValueError(f"measured {self.measured} exceeds the bound {self.bound}: a violation is a finding")
+
+    @property
+    def ratio(self) -> float:
+        """Measured privacy loss over the bound (1: tight; small: the constant is slack)."""
+        return self.measured / self.bound
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"part": self.part, "instance": self.instance, "audit": self.audit, "measured": self.measured,
+                "bound": self.bound, "bound_text": self.bound_text, "ratio": round(self.ratio, 4),
+                "command": self.command}
+
+
+@dataclass(frozen=True)
 class Statement:
-    """One numbered statement of a seed and how dpledger checks it."""
+    """One numbered statement of a seed, split into the parts it claims (:class:`Part`).
+
+    A statement the paper only cites (``cited``) is never counted: its parts' tests, if any,
+    check dpledger's implementation of the cited result, not the result."""
 
     id: str
     seed: str
     statement: str
-    check: str
-    tests: tuple[str, ...] = ()
+    parts: tuple[Part, ...]
+    cited: bool = False
     commands: tuple[str, ...] = ()
     findings: tuple[Finding, ...] = ()
+    tightness: tuple[Tightness, ...] = ()
 
     def __post_init__(self) -> None:
-        _texts(self, "id", "statement", "tests", "commands")
+        _texts(self, "id", "statement", "commands")
         _known("seed", self.seed, SEED_FILES)
-        _known("check kind", self.check, CHECK_KINDS)
-        for node in self.tests:
-            if not NODE_ID.fullmatch(node):
-                raise ValueError(f"malformed test node id {node!r} (wanted tests/<path>/test_<file>.py::test_<name>)")
-        repeated = sorted({node for node in self.tests if self.tests.count(node) > 1})
-        if repeated:
-            raise ValueError(f"test {repeated[0]!r} is listed twice")
+        if not self.parts:
+            raise ValueError("a statement has at least one part")
+        _node_ids(self.tests)
+        kinds = [part.kind for part in self.parts]
+        for bound in self.tightness:
+            if bound.part not in kinds:
+                raise ValueError(f"tightness of a {bound.part!r} part, which the statement does not have")
 
     @property
     def key(self) -> str:
         """Unique across seeds (ids repeat between the two seeds)."""
         return f"{self.seed}:{self.id}"
 
+    @property
+    def tests(self) -> tuple[str, ...]:
+        """Every test of every part, once each (a test shared by two parts is one test twice:
+        refused — a test checks one part)."""
+        return tuple(node for part in self.parts for node in part.tests)
+
     def test_status(self, results: Mapping[str, str] | None) -> str:
-        """What the last run says about this statement's tests (``not run`` without a run)."""
-        if not self.tests:
-            return "no tests"
-        if results is None or any(node not in results for node in self.tests):
-            return "not run"
-        outcomes = {results[node] for node in self.tests}
-        if outcomes & {"failed", "error", "not collected"}:
-            return "failed"
-        return "passed" if outcomes == {"passed"} else "skipped"
+        """What the recorded run says about all of the statement's tests (``no tests`` without any)."""
+        return tests_status(self.tests, results) if self.tests else "no tests"
+
+    def unchecked(self, results: Mapping[str, str] | None) -> tuple[Part, ...]:
+        """The parts not (yet) shown to hold: every part whose status is not ``passed``."""
+        return tuple(part for part in self.parts if part.status(results) != "passed")
 
     def status(self, results: Mapping[str, str] | None) -> str:
-        """The statement's status: ``cited``, ``not checked``, ``not run``, ``passed``, ``failed``,
-        ``skipped``; a definition with tests reports its tests' status."""
-        if self.check == "cited":
+        """``cited``; ``passed`` when every part passed; ``failed`` when a part's tests failed;
+        ``not run`` when a checked part has no recorded outcome; ``partial`` when some parts passed
+        and the others are not checked or skipped; ``not checked`` when no part is checked."""
+        if self.cited:
             return "cited"
-        if not self.tests:
-            return "not checked"
-        return self.test_status(results)
+        statuses = {part.status(results) for part in self.parts}
+        for status in ("failed", "not run"):
+            if status in statuses:
+                return status
+        if statuses == {"passed"}:
+            return "passed"
+        return "partial" if "passed" in statuses else "not checked" if statuses == {"not checked"} else "skipped"
 
     def to_dict(self, results: Mapping[str, str] | None) -> dict[str, Any]:
         return {
             "id": self.id, "seed": self.seed, "seed_file": SEED_FILES[self.seed], "key": self.key,
-            "statement": self.statement, "check": self.check, "status": self.status(results),
-            "test_status": self.test_status(results), "tests": list(self.tests), "commands": list(self.commands),
-            "findings": [f.to_dict() for f in self.findings],
+            "statement": self.statement, "cited": self.cited, "status": self.status(results),
+            "unchecked_parts": [] if self.cited else [part.kind for part in self.unchecked(results)],
+            "parts": [part.to_dict(results) for part in self.parts], "tests": list(self.tests),
+            "commands": list(self.commands), "findings": [f.to_dict() for f in self.findings],
+            "tightness": [t.to_dict() for t in self.tightness],
         }
+
+
+_TOML_TYPES = {str: "string", list: "list", bool: "boolean", float: "number"}
 
 
 def _table(table: object, fields: Mapping[str, type], optional: Iterable[str] = ()) -> dict[str, Any]:
     """``table`` checked against its fields: no unknown key, none missing but the optional ones,
-    each value of its field's TOML type (``str`` a string, ``list`` an array)."""
+    each value of its field's TOML type (``str`` a string, ``list`` an array, ``bool`` a boolean,
+    ``float`` a number: a TOML float, or an integer)."""
     if not isinstance(table, dict):
         raise ValueError(f"expected a table, found {table!r}")
     for key in table:
@@ -164,8 +302,10 @@ def _table(table: object, fields: Mapping[str, type], optional: Iterable[str] = 
     for key, kind in fields.items():
         if key not in table and key not in optional:
             raise ValueError(f"missing key {key!r}")
-        if key in table and not isinstance(table[key], kind):
-            raise ValueError(f"{key!r} holds {table[key]!r}, not a {'string' if kind is str else 'list'}")
+        value = table.get(key)
+        number = kind is float and isinstance(value, int) and not isinstance(value, bool)
+        if key in table and not (isinstance(value, kind) or number):
+            raise ValueError(f"{key!r} holds {table[key]!r}, not a {_TOML_TYPES[kind]}")
     return table
 
 
@@ -181,16 +321,39 @@ def _read(path: Traversable, fields: Mapping[str, type]) -> dict[str, Any]:
         raise ValueError(f"{path}: {error}") from None
 
 
-def _findings(tables: Iterable[object]) -> tuple[Finding, ...]:
-    """``[[finding]]`` tables as findings; a problem names the finding by its number."""
-    findings = []
+def _numbered(tables: Iterable[object], what: str, build: Callable[[dict[str, Any]], T]) -> tuple[T, ...]:
+    """Each of ``tables`` built by ``build``; a problem names the table as ``what #number``."""
+    built = []
     for number, table in enumerate(tables, 1):
         try:
-            fields = _table(table, {"kind": str, "summary": str, "witness": str, "command": str})
-            findings.append(Finding(fields["summary"], fields["witness"], fields["command"], fields["kind"]))
+            built.append(build(table))
         except ValueError as error:
-            raise ValueError(f"finding #{number}: {error}") from None
-    return tuple(findings)
+            raise ValueError(f"{what} #{number}: {error}") from None
+    return tuple(built)
+
+
+def _finding(table: object) -> Finding:
+    fields = _table(table, {"kind": str, "summary": str, "witness": str, "command": str})
+    return Finding(fields["summary"], fields["witness"], fields["command"], fields["kind"])
+
+
+def _findings(tables: Iterable[object]) -> tuple[Finding, ...]:
+    """``[[finding]]`` tables as findings; a problem names the finding by its number."""
+    return _numbered(tables, "finding", _finding)
+
+
+def _part(table: object) -> Part:
+    fields = _table(table, {"kind": str, "claim": str, "check": str, "tests": list, "note": str},
+                    optional=("tests", "note"))
+    return Part(fields["kind"], fields["claim"], fields["check"], tuple(fields.get("tests", ())),
+                fields.get("note", ""))
+
+
+def _tightness(table: object) -> Tightness:
+    fields = _table(table, {"part": str, "instance": str, "measured": float, "bound": float, "bound_text": str,
+                            "audit": str, "command": str})
+    return Tightness(fields["part"], fields["instance"], float(fields["measured"]), float(fields["bound"]),
+                     fields["bound_text"], fields["audit"], fields["command"])
 
 
 def load_findings(path: Traversable) -> tuple[Finding, ...]:
@@ -211,18 +374,20 @@ def load_statements(path: Traversable) -> tuple[Statement, ...]:
         raise ValueError(f"{path}: a seed's data file is named seed_<seed>.toml with a seed of {', '.join(SEED_FILES)}")
     statements: list[Statement] = []
     first: dict[str, int] = {}
-    fields = {"id": str, "statement": str, "check": str, "tests": list, "commands": list, "findings": list}
+    fields = {"id": str, "statement": str, "cited": bool, "parts": list, "commands": list, "findings": list,
+              "tightness": list}
     for number, table in enumerate(_read(path, {"statement": list})["statement"], 1):
         name = table.get("id") if isinstance(table, dict) else None
         where = f"{path}: statement {name!r}" if isinstance(name, str) else f"{path}: statement #{number}"
         try:
-            entry = _table(table, fields, optional=("tests", "commands", "findings"))
+            entry = _table(table, fields, optional=("cited", "commands", "findings", "tightness"))
             if entry["id"] in first:
                 raise ValueError(f"duplicate id (statement #{first[entry['id']]} has it too)")
             first[entry["id"]] = number
-            statements.append(Statement(entry["id"], seed, entry["statement"], entry["check"],
-                                        tuple(entry.get("tests", ())), tuple(entry.get("commands", ())),
-                                        _findings(entry.get("findings", ()))))
+            statements.append(Statement(entry["id"], seed, entry["statement"],
+                                        _numbered(entry["parts"], "part", _part), entry.get("cited", False),
+                                        tuple(entry.get("commands", ())), _findings(entry.get("findings", ())),
+                                        _numbered(entry.get("tightness", ()), "tightness", _tightness)))
         except ValueError as error:
             raise ValueError(f"{where}: {error}") from None
     return tuple(statements)
@@ -236,24 +401,67 @@ EXTERNAL_FINDINGS: tuple[Finding, ...] = load_findings(STATEMENTS_DIR / "externa
 """Findings about tools the project cites, not about the seeds."""
 
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
+"""The source tree when dpledger runs from a checkout (editable install); elsewhere a folder
+without ``tests/``."""
+
+RECORDED_STATUS_FILE = "reports/proofs-status.json"
+"""The committed record of the last full run, relative to the source tree."""
+
+
+def in_checkout() -> bool:
+    """Whether dpledger runs from a source checkout (its ``tests/`` and ``reports/`` present)."""
+    return (REPO_ROOT / "tests").is_dir() and (REPO_ROOT / "reports").is_dir()
+
+
 def default_status_file() -> Path:
-    """Where ``dpledger proofs --run`` records outcomes by default (the user's cache)."""
+    """Where ``dpledger proofs`` reads and records outcomes by default: the committed record
+    :data:`RECORDED_STATUS_FILE` in a checkout, else the user's cache."""
+    if in_checkout():
+        return REPO_ROOT / RECORDED_STATUS_FILE
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache) / "dpledger" / "proofs-status.json"
 
 
-def load_results(path: Path) -> dict[str, str] | None:
-    """Test outcomes recorded by the last run (None when there is no status file)."""
+@dataclass(frozen=True)
+class Run:
+    """A recorded run of the registry's tests: outcome per test node id, and the commit (with
+    whether the working tree had uncommitted changes) and UTC date it ran at (``unknown`` in a
+    record written before they were recorded)."""
+
+    results: Mapping[str, str]
+    commit: str = "unknown"
+    dirty: bool = False
+    date: str = "unknown"
+
+    def describe(self) -> str:
+        """``commit 0123456789ab (clean tree), 2025-01-31`` — where the outcomes come from."""
+        if self.commit == "unknown":
+            return "commit and date not recorded"
+        tree = "with uncommitted changes" if self.dirty else "clean tree"
+        return f"commit {self.commit[:12]} ({tree}), {self.date}"
+
+
+def load_run(path: Path) -> Run | None:
+    """The run recorded in the status file ``path`` (None when there is no such file)."""
     if not path.exists():
         return None
     try:
         data = json.loads(path.read_text())
         results = data["results"]
-    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        run = Run(results, str(data.get("commit", "unknown")), bool(data.get("dirty", False)),
+                  str(data.get("date", "unknown")))
+    except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"status file {path} is not a dpledger proofs status file: {error}") from None
     if not isinstance(results, dict) or any(v not in TEST_OUTCOMES for v in results.values()):
         raise ValueError(f"status file {path} has outcomes outside {TEST_OUTCOMES}")
-    return results
+    return run
+
+
+def load_results(path: Path) -> dict[str, str] | None:
+    """Test outcomes recorded in the status file ``path`` (None when there is none)."""
+    run = load_run(path)
+    return None if run is None else dict(run.results)
 
 
 def select(only: Iterable[str] | None) -> tuple[Statement, ...]:
@@ -269,13 +477,22 @@ def select(only: Iterable[str] | None) -> tuple[Statement, ...]:
     return chosen
 
 
+COUNTED_STATUSES = ("passed", "partial", "not checked", "failed", "not run", "skipped")
+"""Statement statuses in the order the counts give them (cited statements are counted apart)."""
+
+
 def summary(statements: Iterable[Statement], results: Mapping[str, str] | None) -> dict[str, dict[str, int]]:
-    """Counts per seed by check kind and by status."""
+    """Per seed: ``statements`` (how many, and how many of each status: cited apart) and ``parts``
+    (how many parts of the seed's own statements have each part status, and how many parts the
+    cited statements have)."""
     counts: dict[str, dict[str, int]] = {}
     for s in statements:
-        for axis, value in (("check", s.check), ("status", s.status(results))):
-            table = counts.setdefault(f"{s.seed} {axis}", {})
-            table[value] = table.get(value, 0) + 1
+        seed = counts.setdefault(s.seed, {"statements": 0, **{status: 0 for status in (*COUNTED_STATUSES, "cited")},
+                                          **{f"parts {status}": 0 for status in (*PART_STATUSES, "cited")}})
+        seed["statements"] += 1
+        seed[s.status(results)] += 1
+        for part in s.parts:
+            seed["parts cited" if s.cited else f"parts {part.status(results)}"] += 1
     return counts
 
 

@@ -15,10 +15,11 @@ if TYPE_CHECKING:  # the registry loads the statement data when a command runs
 
 def proofs(*, run: bool = False, slow: bool = True, only: Sequence[str] | None = None,
            status_file: Path | None = None, findings: bool = False) -> Output:
-    """The statements ``only`` names (default: all) with their checks and their status from
-    ``status_file`` (default: :func:`~dpledger.verify.paper.registry.default_status_file`), after
-    running their tests when ``run`` is set (``slow``: the tests marked slow too); ``findings``:
-    the findings about the seeds and the cited tools instead of the table."""
+    """The statements ``only`` names (default: all), each with its parts, their checks and status
+    from ``status_file`` (default: :func:`~dpledger.verify.paper.registry.default_status_file` —
+    the committed record in a checkout), after running their tests when ``run`` is set (``slow``:
+    the tests marked slow too); ``findings``: the findings about the seeds and the cited tools
+    instead of the table."""
     from dpledger.verify.paper import registry
     from dpledger.verify.paper.proof_runs import record_run
 
@@ -26,19 +27,48 @@ def proofs(*, run: bool = False, slow: bool = True, only: Sequence[str] | None =
     status_file = status_file or registry.default_status_file()
     if run:
         record_run(statements, status_file, slow=slow)
-    results = registry.load_results(status_file)
+    recorded = registry.load_run(status_file)
     if findings:
         return _findings_output(statements)
+    results = None if recorded is None else recorded.results
     rows = [s.to_dict(results) for s in statements]
-    counts = registry.summary(statements, results)
-    lines = [f"{len(rows)} statements; status from {status_file if results is not None else 'no run yet'}", ""]
-    for row in rows:
-        lines.append(f"{row['key']:<28} {row['check']:<10} {row['status']:<11} {row['statement']}")
-        lines += [f"{'':<28} finding ({f['kind']}): {f['summary']} Witness: {f['witness']} [{f['command']}]"
+    lines = [f"{len(rows)} statements; status from {_source(status_file, recorded)}", ""]
+    for s, row in zip(statements, rows):
+        lines.append(f"{row['key']:<28} {row['status']:<11} {row['statement']}")
+        lines += [f"{'':<28}   {p['kind']:<11} {p['check']:<14} {p['status']:<11} {p['claim']}" for p in row["parts"]]
+        lines += [f"{'':<28}   tightness: {t.measured:.4g} of {t.bound_text} = {t.bound:.4g} (ratio {t.ratio:.2f}), "
+                  f"{t.instance} [{t.command}]" for t in s.tightness]
+        lines += [f"{'':<28}   finding ({f['kind']}): {f['summary']} Witness: {f['witness']} [{f['command']}]"
                   for f in row["findings"]]
-    lines += [""] + [f"{axis}: " + ", ".join(f"{k} {v}" for k, v in sorted(table.items()))
-                     for axis, table in sorted(counts.items())]
+    lines += [""] + counts_lines(registry.summary(statements, results))
     return Output(rows, "\n".join(lines))
+
+
+def counts_lines(counts: dict[str, dict[str, int]]) -> list[str]:
+    """One line per seed: its statements by status and its parts by status (cited apart)."""
+    from dpledger.verify.paper.registry import COUNTED_STATUSES, PART_STATUSES
+
+    lines = []
+    for seed, table in counts.items():
+        statuses = ", ".join(f"{table[status]} {status}" for status in (*COUNTED_STATUSES, "cited") if table[status])
+        parts = ", ".join(f"{table[f'parts {status}']} {status}" for status in (*PART_STATUSES, "cited")
+                          if table[f"parts {status}"])
+        lines.append(f"seed {seed}: {table['statements']} statements ({statuses}); parts: {parts}")
+    return lines
+
+
+def _source(status_file: Path, recorded: object) -> str:
+    """Where the statuses come from, or, without a record, where the recorded run lives."""
+    from dpledger.verify.paper import registry
+
+    if isinstance(recorded, registry.Run):
+        return f"{status_file} ({recorded.describe()})"
+    if registry.in_checkout():
+        return (f"no run yet in {status_file}: checked parts show 'not run' (record one: "
+                f"dpledger proofs --run --status-file {registry.RECORDED_STATUS_FILE})")
+    return (f"no run recorded here ({status_file} does not exist; this is an installed package, without the "
+            f"tests): checked parts show 'not run'. The recorded run lives in the source repository, "
+            f"{registry.RECORDED_STATUS_FILE} and reports/proofs.md")
 
 
 def _findings_output(statements: tuple[Statement, ...]) -> Output:
