@@ -1,0 +1,121 @@
+"""Seed 002 statements checked on their own: Claim 4.3 (the structure of the noisy gradient step of
+Algorithm 3) and Lemma C.2 (clipping the features raises the regression loss by at most the
+clipping probability, which is small at the learner's bound).
+
+Tested through the learners' public API only (``learners/agnostic/**`` is not edited here): the
+semi-agnostic learner's steps are observed by wrapping, not replacing, the module's own
+``noisy_mean`` and ``normalise`` (each wrapper calls the original and records its input/output).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import dpledger.learners.agnostic.semi_agnostic as semi_agnostic
+from dpledger.learners.agnostic import PrivateSemiAgnosticLearner
+from dpledger.learners.agnostic.data import halfspace_data
+from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, default_clip_norm
+from dpledger.learners.randomness import Sampled
+
+
+def _recorded_steps(monkeypatch: pytest.MonkeyPatch, epsilon: float | None, steps: int = 5):
+    """Fit the semi-agnostic learner (one guess) and return, per gradient step k, the iterate w_k,
+    the exact block-mean gradient g_k, the released (noisy) gradient ĝ_k and the vector v_{k+1}
+    the learner normalises into w_{k+1}."""
+    means: list[tuple[np.ndarray, np.ndarray]] = []
+    normalised: list[tuple[np.ndarray, np.ndarray]] = []
+    original_mean, original_normalise = semi_agnostic.noisy_mean, semi_agnostic.normalise
+
+    def noisy_mean(vectors, sensitivity, privacy, rng):
+        released, event = original_mean(vectors, sensitivity, privacy, rng)
+        means.append((np.asarray(vectors).mean(axis=0).copy(), np.array(released, dtype=float)))
+        return released, event
+
+    def normalise(w):
+        out = original_normalise(w)
+        normalised.append((np.array(w, dtype=float), np.array(out, dtype=float)))
+        return out
+
+    monkeypatch.setattr(semi_agnostic, "noisy_mean", noisy_mean)
+    monkeypatch.setattr(semi_agnostic, "normalise", normalise)
+    sample = halfspace_data(4000, 6, 0.05, "random", Sampled(3))
+    learner = PrivateSemiAgnosticLearner(epsilon=epsilon, delta=1e-5, n_guesses=1, steps=steps, random_state=7)
+    learner.fit(sample.X, sample.y)
+    # call 0 of each: the initial direction u and w_0 = u/‖u‖; call k + 1: step k.
+    assert len(means) == len(normalised) == steps + 1
+    return [
+        (normalised[k][1], means[k + 1][0], means[k + 1][1], normalised[k + 1][0])
+        for k in range(steps)
+    ]
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 2.0])
+def test_claim_4_3_noisy_step_is_noiseless_step_plus_noise_orthogonal_to_the_iterate(monkeypatch, epsilon):
+    """Claim 4.3 (the proof in F.3): the update is the non-private projected gradient step plus the
+    Gaussian noise projected on w⊥: v_{k+1} = w_k − η_k(P_{w⊥}g_k + P_{w⊥}ξ_k), ξ_k = ĝ_k − g_k,
+    η_k = η/√(k+1). So the step moves only in w_k⊥ and, by Pythagoras, ‖v_{k+1}‖² = 1 +
+    η_k²‖P_{w⊥}ĝ_k‖² ≥ 1: projecting onto the unit ball is the normalisation the learner does.
+    The noise is really there (ξ_k ≠ 0) at both privacy levels."""
+    for k, (w, g, g_hat, v) in enumerate(_recorded_steps(monkeypatch, epsilon)):
+        assert math.isclose(np.linalg.norm(w), 1.0, rel_tol=1e-12)
+        eta = semi_agnostic.STEP_SIZE / math.sqrt(k + 1)
+        xi = g_hat - g
+        assert np.linalg.norm(xi) > 0
+        perp = lambda u: u - (u @ w) * w  # noqa: E731
+        assert np.allclose(v, w - eta * (perp(g) + perp(xi)), rtol=0, atol=1e-12)
+        step = v - w
+        assert abs(step @ w) <= 1e-12
+        assert math.isclose(v @ v, 1 + step @ step, rel_tol=1e-12)
+        assert v @ v >= 1 - 1e-12
+
+
+def test_claim_4_3_without_privacy_the_step_is_the_noiseless_projected_gradient_step(monkeypatch):
+    """The negative control of Claim 4.3: with epsilon=None no noise is added (ĝ_k = g_k exactly)
+    and the update is exactly w_k − η_k P_{w⊥}g_k."""
+    for k, (w, g, g_hat, v) in enumerate(_recorded_steps(monkeypatch, None)):
+        assert np.array_equal(g_hat, g)
+        eta = semi_agnostic.STEP_SIZE / math.sqrt(k + 1)
+        assert np.allclose(v, w - eta * (g - (g @ w) * w), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("dim, degree", [(2, 3), (4, 2), (6, 1)])
+def test_lemma_c_2_clipping_raises_the_l1_loss_by_at_most_the_clipping_probability(dim, degree):
+    """Lemma C.2: for every coefficient vector c and label y ∈ {±1}, the L1 regression loss on the
+    clipped features exceeds the loss on the raw features by at most 1{the point is clipped}
+    (clipping scales φ by s ∈ (0, 1]; |s⟨c, φ⟩ − y| is convex in s, so ≤ max(|⟨c, φ⟩ − y|, |y|)).
+    Hence on any distribution — here the empirical one of Gaussian points, exactly — the clipped
+    population loss is ≤ the raw loss + Pr[clipped]. Checked for random c of several norms and
+    clipping bounds from well below to the learner's default B = 2√F."""
+    rng = np.random.default_rng(dim * 10 + degree)
+    basis = HermiteBasis(dim, degree)
+    X = rng.standard_normal((3000, dim))
+    y = np.where(rng.random(3000) < 0.5, -1.0, 1.0)
+    phi = basis.features(X)
+    F = phi.shape[1]
+    for bound in (0.5 * math.sqrt(F), math.sqrt(F), default_clip_norm(F)):
+        clipped = clip_rows(phi, bound)
+        was_clipped = np.linalg.norm(phi, axis=1) > bound
+        assert np.all(np.linalg.norm(clipped, axis=1) <= bound * (1 + 1e-12))
+        assert np.array_equal(clipped[~was_clipped], phi[~was_clipped])
+        for scale in (0.1, 1.0, 10.0):
+            c = rng.standard_normal(F)
+            c *= scale / np.linalg.norm(c)
+            raw, cut = np.abs(phi @ c - y), np.abs(clipped @ c - y)
+            assert np.all(cut <= raw + was_clipped + 1e-9)
+            assert cut.mean() <= raw.mean() + was_clipped.mean() + 1e-9
+
+
+@pytest.mark.parametrize("dim, degree", [(2, 3), (4, 2), (3, 4)])
+def test_lemma_c_2_clipping_probability_at_the_learners_bound_is_at_most_a_quarter(dim, degree):
+    """The 'which is small' half of Lemma C.2 as the learner uses it: features orthonormal under
+    N(0, I) have E‖φ‖² = F, so B = 2√F gives Pr[clipped] ≤ F/B² = 1/4 (Markov). Checked
+    empirically (20 000 Gaussian points, fixed seed): E‖φ‖² within 10% of F, and the clipping
+    fraction ≤ 1/4."""
+    rng = np.random.default_rng(100 + dim + degree)
+    phi = HermiteBasis(dim, degree).features(rng.standard_normal((20000, dim)))
+    F = phi.shape[1]
+    norms2 = np.einsum("ij,ij->i", phi, phi)
+    assert abs(norms2.mean() / F - 1) < 0.1
+    assert np.mean(norms2 > default_clip_norm(F) ** 2) <= 0.25
