@@ -146,6 +146,48 @@ class Gaussian(Event):
 
 
 @dataclass(frozen=True)
+class DiscreteGaussian(Event):
+    """Adds discrete Gaussian noise N_Z(0, s²) — Pr[z] ∝ exp(−z²/(2s²)) on the integers — to each
+    coordinate of an *integer* statistic whose neighbours differ by an integer vector of L2
+    norm ≤ Δ′ (``sigma_units`` = s, ``sensitivity_units`` = Δ′: both in grid units, see
+    :mod:`dpledger.learners.noise`). Canonne–Kamath–Steinke 2020, Thm 4: for an integer shift μ
+    and every α > 1, D_α(N_Z(μ, s²) ‖ N_Z(0, s²)) ≤ αμ²/(2s²); Rényi divergence adds over the
+    independent coordinates, so D_α(N_Z(μ, s²)^D ‖ N_Z(0, s²)^D) ≤ α‖μ‖₂²/(2s²), so the mechanism is ρ-zCDP with ρ = Δ′²/(2s²). Accounted at ``delta`` by the
+    conversion of CKS 2020, Cor 13: (ε, δ)-DP for every α > 1 with
+    ε = αρ + (ln(1/δ) + (α−1)ln(α−1) − α ln α)/(α−1). zCDP composes additively (Bun–Steinke
+    2016, Lemma 2.3), which the optimal composition rule uses."""
+
+    sigma_units: Any
+    sensitivity_units: Any
+    delta: Any
+    relation: str = "substitute"
+
+    def __post_init__(self) -> None:
+        _relation(self)
+        _positive(self, "sigma_units")
+        _positive(self, "sensitivity_units")
+        _probability(self, "delta", allow_zero=False)
+
+
+@dataclass(frozen=True)
+class DiscreteLaplace(Event):
+    """Adds discrete Laplace noise — Pr[z] ∝ exp(−|z|/t) on the integers, t = ``scale_units`` —
+    to each coordinate of an integer statistic whose neighbours differ by an integer vector of
+    L1 norm ≤ Δ′₁ = ``sensitivity_units``: the density ratio at any output is
+    ≤ exp(‖μ‖₁/t), so the mechanism is (Δ′₁/t)-DP (Canonne–Kamath–Steinke 2020, Section 2;
+    Ghosh–Roughgarden–Sundararajan 2012)."""
+
+    scale_units: Any
+    sensitivity_units: Any
+    relation: str = "substitute"
+
+    def __post_init__(self) -> None:
+        _positive(self, "scale_units")
+        _positive(self, "sensitivity_units")
+        _relation(self)
+
+
+@dataclass(frozen=True)
 class ExponentialMechanism(Event):
     """Selects a candidate with probability ∝ exp(ε·score/(2Δ)) for a score of sensitivity Δ:
     ε-DP (McSherry–Talwar 2007). ``candidates`` records the size of the candidate set."""
@@ -324,7 +366,9 @@ class Composition(Event):
       identical mechanisms, Murtagh–Vadhan 2016 otherwise; a certified upper bound when the
       exact heterogeneous computation is too large; the advanced bound, which is ≥ the optimum,
       beyond 10⁶ mechanisms). When every child is a ``Gaussian`` event, the exact composition of
-      Gaussian mechanisms (Dong–Roth–Su 2019, Cor 3.3).
+      Gaussian mechanisms (Dong–Roth–Su 2019, Cor 3.3). When every child is a
+      ``DiscreteGaussian``, zCDP composition: ρ = repeat·Σρ_i (Bun–Steinke 2016, Lemma 2.3),
+      converted once at target_delta (Canonne–Kamath–Steinke 2020, Cor 13).
     """
 
     children: tuple[Event, ...]
@@ -395,7 +439,7 @@ class Claim(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
     for cls in (
-        PureDP, ApproxDP, Laplace, Gaussian, ExponentialMechanism, RandomizedResponse,
+        PureDP, ApproxDP, Laplace, Gaussian, DiscreteGaussian, DiscreteLaplace, ExponentialMechanism, RandomizedResponse,
         OnRealizableInputs, PostProcessing, LabelBoostThen, LabelBoostRealizable,
         LabelBoostCarrier, SubsampleWithoutReplacement, SubsampleWithReplacement, PoissonSubsample,
         AddRemoveToSubstitute, Composition,

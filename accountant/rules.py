@@ -11,6 +11,9 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Any
 
+import math
+from fractions import Fraction
+
 import sympy
 
 from dpledger.accountant import events as ev
@@ -193,6 +196,68 @@ def _gaussian(event: ev.Gaussian, _: list[Derivation]) -> Derivation:
     )
 
 
+def zcdp_alpha(rho: float, delta: float) -> Fraction:
+    """An order α > 1 nearly minimising the ε of :func:`zcdp_to_dp` (golden-section search in
+    floats on x = ln(α − 1)). Any α > 1 gives a valid bound; the search only makes it tight."""
+    log_inv_delta = -math.log(delta)
+
+    def value(x: float) -> float:
+        a1 = math.exp(x)
+        alpha = 1 + a1
+        return alpha * rho + (log_inv_delta + a1 * x - alpha * math.log(alpha)) / a1
+
+    low, high = -30.0, 40.0
+    ratio = (math.sqrt(5) - 1) / 2
+    for _ in range(200):
+        m1, m2 = high - ratio * (high - low), low + ratio * (high - low)
+        if value(m1) <= value(m2):
+            high = m2
+        else:
+            low = m1
+    excess = math.exp((low + high) / 2)  # α − 1, rounded to 8 significant bits:
+    shift = 8 - math.frexp(excess)[1]
+    alpha = 1 + Fraction(max(1, round(math.ldexp(excess, shift)))) / Fraction(2) ** shift
+    return alpha
+
+
+def zcdp_to_dp(rho: sympy.Expr, delta: sympy.Expr) -> tuple[sympy.Expr, Fraction]:
+    """(ε, α): ρ-zCDP implies (ε, δ)-DP with
+    ε = αρ + (ln(1/δ) + (α−1)ln(α−1) − α ln α)/(α−1) for every α > 1 (Canonne–Kamath–Steinke
+    2020, Cor 13: δ = e^{(α−1)(αρ−ε)}(1 − 1/α)^α/(α−1), solved for ε). α comes from a float
+    search (α − 1 then rounded to 8 significant bits, a dyadic rational: sympy simplifies powers
+    of it fast, and ε is flat near its minimum); the ε returned is the exact expression at that rational α, so its certified
+    enclosure is an upper bound whatever the search's rounding. When the bound is ≤ 0 the
+    mechanism is (0, δ)-DP and ε = max(0, ·) is reported."""
+    alpha = zcdp_alpha(float(rho), float(delta))
+    a = sympy.Rational(alpha.numerator, alpha.denominator)
+    epsilon = a * rho + (sympy.log(1 / delta) + (a - 1) * sympy.log(a - 1) - a * sympy.log(a)) / (a - 1)
+    if certainly_le(epsilon, 0) is not False:
+        epsilon = Max(sympy.Integer(0), epsilon)
+    return epsilon, alpha
+
+
+ZCDP_FORMULA = (r"\rho = \Delta'^2/(2s^2),\ \varepsilon = \alpha\rho + \tfrac{\ln(1/\delta) + (\alpha-1)\ln(\alpha-1)"
+                r" - \alpha\ln\alpha}{\alpha-1}")
+
+
+@_rule(ev.DiscreteGaussian)
+def _discrete_gaussian(event: ev.DiscreteGaussian, _: list[Derivation]) -> Derivation:
+    rho = event.sensitivity_units**2 / (2 * event.sigma_units**2)
+    epsilon, alpha = zcdp_to_dp(rho, event.delta)
+    return Derivation(
+        event, Guarantee(epsilon, event.delta), f"discrete Gaussian mechanism (ρ-zCDP → (ε, δ) at α = {float(alpha):.6g})",
+        "Canonne–Kamath–Steinke 2020, Thm 4, Cor 13", ZCDP_FORMULA,
+    )
+
+
+@_rule(ev.DiscreteLaplace)
+def _discrete_laplace(event: ev.DiscreteLaplace, _: list[Derivation]) -> Derivation:
+    return Derivation(
+        event, Guarantee(event.sensitivity_units / event.scale_units, sympy.Integer(0)),
+        "discrete Laplace mechanism", "Canonne–Kamath–Steinke 2020, Sec 2", r"\varepsilon = \Delta'_1 / t",
+    )
+
+
 @_rule(ev.ExponentialMechanism)
 def _exponential(event: ev.ExponentialMechanism, _: list[Derivation]) -> Derivation:
     return Derivation(
@@ -351,6 +416,8 @@ def _composition(event: ev.Composition, children: list[Derivation]) -> Derivatio
         return _advanced(event, children, domain, "advanced composition")
     if all(isinstance(child, ev.Gaussian) for child in event.children):
         return _gaussian_composition(event, children, domain)
+    if all(isinstance(child, ev.DiscreteGaussian) for child in event.children):
+        return _zcdp_composition(event, children, domain)
     if count > EXACT_OPTIMAL_MAX:
         return _advanced(event, children, domain, f"optimal composition: k > {EXACT_OPTIMAL_MAX:,} is beyond the "
                                                   "exact sum, so the advanced bound (≥ the optimum) is reported")
@@ -399,6 +466,21 @@ def _gaussian_composition(event: ev.Composition, children: list[Derivation], dom
         event, Guarantee(AnalyticGaussianEpsilon(ratio, event.target_delta), event.target_delta, domain),
         "optimal composition of Gaussian mechanisms", "Dong–Roth–Su 2019, Cor 3.3; Balle–Wang 2018, Thm 8",
         r"\mu = \sqrt{\textstyle\sum_i (\Delta_i/\sigma_i)^2},\ \varepsilon = \varepsilon_{\mathrm{aG}}(\mu, \delta)", tuple(children),
+    )
+
+
+def _zcdp_composition(event: ev.Composition, children: list[Derivation], domain: str) -> Derivation:
+    """Discrete Gaussian mechanisms are ρ_i-zCDP and zCDP composes additively (Bun–Steinke 2016,
+    Lemma 2.3): ρ = repeat·Σρ_i, converted once at target_delta (Canonne–Kamath–Steinke 2020,
+    Cor 13). The children's own δ (the level each was accounted at alone) plays no part."""
+    rho = event.repeat * sympy.Add(*[c.sensitivity_units**2 / (2 * c.sigma_units**2) for c in event.children])
+    epsilon, alpha = zcdp_to_dp(rho, event.target_delta)
+    return Derivation(
+        event, Guarantee(epsilon, event.target_delta, domain),
+        f"zCDP composition of discrete Gaussian mechanisms (→ (ε, δ) at α = {float(alpha):.6g})",
+        "Bun–Steinke 2016, Lemma 2.3; Canonne–Kamath–Steinke 2020, Cor 13",
+        r"\rho = \textstyle\sum_i \rho_i,\ \varepsilon = \alpha\rho + \tfrac{\ln(1/\delta) + (\alpha-1)\ln(\alpha-1) - \alpha\ln\alpha}{\alpha-1}",
+        tuple(children),
     )
 
 

@@ -113,6 +113,34 @@ def _uniform_probability(n: int, prec: int) -> iv.mpf:
         return iv.mpf(1) / n
 
 
+# --- exact discrete Laplace and discrete Gaussian samplers ---------------------------------
+
+_UNIFORM_BITS = 53
+_SCALE_53 = 2.0**-53
+_BAND = 2.0**-40
+"""Relative error band of the float64 fast paths below. Each float quantity there is a handful
+of IEEE operations (relative error ≤ u = 2⁻⁵³ each) and one ``log`` or ``exp`` (numpy's are
+within a few ulp); 2⁻⁴⁰ = 2¹³·u leaves a factor ≥ 2⁸ over that sum. Draws inside the band are
+decided again with certified ``mpmath.iv`` intervals, so the band's size affects only speed."""
+
+
+def _exact_positive(value: float, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"{name} must be a positive float, got {value!r}")
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be positive and finite, got {value!r}")
+    return value
+
+
+def _count(size: int | tuple[int, ...] | None) -> int:
+    return 1 if size is None else int(np.prod(size))
+
+
+def _shape(values: np.ndarray, size: int | tuple[int, ...] | None) -> int | np.ndarray:
+    return int(values[0]) if size is None else values.reshape(size)
+
+
 class ContinuousDrawError(ValueError):
     """A continuous draw was requested from randomness that can only enumerate discrete choices."""
 
@@ -148,6 +176,16 @@ class Randomness(ABC):
     @abstractmethod
     def gaussian(self, sigma: float, size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
         """Normal(0, sigma²) draws (continuous: unavailable under enumeration)."""
+
+    def discrete_laplace(self, scale: float, size: int | tuple[int, ...] | None = None) -> int | np.ndarray:
+        """Discrete Laplace draws, Pr[z] ∝ e^{−|z|/scale} on the integers (unbounded support:
+        unavailable under enumeration)."""
+        raise ContinuousDrawError("discrete_laplace: unbounded integer noise cannot be enumerated")
+
+    def discrete_gaussian(self, sigma: float, size: int | tuple[int, ...] | None = None) -> int | np.ndarray:
+        """Discrete Gaussian draws, Pr[z] ∝ e^{−z²/(2σ²)} on the integers (unbounded support:
+        unavailable under enumeration)."""
+        raise ContinuousDrawError("discrete_gaussian: unbounded integer noise cannot be enumerated")
 
     def choice_log_weights(self, log_weights: Sequence[Number] | np.ndarray) -> int:
         """An index i drawn with probability exp(log_weights[i]) / Σ_j exp(log_weights[j])
@@ -275,6 +313,106 @@ class Sampled(Randomness):
         if n < 0:
             raise ValueError(f"n must be non-negative, got {n}")
         return self.generator.permutation(n)
+
+
+    def _geometric(self, t: float, count: int) -> np.ndarray:
+        """G = ⌊−t·ln U⌋ for U uniform on (0, 1): Pr[G ≥ k] = Pr[U ≤ e^{−k/t}] = q^k with
+        q = e^{−1/t}, i.e. Pr[G = k] = (1 − q)q^k exactly.
+
+        U's first 53 bits u put U in [u, u + 1)·2⁻⁵³, so −t·ln U lies in
+        (−t·ln((u+1)2⁻⁵³), −t·ln(u·2⁻⁵³)]. Both ends are evaluated in float64 and widened by the
+        relative band ``_BAND``; where the widened interval holds one integer part, that is G.
+        Elsewhere (probability about t·2⁻⁴⁰ per draw, and u = 0) :meth:`_geometric_exact`
+        draws further bits of the same U and decides with certified intervals."""
+        u = self.generator.integers(0, 2**_UNIFORM_BITS, size=count, dtype=np.int64)
+        with np.errstate(divide="ignore"):
+            high = -t * np.log(u * _SCALE_53)           # the end at U = u·2⁻⁵³ (inf for u = 0)
+            low = -t * np.log((u + 1) * _SCALE_53)      # the end at U = (u + 1)·2⁻⁵³ (≥ 0)
+        k_low = np.floor(low * (1 - _BAND) - 2.0**-1000)
+        k_high = np.floor(high * (1 + _BAND) + 2.0**-1000)
+        out = np.where(np.isfinite(k_high), k_low, -1).astype(np.int64)
+        for i in np.flatnonzero(~np.isfinite(k_high) | (k_low != k_high)):
+            out[i] = self._geometric_exact(t, int(u[i]))
+        return out
+
+    def _geometric_exact(self, t: float, u: int) -> int:
+        """⌊−t·ln U⌋ decided exactly: U's expansion is extended (u, bits) and −t·ln of the
+        interval [u, u + 1)·2^−bits is enclosed with ``mpmath.iv`` until one integer part remains."""
+        bits = _UNIFORM_BITS
+        while True:
+            extra = bits
+            u, bits = (u << extra) | self._bits(extra), bits + extra
+            if u == 0:
+                continue
+            with interval_precision(bits + 64):
+                ends = iv.mpf([mpmath.ldexp(u, -bits), mpmath.ldexp(u + 1, -bits)])
+                x = -iv.mpf(t) * iv.log(ends)
+                low, high = _floor(x.a), _floor(x.b)
+            if low == high:
+                return low
+
+    def discrete_laplace(self, scale: float, size: int | tuple[int, ...] | None = None) -> int | np.ndarray:
+        """Exact discrete Laplace draws on the integers: Pr[z] = ((1 − q)/(1 + q))·q^{|z|},
+        q = e^{−1/t}, t = ``scale`` (a positive float, read exactly). The difference of two
+        independent geometrics (Pr[G = k] = (1 − q)q^k, :meth:`_geometric`) has exactly this law:
+        Pr[G₁ − G₂ = z] = Σ_k (1 − q)²q^{k+|z|}q^k = (1 − q)q^{|z|}/(1 + q)."""
+        t = _exact_positive(scale, "scale")
+        count = _count(size)
+        return _shape(self._geometric(t, count) - self._geometric(t, count), size)
+
+    def discrete_gaussian(self, sigma: float, size: int | tuple[int, ...] | None = None) -> int | np.ndarray:
+        """Exact discrete Gaussian draws N_Z(0, s²): Pr[z] ∝ exp(−z²/(2s²)) on the integers,
+        s = ``sigma`` (a positive float, read exactly). Canonne–Kamath–Steinke 2020, Algorithm 3,
+        vectorised: with t = ⌊s⌋ + 1, propose Y from the discrete Laplace of scale t and accept
+        with probability A(Y) = exp(−(|Y| − s²/t)²/(2s²)) ≤ 1; the accepted Y have exactly the
+        law N_Z(0, s²), since e^{−|y|/t}·A(y) = e^{−y²/(2s²)}·e^{−s²/(2t²)}.
+
+        The acceptance compares a uniform V with A(Y): V's first 53 bits v give
+        V ∈ [v, v + 1)·2⁻⁵³; A is evaluated in float64 with the relative band ``_BAND`` (its
+        error bound, see there): accept when (v + 1)·2⁻⁵³ ≤ A(1 − band), reject when
+        v·2⁻⁵³ ≥ A(1 + band); only in between (probability ≈ 2⁻³⁹) :meth:`_accept_exact` draws
+        more bits of V and compares with a certified enclosure of A at exact rational inputs."""
+        s = _exact_positive(sigma, "sigma")
+        t = math.floor(s) + 1
+        wanted = _count(size)
+        found: list[np.ndarray] = []
+        missing = wanted
+        s2 = s * s
+        while missing > 0:
+            batch = int(missing * 1.5) + 8
+            y = self.discrete_laplace(float(t), batch)
+            v = self.generator.integers(0, 2**_UNIFORM_BITS, size=batch, dtype=np.int64)
+            d = np.abs(y).astype(np.float64) - s2 / t
+            z = d * d / (2 * s2)
+            accept_prob = np.exp(-z)
+            band = accept_prob * (_BAND * (2 + z + np.abs(d) * (s2 / t + np.abs(d)) / s2))
+            low_v, high_v = v * _SCALE_53, (v + 1) * _SCALE_53
+            accepted = high_v <= accept_prob - band
+            unsure = ~accepted & (low_v < accept_prob + band)
+            for i in np.flatnonzero(unsure):
+                accepted[i] = self._accept_exact(int(y[i]), s, t, int(v[i]))
+            kept = y[accepted]
+            found.append(kept[:missing])
+            missing -= min(missing, kept.size)
+        return _shape(np.concatenate(found), size)
+
+    def _accept_exact(self, y: int, s: float, t: int, v: int) -> bool:
+        """Decides V < exp(−(|y| − s²/t)²/(2s²)) exactly, V = [v, v + 1)·2⁻⁵³ refined lazily:
+        the exponent is the exact rational (|y|t − s²)²/(2s²t²) (s a float, so rational), the
+        exponential is enclosed with ``mpmath.iv`` at a precision above V's bits."""
+        s_exact = Fraction(s)
+        exponent = Fraction((abs(y) * t - s_exact**2) ** 2, 1) / (2 * s_exact**2 * t * t)
+        bits = _UNIFORM_BITS
+        while True:
+            extra = bits
+            v, bits = (v << extra) | self._bits(extra), bits + extra
+            with interval_precision(bits + 64):
+                threshold = iv.exp(-_iv_fraction(exponent))
+                low_v, high_v = mpmath.ldexp(v, -bits), mpmath.ldexp(v + 1, -bits)
+                if high_v <= threshold.a:
+                    return True
+                if low_v >= threshold.b:
+                    return False
 
     def laplace(self, scale: float, size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
         """numpy's floating-point Laplace sampler. NOT exactly the continuous distribution the

@@ -12,9 +12,9 @@ Algorithm 1 (as implemented; the seed lost the formulas, constants are ours unle
    approximation of every halfspace in the unit ball of Hermite coefficients; for
    Theorem D.1 the seed's radius constant from Lemma D.3 is unstated, so R stays a parameter,
    default 1 — a substitute) → w_j, (ε, δ)-DP on block j with T = ``steps`` (default 300)
-   adaptively composed Gaussian steps (:mod:`dpledger.learners.agnostic.private_l1`); ``composition``
-   = "optimal" (default: the accountant's exact composition of Gaussian mechanisms,
-   Dong–Roth–Su Cor 3.3) or "advanced" (Theorem 3.20) selects the rule the noise is
+   adaptively composed discrete Gaussian steps (:mod:`dpledger.learners.agnostic.private_l1`); ``composition``
+   = "optimal" (default: zCDP composition of the exact discrete Gaussian steps,
+   Bun–Steinke 2016 / Canonne–Kamath–Steinke 2020) or "advanced" (Theorem 3.20) selects the rule the noise is
    calibrated to.
 3. Candidates h_{j,θ}(x) = sign(⟨w_j, φ(x)⟩ − θ) for θ in n_thresholds evenly spaced points of
    [−1, 1] (Kalai et al. 2008 threshold the regression polynomial at a θ ∈ [−1, 1]).

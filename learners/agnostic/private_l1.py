@@ -5,12 +5,13 @@
 projected subgradient method instead (full-batch noisy gradient descent as in Bassily–Smith–
 Thakurta 2014), whose privacy is exactly accountable:
 
-    w₀ = 0;  w_{k+1} = Π_{‖w‖≤R}(w_k − η (g_k + z_k)),  z_k ∼ N(0, σ² I_F),  output w̄ = (1/T)Σ w_k
+    w₀ = 0;  w_{k+1} = Π_{‖w‖≤R}(w_k − η (g_k + z_k)),  z_k exact discrete Gaussian noise of scale σ on a grid
+(:mod:`dpledger.learners.noise`; the float update is the grid release),  output w̄ = (1/T)Σ w_k
 
 with g_k = (1/m)Σ_i sign(⟨w_k, φ_i⟩ − y_i) φ_i a subgradient of f(w) = (1/m)Σ_i |⟨w, φ_i⟩ − y_i|.
 Features are clipped to ‖φ_i‖ ≤ B, so each term is B-Lipschitz and substituting one example
 moves g_k by at most Δ = 2B/m in L2. The T steps use the *same* data, so they compose
-adaptively: ``Composition(Gaussian(σ, δ/(2T), 2B/m) × T, target_delta=δ)``
+adaptively: ``Composition(DiscreteGaussian(σ/γ, 2B/(mγ) + √F, δ/(2T)) × T, target_delta=δ)``
 (:mod:`dpledger.learners.calibration.agnostic_noise`).
 
 **Step size** (our choice): η = R/(G₀√T) with G₀² = 1 + Fσ². For orthonormal features the
@@ -38,7 +39,9 @@ from scipy.optimize import linprog
 from scipy.sparse import eye, hstack, csr_matrix, vstack
 
 from dpledger.accountant.events import Event
-from dpledger.learners.calibration.agnostic_noise import certified_ratio, noise_event, sigma_for
+from dpledger.accountant.events import Composition
+from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_for, step_delta
+from dpledger.learners.noise import gaussian_noise
 from dpledger.learners.randomness import Randomness
 
 
@@ -83,17 +86,22 @@ def private_l1_regression(
     if privacy is not None:
         epsilon, delta = privacy
         sensitivity = 2 * Fraction(clip_norm) / m
-        sigma = sigma_for(sensitivity, certified_ratio(epsilon, delta, steps, composition))
-        event = noise_event(sigma, sensitivity, delta, steps, composition)
+        sigma = sigma_for(sensitivity, certified_ratio(epsilon, delta, steps, composition), n_features)
     eta = step_size(radius, n_features, sigma, steps)
     w = np.zeros(n_features)
     total = np.zeros(n_features)
+    step_events = set()
     for _ in range(steps):
         total += w
         gradient = features.T @ np.sign(features @ w - labels) / m
         if sigma > 0:
-            gradient = gradient + np.asarray(rng.gaussian(sigma, n_features))
+            gradient, step_event = gaussian_noise(gradient, sigma, sensitivity, step_delta(delta, steps), rng)
+            step_events.add(step_event)
         w = project_ball(w - eta * gradient, radius)
+    if step_events:
+        (step_event,) = step_events  # every step draws at the same σ, grid and sensitivity
+        event = step_event if steps == 1 else Composition(
+            children=(step_event,), method=composition, target_delta=delta, repeat=steps)
     coef = total / steps
     return L1Fit(coef, l1_objective(coef, features, labels), sigma, steps, event)
 

@@ -7,10 +7,11 @@ Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unle
    (size ⌊validation_fraction·n⌋).
 2. Step 5, private polynomial (Lemma 3.4): with Hermite features clipped to ‖φ‖ ≤ B (default
    2√F) and the labels y ∈ {±1} (already inside the clipping interval [−1, 1] of Section 3.1),
-   the correlation vector ĉ = (1/m)Σ_i y_i φ(x_i) + N(0, σ²I). By orthonormality ĉ without noise
+   the correlation vector ĉ = (1/m)Σ_i y_i φ(x_i) + exact discrete Gaussian noise on a grid
+   (:mod:`dpledger.learners.noise`). By orthonormality ĉ without noise
    is the least-squares polynomial of degree ≤ D (Section 3.1). Substituting one example moves
-   the sum by ≤ 2B, so Δ₂ = 2B/m and σ is the analytic Gaussian calibration (Balle–Wang 2018)
-   for (ε, δ), certified by the accountant.
+   the sum by ≤ 2B, so Δ₂ = 2B/m and σ is calibrated through zCDP (Canonne–Kamath–Steinke 2020) for
+   (ε, δ), grid rounding included, certified by the accountant.
 3. Step 6, subspace (post-processing): M = E[∇p ∇pᵀ] computed exactly from ĉ
    (:func:`dpledger.learners.agnostic.hermite.gradient_gram`); V = span of its top-k eigenvectors
    (k = subspace_dim, default 2; DKKTZ21a keep eigenvalues above a threshold — a fixed k is our
@@ -23,7 +24,7 @@ Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unle
 
 Privacy: step 2 touches only T, step 5 only V, the rest is post-processing; T and V are
 disjoint, so the learner is (ε, δ)-DP (proof of Theorem 3.1).
-Trace: Claim(Theorem 3.1, ParallelComposition(Gaussian, EM)).
+Trace: Claim(Theorem 3.1, ParallelComposition(DiscreteGaussian, EM)).
 """
 from __future__ import annotations
 
@@ -33,10 +34,11 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.accountant.events import Event, Gaussian, ParallelComposition
+from dpledger.accountant.events import DiscreteGaussian, Event, ParallelComposition
 from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
 from dpledger.learners.agnostic.blocks import partition
 from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_for
+from dpledger.learners.noise import gaussian_noise
 from dpledger.learners.agnostic.hermite import HermiteBasis, gradient_gram
 from dpledger.learners.agnostic.logconcave_basis import clipped_features
 from dpledger.learners.agnostic.selection import select, threshold_errors
@@ -62,17 +64,17 @@ def cover_size(k: int, resolution: float) -> int:
 
 def private_correlation(
     features: np.ndarray, labels: np.ndarray, clip_norm: float, privacy: tuple[Fraction, Fraction] | None, rng: Randomness
-) -> tuple[np.ndarray, Gaussian | None]:
-    """Step 5: ĉ = (1/m)Σ y_i φ(x_i) + N(0, σ²I), Δ₂ = 2B/m (module doc)."""
+) -> tuple[np.ndarray, DiscreteGaussian | None]:
+    """Step 5: ĉ = (1/m)Σ y_i φ(x_i) + exact discrete Gaussian noise of scale σ on a grid
+    (:func:`~dpledger.learners.noise.gaussian_noise`), Δ₂ = 2B/m (module doc)."""
     m, n_features = features.shape
     correlation = features.T @ labels / m
     if privacy is None:
         return correlation, None
     epsilon, delta = privacy
     sensitivity = 2 * Fraction(clip_norm) / m
-    sigma = sigma_for(sensitivity, certified_ratio(epsilon, delta))
-    noisy = correlation + np.asarray(rng.gaussian(sigma, n_features))
-    return noisy, Gaussian(sigma=sigma, delta=delta, sensitivity=sensitivity)
+    sigma = sigma_for(sensitivity, certified_ratio(epsilon, delta), n_features)
+    return gaussian_noise(correlation, sigma, sensitivity, delta, rng)
 
 
 def top_subspace(coef: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray:

@@ -4,8 +4,8 @@ h(x) = sign(⟨w, x⟩ − t), so E[y] = 1 − 2Φ(t) for the noiseless halfspac
 
 Algorithm 3 (one guess ŏ of OPT; block size b; every block used once):
 
-* Step 7, threshold: μ̂ = mean of the labels of block 0 + Laplace(2/(bε)) (labels ±1:
-  Δ₁ = 2/b; ε-DP); t̂ = Φ⁻¹(clip((1 − μ̂)/2, ρ, 1 − ρ)) with ρ = 0.01 (the seed clips the
+* Step 7, threshold: μ̂ = mean of the labels of block 0 + exact discrete Laplace noise of scale
+  b ≈ 2/(bε) on a grid (labels ±1: Δ₁ = 2/b; ε-DP with the grid term, :mod:`dpledger.learners.noise`); t̂ = Φ⁻¹(clip((1 − μ̂)/2, ρ, 1 − ρ)) with ρ = 0.01 (the seed clips the
   argument of Φ⁻¹ by a small universal constant; 0.01 is our choice).
 * Step 11, initial direction: u = mean of y·clip_R(x) over block 1 + N(0, σ₀²I), Δ₂ = 2R/b,
   w₀ = u/‖u‖. R² = d + 2√(d·u) + 2u with u = ln(100n) (Laurent–Massart 2000, Lemma 1; so with
@@ -17,14 +17,16 @@ Algorithm 3 (one guess ŏ of OPT; block size b; every block used once):
   ĝ = mean + N(0, σ_k²I); w ← normalise(w − η_k P_{w⊥} ĝ) with η_k = η/√(k+1) (η = 0.5).
   The noise projected on w⊥ (Claim 4.3) is post-processing.
 
-Each Gaussian step gets the analytic calibration for (ε, δ). All blocks are disjoint, so
+Every noise draw is exact (discrete Gaussian / discrete Laplace on a grid,
+:mod:`dpledger.learners.noise`); each Gaussian step is calibrated for (ε, δ) through zCDP
+(:mod:`dpledger.learners.calibration.agnostic_noise`). All blocks are disjoint, so
 Algorithm 3 is (ε, δ)-DP by parallel composition (Proposition F.1).
 
 Algorithm 4: guesses ŏ_j = ŏ₀·2^{−j}, j < J (ŏ₀ = 1/4, J = 3; the seed's grid starts at a
 universal constant), one run of Algorithm 3 per guess on disjoint data, and the exponential
 mechanism on a validation block (score −#errors, sensitivity 1). Parallel composition: (ε, δ).
 Trace: Claim(Theorem 4.1, ParallelComposition(Alg3_1, …, Alg3_J, EM)), each
-Alg3_j = ParallelComposition(Laplace, Gaussian, Gaussian × T).
+Alg3_j = ParallelComposition(DiscreteLaplace, DiscreteGaussian, DiscreteGaussian × T).
 """
 from __future__ import annotations
 
@@ -36,10 +38,11 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtri
 
-from dpledger.accountant.events import Event, Gaussian, Laplace, ParallelComposition
+from dpledger.accountant.events import DiscreteGaussian, DiscreteLaplace, Event, ParallelComposition
 from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
 from dpledger.learners.agnostic.blocks import equal_blocks, partition
 from dpledger.learners.calibration.agnostic_noise import certified_ratio, laplace_scale, sigma_for
+from dpledger.learners.noise import gaussian_noise, laplace_noise
 from dpledger.learners.agnostic.hermite import clip_rows
 from dpledger.learners.agnostic.selection import select
 from dpledger.learners.randomness import Randomness, Sampled
@@ -56,28 +59,28 @@ def default_clip_radius(n: int, dim: int) -> float:
 
 def private_threshold(
     labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None, rng: Randomness
-) -> tuple[float, Laplace | None]:
-    """Step 7: t̂ = Φ⁻¹(clip((1 − μ̂)/2, ρ, 1 − ρ)), μ̂ the Laplace-noised label mean."""
+) -> tuple[float, DiscreteLaplace | None]:
+    """Step 7: t̂ = Φ⁻¹(clip((1 − μ̂)/2, ρ, 1 − ρ)), μ̂ the label mean with exact discrete Laplace noise
+    (:func:`~dpledger.learners.noise.laplace_noise`)."""
     b = labels.size
     mean, event = float(np.mean(labels)), None
     if privacy is not None:
         sensitivity = Fraction(2, b)
         scale = laplace_scale(sensitivity, privacy[0])
-        mean += float(rng.laplace(scale))
-        event = Laplace(scale=scale, sensitivity=sensitivity)
+        mean, event = laplace_noise(mean, scale, sensitivity, rng)
     return float(ndtri(np.clip((1 - mean) / 2, RHO, 1 - RHO))), event
 
 
 def noisy_mean(
     vectors: np.ndarray, sensitivity: Fraction, privacy: tuple[Fraction, Fraction] | None, rng: Randomness
-) -> tuple[np.ndarray, Gaussian | None]:
-    """The row mean plus N(0, σ²I) calibrated for (ε, δ) at L2 sensitivity Δ₂."""
+) -> tuple[np.ndarray, DiscreteGaussian | None]:
+    """The row mean plus exact discrete Gaussian noise (:func:`~dpledger.learners.noise.gaussian_noise`) calibrated for (ε, δ) at L2 sensitivity Δ₂."""
     mean = vectors.mean(axis=0)
     if privacy is None:
         return mean, None
     epsilon, delta = privacy
-    sigma = sigma_for(sensitivity, certified_ratio(epsilon, delta))
-    return mean + np.asarray(rng.gaussian(sigma, mean.size)), Gaussian(sigma=sigma, delta=delta, sensitivity=sensitivity)
+    sigma = sigma_for(sensitivity, certified_ratio(epsilon, delta), mean.size)
+    return gaussian_noise(mean, sigma, sensitivity, delta, rng)
 
 
 def normalise(w: np.ndarray) -> np.ndarray:

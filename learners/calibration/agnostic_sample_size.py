@@ -15,13 +15,15 @@ Two accountings of the Gaussian noise multiplier σ/Δ:
 * ``paper``: T adaptive optimiser steps by advanced composition (Dwork–Roth 2014, Thm 3.20,
   δ′ = δ/2, δ₀ = δ/(2T)) of classic Gaussian steps σ = Δ√(2 ln(1.25/δ₀))/ε₀ (Dwork–Roth,
   Thm A.1, valid as ε₀ < 1); single releases by the classic Gaussian σ = Δ√(2 ln(1.25/δ))/ε,
-  valid only for ε < 1 — for ε ≥ 1 the chain switches, explicitly, to the analytic Gaussian
-  (Balle–Wang 2018, certified by the accountant) and says so in ``parameters``/``substitutes``.
-* ``tight``: single releases by ``certified_ratio(ε, δ, 1, "optimal")`` (analytic Gaussian,
-  certified); T steps by the exact composition of Gaussian mechanisms (Dong–Roth–Su 2019,
-  Cor 3.3: T steps of ratio r compose into one of ratio r√T — the accountant's own "optimal"
-  rule), i.e. per-step ratio r₁(1 − 2⁻¹¹)/√T. The factor 1 − 2⁻¹¹ covers the 12-step bisection
-  of ``certified_ratio(ε, δ, T, "optimal")``, so the learner's own σ is never above ours.
+  valid only for ε < 1 — for ε ≥ 1 the chain switches, explicitly, to the learners' certified
+  discrete Gaussian calibration and says so in ``parameters``/``substitutes``.
+* ``tight``: single releases by ``certified_ratio(ε, δ, 1, "optimal")`` (the exact discrete
+  Gaussian the learners draw, ρ-zCDP converted by Canonne–Kamath–Steinke 2020, Cor 13,
+  certified); T steps by zCDP composition (ρ adds up: T steps of ratio r compose into one of
+  ratio r√T — the accountant's own "optimal" rule for discrete Gaussians), i.e. per-step ratio
+  r₁(1 − 2⁻¹¹)/√T. The factor 1 − 2⁻¹¹ covers the certification margin of
+  ``certified_ratio(ε, δ, T, "optimal")`` and the learners' grid-rounding term (a relative
+  ≤ √F·2⁻²⁰·r in σ), so the learner's own σ is never above ours.
 
 All counts are exact Python ints; every real quantity is enclosed with outward-rounded
 ``mpmath.iv`` intervals and every sample count is the ceiling of the interval's *upper* end.
@@ -53,7 +55,7 @@ worst halfspace — an upper bound on the best unit-norm L1 approximation — is
 away in L1 at α = 0.2, 0.1, 0.05, not the α/3 Theorem 2.1's chain assumes; pass a larger
 ``degree`` to be safe."""
 BISECTION_SLACK = Fraction(2047, 2048)
-"""1 − 2⁻¹¹: ``certified_ratio(…, T, "optimal")`` ends within 2⁻¹² of the exact optimum."""
+"""1 − 2⁻¹¹: ``certified_ratio(…, T, "optimal")`` is within a relative 10⁻⁶ of ``certified_ratio(…, 1, …)/√T``."""
 FIRST_GUESS = Fraction(1, 4)
 """ŏ₀ = 1/4, the first OPT guess of :class:`PrivateSemiAgnosticLearner` (Algorithm 4)."""
 
@@ -183,12 +185,12 @@ def _single_noise(epsilon: Fraction, delta: Fraction, accounting: str) -> _Noise
         return _Noise(value, "classic Gaussian, Dwork–Roth 2014 Thm A.1", ())
     ratio = certified_ratio(epsilon, delta, 1, "optimal")
     if accounting == "paper":
-        return _Noise(_iv(1 / ratio), "analytic Gaussian (classic invalid at ε ≥ 1)", (
+        return _Noise(_iv(1 / ratio), "discrete Gaussian, zCDP (classic invalid at ε ≥ 1)", (
             "paper accounting at ε ≥ 1: the classic Gaussian σ = Δ√(2 ln(1.25/δ))/ε needs ε < 1 "
-            "(Dwork–Roth Thm A.1), so single Gaussian releases use the analytic Gaussian "
-            "(Balle–Wang 2018, certified) — equal to the tight accounting for those releases",
+            "(Dwork–Roth Thm A.1), so single Gaussian releases use the learners' certified discrete Gaussian "
+            "calibration (CKS 2020, zCDP) — equal to the tight accounting for those releases",
         ))
-    return _Noise(_iv(1 / ratio), "analytic Gaussian, Balle–Wang 2018 Thm 8 (certified)", ())
+    return _Noise(_iv(1 / ratio), "discrete Gaussian, zCDP, Canonne–Kamath–Steinke 2020 Cor 13 (certified)", ())
 
 
 def advanced_step_epsilon_lower(epsilon: Fraction, delta: Fraction, steps: int) -> Any:
@@ -210,7 +212,7 @@ def _steps_kappa(epsilon: Fraction, delta: Fraction, steps: int, accounting: str
     R√F·Δ·κ. paper: 1/(r₀√T), r₀ = ε₀/√(2 ln(1.25/δ₀)), δ₀ = δ/(2T); tight: 1/(r₁(1 − 2⁻¹¹))."""
     if accounting == "tight":
         ratio = certified_ratio(epsilon, delta, 1, "optimal") * BISECTION_SLACK
-        return _iv(1 / ratio), "exact Gaussian composition, Dong–Roth–Su 2019 Cor 3.3 (certified r₁)"
+        return _iv(1 / ratio), "zCDP composition of discrete Gaussians, Bun–Steinke 2016 (certified r₁)"
     eps0 = advanced_step_epsilon_lower(epsilon, delta, steps)
     if not eps0.b < 1:
         raise ValueError(f"the classic Gaussian step needs ε₀ < 1 (Dwork–Roth Thm A.1), got ε₀ ≈ {float(eps0.b):.3g}")

@@ -5,6 +5,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import sympy
 from scipy.stats import norm
 
 from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner
@@ -13,6 +14,8 @@ from dpledger.learners.agnostic.hermite import multi_indices
 from dpledger.learners.agnostic.hermite import HermiteBasis
 from dpledger.learners.agnostic.proper import cover_size, private_correlation, sphere_cover, top_subspace
 from dpledger.learners.agnostic.semi_agnostic import RHO, private_threshold
+from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_for
+from dpledger.learners.noise import grid
 from dpledger.learners.randomness import Sampled
 
 LEARNERS = [PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner]
@@ -33,7 +36,11 @@ def test_private_subspace_step_still_recovers_the_direction_at_moderate_epsilon(
     features = HermiteBasis(6, 2).features(sample.X)
     bound = float(np.max(np.linalg.norm(features, axis=1)))
     coef, event = private_correlation(features, sample.y, bound, (Fraction(4), Fraction(1, 10**5)), Sampled(1))
-    assert event.sensitivity == 2 * Fraction(bound) / 20_000
+    sensitivity = 2 * Fraction(bound) / 20_000
+    sigma = sigma_for(sensitivity, certified_ratio(Fraction(4), Fraction(1, 10**5)), features.shape[1])
+    gamma = Fraction(grid(sigma))  # the exact discrete Gaussian on grid γ: Δ′ = Δ₂/γ + √F
+    assert event.sensitivity_units == sympy.Rational(sensitivity / gamma) + sympy.sqrt(features.shape[1])
+    assert event.sigma_units == sympy.Rational(Fraction(sigma) / gamma)
     assert abs(top_subspace(coef, multi_indices(6, 2), 1)[:, 0] @ sample.w) > 0.9
 
 

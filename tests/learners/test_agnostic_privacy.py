@@ -2,16 +2,18 @@
 learner's trace meets the claimed (ε, δ), for all valid parameters (property tests)."""
 from __future__ import annotations
 
+import math
 import pickle
 from fractions import Fraction
 
 import numpy as np
 import pytest
+import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpledger.accountant import account
-from dpledger.accountant.events import Gaussian, ParallelComposition
+from dpledger.accountant.events import DiscreteGaussian, ParallelComposition
 from dpledger.learners.agnostic import (
     LearnerFactory, PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner, ProductMarginal,
     neighbour_runs, substitute_one,
@@ -101,7 +103,7 @@ def test_halving_the_calibrated_noise_breaks_the_claim() -> None:
     X, y = _data(400, 3, 0)
     learner = PrivateProperLearner("1", "1e-6", random_state=0).fit(X, y)
     gaussian, em = learner.trace_.child.children
-    weaker = Gaussian(sigma=gaussian.sigma / 2, delta=gaussian.delta, sensitivity=gaussian.sensitivity)
+    weaker = DiscreteGaussian(sigma_units=gaussian.sigma_units / 2, sensitivity_units=gaussian.sensitivity_units, delta=gaussian.delta)
     assert not account(ParallelComposition((weaker, em))).guarantee.meets(1, "1e-6").holds
 
 
@@ -111,7 +113,9 @@ def test_trace_records_the_blocks_actually_used() -> None:
     *regressions, em = learner.trace_.child.children
     assert len(regressions) == 3
     assert em.candidates == 3 * learner.n_thresholds
-    assert regressions[0].children[0].sensitivity == 2 * Fraction(learner.clip_norm_) / (750 // 3)
+    # DiscreteGaussian on a grid γ (a power of two): Δ′ = Δ₂/γ + √F, Δ₂ = 2B/m, F = C(3+1, 1) = 4 features
+    step = regressions[0].children[0]
+    assert _on_a_power_of_two_grid(step.sensitivity_units - 2, 2 * Fraction(learner.clip_norm_) / (750 // 3))
 
 
 def test_privacy_off_leaves_no_trace() -> None:
@@ -143,9 +147,17 @@ def test_semi_agnostic_trace_records_the_sensitivities_of_its_statistics() -> No
     radius = Fraction(learner.clip_radius_)
     for run, guess in zip(learner.trace_.child.children[:-1], learner.guesses_):
         laplace, initial, *steps = run.children
-        assert laplace.sensitivity == Fraction(2, b) and laplace.sensitivity / laplace.scale <= Fraction(1, 2)
-        assert initial.sensitivity == 2 * radius / b
-        assert all(step.sensitivity == radius / (Fraction(float(guess)) * b) for step in steps)
+        assert _on_a_power_of_two_grid(laplace.sensitivity_units - 1, Fraction(2, b))  # Δ′₁ = Δ₁/γ + D, D = 1
+        assert laplace.sensitivity_units / laplace.scale_units <= Fraction(1, 2)
+        assert _on_a_power_of_two_grid(initial.sensitivity_units - sympy.sqrt(3), 2 * radius / b)  # Δ′ = Δ₂/γ + √d
+        assert all(_on_a_power_of_two_grid(step.sensitivity_units - sympy.sqrt(3), radius / (Fraction(float(guess)) * b))
+                   for step in steps)
+
+
+def _on_a_power_of_two_grid(units: sympy.Expr, sensitivity: Fraction) -> bool:
+    """units = sensitivity/γ for a power of two γ (the recorded grid-unit sensitivity, rounding term removed)."""
+    per_grid = sympy.nsimplify(units) / sympy.Rational(sensitivity)
+    return bool(per_grid.is_Rational and per_grid > 0 and all(math.log2(int(v)).is_integer() for v in (per_grid.p, per_grid.q)))
 
 
 def _worst_substitution(statistic, X, y, candidates) -> float:

@@ -5,11 +5,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import sympy
 
 from dpledger.accountant import account
 from dpledger.learners.calibration.agnostic_noise import certified_ratio, noise_event
 from dpledger.learners.agnostic.hermite import clip_rows, hermite_features
 from dpledger.learners.agnostic.private_l1 import exact_l1_regression, excess_risk_bound, l1_objective, private_l1_regression
+from dpledger.learners.noise import grid
 from dpledger.learners.randomness import Sampled
 
 
@@ -46,9 +48,11 @@ def test_private_optimiser_records_the_noise_it_used_and_meets_its_budget() -> N
     features, labels, bound = _problem(3)
     privacy = (Fraction(1), Fraction(1, 10**5))
     fit = private_l1_regression(features, labels, clip_norm=bound, radius=1.0, steps=50, rng=Sampled(0), privacy=privacy)
-    gaussian = fit.event.children[0]
-    assert float(gaussian.sigma) == fit.sigma
-    assert gaussian.sensitivity == 2 * Fraction(bound) / 400
+    step = fit.event.children[0]
+    gamma = Fraction(grid(fit.sigma))
+    # the exact discrete Gaussian on the grid γ: s = σ/γ, Δ′ = Δ₂/γ + √F (grid rounding included)
+    assert step.sigma_units == sympy.Rational(Fraction(fit.sigma) / gamma)
+    assert step.sensitivity_units == sympy.Rational(2 * Fraction(bound) / 400 / gamma) + sympy.sqrt(features.shape[1])
     assert fit.event.repeat == 50
     assert account(fit.event).guarantee.meets(*privacy).holds
 

@@ -156,10 +156,11 @@ def theorem_8_19(*, k: int, components: Sequence[str] | None = None, domain_size
 
 
 def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
-    """The Gaussian noise σ/Δ the agnostic learners of seed 002 need for (ε, δ), certified by the
-    accountant: Theorems 2.1/D.1 — T adaptively composed steps of the private L1 optimiser on one
-    block, under advanced composition (Dwork–Roth Theorem 3.20) and under the exact composition of
-    Gaussian mechanisms (Dong–Roth–Su Cor 3.3); Theorems 3.1/4.1 — one Gaussian release per block.
+    """The discrete Gaussian noise σ/Δ (grid units, before the grid-rounding term) the agnostic
+    learners of seed 002 need for (ε, δ), certified by the accountant: Theorems 2.1/D.1 — T
+    adaptively composed steps of the private L1 optimiser on one block, under advanced composition
+    (Dwork–Roth Theorem 3.20) and under zCDP composition (Bun–Steinke 2016; CKS 2020, Cor 13);
+    Theorems 3.1/4.1 — one discrete Gaussian release per block.
     The seed lost its sample-size formulas, so noise, not n, is calibrated."""
     from fractions import Fraction
 
@@ -180,7 +181,7 @@ def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
                       "epsilon": guarantee.epsilon_upper, "delta": guarantee.delta_upper,
                       "holds": guarantee.meets(eps, dlt).holds}
     payload = {"epsilon": float(eps), "delta": float(dlt), "calibrations": rows}
-    lines = [f"Certified Gaussian noise for the agnostic learners, target (ε, δ) = ({epsilon}, {delta}):"]
+    lines = [f"Certified discrete Gaussian noise for the agnostic learners, target (ε, δ) = ({epsilon}, {delta}):"]
     for key, row in rows.items():
         lines.append(f"  {key:<42} T = {row['steps']:<6} σ/Δ = {row['sigma_over_sensitivity']:<12.6g} "
                      f"certified ε ≤ {row['epsilon']:.6g}, δ ≤ {row['delta']:.3g}: {'holds' if row['holds'] else 'FAILS'}")
