@@ -225,8 +225,8 @@ def zcdp_to_dp(rho: sympy.Expr, delta: sympy.Expr) -> tuple[sympy.Expr, Fraction
     ε = αρ + (ln(1/δ) + (α−1)ln(α−1) − α ln α)/(α−1) for every α > 1 (Canonne–Kamath–Steinke
     2020, Cor 13: δ = e^{(α−1)(αρ−ε)}(1 − 1/α)^α/(α−1), solved for ε). α comes from a float
     search (α − 1 then rounded to 8 significant bits, a dyadic rational: sympy simplifies powers
-    of it fast, and ε is flat near its minimum); the ε returned is the exact expression at that rational α, so its certified
-    enclosure is an upper bound whatever the search's rounding. When the bound is ≤ 0 the
+    of it fast, and ε is flat near its minimum); the ε returned is the exact expression at that
+    rational α, so its certified enclosure is an upper bound whatever the search's rounding. When the bound is ≤ 0 the
     mechanism is (0, δ)-DP and ε = max(0, ·) is reported."""
     alpha = zcdp_alpha(float(rho), float(delta))
     a = sympy.Rational(alpha.numerator, alpha.denominator)
@@ -389,7 +389,7 @@ class Max(sympy.Max):
     __slots__ = ()
 
     def __new__(cls, *args: Any, **assumptions: Any) -> sympy.Expr:
-        if all(sympy.sympify(arg).is_Number for arg in args):
+        if all(isinstance(arg, sympy.Number) for arg in args):
             return sympy.Max(*args)
         assumptions["evaluate"] = False
         return super().__new__(cls, *args, **assumptions)

@@ -74,11 +74,11 @@ def gaussian_noise(value: Any, sigma: float, sensitivity: Any, delta: Any, rng: 
     gamma = grid(float(sigma))
     snapped, scalar = _snap(value, gamma)
     units = float(sigma) / gamma  # exact: γ is a power of two
-    noise = np.asarray(rng.discrete_gaussian(units, max(snapped.size, 1)))
-    gamma_exact = Fraction(gamma)
+    dimension = max(snapped.size, 1)
+    noise = np.asarray(rng.discrete_gaussian(units, dimension))
     event = DiscreteGaussian(
         sigma_units=units,
-        sensitivity_units=sympy.Rational(as_fraction(sensitivity, "sensitivity") / gamma_exact) + sympy.sqrt(max(snapped.size, 1)),
+        sensitivity_units=sympy.Rational(as_fraction(sensitivity, "sensitivity") / Fraction(gamma)) + sympy.sqrt(dimension),
         delta=delta,
     )
     return _release(snapped, noise, gamma, scalar), event

@@ -38,7 +38,7 @@ def exact(value: Any, name: str) -> sympy.Expr:
     if isinstance(value, bool):
         raise ValueError(f"{name} must be a number, got {value!r}")
     if isinstance(value, sympy.Basic):
-        expr = sympy.sympify(value)
+        expr = value
     elif isinstance(value, int):
         expr = sympy.Integer(value)
     elif isinstance(value, Fraction):
@@ -154,8 +154,9 @@ def interval_precision(prec: int) -> Iterator[None]:
 
 
 def as_expression(value: Any) -> sympy.Expr:
-    """``value`` as a sympy expression; text only through :func:`exact` (parsed, never evaluated)."""
-    return exact(value, "expression") if isinstance(value, str) else sympy.sympify(value)
+    """``value`` as a sympy expression: sympy objects as they are, anything else through
+    :func:`exact` (text parsed, never evaluated; numbers exactly; other objects refused)."""
+    return value if isinstance(value, sympy.Basic) else exact(value, "expression")
 
 
 def enclose(expr: sympy.Expr, prec: int = DEFAULT_PREC) -> iv.mpf:

@@ -143,3 +143,17 @@ def test_gaussian_rule_does_not_rest_on_mpmaths_uncertified_normal_cdf(monkeypat
     again = enclose(AnalyticGaussianEpsilon(sympy.Rational(1, 2), sympy.Rational(1, 10**5)), 193)
     assert upper_end(again) >= lower_end(expected) and lower_end(again) <= upper_end(expected)
     assert float(upper_end(again)) == pytest.approx(float(upper_end(expected)), rel=1e-9)
+
+
+def test_non_sympy_objects_are_never_turned_into_expressions_through_their_text():
+    """sympify falls back to parsing str(obj) for unknown objects; enclose and the comparisons
+    take sympy objects as they are and everything else only through exact()."""
+    class Sneaky:
+        def __str__(self) -> str:
+            return "__import__('os').getpid()"
+
+    with pytest.raises(ValueError, match="must be a number"):
+        enclose(Sneaky())
+    with pytest.raises(ValueError, match="must be a number"):
+        certainly_le(Sneaky(), 1)
+    assert certainly_le(Fraction(1, 3), 0.5) is True

@@ -189,4 +189,4 @@ def test_corollary_c_11_transfer_err_d_at_most_twice_err_perturbed_for_every_hal
         assert original <= 2 * perturbed + 1e-12
         if perturbed > 0:
             worst = max(worst, original / perturbed)
-    assert 1 < worst <= 2
+    assert worst > 1, "no halfspace needed a factor above 1: the instance does not exercise the transfer"
