@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from dpledger.verify.audit.montecarlo.executors import seeded_globals
-from dpledger.verify.audit.montecarlo.mechanism import Mechanism, PerSample, run_mechanism
+from dpledger.verify.audit.montecarlo.mechanism import Mechanism, is_vectorised, run_mechanism
 
 PROBE_RUNS = 256
 """Outputs per probe batch (and one-output calls compared with a batch) of a vectorised mechanism."""
@@ -69,7 +69,7 @@ class ProbeTask:
 
     def __call__(self) -> dict[str, Any]:
         root = np.random.SeedSequence([self.seed, PROBE_TAG])
-        vectorised = not isinstance(self.mechanism, PerSample)
+        vectorised = is_vectorised(self.mechanism)
         size = PROBE_RUNS if vectorised else PER_SAMPLE_PROBE_RUNS
         with seeded_globals(root):
             first, second, singles = (np.random.default_rng(child) for child in root.spawn(3))

@@ -146,7 +146,36 @@ def dask_executor(
         except OSError as error:
             raise ValueError(f"cannot reach Dask scheduler {scheduler!r}: {error}") from None
         with client:
+            check_workers(client)
             yield client.get_executor()
+
+
+def check_workers(client: Any, wait_seconds: float = 10.0) -> None:
+    """Refuse, in one line, a cluster whose workers could not run the audit's tasks.
+
+    A task is an object of this package: a worker without dpledger (or with another version)
+    fails while deserialising it, where Dask does not report the failure to the caller and the
+    audit would wait forever. Hence every worker's dpledger version is asked for first (and at
+    least one worker must join within ``wait_seconds``).
+    """
+    from importlib.metadata import version
+
+    try:
+        client.wait_for_workers(1, timeout=wait_seconds)
+    except TimeoutError:
+        raise ValueError(f"the Dask cluster has no worker (none joined within {wait_seconds:g} s)") from None
+    expected = version("dpledger")
+    try:
+        found = client.run(version, "dpledger")
+    except Exception as error:  # noqa: BLE001 — a worker's failure, reported in one line
+        raise ValueError(
+            f"a Dask worker cannot run dpledger's tasks ({type(error).__name__}: {error}): "
+            f"install dpledger {expected} on every worker"
+        ) from None
+    wrong = sorted(f"{worker} has {found_version}" for worker, found_version in found.items()
+                   if found_version != expected)
+    if wrong:
+        raise ValueError(f"Dask workers run another dpledger version than {expected}: {', '.join(wrong)}")
 
 
 @contextlib.contextmanager

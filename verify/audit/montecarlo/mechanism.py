@@ -18,6 +18,7 @@ reported as a one-line ``ValueError``. The current directory is importable (appe
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import sys
@@ -25,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
+import cloudpickle
 import numpy as np
 
 OutputKind = Literal["scalar", "vector", "discrete"]
@@ -32,6 +34,10 @@ OutputKind = Literal["scalar", "vector", "discrete"]
 
 class OutputError(ValueError):
     """A mechanism's outputs are unusable (wrong count or shape, NaN, unsupported type)."""
+
+
+class LoadError(ValueError):
+    """A worker could not rebuild a shipped mechanism (a module it needs is missing there)."""
 
 
 class Mechanism(Protocol):
@@ -63,14 +69,68 @@ def per_sample(function: Callable[[Any, np.random.Generator], Any]) -> PerSample
     return PerSample(function)
 
 
+@dataclass(frozen=True)
+class Shipped:
+    """A mechanism carried to workers as ``cloudpickle`` bytes and rebuilt where it runs.
+
+    Executors pickle their tasks with the standard ``pickle``, which sends functions by reference
+    (module and name): a closure, a lambda or a function defined inside a test cannot be sent,
+    and on Dask a module missing on a worker fails while the task is being deserialised — before
+    any code of the audit runs, so the failure never reaches the caller and the audit waits
+    forever. Shipped bytes deserialise as plain ``bytes`` everywhere; the mechanism is rebuilt
+    inside the task, where a missing module becomes a one-line :class:`LoadError` delivered
+    through the task's future like any other error.
+    """
+
+    payload: bytes
+    vectorised: bool
+    name: str
+
+    def __call__(self, data: Any, n_samples: int, rng: np.random.Generator) -> np.ndarray:
+        return _rebuild(self.payload, self.name)(data, n_samples, rng)
+
+
+def ship(mechanism: Mechanism) -> Shipped:
+    """``mechanism`` as :class:`Shipped` bytes; ``ValueError`` if cloudpickle cannot serialise it
+    (a mechanism holding a lock, an open file or a generator runs only in process)."""
+    try:
+        payload = cloudpickle.dumps(mechanism)
+    except Exception as error:  # noqa: BLE001 — any serialisation failure is reported in one line
+        raise ValueError(
+            f"cannot send the mechanism to worker processes: {_describe(error)}; run it in this process "
+            "with executor=InProcessExecutor()"
+        ) from None
+    name = getattr(mechanism, "__qualname__", None) or type(mechanism).__qualname__
+    return Shipped(payload, is_vectorised(mechanism), name)
+
+
+@functools.lru_cache(maxsize=8)
+def _rebuild(payload: bytes, name: str) -> Mechanism:
+    """The shipped mechanism, unpickled once per worker process."""
+    try:
+        return cloudpickle.loads(payload)
+    except Exception as error:  # noqa: BLE001 — the worker's environment lacks something the mechanism needs
+        raise LoadError(
+            f"a worker could not load the mechanism {name}: {_describe(error)} — the modules the mechanism "
+            "imports must be installed on every worker (its own module is sent with it)"
+        ) from None
+
+
+def is_vectorised(mechanism: Mechanism) -> bool:
+    """False for a per-run mechanism batched by :func:`per_sample` (shipped or not)."""
+    if isinstance(mechanism, Shipped):
+        return mechanism.vectorised
+    return not isinstance(mechanism, PerSample)
+
+
 def load_mechanism(spec: str, per_run: bool = False) -> Mechanism:
     """Import ``module:function``; with ``per_run`` the function has the form ``f(data, rng)``.
 
     The current directory is importable: appended to ``sys.path`` (never put first, so that
     local files do not shadow installed modules imported later). Importing runs the module's
     code; any failure of it — ``SyntaxError``, an exception, ``sys.exit`` — becomes a one-line
-    ``ValueError``. When ``cloudpickle`` is present (it comes with Dask), the module is
-    registered to pickle by value, so that Dask workers that cannot import it still receive the
+    ``ValueError``. Unless it is installed, the module is registered with ``cloudpickle`` to be
+    pickled by value (:func:`ship`), so that Dask workers that cannot import it still receive the
     mechanism (modules it imports itself must be importable on the workers).
     """
     module_name, colon, attribute = spec.partition(":")
@@ -94,15 +154,9 @@ def load_mechanism(spec: str, per_run: bool = False) -> Mechanism:
 
 
 def _pickle_by_value(module: Any) -> None:
-    """Ship a user module's code to remote workers (cloudpickle), unless it is installed."""
-    try:
-        import cloudpickle
-    except ImportError:
-        return
+    """Send a user module's code to remote workers with the mechanism, unless it is installed."""
     location = getattr(module, "__file__", None) or ""
-    if "site-packages" not in location and not module.__name__.startswith(
-        ("verify.", "learners.", "accountant.")
-    ):
+    if "site-packages" not in location and not module.__name__.startswith("dpledger."):
         cloudpickle.register_pickle_by_value(module)
 
 
@@ -123,7 +177,7 @@ def run_mechanism(mechanism: Mechanism, data: Any, n_samples: int, rng: np.rando
     """
     try:
         outputs = np.asarray(mechanism(data, n_samples, rng))
-    except OutputError:
+    except (OutputError, LoadError):
         raise
     except (Exception, SystemExit) as error:  # noqa: BLE001 — any failure of user code is reported, not hidden
         raise ValueError(f"mechanism raised {_describe(error)}") from None
