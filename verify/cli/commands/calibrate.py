@@ -1,12 +1,16 @@
 """``dpledger calibrate``: the command lines of :mod:`dpledger.verify.service.calibrate` —
 ``carry-forward``, the theorems ``5.1``, ``8.5``, ``8.8``, ``8.14``, ``2.1``, ``3.1``, ``4.1``,
-``8.19`` (alias ``boolean``) and ``agnostic``."""
+``8.19`` (alias ``boolean``) and ``agnostic``; and, for one's own mechanism, ``noise`` and
+``composition`` (:mod:`dpledger.verify.service.calibrate_mechanism`)."""
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
 from dpledger.verify.cli.commands import decimal_text, group, leaf, names, positive_int
+from dpledger.accountant.events import COMPOSITION_METHODS, RELATIONS
+from dpledger.accountant.mechanism_calibration import MECHANISMS
+from dpledger.verify.service import calibrate_mechanism
 from dpledger.verify.service.calibrate import (MAX_STEPS, agnostic_noise, agnostic_theorem, carry_forward,
                                                halfspace_theorem, theorem_5_1, theorem_8_19)
 
@@ -66,6 +70,50 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--delta", type=decimal_text, required=True, help="target δ in (0, 1)")
     parser.add_argument("--steps", type=positive_int,
                         help=f"T, steps of the private L1 optimiser (Theorem 2.1; default 300, at most {MAX_STEPS})")
+
+    _register_generic(table)
+
+
+def _register_generic(table: argparse._SubParsersAction) -> None:
+    """``calibrate noise`` and ``calibrate composition``: one's own mechanism, no paper."""
+    parser = leaf(table, "noise", "noise scale of your own Laplace or Gaussian mechanism (k releases, optional "
+                                  "subsampling) for a target (ε, δ), certified", calibrate_mechanism.noise, _noise_call)
+    parser.add_argument("--mechanism", choices=MECHANISMS, required=True,
+                        help="gaussian (analytic, Balle–Wang), gaussian-classic (Dwork–Roth, one release, ε < 1), "
+                             "laplace, discrete-gaussian, discrete-laplace")
+    parser.add_argument("--sensitivity", type=decimal_text, required=True,
+                        help="sensitivity of the statistic (L2 for Gaussians, L1 for Laplace)")
+    parser.add_argument("--epsilon", type=decimal_text, required=True, help="target total ε (> 0)")
+    parser.add_argument("--delta", type=decimal_text, help="target total δ in [0, 1) (default 0; > 0 for Gaussians)")
+    parser.add_argument("--k", type=positive_int, help="number of adaptive releases (default 1)")
+    parser.add_argument("--composition", choices=COMPOSITION_METHODS,
+                        help="how the k releases compose (default optimal)")
+    parser.add_argument("--poisson-rate", type=decimal_text,
+                        help="each release on a Poisson subsample of rate q in (0, 1] (add/remove sensitivity)")
+    parser.add_argument("--sample-size", type=positive_int, help="each release on m records drawn without "
+                                                                 "replacement (with --population)")
+    parser.add_argument("--population", dest="population_size", type=positive_int, help="n, the records sampled from")
+    parser.add_argument("--relation", choices=RELATIONS,
+                        help="neighbouring relation of the guarantee (default add_remove with --poisson-rate, "
+                             "else substitute)")
+
+    parser = leaf(table, "composition", "largest per-step ε₀ of k composed (ε₀, δ₀)-DP mechanisms for a total "
+                                        "(ε, δ): basic, advanced or optimal composition, certified",
+                  calibrate_mechanism.composition)
+    parser.add_argument("--k", type=positive_int, required=True, help="number of composed mechanisms")
+    parser.add_argument("--epsilon", type=decimal_text, required=True, help="target total ε (> 0)")
+    parser.add_argument("--delta", type=decimal_text, help="target total δ in [0, 1) (default 0: basic only)")
+    parser.add_argument("--method", choices=COMPOSITION_METHODS, help="composition theorem (default optimal)")
+    parser.add_argument("--step-delta", type=decimal_text, help="δ₀ of each mechanism (default 0)")
+
+
+def _noise_call(options: dict[str, Any]) -> dict[str, Any]:
+    """--sample-size and --population go together and exclude --poisson-rate."""
+    if ("sample_size" in options) != ("population_size" in options):
+        raise ValueError("--sample-size and --population go together")
+    if "poisson_rate" in options and "sample_size" in options:
+        raise ValueError("give either --poisson-rate or --sample-size with --population, not both")
+    return options
 
 
 def _add_target_arguments(parser: argparse.ArgumentParser) -> None:

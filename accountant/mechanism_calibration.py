@@ -1,0 +1,419 @@
+"""Calibrate your own mechanism: noise scales and per-step budgets for a target (ε, δ), certified.
+
+The searches of :mod:`dpledger.accountant.calibration` applied to the events a user's own mechanism
+is made of — no paper involved:
+
+* :func:`laplace_scale`, :func:`gaussian_sigma` (analytic, Balle–Wang 2018 Thm 8, or classic,
+  Dwork–Roth 2014 Thm A.1), :func:`discrete_laplace_scale`, :func:`discrete_gaussian_sigma`
+  (Canonne–Kamath–Steinke 2020): the noise of one release of a statistic of the given sensitivity;
+* :func:`composition_epsilon`: the largest per-step ε₀ of k adaptively composed (ε₀, δ₀)-DP
+  mechanisms (basic, advanced — seed 000's Theorem 3.5 —, or optimal composition, Kairouz–Oh–
+  Viswanath 2015);
+* :func:`composition_noise`: the noise of k compositions of one of those mechanisms, optionally run
+  on a Poisson subsample (rate q, Balle–Barthe–Gaboardi 2018 Thm 8) or a fixed-size subsample of m
+  out of n records (Theorem 3.4).
+
+Every answer is a :class:`Calibration`: the value as a float rounded in the safe direction (noise
+up, ε₀ down), the event tree of a mechanism using exactly that float, and the guarantee
+:func:`~dpledger.accountant.rules.account` certifies for it, which meets the target (checked with
+outward-rounded interval arithmetic before the answer is returned). Searched values are within a
+relative :data:`RELATIVE_TOLERANCE` of the best value the accountant can certify; closed forms
+(Laplace, classic Gaussian, basic composition) are exact up to the float rounding.
+
+How the δ budget is split (a choice, stated in ``Calibration.notes``): without subsampling the
+Gaussian's exact composition (Dong–Roth–Su 2019) and the discrete Gaussian's zCDP composition use
+the total δ once; otherwise each of the k steps is accounted at δ₀ = δ_share/(k·q) (q = 1 without
+subsampling; at most 1/2) with δ_share = δ for basic composition or a single step and δ/2 for
+advanced and optimal composition, whose remaining δ/2 pays for the composition itself.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+from dpledger.accountant import events as ev
+from dpledger.accountant.calibration import smallest_noise
+from dpledger.accountant.guarantee import Guarantee
+from dpledger.accountant.numerics.certified import certainly_le, certainly_lt, enclose, exact, lower_float, upper_float
+from dpledger.accountant.rules import Derivation, account
+from dpledger.accountant.serialization import to_data
+
+MECHANISMS = ("gaussian", "gaussian-classic", "laplace", "discrete-gaussian", "discrete-laplace")
+"""Mechanisms :func:`composition_noise` calibrates (``gaussian`` is the analytic calibration)."""
+COMPOSITIONS = ev.COMPOSITION_METHODS
+RELATIVE_TOLERANCE = Fraction(1, 2**20)
+"""A searched noise is at most (1 + 2⁻²⁰)× the smallest the accountant certifies; a searched ε₀ at
+least (1 − 2⁻²⁰)× the largest."""
+MAX_STEP_DELTA = sympy.Rational(1, 2)
+
+_PURE = ("laplace", "discrete-laplace")
+_LOOSE_SUBSAMPLED = ("amplification then composition: each subsampled step is turned into an (ε, δ) pair "
+                     "(Balle–Barthe–Gaboardi 2018) and the pairs are composed; privacy-loss-distribution and "
+                     "Rényi accountants of the subsampled mechanism (dp_accounting's PLD and RDP) certify less "
+                     "noise — see docs/calibrate.md")
+_NOTES = {
+    "gaussian": "analytic Gaussian mechanism (Balle–Wang 2018, Thm 8): exact for one release",
+    "gaussian-classic": "classic Gaussian mechanism (Dwork–Roth 2014, Thm A.1): σ = Δ√(2 ln(1.25/δ))/ε, "
+                        "valid for ε < 1 only, and up to ~30% more noise than the analytic calibration",
+    "laplace": "Laplace mechanism (Dwork et al. 2006): b = Δ₁/ε, exact",
+    "discrete-gaussian": "discrete Gaussian accounted through ρ-zCDP, ρ = Δ²/(2σ²) (CKS 2020, Thm 4), converted by "
+                         "CKS 2020, Cor 13: a valid bound, looser than the discrete Gaussian's exact (ε, δ) curve",
+    "discrete-laplace": "discrete Laplace mechanism (CKS 2020, Sec 2): t = Δ₁/ε, exact",
+}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """A calibrated parameter and what certifies it.
+
+    ``value`` is the float to use (noise rounded up, per-step ε₀ rounded down); ``event`` is the
+    event tree of the mechanism run with exactly that float, and ``guarantee`` the one
+    ``account(event)`` derives for it, which meets (``target_epsilon``, ``target_delta``).
+    ``notes`` say which rule certifies it and where the method is loose."""
+
+    parameter: str
+    value: float
+    event: ev.Event
+    guarantee: Guarantee
+    target_epsilon: sympy.Expr
+    target_delta: sympy.Expr
+    notes: tuple[str, ...]
+
+    @property
+    def derivation(self) -> Derivation:
+        """The certified derivation of ``event`` (rule and source at every node)."""
+        return account(self.event)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary: value, target, certified guarantee, event tree and notes."""
+        return {
+            "parameter": self.parameter,
+            "value": self.value,
+            "target": {"epsilon": sympy.sstr(self.target_epsilon), "delta": sympy.sstr(self.target_delta)},
+            "guarantee": self.guarantee.to_dict(),
+            "event": to_data(self.event),
+            "derivation": self.derivation.to_dict(),
+            "notes": list(self.notes),
+        }
+
+
+# --- validation -------------------------------------------------------------------------
+
+
+def _positive(value: Any, name: str) -> sympy.Expr:
+    number = exact(value, name)
+    if certainly_lt(0, number) is not True:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    return number
+
+
+def _delta(value: Any, name: str, *, allow_zero: bool) -> sympy.Expr:
+    number = exact(value, name)
+    low_ok = certainly_le(0, number) if allow_zero else certainly_lt(0, number)
+    if low_ok is not True or certainly_lt(number, 1) is not True:
+        raise ValueError(f"{name} must be in {'[0, 1)' if allow_zero else '(0, 1)'}, got {value!r}")
+    return number
+
+
+def _count(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be an integer ≥ 1, got {value!r}")
+    return value
+
+
+def _choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    return value
+
+
+def _as_fraction(value: sympy.Expr) -> Fraction | None:
+    return Fraction(int(value.p), int(value.q)) if value.is_Rational else None
+
+
+# --- the certified answer ----------------------------------------------------------------
+
+
+def _certify(parameter: str, value: float, event: ev.Event, epsilon: sympy.Expr, delta: sympy.Expr,
+             notes: tuple[str, ...], relation: str | None = None) -> Calibration:
+    """The :class:`Calibration` of ``event``, after checking that its guarantee meets the target."""
+    derivation = account(event)
+    if not derivation.guarantee.meets(epsilon, delta, relation).holds:  # monotone searches make this unreachable
+        raise RuntimeError(f"the calibrated {parameter} = {value!r} is not certified to meet the target")
+    return Calibration(parameter, value, event, derivation.guarantee, epsilon, delta, notes)
+
+
+def _upper(value: Fraction | sympy.Expr) -> float:
+    """The smallest float ≥ ``value``."""
+    if isinstance(value, Fraction):
+        rounded = float(value)
+        return rounded if Fraction(rounded) >= value else math.nextafter(rounded, math.inf)
+    return upper_float(enclose(value))
+
+
+def _lower(value: Fraction) -> float:
+    rounded = float(value)
+    return rounded if Fraction(rounded) <= value else math.nextafter(rounded, -math.inf)
+
+
+def _smallest(event_for: Callable[[Fraction], ev.Event], epsilon: sympy.Expr, delta: sympy.Expr,
+              guess: float, on_evaluation: Callable[[int], None] | None) -> Fraction:
+    """The smallest scale (to within :data:`RELATIVE_TOLERANCE`) whose event meets the target,
+    searched from ``guess`` (any positive start; a good one saves evaluations)."""
+    calls = [0]
+
+    def counted(scale: Fraction) -> ev.Event:
+        calls[0] += 1
+        if on_evaluation is not None:
+            on_evaluation(calls[0])
+        return event_for(scale)
+
+    start = Fraction(guess) if math.isfinite(guess) and guess > 0 else Fraction(1)
+    return smallest_noise(counted, epsilon, delta, start=start, relative_tolerance=RELATIVE_TOLERANCE)
+
+
+# --- per-step ε under composition -------------------------------------------------------------
+
+
+def composition_epsilon(k: int, epsilon: Any, delta: Any, method: str = "optimal", step_delta: Any = 0,
+                        on_evaluation: Callable[[int], None] | None = None) -> Calibration:
+    """The largest ε₀ (rounded down to a float) such that k adaptively composed (ε₀, ``step_delta``)-DP
+    mechanisms are certified (``epsilon``, ``delta``)-DP under ``method``:
+
+    * ``basic``: ε₀ = ε/k, needs k·δ₀ ≤ δ (Dwork–Roth 2014, Thm 3.16);
+    * ``advanced``: √(2k ln(1/δ′))ε₀ + kε₀(e^{ε₀} − 1) ≤ ε with δ′ = δ − kδ₀ > 0 (Theorem 3.5 of
+      seed 000; Dwork–Rothblum–Vadhan 2010);
+    * ``optimal``: the exact optimum over all (ε₀, δ₀)-DP mechanisms (Kairouz–Oh–Viswanath 2015,
+      Thm 3.3; beyond 10⁶ steps the accountant reports the advanced bound, ≥ the optimum).
+
+    ``on_evaluation(n)`` is called before the n-th accountant evaluation of a search."""
+    k = _count(k, "k")
+    target_epsilon, method = _positive(epsilon, "epsilon"), _choice(method, "method", COMPOSITIONS)
+    target_delta = _delta(delta, "delta", allow_zero=method == "basic")
+    delta0 = _delta(step_delta, "step_delta", allow_zero=True)
+    if certainly_le(k * delta0, target_delta) is not True:
+        raise ValueError(f"step_delta must satisfy k·step_delta ≤ delta (k = {k})")
+    if method != "basic" and certainly_lt(k * delta0, target_delta) is not True:
+        raise ValueError(f"{method} composition needs k·step_delta < delta, leaving δ′ > 0 for the composition")
+
+    def step(epsilon0: Any) -> ev.Event:
+        return ev.PureDP(epsilon0) if delta0 == 0 else ev.ApproxDP(epsilon0, delta0)
+
+    def event_for(epsilon0: Any) -> ev.Event:
+        return ev.Composition((step(epsilon0),), method=method,
+                              target_delta=None if method == "basic" else target_delta, repeat=k)
+
+    if method == "basic":
+        exact_step = target_epsilon / k
+        rational = _as_fraction(exact_step)
+        value = _lower(rational) if rational is not None else lower_float(enclose(exact_step))
+    else:  # ε₀ = 1/s for the smallest s whose event meets the target: privacy improves as s grows
+        guess = float(target_epsilon) / math.sqrt(2 * k * math.log(2 / float(target_delta)))
+        scale = _smallest(lambda s: event_for(1 / s), target_epsilon, target_delta, 1 / guess, on_evaluation)
+        value = _lower(1 / scale)
+    notes = ({"basic": "basic composition (Dwork–Roth 2014, Thm 3.16): exact for the sum",
+              "advanced": "advanced composition (Theorem 3.5): valid for any ε₀, loose against optimal composition",
+              "optimal": "optimal composition over all (ε₀, δ₀)-DP mechanisms (Kairouz–Oh–Viswanath 2015); a "
+                         "specific mechanism (Gaussian, Laplace) composes better: calibrate its noise instead "
+                         "(composition_noise)"}[method],)
+    return _certify("epsilon", value, event_for(Fraction(value)), target_epsilon, target_delta, notes)
+
+
+# --- noise of k compositions of a mechanism, optionally subsampled --------------------------------
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """The validated request of :func:`composition_noise`."""
+
+    mechanism: str
+    sensitivity: sympy.Expr
+    epsilon: sympy.Expr
+    delta: sympy.Expr
+    k: int
+    composition: str
+    rate: sympy.Expr | None
+    sample: tuple[int, int] | None
+    relation: str
+
+    @property
+    def subsampled(self) -> bool:
+        return self.rate is not None or self.sample is not None
+
+    @property
+    def q(self) -> sympy.Expr:
+        if self.rate is not None:
+            return self.rate
+        return sympy.Rational(*self.sample) if self.sample is not None else sympy.Integer(1)
+
+    @property
+    def step_delta(self) -> sympy.Expr:
+        """δ₀ of each step (see the module docstring)."""
+        share = self.delta if self.composition == "basic" or self.k == 1 else self.delta / 2
+        step = share / (self.k * self.q)
+        return step if certainly_le(step, MAX_STEP_DELTA) else sympy.Rational(1, 2)
+
+    def step(self, scale: Any) -> ev.Event:
+        """One release with noise ``scale`` (under add/remove when Poisson-subsampled)."""
+        relation = "add_remove" if self.rate is not None else self.relation
+        if self.mechanism in ("gaussian", "gaussian-classic"):
+            calibration = "analytic" if self.mechanism == "gaussian" else "classical"
+            return ev.Gaussian(scale, self.step_delta, self.sensitivity, calibration, relation)
+        if self.mechanism == "discrete-gaussian":
+            return ev.DiscreteGaussian(scale, self.sensitivity, self.step_delta, relation)
+        if self.mechanism == "laplace":
+            return ev.Laplace(scale, self.sensitivity, relation)
+        return ev.DiscreteLaplace(scale, self.sensitivity, relation)
+
+    def event(self, scale: Any) -> ev.Event:
+        """k compositions of the (subsampled) release with noise ``scale``."""
+        step = self.step(scale)
+        if self.rate is not None:
+            step = ev.PoissonSubsample(step, self.rate, relation=self.relation)
+        elif self.sample is not None:
+            step = ev.SubsampleWithoutReplacement(step, *self.sample)
+        if self.k == 1:
+            return step
+        return ev.Composition((step,), method=self.composition,
+                              target_delta=None if self.composition == "basic" else self.delta, repeat=self.k)
+
+    def closed_form(self) -> sympy.Expr | None:
+        """The exact smallest noise when one exists: Laplace and discrete Laplace without
+        subsampling under basic composition (b = kΔ₁/ε), the classic Gaussian (one release)."""
+        if self.subsampled:
+            return None
+        if self.mechanism in _PURE and (self.k == 1 or self.composition == "basic"):
+            return self.k * self.sensitivity / self.epsilon
+        if self.mechanism == "gaussian-classic":
+            return self.sensitivity * sympy.sqrt(2 * sympy.log(sympy.Rational(5, 4) / self.delta)) / self.epsilon
+        return None
+
+    def guess(self) -> float:
+        """A rough noise scale to start the search from (within a few factors of two)."""
+        per_step = float(self.epsilon) / (self.k if self.composition == "basic" else math.sqrt(self.k))
+        q = float(self.q)
+        if self.subsampled:  # invert the amplification ε′ ≈ log(1 + q(e^ε − 1))
+            per_step = math.log1p(math.expm1(min(per_step, 50.0)) / q)
+        sensitivity = float(self.sensitivity)
+        if self.mechanism in _PURE:
+            return sensitivity / per_step
+        return sensitivity * math.sqrt(2 * math.log(1.25 / float(self.delta))) / per_step
+
+    def notes(self) -> tuple[str, ...]:
+        notes = [_NOTES[self.mechanism]]
+        if self.k > 1:
+            if self.composition == "optimal" and not self.subsampled and self.mechanism == "gaussian":
+                notes.append("optimal composition of Gaussian mechanisms (Dong–Roth–Su 2019, Cor 3.3): exact")
+            elif self.composition == "optimal" and not self.subsampled and self.mechanism == "discrete-gaussian":
+                notes.append("zCDP composition (Bun–Steinke 2016), converted once at δ")
+            elif self.composition == "optimal" and self.mechanism in _PURE and not self.subsampled:
+                notes.append("optimal composition over all ε₀-DP mechanisms (Kairouz–Oh–Viswanath 2015); the "
+                             "Laplace mechanism composes better, which privacy-loss-distribution accountants use")
+            else:
+                notes.append(f"{self.composition} composition of {self.k} steps")
+        if self.subsampled:
+            notes.append(_LOOSE_SUBSAMPLED)
+        if self.rate is not None:
+            notes.append("Poisson subsampling: the sensitivity is the add/remove-one sensitivity")
+        if self.mechanism not in _PURE and not (self.composition == "optimal" and not self.subsampled and self.k > 1):
+            notes.append(f"each step accounted at δ₀ = {float(self.step_delta):.6g}")
+        return tuple(notes)
+
+
+def _setup(mechanism: Any, sensitivity: Any, epsilon: Any, delta: Any, k: Any, composition: Any,
+           poisson_rate: Any, sample_size: Any, population_size: Any, relation: Any) -> _Setup:
+    mechanism = _choice(mechanism, "mechanism", MECHANISMS)
+    composition = _choice(composition, "composition", COMPOSITIONS)
+    k = _count(k, "k")
+    pure_target = mechanism in _PURE and (k == 1 or composition == "basic")
+    if not pure_target and exact(delta, "delta") == 0:
+        reason = f"{mechanism} noise" if mechanism not in _PURE else f"{composition} composition"
+        raise ValueError(f"delta must be in (0, 1): {reason} needs δ > 0")
+    target_delta = _delta(delta, "delta", allow_zero=pure_target)
+    rate = sample = None
+    if poisson_rate is not None and (sample_size is not None or population_size is not None):
+        raise ValueError("give either poisson_rate or sample_size and population_size, not both")
+    if poisson_rate is not None:
+        rate = exact(poisson_rate, "poisson_rate")
+        if certainly_lt(0, rate) is not True or certainly_le(rate, 1) is not True:
+            raise ValueError(f"poisson_rate must be in (0, 1], got {poisson_rate!r}")
+    elif sample_size is not None or population_size is not None:
+        if sample_size is None or population_size is None:
+            raise ValueError("fixed-size subsampling needs both sample_size and population_size")
+        sample = (_count(sample_size, "sample_size"), _count(population_size, "population_size"))
+        if sample[0] > sample[1]:
+            raise ValueError(f"sample_size must be ≤ population_size, got {sample[0]} > {sample[1]}")
+    default_relation = "add_remove" if rate is not None else "substitute"
+    relation = _choice(default_relation if relation is None else relation, "relation", ev.RELATIONS)
+    if sample is not None and relation != "substitute":
+        raise ValueError("fixed-size subsampling (Theorem 3.4) holds under relation='substitute' only")
+    setup = _Setup(mechanism, _positive(sensitivity, "sensitivity"), _positive(epsilon, "epsilon"), target_delta, k,
+                   composition, rate, sample, relation)
+    if mechanism == "gaussian-classic":
+        if k > 1 or setup.subsampled:
+            raise ValueError("mechanism 'gaussian-classic' is for one release (Dwork–Roth Thm A.1); for k releases "
+                             "or subsampling use 'gaussian' (analytic), or composition_epsilon for a per-step budget")
+        if certainly_lt(setup.epsilon, 1) is not True:
+            raise ValueError("the classic Gaussian calibration needs epsilon < 1 (Dwork–Roth Thm A.1); "
+                             "use mechanism 'gaussian' (analytic)")
+    return setup
+
+
+def composition_noise(mechanism: str, sensitivity: Any, epsilon: Any, delta: Any = 0, k: int = 1,
+                      composition: str = "optimal", *, poisson_rate: Any = None, sample_size: int | None = None,
+                      population_size: int | None = None, relation: str | None = None,
+                      on_evaluation: Callable[[int], None] | None = None) -> Calibration:
+    """The smallest noise (σ for Gaussians, scale b or t for Laplace) such that ``k`` adaptive
+    releases of ``mechanism`` on a statistic of the given sensitivity (L2 for Gaussians, L1 for
+    Laplace) are certified (``epsilon``, ``delta``)-DP, composed by ``composition``, each release
+    run on a Poisson subsample (``poisson_rate`` q, Balle–Barthe–Gaboardi 2018 Thm 8; the
+    sensitivity is then the add/remove-one sensitivity) or on ``sample_size`` records drawn without
+    replacement from ``population_size`` (Theorem 3.4). ``relation`` is the neighbouring relation of
+    the final guarantee (default: add/remove with Poisson subsampling, substitute-one otherwise).
+
+    The noise is rounded up to a float; ``notes`` state the rules used and where they are loose
+    (subsampled mechanisms above all). ``on_evaluation(n)`` is called before the n-th accountant
+    evaluation of a search (for a progress bar)."""
+    setup = _setup(mechanism, sensitivity, epsilon, delta, k, composition, poisson_rate, sample_size,
+                   population_size, relation)
+    parameter = "sigma" if "gaussian" in setup.mechanism else "scale"
+    closed = setup.closed_form()
+    if closed is not None:
+        rational = _as_fraction(closed)
+        value = _upper(rational if rational is not None else closed)
+    else:
+        value = _upper(_smallest(setup.event, setup.epsilon, setup.delta, setup.guess(), on_evaluation))
+    return _certify(parameter, value, setup.event(Fraction(value)), setup.epsilon, setup.delta, setup.notes(),
+                    setup.relation)
+
+
+def laplace_scale(sensitivity: Any, epsilon: Any) -> Calibration:
+    """b = Δ₁/ε (rounded up): Laplace(b) noise on a statistic of L1 sensitivity Δ₁ is ε-DP
+    (Dwork–McSherry–Nissim–Smith 2006)."""
+    return composition_noise("laplace", sensitivity, epsilon)
+
+
+def gaussian_sigma(sensitivity: Any, epsilon: Any, delta: Any, method: str = "analytic") -> Calibration:
+    """The smallest σ (rounded up) for which N(0, σ²) noise on a statistic of L2 sensitivity Δ is
+    (ε, δ)-DP: ``analytic`` by Balle–Wang 2018, Thm 8 (exact, any ε > 0), ``classic`` by
+    σ = Δ√(2 ln(1.25/δ))/ε (Dwork–Roth 2014, Thm A.1; ε < 1)."""
+    method = _choice(method, "method", ("analytic", "classic"))
+    return composition_noise("gaussian" if method == "analytic" else "gaussian-classic", sensitivity, epsilon, delta)
+
+
+def discrete_laplace_scale(sensitivity: Any, epsilon: Any) -> Calibration:
+    """t = Δ₁/ε (rounded up): discrete Laplace noise Pr[z] ∝ e^{−|z|/t} on an integer statistic of
+    L1 sensitivity Δ₁ is ε-DP (Canonne–Kamath–Steinke 2020, Sec 2)."""
+    return composition_noise("discrete-laplace", sensitivity, epsilon)
+
+
+def discrete_gaussian_sigma(sensitivity: Any, epsilon: Any, delta: Any) -> Calibration:
+    """The smallest σ (rounded up) the accountant certifies for discrete Gaussian noise N_Z(0, σ²) on
+    an integer statistic of L2 sensitivity Δ: ρ = Δ²/(2σ²)-zCDP (CKS 2020, Thm 4) converted to
+    (ε, δ) by CKS 2020, Cor 13 (valid, slightly loose)."""
+    return composition_noise("discrete-gaussian", sensitivity, epsilon, delta)

@@ -1,0 +1,78 @@
+"""``dpledger calibrate noise`` and ``dpledger calibrate composition``: calibrating one's own
+mechanism, through :mod:`dpledger.accountant.mechanism_calibration` (no paper involved).
+
+Both return the calibrated value (noise rounded up, per-step ε rounded down), the certified
+guarantee of the mechanism using exactly that value, the derivation and the notes on looseness.
+The searches take a few seconds; a progress bar goes to stderr.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from dpledger.accountant.mechanism_calibration import Calibration, composition_epsilon, composition_noise
+from dpledger.verify.service import Exact, Output
+from dpledger.verify.service.progress import progress
+
+SEARCH_EVALUATIONS = 24
+"""About how many accountant evaluations a search takes (the progress bar's length)."""
+
+
+def _search_progress() -> tuple[Callable[[int], None], Callable[[], None]]:
+    """``on_evaluation`` for a search, and ``finish()``: the bar appears only when a search runs
+    (closed forms need none)."""
+    advance = progress(SEARCH_EVALUATIONS, "calibrating")
+    evaluations = [0]
+
+    def on_evaluation(done: int) -> None:
+        evaluations[0] = done
+        advance(min(done, SEARCH_EVALUATIONS - 1))
+
+    def finish() -> None:
+        if evaluations[0]:
+            advance(SEARCH_EVALUATIONS)
+
+    return on_evaluation, finish
+
+
+def _output(calibration: Calibration, headline: str) -> Output:
+    g = calibration.guarantee
+    payload = {**calibration.to_dict(), "holds": True,
+               "certified": "the value is rounded in the safe direction and its guarantee is a certified upper "
+                            "bound (outward-rounded interval arithmetic) that meets the target"}
+    lines = [headline, f"  {calibration.parameter} = {calibration.value!r}",
+             f"  certified: ε ≤ {g.epsilon_upper:.12g}, δ ≤ {g.delta_upper:.12g}{g.scope()} "
+             f"(target ε = {calibration.target_epsilon}, δ = {calibration.target_delta})",
+             "  derivation:", *(f"    {line}" for line in calibration.derivation.to_text().splitlines()),
+             *(f"  note: {note}" for note in calibration.notes)]
+    return Output(payload, "\n".join(lines), 0)
+
+
+def noise(*, mechanism: str, sensitivity: Exact, epsilon: Exact, delta: Exact = "0", k: int = 1,
+          composition: str = "optimal", poisson_rate: Exact | None = None, sample_size: int | None = None,
+          population_size: int | None = None, relation: str | None = None) -> Output:
+    """The smallest certified noise of ``k`` (optionally subsampled) releases of ``mechanism``
+    (:func:`~dpledger.accountant.mechanism_calibration.composition_noise`)."""
+    on_evaluation, finish = _search_progress()
+    calibration = composition_noise(mechanism, sensitivity, epsilon, delta, k, composition,
+                                    poisson_rate=poisson_rate, sample_size=sample_size,
+                                    population_size=population_size, relation=relation, on_evaluation=on_evaluation)
+    finish()
+    sampling = ""
+    if poisson_rate is not None:
+        sampling = f", each on a Poisson subsample (q = {poisson_rate})"
+    elif sample_size is not None:
+        sampling = f", each on {sample_size} of {population_size} records (without replacement)"
+    steps = f"{k} releases, {composition} composition" if k > 1 else "one release"
+    return _output(calibration, f"{mechanism} noise for (ε, δ) = ({epsilon}, {delta}), sensitivity {sensitivity}: "
+                                f"{steps}{sampling}")
+
+
+def composition(*, k: int, epsilon: Exact, delta: Exact = "0", method: str = "optimal",
+                step_delta: Exact = "0") -> Output:
+    """The largest certified per-step ε₀ of ``k`` composed (ε₀, ``step_delta``)-DP mechanisms
+    (:func:`~dpledger.accountant.mechanism_calibration.composition_epsilon`)."""
+    on_evaluation, finish = _search_progress()
+    calibration = composition_epsilon(k, epsilon, delta, method, step_delta, on_evaluation=on_evaluation)
+    finish()
+    return _output(calibration, f"per-step ε₀ of {k} × (ε₀, {step_delta})-DP mechanisms, {method} composition, "
+                                f"for a total (ε, δ) = ({epsilon}, {delta})")
