@@ -1,15 +1,78 @@
 """dpledger — executable privacy proofs: certified accounting, calibration and audits.
 
-The installed package is one namespace:
+The public API is the names below, importable from ``dpledger`` itself (``from dpledger import
+audit``), and the module :mod:`dpledger.testing` for pytest. They are stable within a minor
+version; every other module is internal and may change. Docs: ``docs/README.md``.
 
-* :mod:`dpledger.accountant` — exact, certified privacy arithmetic (events, rules, guarantees,
-  calibration; certified numerics in :mod:`dpledger.accountant.numerics`);
-* :mod:`dpledger.learners` — the seeds' algorithms, each private step recorded as an event;
-* :mod:`dpledger.verify` — auditors (:mod:`dpledger.verify.audit`), the seeds' statements
-  (:mod:`dpledger.verify.paper`), one service function per command
-  (:mod:`dpledger.verify.service`), the reports and the ``dpledger`` command line.
+Audit a mechanism
 
-Imports point down only (``verify`` → ``learners`` → ``accountant``); ``tests/test_layers.py``
-enforces it.
+* :func:`audit` — Monte Carlo audit of any mechanism ``mechanism(data, n_samples, rng) -> array``
+  on neighbour pairs: a lower bound on ε that holds with a stated confidence, the verdict and its
+  witness (:class:`AuditResult`); :class:`NeighbourPair`, :func:`per_sample` (a per-run
+  ``f(data, rng)``), :func:`load_mechanism` (``"module:function"``), executors
+  (:class:`InProcessExecutor`, :func:`dask_executor`).
+* :func:`audit_exact` — the exact worst pure ε of a small discrete mechanism over all neighbour
+  pairs, from its exact output distributions (:class:`Randomness`, :func:`enumerate_outputs`);
+  :func:`hockey_stick`, :func:`pure_epsilon`, :func:`privacy_profile` on two distributions.
+
+Account and calibrate
+
+* :mod:`events` — the event tree a mechanism records (``events.Gaussian``, ``events.Composition``,
+  ``events.PoissonSubsample``, ``events.Claim`` …); :func:`account` derives its certified
+  :class:`Guarantee` (a :class:`Derivation` that shows every rule used); :func:`exact` turns a
+  decimal string or number into the exact value the accountant computes with.
+* calibration for a target (ε, δ): :func:`laplace_scale`, :func:`gaussian_sigma`,
+  :func:`discrete_laplace_scale`, :func:`discrete_gaussian_sigma`, :func:`composition_epsilon`,
+  :func:`composition_noise` — each certified, with the event tree that proves it.
+
+Imports point down only (``verify`` → ``learners`` → ``accountant``; this package's root sits on
+top); ``tests/test_layers.py`` enforces it. Names are loaded on first use, so ``import dpledger``
+stays light (``dpledger --version`` does not import numpy).
 """
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
+
+_EXPORTS: dict[str, tuple[str, str | None]] = {
+    # audit
+    "audit": ("dpledger.verify.audit.montecarlo.audit", "audit"),
+    "AuditResult": ("dpledger.verify.audit.montecarlo.audit", "AuditResult"),
+    "NeighbourPair": ("dpledger.verify.audit.montecarlo.pairs", "NeighbourPair"),
+    "per_sample": ("dpledger.verify.audit.montecarlo.mechanism", "per_sample"),
+    "load_mechanism": ("dpledger.verify.audit.montecarlo.mechanism", "load_mechanism"),
+    "InProcessExecutor": ("dpledger.verify.audit.montecarlo.executors", "InProcessExecutor"),
+    "dask_executor": ("dpledger.verify.audit.montecarlo.executors", "dask_executor"),
+    "audit_exact": ("dpledger.verify.audit.exact", "worst_case"),
+    "hockey_stick": ("dpledger.verify.audit.exact", "hockey_stick"),
+    "pure_epsilon": ("dpledger.verify.audit.exact", "pure_epsilon"),
+    "privacy_profile": ("dpledger.verify.audit.exact", "privacy_profile"),
+    "Randomness": ("dpledger.learners.randomness", "Randomness"),
+    "enumerate_outputs": ("dpledger.learners.randomness", "enumerate_outputs"),
+    # account
+    "events": ("dpledger.accountant.events", None),
+    "account": ("dpledger.accountant.rules", "account"),
+    "Derivation": ("dpledger.accountant.rules", "Derivation"),
+    "Guarantee": ("dpledger.accountant.guarantee", "Guarantee"),
+    "exact": ("dpledger.accountant.numerics.certified", "exact"),
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name on first use (PEP 562)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'dpledger' has no attribute {name!r}")
+    module, attribute = _EXPORTS[name]
+    value = importlib.import_module(module)
+    if attribute is not None:
+        value = getattr(value, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

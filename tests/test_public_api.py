@@ -1,0 +1,41 @@
+"""``import dpledger`` is the documented API: every public name resolves, is documented and typed,
+and importing the package stays light (issue 15 item 1)."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+
+import pytest
+
+import dpledger
+
+
+@pytest.mark.parametrize("name", [name for name in dpledger.__all__ if name != "__version__"])
+def test_every_public_name_resolves_and_is_documented(name: str) -> None:
+    value = getattr(dpledger, name)
+    assert inspect.getdoc(value), f"dpledger.{name} has no docstring"
+    if inspect.isfunction(value):
+        signature = inspect.signature(value)
+        untyped = [p for p in signature.parameters.values()
+                   if p.annotation is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        assert not untyped, f"dpledger.{name}: parameters without type hints: {[p.name for p in untyped]}"
+        assert signature.return_annotation is not inspect.Signature.empty, f"dpledger.{name} has no return type"
+
+
+def test_the_package_docstring_names_every_public_name() -> None:
+    for name in dpledger.__all__:
+        if name != "__version__":
+            assert f"{name}`" in dpledger.__doc__, f"the package docstring does not present dpledger.{name}"
+
+
+def test_an_unknown_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        dpledger.no_such_name  # noqa: B018
+
+
+def test_importing_dpledger_does_not_load_numpy_or_the_auditors() -> None:
+    code = "import sys, dpledger; print(sorted(m for m in ('numpy', 'sympy', 'dpledger.verify') if m in sys.modules))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
