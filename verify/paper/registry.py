@@ -28,7 +28,8 @@ a file name that is not ``seed_<seed>.toml`` for a seed of :data:`SEED_FILES`, u
 keys, values of the wrong type, empty text, duplicate ids, a statement without parts, unknown part,
 check, audit and finding kinds, a checked part without tests (an empty part), an unchecked part
 with tests or without a note, a tightness whose measurement exceeds its bound or names a part the
-statement lacks, and test node ids that are not ``tests/<path>/test_<file>.py::test_<name>`` or
+statement lacks (or no part of that kind checked by its audit: an exact tightness needs an
+``exact`` part of its kind, a Monte Carlo one an ``empirical`` part), and test node ids that are not ``tests/<path>/test_<file>.py::test_<name>`` or
 are listed twice in a statement. The value rules are the model's own (the dataclasses check them
 when built), so no statement escapes them.
 
@@ -74,6 +75,12 @@ PART_KINDS = {
     "definition": "a definition or algorithm: no claim of its own",
 }
 """What a part of a statement claims (:attr:`Part.kind`)."""
+
+AUDIT_CHECKS = {"exact": "exact", "monte carlo": "empirical"}
+"""The audits a tightness can come from (:attr:`Tightness.audit`) and the check kind of the part
+whose bound each measures: a statement may check one claim several ways, one part per check kind
+(an exact audit, a Monte Carlo run, the accountant's rule), and a tightness belongs to the part its
+audit checks."""
 
 FINDING_KINDS = ("slack", "confirms", "violation")
 """What a finding can say (:attr:`Finding.kind`)."""
@@ -196,7 +203,7 @@ class Tightness:
 
     def __post_init__(self) -> None:
         _texts(self, "part", "instance", "bound_text", "audit", "command")
-        _known("audit", self.audit, ("exact", "monte carlo"))
+        _known("audit", self.audit, AUDIT_CHECKS)
         for field in ("measured", "bound"):
             value = getattr(self, field)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -243,6 +250,10 @@ class Statement:
         for bound in self.tightness:
             if bound.part not in kinds:
                 raise ValueError(f"tightness of a {bound.part!r} part, which the statement does not have")
+            check = AUDIT_CHECKS[bound.audit]
+            if not any(part.kind == bound.part and part.check == check for part in self.parts):
+                raise ValueError(f"tightness by a {bound.audit!r} audit of a {bound.part!r} part, but no "
+                                 f"{bound.part} part is checked {check!r}")
 
     @property
     def key(self) -> str:
