@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -147,7 +148,8 @@ def mechanism(*, mechanism: str, input_a: Any, input_b: Any, claimed_epsilon: fl
     ``workers`` local processes, stopped after ``timeout`` seconds. The mechanism is code that
     runs (:func:`~dpledger.verify.audit.montecarlo.mechanism.load_mechanism`). Audits above
     :data:`MAX_PAIRS` pairs or :data:`MAX_RUNS` runs are refused with the estimate. Exit status 1
-    when a violation is certified."""
+    when the claim fails: a ``VIOLATION`` (real-number events) or a ``FLOAT LEAK`` (float-artefact
+    events only)."""
     import numpy as np
 
     from dpledger.verify.audit.montecarlo.audit import audit
@@ -180,22 +182,75 @@ def _as_data(value: Any) -> Any:
     return np.asarray(value) if isinstance(value, list) else value
 
 
+FLOAT_ATTACK = ("Mironov 2012, \"On significance of the least significant bits for differential privacy\" (CCS): "
+                "noise drawn and added in floating point reaches different sets of doubles from neighbouring inputs, "
+                "so the low bits of an output tell the inputs apart")
+FLOAT_REMEDY = ("release through Mironov's snapping mechanism (dpledger.learners.snapping.snapping_laplace) or exact "
+                "discrete noise on a grid (dpledger.learners.noise.laplace_noise, gaussian_noise); see docs/audit.md")
+
+
 def _mechanism_text(result: AuditResult) -> str:
-    verdict = "VIOLATION" if result.violation else "no violation found"
-    lines = [
-        f"ε lower bound {result.epsilon_lower:.4f} at confidence {result.confidence} (δ = {result.delta}); "
-        f"claimed ε = {result.claimed_epsilon}: {verdict}",
+    """The verdict said plainly: both bounds, what failed, the witness in words, the remedy."""
+    float_bound = "n/a (no float outputs)" if result.float_epsilon_lower is None else f"{result.float_epsilon_lower:.4f}"
+    lines = [f"verdict: {result.verdict}  (claimed ε = {result.claimed_epsilon}, δ = {result.delta}, "
+             f"confidence {result.confidence})"]
+    if result.verdict == "VIOLATION":
+        lines.append(_wrapped("the claim fails on events about the output's value: the mechanism is not ε-DP even as "
+                              "a mechanism over the real numbers (check the noise scale, the sensitivity, the "
+                              "accounting)"))
+    elif result.verdict == "FLOAT LEAK":
+        lines.append(_wrapped("the claim holds as far as events about the output's value show, but the floating-point "
+                              "implementation leaks through the low bits of its outputs (float attack: "
+                              + FLOAT_ATTACK + ")"))
+    lines += [
+        f"ε lower bound from real-number events  {result.real_epsilon_lower:.4f}",
+        f"ε lower bound from float-artefact events {float_bound}",
         f"{result.samples} runs per input ({result.samples_total} in all), {result.seconds:.2f} s, "
-        f"stage {result.stages_run} of {result.stages_planned}",
+        f"stage {result.stages_run} of {result.stages_planned}; "
         f"corrected for {result.candidates_corrected} events estimated on split 2 "
         f"(chosen among {result.candidates_searched} compared on split 1)",
     ]
     if result.witness:
-        witness = result.witness
-        lines.append(f"witness: pair {witness['pair']['label']!r}, {witness['direction']}")
-        lines.append(f"  event {json.dumps(witness['event'])}")
-        lines.append(f"  hits {witness['hits']} of {witness['runs']} runs")
+        lines += _witness_lines(result.witness)
+    if result.verdict == "FLOAT LEAK":
+        lines.append(_wrapped(f"remedy: {FLOAT_REMEDY}", first=""))
     return "\n".join(lines)
+
+
+def _wrapped(text: str, first: str = "  ") -> str:
+    """A long explanation wrapped at 100 columns, continuation lines indented."""
+    return textwrap.fill(text, width=100, initial_indent=first, subsequent_indent="  ")
+
+
+def _witness_lines(witness: dict[str, Any]) -> list[str]:
+    """A witness in words: the pair, the event, the hit counts."""
+    first, second = witness["hits"]
+    return [
+        f"witness ({witness['kind']} event): pair {witness['pair']['label']!r}, E = {event_text(witness['event'])}",
+        f"  {witness['hits'][first]} of {witness['runs'][first]} runs on {first} fell in E, "
+        f"{witness['hits'][second]} of {witness['runs'][second]} on {second}; "
+        f"tested {witness['direction']}",
+    ]
+
+
+def event_text(event: dict[str, Any]) -> str:
+    """An event of a witness (``Event.describe()``) in words."""
+    if event["type"] == "exact values":
+        return "the output is one of " + ", ".join(json.dumps(value) for value in event["values"])
+    statistic = event["statistic"]
+    bits = event.get("zero_low_significand_bits")
+    subject = {
+        "output": "the output",
+        "output on lattice": (f"the output{'' if 'coordinate' not in event else ' coordinate ' + str(event['coordinate'])}"
+                              f", whose float64 significand ends in {bits} zero bits,"),
+        "coordinates on lattice (count)": f"the number of coordinates whose float64 significand ends in {bits} zero bits",
+    }.get(statistic, "the distinguisher's score " + statistic)
+    lower, upper = event["lower_exclusive"], event["upper_inclusive"]
+    if lower == "-inf":
+        return f"{subject} is ≤ {upper:.6g}"
+    if upper == "inf":
+        return f"{subject} is > {lower:.6g}"
+    return f"{subject} lies in ({lower:.6g}, {upper:.6g}]"
 
 
 def catalog(*, samples: int = 200_000, only: Sequence[str] | None = None, confidence: float = 0.95, seed: int = 0,
@@ -218,17 +273,19 @@ def catalog(*, samples: int = 200_000, only: Sequence[str] | None = None, confid
 
 
 def catalog_table(rows: list[CatalogRow]) -> str:
-    """The catalog results as a text table: true ε, claim, certified bound, ratio, verdict."""
-    header = f"{'mechanism':<27} {'true ε':>7} {'claim':>6} {'certified':>9} {'ratio':>6}  {'verdict':<19} expected"
+    """The catalog results as a text table: true ε, claim, the real-number and float-artefact bounds,
+    ratio, verdict and whether it is the expected one."""
+    header = (f"{'mechanism':<32} {'true ε':>7} {'claim':>6} {'real ε≥':>8} {'float ε≥':>8} {'ratio':>6}  "
+              f"{'verdict':<19} expected")
     lines = [header, "-" * len(header)]
     for row in rows:
         truth = row.entry.true_epsilon
         true_text = "?" if truth is None else ("inf" if math.isinf(truth) else f"{truth:.3f}")
         ratio = "" if row.ratio is None else f"{row.ratio:.3f}"
-        verdict = "VIOLATION" if row.result.violation else "no violation found"
-        expected = "yes" if row.as_expected else "NO"
+        floating = "" if row.result.float_epsilon_lower is None else f"{row.result.float_epsilon_lower:.4f}"
+        expected = "yes" if row.as_expected else f"NO ({row.entry.expected_verdict})"
         lines.append(
-            f"{row.entry.name:<27} {true_text:>7} {row.entry.claimed_epsilon:>6g} "
-            f"{row.result.epsilon_lower:>9.4f} {ratio:>6}  {verdict:<19} {expected}"
+            f"{row.entry.name:<32} {true_text:>7} {row.entry.claimed_epsilon:>6g} "
+            f"{row.result.real_epsilon_lower:>8.4f} {floating:>8} {ratio:>6}  {row.result.verdict:<19} {expected}"
         )
     return "\n".join(lines)

@@ -6,17 +6,28 @@ Procedure (per stage of a sequential plan):
    chunk's first half belongs to split 1, its second half to split 2.
 2. Search events on split 1 only (:mod:`search`): for every pair, event family and direction
    the best event, ranked by a split-1 ε bound.
-3. Keep the ``candidates`` best of them and estimate each on split 2, which the search never saw:
-   Clopper–Pearson bounds ``p_lo`` and ``q_hi`` and ``ε_lo = log((p_lo − δ)/q_hi)``.
+3. Keep the ``candidates`` best real-number events and the ``candidates`` best float-artefact
+   events (:mod:`events`: lattice events read the low bits of the float64, the others the value)
+   and estimate each on split 2, which the search never saw: Clopper–Pearson bounds ``p_lo`` and
+   ``q_hi`` and ``ε_lo = log((p_lo − δ)/q_hi)``.
 
-What is corrected for. Conditionally on split 1 the K kept candidates are fixed, and split 2 is
-independent of split 1, so only those K candidates — each with two one-sided bounds — enter a
-Bonferroni correction: every bound is taken at level α_s / (2K). The many (pair, event,
-direction) combinations the search compared on split 1 need no correction: they only chose what
-to test. The stages form a union bound too: stage s uses α_s, with Σ α_s = α = 1 − confidence
+What is corrected for. Conditionally on split 1 the kept candidates are fixed, and split 2 is
+independent of split 1, so only they — each with two one-sided bounds — enter a Bonferroni
+correction. Stage s's level α_s is split equally between the two kinds when split 1 offered
+candidates of both (else the one kind takes all of it), and each of the K candidates of a kind
+with level α_k has its bounds taken at α_k / (2K). The many (pair, event, direction)
+combinations the search compared on split 1 need no correction: they only chose what to test.
+The stages form a union bound too: stage s uses α_s, with Σ α_s = α = 1 − confidence
 (:func:`statistics.stage_alphas`). Hence, with probability at least ``confidence``, every
-reported bound of every stage holds at once, and the audit may stop at the first stage that
-certifies a violation and report the largest bound seen.
+reported bound of every stage and of both kinds holds at once.
+
+Verdict. ``VIOLATION`` when the real-number bound exceeds the claim: the mechanism breaks it as a
+mechanism over the reals — a bug in the mathematics; the audit stops at the first stage that
+certifies it. ``FLOAT LEAK`` when only the float-artefact bound exceeds it: the mathematics may be
+right, but the floating-point implementation leaks through its low bits (Mironov 2012); the
+audit then runs all its stages, so that a real-number violation, had the budget shown one, takes
+precedence. Otherwise ``NO VIOLATION FOUND``. Both failing verdicts are failed claims
+(``violation``).
 
 Before any stage a cheap probe checks the mechanism's contract (:mod:`contract`: outputs that
 depend on the rng, independent outputs within a batch); a ``timeout`` bounds the wall-clock time
@@ -39,8 +50,9 @@ from typing import Any
 import numpy as np
 
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
-from dpledger.verify.audit.montecarlo.executors import ChunkTask, chunk_seeds, chunk_sizes, owned_processes
-from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise
+from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, chunk_seeds, chunk_sizes,
+                                                      owned_processes)
+from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise, ship
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
 from dpledger.verify.audit.montecarlo.search import Candidate, search_pair
 from dpledger.verify.audit.montecarlo.statistics import (
@@ -56,15 +68,27 @@ from dpledger.verify.audit.montecarlo.statistics import (
 Progress = Callable[[int, int], None]
 
 
+VIOLATION = "VIOLATION"
+FLOAT_LEAK = "FLOAT LEAK"
+NO_VIOLATION = "NO VIOLATION FOUND"
+
+
 @dataclass(frozen=True)
 class AuditResult:
-    """The verdict of an audit; ``to_json()`` gives the CLI payload."""
+    """The verdict of an audit; ``to_json()`` gives the CLI payload.
+
+    ``real_epsilon_lower`` / ``float_epsilon_lower``: the certified lower bounds from real-number
+    and float-artefact events (both hold at once with probability ≥ ``confidence``);
+    ``epsilon_lower`` is the larger. ``witness`` is the event behind the verdict (the real one
+    for ``VIOLATION``, the float one for ``FLOAT LEAK``, else the larger bound's);
+    ``real_witness`` and ``float_witness`` are each kind's best event.
+    """
 
     epsilon_lower: float
     confidence: float
     claimed_epsilon: float
     delta: float
-    violation: bool
+    verdict: str
     samples: int
     samples_total: int
     seconds: float
@@ -74,18 +98,32 @@ class AuditResult:
     candidates_corrected: int
     stages_run: int
     stages_planned: int
+    real_epsilon_lower: float
+    float_epsilon_lower: float | None
+    real_witness: dict[str, Any] | None
+    float_witness: dict[str, Any] | None
+
+    @property
+    def violation(self) -> bool:
+        """Whether the claim failed: ``VIOLATION`` or ``FLOAT LEAK``."""
+        return self.verdict != NO_VIOLATION
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "verdict": self.verdict,
+            "violation": self.violation,
             "epsilon_lower": self.epsilon_lower,
+            "real_epsilon_lower": self.real_epsilon_lower,
+            "float_epsilon_lower": self.float_epsilon_lower,
             "confidence": self.confidence,
             "claimed_epsilon": self.claimed_epsilon,
             "delta": self.delta,
-            "violation": self.violation,
             "samples": self.samples,
             "samples_total": self.samples_total,
             "seconds": round(self.seconds, 3),
             "witness": self.witness,
+            "real_witness": self.real_witness,
+            "float_witness": self.float_witness,
             "delta_lower_at_claimed_epsilon": self.delta_lower,
             "correction": {
                 "candidates_searched_on_split_1": self.candidates_searched,
@@ -213,15 +251,21 @@ def audit(
 ) -> AuditResult:
     """Audit ``mechanism`` on ``pairs`` against the claim (ε, δ) with ``samples`` runs per input.
 
-    Returns a lower bound on the mechanism's ε at ``delta`` that holds with probability at least
-    ``confidence`` (see the module docstring for the correction), and ``violation`` when that
-    bound exceeds ``claimed_epsilon``. Without an executor, runs go to local processes.
+    Returns lower bounds on the mechanism's ε at ``delta`` — from real-number events and from
+    float-artefact events — that hold together with probability at least ``confidence`` (see the
+    module docstring for the correction), and the verdict: ``VIOLATION`` when the real-number
+    bound exceeds ``claimed_epsilon``, ``FLOAT LEAK`` when only the float-artefact one does. Without an executor, runs go to local processes. A mechanism
+    defined anywhere — at module level, in a closure, inside a test — is sent to the workers with
+    ``cloudpickle`` (:func:`~dpledger.verify.audit.montecarlo.mechanism.ship`); modules it imports
+    must be importable there.
     ``timeout``: seconds the audit may take, probe included; beyond it the audit stops with a
     ``ValueError`` (enforced on executors that run tasks elsewhere — processes, Dask; an
     in-process executor runs each task at submission, before it could be stopped). A mechanism
     failing the contract checks of :mod:`contract` is refused with a ``ValueError``.
     """
     validate(claimed_epsilon, delta, confidence, samples, stages, candidates)
+    if not isinstance(executor, InProcessExecutor):  # closures and test-local functions reach workers too
+        mechanism = ship(mechanism)
     if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout}")
     if not pairs:
@@ -244,7 +288,7 @@ def audit(
     seeds = chunk_seeds(seed, len(pairs), len(sizes))
     runs = _Runs(len(pairs), sizes)
     total_tasks = len(pairs) * 2 * len(sizes)
-    best: _Estimate | None = None
+    best: dict[bool, _Estimate] = {}  # float_artefact → the best estimate of that kind
     searched = corrected = stages_run = done = 0
     with contextlib.nullcontext(executor) if executor is not None else owned_processes() as pool:
         check_probe(wait.result(pool.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe"))
@@ -276,32 +320,43 @@ def audit(
                             on_progress(done, total_tasks)
                     yield runs.splits(p)
 
-            estimate, examined, estimated = _run_stage(arrivals(), delta, stage_alpha, candidates)
+            estimates, examined, estimated = _run_stage(arrivals(), delta, stage_alpha, candidates)
             searched += examined
             corrected += estimated
-            if estimate is not None and (best is None or estimate.epsilon > best.epsilon):
-                best = estimate
-            if best is not None and best.epsilon > claimed_epsilon:
+            for kind, estimate in estimates.items():
+                if kind not in best or estimate.epsilon > best[kind].epsilon:
+                    best[kind] = estimate
+            if False in best and best[False].epsilon > claimed_epsilon:
                 break
     if on_progress and done < total_tasks:  # stopped early: close the bar
         on_progress(total_tasks, total_tasks)
     used = sum(sizes[: runs.chunks_done()])
-    certified = max(best.epsilon, 0.0) if best is not None else 0.0
+    real = max(best[False].epsilon, 0.0) if False in best else 0.0
+    floating = max(best[True].epsilon, 0.0) if True in best else None
+    verdict = (VIOLATION if real > claimed_epsilon
+               else FLOAT_LEAK if floating is not None and floating > claimed_epsilon else NO_VIOLATION)
+    witnesses = {kind: _witness(estimate, pairs) if estimate.epsilon > 0 else None for kind, estimate in best.items()}
+    deciding = (False if verdict == VIOLATION else True if verdict == FLOAT_LEAK
+                else max(best, key=lambda kind: best[kind].epsilon, default=None))
     return AuditResult(
-        epsilon_lower=certified,
+        epsilon_lower=max(real, floating or 0.0),
         confidence=confidence,
         claimed_epsilon=claimed_epsilon,
         delta=delta,
-        violation=certified > claimed_epsilon,
+        verdict=verdict,
         samples=used,
         samples_total=2 * len(pairs) * used,
         seconds=time.perf_counter() - started,
-        witness=_witness(best, pairs) if best is not None and best.epsilon > 0 else None,
-        delta_lower=delta_lower(*best.bounds, claimed_epsilon) if best is not None else None,
+        witness=witnesses[deciding] if deciding is not None else None,
+        delta_lower=delta_lower(*best[deciding].bounds, claimed_epsilon) if deciding is not None else None,
         candidates_searched=searched,
         candidates_corrected=corrected,
         stages_run=stages_run,
         stages_planned=len(plan),
+        real_epsilon_lower=real,
+        float_epsilon_lower=floating,
+        real_witness=witnesses.get(False),
+        float_witness=witnesses.get(True),
     )
 
 
@@ -340,36 +395,38 @@ def _run_stage(
     delta: float,
     alpha: float,
     keep: int,
-) -> tuple[_Estimate | None, int, int]:
-    """Search each pair on split 1, estimate the ``keep`` best on split 2 at level alpha / (2·kept)."""
+) -> tuple[dict[bool, _Estimate], int, int]:
+    """Search each pair on split 1; per kind of event (real-number, float-artefact) estimate the
+    ``keep`` best on split 2, each kind at level alpha / kinds / (2·kept)."""
     z = search_z(alpha / (2 * keep))
     found, estimation = [], []
     for p, ((a1, b1), split2) in enumerate(splits):
         found.append(search_pair(a1, b1, p, delta, z))
         estimation.append(split2)
-    pool = sorted((c for result in found for c in result.candidates), key=lambda c: -c.score)[:keep]
     examined = sum(result.examined for result in found)
-    if not pool:
-        return None, examined, 0
-    level = alpha / (2 * len(pool))
-    best: _Estimate | None = None
-    for candidate in pool:
-        a2, b2 = estimation[candidate.pair_index]
-        p_runs, q_runs = (a2, b2) if candidate.forward else (b2, a2)
-        k_p = int(np.count_nonzero(candidate.event.indicator(p_runs)))
-        k_q = int(np.count_nonzero(candidate.event.indicator(q_runs)))
-        p_lo = clopper_pearson_lower(k_p, len(p_runs), level)
-        q_hi = clopper_pearson_upper(k_q, len(q_runs), level)
-        estimate = _Estimate(
-            epsilon_lower(p_lo, q_hi, delta),
-            candidate,
-            (k_p, len(p_runs), k_q, len(q_runs)),
-            (p_lo, q_hi),
-            level,
-        )
-        if best is None or estimate.epsilon > best.epsilon:
-            best = estimate
-    return best, examined, len(pool)
+    ranked = sorted((c for result in found for c in result.candidates), key=lambda c: -c.score)
+    pools = {kind: [c for c in ranked if c.event.float_artefact == kind][:keep] for kind in (False, True)}
+    pools = {kind: pool for kind, pool in pools.items() if pool}
+    best: dict[bool, _Estimate] = {}
+    for kind, pool in pools.items():
+        level = alpha / len(pools) / (2 * len(pool))
+        for candidate in pool:
+            estimate = _estimate(candidate, estimation[candidate.pair_index], delta, level)
+            if kind not in best or estimate.epsilon > best[kind].epsilon:
+                best[kind] = estimate
+    return best, examined, sum(len(pool) for pool in pools.values())
+
+
+def _estimate(candidate: Candidate, split2: tuple[np.ndarray, np.ndarray], delta: float, level: float) -> _Estimate:
+    """Clopper–Pearson bounds at ``level`` on split 2 and the ε bound of one candidate."""
+    a2, b2 = split2
+    p_runs, q_runs = (a2, b2) if candidate.forward else (b2, a2)
+    k_p = int(np.count_nonzero(candidate.event.indicator(p_runs)))
+    k_q = int(np.count_nonzero(candidate.event.indicator(q_runs)))
+    p_lo = clopper_pearson_lower(k_p, len(p_runs), level)
+    q_hi = clopper_pearson_upper(k_q, len(q_runs), level)
+    return _Estimate(epsilon_lower(p_lo, q_hi, delta), candidate, (k_p, len(p_runs), k_q, len(q_runs)),
+                     (p_lo, q_hi), level)
 
 
 def _witness(estimate: _Estimate, pairs: Sequence[NeighbourPair]) -> dict[str, Any]:
@@ -387,6 +444,7 @@ def _witness(estimate: _Estimate, pairs: Sequence[NeighbourPair]) -> dict[str, A
         "direction": f"P[M({first}) in E] <= e^eps P[M({second}) in E] + delta",
         "event": candidate.event.describe(),
         "family": candidate.family,
+        "kind": "float artefact" if candidate.event.float_artefact else "real number",
         "hits": {first: k_p, second: k_q},
         "runs": {first: n_p, second: n_q},
         "p_lower": estimate.bounds[0],

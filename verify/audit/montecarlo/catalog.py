@@ -6,11 +6,15 @@ Wang, Zhang, Kifer 2018 (StatDP: noisy-max variants and their neighbour patterns
 1, 4, 5, 6); Warner 1965 (randomized response); Erlingsson, Pihur, Korolova 2014 (RAPPOR);
 Mironov 2012 (floating-point Laplace); Balle & Wang 2018 (exact ε(δ) of the Gaussian mechanism).
 
-Continuous outputs of the correct mechanisms are *snapped* to the grid 2⁻¹⁰ (rounding is
-post-processing of the ideal mechanism; it removes the floating-point artefacts of Mironov's
-attack, which would otherwise make every textbook float implementation non-private — the
-naive one is kept as its own buggy entry). Every mechanism is a picklable module-level object
-with the vectorised signature ``mechanism(data, n, rng)``.
+Continuous outputs of the correct literature mechanisms are *snapped* to the grid 2⁻¹⁰ (rounding
+is post-processing of the ideal mechanism; it removes the low-bit artefacts of Mironov's attack,
+which would otherwise make every textbook float implementation fail its claim). The floating-point
+entries test the separation of the verdicts: the naive float Laplace, scalar and 5-d (expected
+``FLOAT LEAK``: right mathematics, leaking implementation), the naive float Laplace at the wrong
+scale (expected ``VIOLATION``: the mathematics is wrong too), and the two proven remedies —
+Mironov's snapping mechanism (:mod:`dpledger.learners.snapping`) and the exact discrete Laplace on
+a grid (:mod:`dpledger.learners.noise`) — expected to pass. Every mechanism is a picklable
+module-level object with the vectorised signature ``mechanism(data, n, rng)``.
 """
 
 from __future__ import annotations
@@ -19,18 +23,24 @@ import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 from scipy import optimize, stats
 
-from dpledger.verify.audit.montecarlo.audit import AuditResult, Progress, audit
+from dpledger.learners.calibration.agnostic_noise import laplace_scale
+from dpledger.learners.noise import laplace_noise
+from dpledger.learners.randomness import Sampled
+from dpledger.learners.snapping import snapping_laplace
+from dpledger.verify.audit.montecarlo.audit import FLOAT_LEAK, NO_VIOLATION, VIOLATION, AuditResult, Progress, audit
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, statdp_patterns
 
 GRID = 2.0**-10
 QUERIES = 5
 SVT_QUERIES = 10
 SVT_THRESHOLD = 1.0
+SNAPPING_BOUND = 1000.0
 
 
 def snap(values: np.ndarray) -> np.ndarray:
@@ -54,6 +64,28 @@ class Laplace:
         noisy = answers + rng.laplace(0.0, self.scale, (n, answers.size))
         noisy = noisy if self.naive else snap(noisy)
         return noisy[:, 0] if answers.size == 1 else noisy
+
+
+@dataclass(frozen=True)
+class SnappingLaplace:
+    """Mironov's snapping mechanism at ε, clamp ``bound`` (:func:`dpledger.learners.snapping.snapping_laplace`)."""
+
+    epsilon: float
+    bound: float
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        return snapping_laplace(float(np.asarray(data)), epsilon=self.epsilon, bound=self.bound, rng=rng, size=n)
+
+
+@dataclass(frozen=True)
+class DiscreteLaplaceOnGrid:
+    """The value snapped to a power-of-two grid plus exact discrete Laplace noise
+    (:func:`dpledger.learners.noise.laplace_noise`; each run one coordinate, sensitivity 1)."""
+
+    scale: float
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        return laplace_noise(np.full(n, float(np.asarray(data))), self.scale, 1, Sampled(rng))[0]
 
 
 @dataclass(frozen=True)
@@ -189,6 +221,13 @@ class CatalogEntry:
     truth: str
     true_epsilon: float | None
     delta: float = 0.0
+    float_only: bool = False
+
+    @property
+    def expected_verdict(self) -> str:
+        """``NO VIOLATION FOUND`` for correct entries; ``FLOAT LEAK`` for those whose mathematics is
+        right but whose float implementation leaks (``float_only``); else ``VIOLATION``."""
+        return NO_VIOLATION if self.correct else FLOAT_LEAK if self.float_only else VIOLATION
 
 
 def _pair(a: Any, b: Any, label: str) -> tuple[NeighbourPair, ...]:
@@ -201,6 +240,7 @@ def catalog() -> list[CatalogEntry]:
     patterns = tuple(statdp_patterns(QUERIES))
     svt_patterns = tuple(statdp_patterns(SVT_QUERIES))
     classic = gaussian_classic_sigma(eps, delta)
+    vector_pair = _pair([0.0] * QUERIES, [1.0] + [0.0] * (QUERIES - 1), "coordinate 0: 0 vs 1")
     histogram = _pair([5, 5, 5, 5], [6, 5, 5, 5], "add one record (bin 0)")
     return [
         CatalogEntry(
@@ -349,8 +389,46 @@ def catalog() -> list[CatalogEntry]:
             _pair(0, 1, "0 vs 1"),
             eps,
             False,
-            "textbook float Laplace: supports differ, ∞ (Mironov 2012)",
+            "textbook float Laplace: ε over the reals, but the float supports differ: ∞ (Mironov 2012)",
             math.inf,
+            float_only=True,
+        ),
+        CatalogEntry(
+            "naive_float_laplace_5d",
+            Laplace(1 / eps, naive=True),
+            vector_pair,
+            eps,
+            False,
+            f"textbook float Laplace on {QUERIES} coordinates, one differing: ε over the reals, ∞ in floats",
+            math.inf,
+            float_only=True,
+        ),
+        CatalogEntry(
+            "naive_float_laplace_wrong_scale",
+            Laplace(0.5 / eps, naive=True),
+            _pair(0, 1, "0 vs 1"),
+            eps,
+            False,
+            "float Laplace at scale 1/(2ε): 2ε over the reals (and ∞ in floats)",
+            math.inf,
+        ),
+        CatalogEntry(
+            "snapping_laplace",
+            SnappingLaplace(eps, SNAPPING_BOUND),
+            _pair(0, 1, "0 vs 1"),
+            eps,
+            True,
+            f"Mironov 2012 Thm 1, B = {SNAPPING_BOUND:g}: ≤ ε in floating point",
+            None,
+        ),
+        CatalogEntry(
+            "discrete_laplace",
+            DiscreteLaplaceOnGrid(laplace_scale(Fraction(1), Fraction(eps))),
+            _pair(0, 1, "0 vs 1"),
+            eps,
+            True,
+            "grid + exact discrete Laplace (Canonne–Kamath–Steinke 2020), grid rounding accounted: ≤ ε",
+            None,
         ),
     ]
 
@@ -374,7 +452,7 @@ class CatalogRow:
 
     @property
     def as_expected(self) -> bool:
-        return self.result.violation != self.entry.correct
+        return self.result.verdict == self.entry.expected_verdict
 
     def to_json(self) -> dict[str, Any]:
         truth = self.entry.true_epsilon
@@ -386,8 +464,11 @@ class CatalogRow:
             "claimed_epsilon": self.entry.claimed_epsilon,
             "delta": self.entry.delta,
             "epsilon_lower": self.result.epsilon_lower,
+            "real_epsilon_lower": self.result.real_epsilon_lower,
+            "float_epsilon_lower": self.result.float_epsilon_lower,
             "violation": self.result.violation,
-            "verdict": "VIOLATION" if self.result.violation else "no violation found",
+            "verdict": self.result.verdict,
+            "expected_verdict": self.entry.expected_verdict,
             "as_expected": self.as_expected,
             "ratio_to_true_epsilon": self.ratio,
             "pairs": len(self.entry.pairs),

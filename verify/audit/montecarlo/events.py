@@ -1,27 +1,40 @@
 """Events: the sets of outputs whose probabilities the auditor compares.
 
 An :class:`IntervalEvent` is ``{y : lower < s(y) ≤ upper}`` for a scalar *statistic* ``s`` of
-the output:
+the output. Statistics come in two kinds, and so do the events built on them
+(:attr:`Statistic.float_artefact`):
+
+*Real-number statistics* look at the value of the output, as a real number: a mechanism with the
+same distribution over the reals would show the same event probabilities. An event of this kind
+that breaks the claim is a bug in the mathematics (noise scale, sensitivity, accounting).
 
 * :class:`Identity` — the output itself (threshold and interval events on scalar outputs,
   StatDP's events, Ding et al. 2018);
-* :class:`OnLattice` — the output where its significand ends in ``bits`` zero bits, else
-  undefined. Naive floating-point Laplace noise added to a value lands on a coarser lattice near
-  zero on one input than on the other (Mironov 2012, "On significance of the least significant
-  bits for differential privacy", CCS); these events see it;
 * :class:`LinearScore` — a learned distinguisher for vector outputs: a logistic-regression score
   on features (y, y²) of the output, in the spirit of DP-Sniper's learned classifiers (Bichsel,
   Steffen, Bogunovic, Vechev 2021, "DP-Sniper", IEEE S&P), thresholded rather than randomised so
   that no ``ln(1/c)`` ceiling applies.
 
-A :class:`ValueSetEvent` is a set of exact output values (labels, or rows of discrete vectors).
+*Float-artefact statistics* look at the bits of the float64 that represents the output. Naive
+floating-point Laplace noise added to a value lands on a coarser lattice near zero on one input
+than on the other, so the set of outputs a run can produce depends on the input (Mironov 2012,
+"On significance of the least significant bits for differential privacy", CCS, Section 3: the
+attack; Section 5: the snapping remedy). A real-valued mechanism has no such events:
+
+* :class:`OnLattice` — the output (or one coordinate of a vector output) where its significand
+  ends in ``bits`` zero bits, else undefined;
+* :class:`LatticeCount` — how many coordinates of a vector output end in ``bits`` zero bits (a
+  joint event over all coordinates).
+
+A :class:`ValueSetEvent` is a set of exact output values (labels, or rows of discrete vectors): a
+real-number event.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -29,7 +42,13 @@ _SIGNIFICAND_BITS = 52
 
 
 class Statistic(ABC):
-    """A map from an array of outputs to one float per run (NaN: the run lies in no event)."""
+    """A map from an array of outputs to one float per run (NaN: the run lies in no event).
+
+    ``float_artefact``: whether the statistic reads the float64 representation (its low bits)
+    rather than the real value of the output.
+    """
+
+    float_artefact: ClassVar[bool] = False
 
     @abstractmethod
     def __call__(self, outputs: np.ndarray) -> np.ndarray: ...
@@ -57,30 +76,61 @@ class Identity(Statistic):
         return self(outputs)
 
 
+def on_lattice(values: np.ndarray, bits: int) -> np.ndarray:
+    """Whether the ``bits`` lowest bits of each float64's significand are zero."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    return (values.view(np.uint64) & np.uint64((1 << bits) - 1)) == 0
+
+
 @dataclass(frozen=True)
 class OnLattice(Statistic):
-    """The output where the ``bits`` lowest bits of its float64 significand are zero, else NaN."""
+    """The output — or its coordinate ``coordinate`` — where the ``bits`` lowest bits of its
+    float64 significand are zero, else NaN."""
 
     bits: int
+    coordinate: int | None = None
+    float_artefact: ClassVar[bool] = True
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        values = np.ascontiguousarray(outputs, dtype=np.float64).reshape(len(outputs))
-        return np.where(self._on_lattice(values), values, np.nan)
+        values = self._values(outputs)
+        return np.where(on_lattice(values, self.bits), values, np.nan)
 
     def defined(self, outputs: np.ndarray) -> np.ndarray:
-        values = np.ascontiguousarray(outputs, dtype=np.float64).reshape(len(outputs))
-        return values[self._on_lattice(values)]
+        values = self._values(outputs)
+        return values[on_lattice(values, self.bits)]
 
     def keeps_all(self, outputs: np.ndarray) -> bool:
         """Whether every output is on the lattice (then the statistic is the output itself)."""
-        values = np.ascontiguousarray(outputs, dtype=np.float64).reshape(len(outputs))
-        return bool(np.all(self._on_lattice(values)))
+        return bool(np.all(on_lattice(self._values(outputs), self.bits)))
 
-    def _on_lattice(self, values: np.ndarray) -> np.ndarray:
-        return (values.view(np.uint64) & np.uint64((1 << self.bits) - 1)) == 0
+    def _values(self, outputs: np.ndarray) -> np.ndarray:
+        values = np.asarray(outputs, dtype=np.float64)
+        if self.coordinate is None:
+            return values.reshape(len(values))
+        return values.reshape(len(values), -1)[:, self.coordinate]
 
     def describe(self) -> dict[str, Any]:
-        return {"statistic": "output on lattice", "zero_low_significand_bits": self.bits}
+        where = {} if self.coordinate is None else {"coordinate": self.coordinate}
+        return {"statistic": "output on lattice", **where, "zero_low_significand_bits": self.bits}
+
+
+@dataclass(frozen=True)
+class LatticeCount(Statistic):
+    """The number of coordinates of a vector output whose ``bits`` lowest significand bits are
+    zero: a joint lattice event over all coordinates."""
+
+    bits: int
+    float_artefact: ClassVar[bool] = True
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        values = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1)
+        return on_lattice(values, self.bits).sum(axis=1).astype(float)
+
+    def defined(self, outputs: np.ndarray) -> np.ndarray:
+        return self(outputs)
+
+    def describe(self) -> dict[str, Any]:
+        return {"statistic": "coordinates on lattice (count)", "zero_low_significand_bits": self.bits}
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,6 +165,11 @@ def features(outputs: np.ndarray, centre: np.ndarray, scale: np.ndarray) -> np.n
 class Event(ABC):
     """A measurable set of outputs."""
 
+    @property
+    def float_artefact(self) -> bool:
+        """Whether the event reads the float64 representation of outputs (see the module docstring)."""
+        return False
+
     @abstractmethod
     def indicator(self, outputs: np.ndarray) -> np.ndarray:
         """Boolean array: which runs fall in the event."""
@@ -131,6 +186,10 @@ class IntervalEvent(Event):
     lower: float
     upper: float
     statistic: Statistic = field(default_factory=Identity)
+
+    @property
+    def float_artefact(self) -> bool:
+        return self.statistic.float_artefact
 
     def indicator(self, outputs: np.ndarray) -> np.ndarray:
         values = self.statistic(outputs)

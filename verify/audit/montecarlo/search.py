@@ -10,14 +10,20 @@ whose split-1 counts give the largest ε lower bound (Wilson-score approximation
   available to catch rare-output violations (DP-Sniper's and StatDP's blind spot);
 * ``lattice-k`` — the same on the outputs whose float significand ends in k zero bits
   (floating-point attacks, Mironov 2012); skipped when every output is on the lattice, where it
-  would repeat ``interval``;
+  would repeat ``interval``. For vector outputs, per coordinate (``lattice-k[j]``: intervals of
+  coordinate j among the runs where it is on the lattice; at most ``LATTICE_COORDINATES``
+  coordinates, those whose lattice frequency differs most between the inputs on split 1) and
+  jointly (``lattice-k-count``: intervals of the number of coordinates on the lattice);
 * ``values`` — sets of exact values of discrete outputs (and of float outputs or rows taking at
   most ``FEW_DISTINCT`` values): values ranked by their empirical
   likelihood ratio, prefixes of that ranking (size 1: a single exact value);
 * ``distinguisher`` — intervals of a logistic-regression score for vector outputs.
 
-Only split 1 is looked at here, so nothing in this module needs a multiplicity correction; the
-audit corrects for the candidates it then estimates on split 2.
+Only split 1 is looked at here, so nothing in this module needs a multiplicity correction — however
+many families, coordinates and events it compares; the audit corrects for the candidates it then
+estimates on split 2. The ``lattice`` families are the float-artefact ones
+(:attr:`~dpledger.verify.audit.montecarlo.events.Event.float_artefact`); the audit keeps and
+corrects them separately from the real-number families.
 """
 
 from __future__ import annotations
@@ -31,12 +37,14 @@ from dpledger.verify.audit.montecarlo.events import (
     Event,
     Identity,
     IntervalEvent,
+    LatticeCount,
     LinearScore,
     OnLattice,
     Statistic,
     ValueSetEvent,
     features,
     key_to_json,
+    on_lattice,
     row_keys,
 )
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
@@ -44,6 +52,7 @@ from dpledger.verify.audit.montecarlo.statistics import epsilon_lower_search
 
 CENTRAL_QUANTILES = 64
 LATTICE_BITS = (4, 8, 12)
+LATTICE_COORDINATES = 16
 FEW_DISTINCT = 256
 DISTINGUISHER_ROWS = 100_000
 TAIL_EXACT = 256
@@ -91,7 +100,28 @@ def search_pair(a: np.ndarray, b: np.ndarray, pair_index: int, delta: float, z: 
         results.append(
             _interval_candidates(fit_distinguisher(a, b), a, b, pair_index, delta, z, "distinguisher")
         )
+        results.extend(_vector_lattice_candidates(a, b, pair_index, delta, z))
     return SearchResult([c for r in results for c in r.candidates], sum(r.examined for r in results))
+
+
+def _vector_lattice_candidates(
+    a: np.ndarray, b: np.ndarray, pair_index: int, delta: float, z: float
+) -> list[SearchResult]:
+    """Lattice events of vector outputs: per coordinate and the joint count, for every lattice depth."""
+    rows_a = np.asarray(a, dtype=np.float64).reshape(len(a), -1)
+    rows_b = np.asarray(b, dtype=np.float64).reshape(len(b), -1)
+    results = []
+    for bits in LATTICE_BITS:
+        share_a, share_b = on_lattice(rows_a, bits).mean(axis=0), on_lattice(rows_b, bits).mean(axis=0)
+        if np.all(share_a == 1.0) and np.all(share_b == 1.0):
+            continue  # every coordinate on the lattice: the events would not read low bits
+        chosen = np.argsort(-np.abs(share_a - share_b), kind="stable")[:LATTICE_COORDINATES]
+        for j in sorted(chosen.tolist()):
+            family = f"lattice-{bits}[{j}]"
+            results.append(_interval_candidates(OnLattice(bits, j), rows_a, rows_b, pair_index, delta, z, family))
+        count = LatticeCount(bits)
+        results.append(_interval_candidates(count, rows_a, rows_b, pair_index, delta, z, f"lattice-{bits}-count"))
+    return results
 
 
 def cut_points(sorted_a: np.ndarray, sorted_b: np.ndarray) -> np.ndarray:
