@@ -240,17 +240,21 @@ def choice_by_value(rng: Randomness, values: Sequence[Number] | np.ndarray,
 class Sampled(Randomness):
     """Randomness drawn from a ``numpy.random.Generator``, exactly (see the module docstring).
 
-    ``random_state`` is None (fresh entropy), an int seed, or a Generator (used as is),
-    as in scikit-learn.
+    ``random_state`` is None (fresh entropy), an int seed ≥ 0, a ``numpy.random.SeedSequence``
+    (e.g. one child of a run's root sequence), or a Generator (used as is, so its stream is
+    consumed); None, an int and a SeedSequence go through ``numpy.random.default_rng``, so the
+    same int or SeedSequence gives the same draws.
     """
 
-    def __init__(self, random_state: None | int | np.random.Generator = None) -> None:
+    def __init__(self, random_state: None | int | np.random.SeedSequence | np.random.Generator = None) -> None:
         if isinstance(random_state, np.random.Generator):
             self.generator = random_state
-        elif random_state is None or (isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool)):
+        elif (random_state is None or isinstance(random_state, np.random.SeedSequence)
+              or (isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool) and random_state >= 0)):
             self.generator = np.random.default_rng(random_state)
         else:
-            raise ValueError(f"random_state must be None, an int or a numpy Generator, got {type(random_state).__name__}")
+            raise ValueError("random_state must be None, an int ≥ 0, a numpy SeedSequence or a numpy Generator, "
+                             f"got {type(random_state).__name__}")
 
     def _bits(self, count: int) -> int:
         """``count`` fresh uniform random bits as an int."""

@@ -58,7 +58,7 @@ def neighbour_runs(
     seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(runs, len(probe)) predictions on D and on D′; run i uses random_state seed + i on both."""
-    probe = check_X(probe)
+    probe = check_X(probe, min_samples=1)
     (X, y), (X_prime, y_prime) = pair
     first = np.array([factory(seed + i).fit(X, y).predict(probe) for i in range(runs)])
     second = np.array([factory(seed + i).fit(X_prime, y_prime).predict(probe) for i in range(runs)])

@@ -39,7 +39,6 @@ from dpledger.learners.agnostic.hermite import clip_rows
 from dpledger.learners.agnostic.logconcave_basis import ProductMarginal, clipped_features, make_basis
 from dpledger.learners.agnostic.private_l1 import private_l1_regression
 from dpledger.learners.agnostic.selection import select, threshold_errors
-from dpledger.learners.randomness import Sampled
 
 
 class PrivateImproperLearner(HalfspaceLearnerBase):
@@ -94,7 +93,7 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         n = X.shape[0]
         n_val = max(1, int(fraction * n))
         m = equal_blocks(n - n_val, k, 2, "n")
-        rng = Sampled(self.random_state)
+        rng = self._sampler()
         *training, validation = partition(n, [m] * k + [n_val], rng)
         fits = []
         for block in training:

@@ -42,7 +42,7 @@ from dpledger.learners.noise import gaussian_noise
 from dpledger.learners.agnostic.hermite import HermiteBasis, gradient_gram
 from dpledger.learners.agnostic.logconcave_basis import clipped_features
 from dpledger.learners.agnostic.selection import select, threshold_errors
-from dpledger.learners.randomness import Randomness, Sampled
+from dpledger.learners.randomness import Randomness
 
 MAX_CANDIDATES = 2_000_000
 
@@ -133,7 +133,7 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         n_val = max(1, int(fraction * n))
         if n - n_val < 2:
             raise ValueError(f"n={n} leaves no training block; increase n")
-        rng = Sampled(self.random_state)
+        rng = self._sampler()
         train, validation = partition(n, [n - n_val, n_val], rng)
         features, self.clip_norm_ = clipped_features(basis, X[train], self.clip_norm)
         self.polynomial_, gaussian = private_correlation(features, labels[train], self.clip_norm_, privacy, rng)

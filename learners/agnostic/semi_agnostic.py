@@ -45,7 +45,7 @@ from dpledger.learners.calibration.agnostic_noise import certified_ratio, laplac
 from dpledger.learners.noise import gaussian_noise, laplace_noise
 from dpledger.learners.agnostic.hermite import clip_rows
 from dpledger.learners.agnostic.selection import select
-from dpledger.learners.randomness import Randomness, Sampled
+from dpledger.learners.randomness import Randomness
 
 RHO = 0.01
 STEP_SIZE = 0.5
@@ -167,7 +167,7 @@ class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
         n_val = max(1, int(fraction * n))
         per_run = equal_blocks(n - n_val, guesses, steps + 2, "n")
         b = equal_blocks(per_run, steps + 2, 1, "n")
-        rng = Sampled(self.random_state)
+        rng = self._sampler()
         validation, *rest = partition(n, [n_val] + [b] * ((steps + 2) * guesses), rng)
         self.guesses_ = first * 2.0 ** -np.arange(guesses)
         runs = [

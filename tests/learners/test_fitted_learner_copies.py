@@ -74,5 +74,5 @@ def test_get_params_returns_the_constructor_arguments_and_set_params_refuses_unk
     assert params["epsilon"] == 1 and params["labels"] == (-1, 1) and params["random_state"] == 0
     assert type(fitted)(**params).get_params() == params
     assert fitted.set_params(epsilon=2).epsilon == 2
-    with pytest.raises(ValueError, match="'eps' is not a parameter"):
+    with pytest.raises(ValueError, match="Invalid parameter 'eps'"):
         fitted.set_params(eps=2)
