@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -74,7 +74,8 @@ class Calibration:
     ``value`` is the float to use (noise rounded up, per-step ε₀ rounded down); ``event`` is the
     event tree of the mechanism run with exactly that float, and ``guarantee`` the one
     ``account(event)`` derives for it, which meets (``target_epsilon``, ``target_delta``).
-    ``notes`` say which rule certifies it and where the method is loose."""
+    ``notes`` say which rule certifies it and where the method is loose; ``event_for(x)`` is the
+    event of the same mechanism with ``x`` in place of ``value`` (what a rounder σ would give)."""
 
     parameter: str
     value: float
@@ -83,6 +84,7 @@ class Calibration:
     target_epsilon: sympy.Expr
     target_delta: sympy.Expr
     notes: tuple[str, ...]
+    event_for: Callable[[Any], ev.Event] = field(repr=False, compare=False)
 
     @property
     def derivation(self) -> Derivation:
@@ -139,13 +141,14 @@ def _as_fraction(value: sympy.Expr) -> Fraction | None:
 # --- the certified answer ----------------------------------------------------------------
 
 
-def _certify(parameter: str, value: float, event: ev.Event, epsilon: sympy.Expr, delta: sympy.Expr,
-             notes: tuple[str, ...], relation: str | None = None) -> Calibration:
-    """The :class:`Calibration` of ``event``, after checking that its guarantee meets the target."""
+def _certify(parameter: str, value: float, event_for: Callable[[Any], ev.Event], epsilon: sympy.Expr,
+             delta: sympy.Expr, notes: tuple[str, ...], relation: str | None = None) -> Calibration:
+    """The :class:`Calibration` of ``event_for(value)``, after checking that its guarantee meets the target."""
+    event = event_for(Fraction(value))
     derivation = account(event)
     if not derivation.guarantee.meets(epsilon, delta, relation).holds:  # monotone searches make this unreachable
         raise RuntimeError(f"the calibrated {parameter} = {value!r} is not certified to meet the target")
-    return Calibration(parameter, value, event, derivation.guarantee, epsilon, delta, notes)
+    return Calibration(parameter, value, event, derivation.guarantee, epsilon, delta, notes, event_for)
 
 
 def _upper(value: Fraction | sympy.Expr) -> float:
@@ -221,7 +224,7 @@ def composition_epsilon(k: int, epsilon: Any, delta: Any, method: str = "optimal
               "optimal": "optimal composition over all (ε₀, δ₀)-DP mechanisms (Kairouz–Oh–Viswanath 2015); a "
                          "specific mechanism (Gaussian, Laplace) composes better: calibrate its noise instead "
                          "(composition_noise)"}[method],)
-    return _certify("epsilon", value, event_for(Fraction(value)), target_epsilon, target_delta, notes)
+    return _certify("epsilon", value, event_for, target_epsilon, target_delta, notes)
 
 
 # --- noise of k compositions of a mechanism, optionally subsampled --------------------------------
@@ -388,8 +391,7 @@ def composition_noise(mechanism: str, sensitivity: Any, epsilon: Any, delta: Any
         value = _upper(rational if rational is not None else closed)
     else:
         value = _upper(_smallest(setup.event, setup.epsilon, setup.delta, setup.guess(), on_evaluation))
-    return _certify(parameter, value, setup.event(Fraction(value)), setup.epsilon, setup.delta, setup.notes(),
-                    setup.relation)
+    return _certify(parameter, value, setup.event, setup.epsilon, setup.delta, setup.notes(), setup.relation)
 
 
 def laplace_scale(sensitivity: Any, epsilon: Any) -> Calibration:
