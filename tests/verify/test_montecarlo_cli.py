@@ -20,6 +20,10 @@ def broken(data, n, rng):
 
 def one_run(data, rng):
     return float(data) + rng.laplace(0.0, 1.0)
+
+def float_laplace(data, n, rng):
+    """The textbook float Laplace at ε = 1 on the sum."""
+    return float(np.sum(data)) + rng.laplace(0.0, 1.0, n)
 '''
 
 
@@ -66,6 +70,23 @@ def test_audit_mechanism_json_reports_a_violation_with_its_witness(main, capsys)
     assert payload["witness"]["pair"]["a"] == [0, 1] and "event" in payload["witness"]
 
 
+def test_float_laplace_text_names_the_float_leak_its_attack_witness_and_remedy(main, capsys):
+    status = main(["audit", "mechanism", "--mechanism", "user_mechanisms:float_laplace", "--input-a", "[0]",
+                   "--input-b", "[1]", "--claimed-epsilon", "1", "--samples", "200000", "--workers", "1"])
+    text = capsys.readouterr().out
+    assert status == 1 and text.startswith("verdict: FLOAT LEAK")
+    assert "Mironov 2012" in text and "significand ends in" in text and "remedy:" in text and "snapping_laplace" in text
+
+
+def test_float_laplace_json_separates_real_and_float_bounds(main, capsys):
+    status = main(["audit", "mechanism", "--mechanism", "user_mechanisms:float_laplace", "--input-a", "[0]",
+                   "--input-b", "[1]", "--claimed-epsilon", "1", "--samples", "200000", "--workers", "1", "--json"])
+    payload = json.loads(capsys.readouterr().out)
+    assert status == 1 and payload["verdict"] == "FLOAT LEAK" and payload["violation"] is True
+    assert payload["real_epsilon_lower"] <= 1.0 < payload["float_epsilon_lower"] == payload["epsilon_lower"]
+    assert payload["float_witness"]["event"]["statistic"] == "output on lattice"
+
+
 def test_audit_mechanism_per_sample_fallback_runs_in_text_mode(main, capsys):
     status = main(
         [
@@ -86,7 +107,7 @@ def test_audit_mechanism_per_sample_fallback_runs_in_text_mode(main, capsys):
             "1",
         ]
     )
-    assert status == 0 and "ε lower bound" in capsys.readouterr().out
+    assert status == 0 and "verdict: NO VIOLATION FOUND" in capsys.readouterr().out
 
 
 def test_audit_mechanism_domain_adds_substitute_one_pairs(main, capsys):
