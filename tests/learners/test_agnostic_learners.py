@@ -136,7 +136,10 @@ def test_a_label_outside_the_declared_set_is_refused_without_echoing_the_data(le
     y[3] = 0
     with pytest.raises(ValueError) as refused:
         learner_class(1, 1e-5).fit(X, y)
-    assert str(refused.value) == "y contains a label outside the declared labels (-1, 1)"
+    assert str(refused.value) == (
+        "y contains a label outside the declared labels (-1, 1). Only binary classification is supported, with the "
+        "label pair declared up front by the parameter `labels` (never read from y); multiclass and continuous "
+        "targets are refused.")
 
 
 @pytest.mark.parametrize("labels, message", [
