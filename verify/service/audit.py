@@ -206,7 +206,7 @@ def _mechanism_text(result: AuditResult) -> str:
         f"ε lower bound from real-number events  {result.real_epsilon_lower:.4f}",
         f"ε lower bound from float-artefact events {float_bound}",
         f"{result.samples} runs per input ({result.samples_total} in all), {result.seconds:.2f} s, "
-        f"stage {result.stages_run} of {result.stages_planned}; "
+        f"stage {result.stages_run} of {result.stages_planned}",
         f"corrected for {result.candidates_corrected} events estimated on split 2 "
         f"(chosen among {result.candidates_searched} compared on split 1)",
     ]
