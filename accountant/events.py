@@ -291,19 +291,44 @@ class SubsampleWithoutReplacement(Event):
 
 @dataclass(frozen=True)
 class SubsampleWithReplacement(Event):
-    """Runs the child on ``draws`` records drawn uniformly *with* replacement from N records
+    """Runs the child on ``draws`` = m records drawn uniformly *with* replacement from N records
     (the empirical learner B̂ of Lemma 8.15; Bun et al. 2015, Lemma 5.9), under substitution.
 
-    With K ~ Bin(draws, 1/N) the copies of the changed record, A = E[e^{Kε}] =
-    (1 + (e^ε − 1)/N)^draws and B = E[e^{−Kε}] = (1 + (e^{−ε} − 1)/N)^draws, the result is
-    (log(A/B), δ((A − 1) + (A/B)(1 − B))/(e^ε − 1))-DP (ε > 0, as every event's is).
+    With q = 1/N, e^{ε₁} = 1 + q(e^ε − 1) and A = e^{mε₁} = (1 + (e^ε − 1)/N)^m = E[e^{Kε}]
+    (K ~ Bin(m, q), the number of draws of the changed record), an (ε, δ)-DP child gives
+    (log A, δ(A − 1)/(e^ε − 1))-DP; the δ is E[δ_K], δ_K = δ(e^{Kε} − 1)/(e^ε − 1) the δ of group
+    privacy for K changed records. Both are exact (below): log A for pure children, and the δ at
+    ε′ = log A while δ_m ≤ 1 − e^{−ε}. The child is a function of the
+    sequence of drawn records (order may matter) and must be DP on arbitrary neighbours.
 
-    Proof. Couple index vectors with K = k to ones with K = 0 by redrawing the k positions of
-    the changed record among the others: the two inputs of the child differ in k places, so by
-    group privacy P_k ≤ e^{kε}P_0 + δ_k and P_0 ≤ e^{kε}Q_k + δ_k with δ_k = δ(e^{kε} − 1)/(e^ε − 1)
-    and P_0 = Q_0 (P_k, Q_k: the output probabilities of an event given K = k on the two
-    neighbours). Averaging over K: P ≤ A·P_0 + Σ p_k δ_k and Q ≥ B·P_0 − Σ p_k e^{−kε}δ_k;
-    eliminating P_0 gives the bound. The child must be DP on arbitrary neighbours."""
+    Proof (upper bound). Let S, S′ differ in the record at index i (x in S, x′ in S′). Draw each
+    slot t = 1..m as a coin c_t ~ Bernoulli(q) and a fallback v_t uniform on the other N − 1
+    indices, the slot taking index i if c_t = 1 and v_t otherwise: exactly the uniform draw. For
+    j = 0..m let H_j be the output law when slots t ≤ j that drew i hold x′ and slots t > j that
+    drew i hold x; H_0 is the output law on S, H_m the one on S′. Fix an output event O and all
+    coins and fallbacks except c_j, and let a, b, r be the child's probabilities of O when slot j
+    holds x, x′ and the record v_j (the other slots fixed). The three inputs are pairwise
+    neighbours, so a ≤ e^ε b + δ and a ≤ e^ε r + δ. Hence a − b ≤ (e^ε − 1)(qb + (1 − q)r) + δ: if
+    b ≤ r by the first inequality, if b > r since a − b ≤ (e^ε − 1)r − (b − r) + δ. With
+    p = qa + (1 − q)r and p′ = qb + (1 − q)r this is p − e^{ε₁}p′ = q(a − b) − q(e^ε − 1)p′ ≤ qδ;
+    averaging over the fixed coins and fallbacks, H_{j−1}(O) ≤ e^{ε₁}H_j(O) + qδ. Chaining the m
+    steps, H_0(O) ≤ e^{mε₁}H_m(O) + qδ Σ_{j<m} e^{jε₁} = A·H_m(O) + δ(A − 1)/(e^ε − 1), since
+    e^{ε₁} − 1 = q(e^ε − 1). The same chain from S′ to S gives the symmetric inequality.
+
+    Proof (exactness). Take S whose other records differ from x, write #x(s) for the number of
+    slots of a sequence s holding x and δ_k = δ(e^{kε} − 1)/(e^ε − 1), and suppose
+    δ_m ≤ 1 − e^{−ε} (always true for δ = 0). The child with output 1 with probability
+    f(s) = c·e^{ε·#x(s)} + δ_{#x(s)}, c = (1 − e^{−ε} − δ_m)e^{−mε} ≥ 0, is (ε, δ)-DP: neighbouring
+    sequences change #x by at most 1, f(k + 1) = e^ε f(k) + δ exactly and f is increasing, and
+    1 − f changes by a factor ≤ e^ε because f ≤ 1 − e^{−ε}. On S, Pr[1] = c·E[e^{Kε}] + E[δ_K] =
+    cA + δ(A − 1)/(e^ε − 1); on S′ no slot holds x and Pr[1] = c. So Pr_S[1] − A·Pr_{S′}[1] is
+    exactly the δ above: no ε below log A holds for every ε-DP child (δ = 0, c > 0), and at
+    ε′ = log A no smaller δ′ does, whatever N and m. ``tests/accountant/test_with_replacement_lp.py``
+    compares both with the linear program over every (ε, δ)-DP child on small instances
+    (:mod:`dpledger.verify.audit.with_replacement_lp`).
+
+    This replaces the looser (log(A/B), δ((A − 1) + (A/B)(1 − B))/(e^ε − 1)), B = E[e^{−Kε}],
+    that coupling K = k with K = 0 gives."""
 
     child: Event
     draws: int

@@ -333,17 +333,18 @@ def _subsample(event: ev.SubsampleWithoutReplacement, children: list[Derivation]
 
 @_rule(ev.SubsampleWithReplacement)
 def _with_replacement(event: ev.SubsampleWithReplacement, children: list[Derivation]) -> Derivation:
+    """The hybrid argument of the event's docstring: m single-slot amplifications by q = 1/N
+    chained; log A is exact for pure children."""
     child = children[0]
     _require_arbitrary(child, "Lemma 8.15")
     g = child.guarantee
     n, draws = sympy.Integer(event.population_size), event.draws
     a = (1 + (sympy.exp(g.epsilon) - 1) / n) ** draws  # every event's ε is > 0
-    b = (1 + (sympy.exp(-g.epsilon) - 1) / n) ** draws
-    delta = g.delta * ((a - 1) + a / b * (1 - b)) / (sympy.exp(g.epsilon) - 1)
+    delta = g.delta * (a - 1) / (sympy.exp(g.epsilon) - 1)
     return Derivation(
-        event, Guarantee(sympy.log(a / b), delta), "subsampling with replacement (coupling + group privacy)", "Lemma 8.15",
-        r"(\log(A/B),\ \delta\,\frac{(A-1) + (A/B)(1-B)}{e^{\varepsilon}-1}),\ "
-        r"A = (1 + \frac{e^{\varepsilon}-1}{N})^{m},\ B = (1 + \frac{e^{-\varepsilon}-1}{N})^{m}",
+        event, Guarantee(sympy.log(a), delta), "subsampling with replacement (hybrid over the m draws)",
+        "Lemma 8.15 (SubsampleWithReplacement docstring)",
+        r"(\log A,\ \delta\,\frac{A-1}{e^{\varepsilon}-1}),\ A = (1 + \frac{e^{\varepsilon}-1}{N})^{m}",
         (child,),
     )
 
