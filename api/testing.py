@@ -280,7 +280,7 @@ def assert_guarantee(event: Event, epsilon: Any = None, delta: Any = 0, *, relat
 
 def _target_problem(derivation: Derivation, epsilon: Any, delta: Any, relation: str | None, verdict: Any) -> str:
     g = derivation.guarantee
-    derived = f"ε ≤ {_up(g.epsilon_upper)}, δ ≤ {_up(g.delta_upper)}{g.scope()}"
+    derived = f"ε ≤ {_upper(g.epsilon, g.epsilon_upper)}, δ ≤ {_upper(g.delta, g.delta_upper)}{g.scope()}"
     target = f"ε ≤ {epsilon}, δ ≤ {delta}" + (f" under {relation} neighbours" if relation else "")
     reasons = []
     if not verdict.epsilon_holds:
@@ -295,7 +295,8 @@ def _target_problem(derivation: Derivation, epsilon: Any, delta: Any, relation: 
 
 def _claim_problem(statement: str, derived: Any, claimed: Any, verdict: Any) -> str:
     return (f"claim of {statement} fails: claimed ε ≤ {claimed.epsilon}, δ ≤ {claimed.delta}, "
-            f"derived ε ≤ {_up(derived.epsilon_upper)}, δ ≤ {_up(derived.delta_upper)}{derived.scope()}"
+            f"derived ε ≤ {_upper(derived.epsilon, derived.epsilon_upper)}, "
+            f"δ ≤ {_upper(derived.delta, derived.delta_upper)}{derived.scope()}"
             + ("" if verdict.decided else " (undecided)"))
 
 
@@ -436,6 +437,16 @@ def _interval(p: Any) -> str:
 # -- formatting -----------------------------------------------------------------------------
 
 
+def _upper(value: sympy.Expr, upper: float) -> str:
+    """An exact guarantee parameter as a decimal when it is one of at most 12 digits (1/10⁶ as
+    1e-06), else its certified upper float rounded up to 6 digits."""
+    if isinstance(value, sympy.Rational):
+        decimal = Decimal(int(value.p)) / Decimal(int(value.q))
+        if decimal * int(value.q) == int(value.p) and len(decimal.normalize().as_tuple().digits) <= 12:
+            return f"{float(decimal):.12g}"
+    return _up(upper)
+
+
 def _round(value: float, rounding: str) -> str:
     """``value`` to 6 significant digits, rounded in the given direction (bounds never move inwards)."""
     if not math.isfinite(value):
@@ -444,7 +455,7 @@ def _round(value: float, rounding: str) -> str:
     if exact_value == 0:
         return "0"
     quantum = Decimal(1).scaleb(exact_value.adjusted() - 5)
-    return f"{exact_value.quantize(quantum, rounding=rounding).normalize():g}"
+    return f"{float(exact_value.quantize(quantum, rounding=rounding)):.6g}"
 
 
 def _down(value: float) -> str:
