@@ -90,9 +90,10 @@ def reservoir_activations(k: int) -> tuple[int, int]:
 # --- the event tree of Section 6 ---------------------------------------------------------
 
 
-def oracle_event(delta_oracle: sympy.Expr) -> ev.Event:
-    """A component oracle: (ε_A, δ_A)-DP on realizable prefix states (Assumption 4.4)."""
-    return ev.OnRealizableInputs(ev.ApproxDP(EPSILON_ORACLE, delta_oracle))
+def oracle_event(delta_oracle: sympy.Expr, epsilon_oracle: sympy.Expr = EPSILON_ORACLE) -> ev.Event:
+    """A component oracle: (ε_A, δ_A)-DP on realizable prefix states (Assumption 4.4); by default
+    Algorithm 2's ε_A = 4."""
+    return ev.OnRealizableInputs(ev.ApproxDP(epsilon_oracle, delta_oracle))
 
 
 @lru_cache(maxsize=256)
@@ -162,11 +163,12 @@ def learner_event(target: Target, m: int, oracles: Sequence[ev.Event], method: s
 
 
 def carry_forward_event(target: Target, m: int, method: str = "advanced", n: int | None = None,
-                        delta_oracle: sympy.Expr | None = None) -> ev.Event:
+                        delta_oracle: sympy.Expr | None = None, epsilon_oracle: sympy.Expr = EPSILON_ORACLE) -> ev.Event:
     """:func:`learner_event` with the paper's oracles: (ε_A, δ_A) = (4, δ/(16ek)) on
     realizable prefix states (Assumption 4.4, Algorithm 2 line 3), or δ_A = ``delta_oracle``
-    when a theorem runs the learner with a smaller one (Theorem 8.5: δ/(32ek))."""
-    oracle = oracle_event(target.delta_oracle if delta_oracle is None else delta_oracle)
+    when a theorem runs the learner with a smaller one (Theorem 8.5: δ/(32ek)), and ε_A =
+    ``epsilon_oracle`` when a calibration chooses it (≤ 4 keeps every block's claim true)."""
+    oracle = oracle_event(target.delta_oracle if delta_oracle is None else delta_oracle, epsilon_oracle)
     return learner_event(target, m, [oracle] * target.k, method, n)
 
 
@@ -282,8 +284,9 @@ class TightCalibration:
         return self.n_paper_for_paper_m / self.n_tight_for_paper_m
 
 
-def _tight_holds(target: Target, m: int, block_size: int, delta_oracle: sympy.Expr | None = None) -> bool:
-    event = carry_forward_event(target, m, "optimal", 3 * block_size, delta_oracle)
+def _tight_holds(target: Target, m: int, block_size: int, delta_oracle: sympy.Expr | None = None,
+                 epsilon_oracle: sympy.Expr = EPSILON_ORACLE) -> bool:
+    event = carry_forward_event(target, m, "optimal", 3 * block_size, delta_oracle, epsilon_oracle)
     return account(event).guarantee.meets(target.epsilon, target.delta).holds
 
 
@@ -307,15 +310,16 @@ def tight_calibration(target: Target, paper_m_value: int) -> TightCalibration:
 
 
 def tight_n(target: Target, m: int, low_block: int | None = None, high_block: int | None = None,
-            delta_oracle: sympy.Expr | None = None) -> int:
+            delta_oracle: sympy.Expr | None = None, epsilon_oracle: sympy.Expr = EPSILON_ORACLE) -> int:
     """The smallest n = 3M whose block size M lets active sample size m meet (ε, δ) under
     the tight accounting (bisection over M in [low_block, high_block], by default [m, the
-    block size the paper's formula needs]); oracles (4, ``delta_oracle``), by default the
-    paper's δ/(16ek). Exact up to M = 2⁶⁰; beyond, certified to hold and within a relative 2⁻⁶⁰
+    block size the paper's formula needs]); oracles (``epsilon_oracle``, ``delta_oracle``), by
+    default the paper's (4, δ/(16ek)). Exact up to M = 2⁶⁰; beyond, certified to hold and within a relative 2⁻⁶⁰
     of the smallest (:func:`~dpledger.accountant.calibration.smallest_integer_to_precision`)."""
     low = m if low_block is None else low_block
     high = needed_n(target, m) // 3 + 1 if high_block is None else high_block
-    block = smallest_integer_to_precision(lambda size: _tight_holds(target, m, size, delta_oracle), low, high)
+    block = smallest_integer_to_precision(lambda size: _tight_holds(target, m, size, delta_oracle, epsilon_oracle),
+                                          low, high)
     if block is None:
         raise ValueError(f"m = {m} does not meet the target with any block size up to {high}")
     return 3 * block

@@ -2,7 +2,7 @@
 Corollary 7.3 of seed 000, and the theorems that instantiate them (8.5 with 8.8/8.14, 8.19).
 
 * :class:`UtilityTarget` — the parameters Algorithm 2 is run with, validated against the
-  hypotheses of the theorem that runs it (α, β, ε, δ ∈ (0, 1), δ ≤ β); τ = α/(40k),
+  hypotheses of the theorem that runs it (α, β, δ ∈ (0, 1), ε ∈ (0, 1], δ ≤ β); τ = α/(40k),
   β_A = β/(4k), ε_A = 4, δ_A = δ/(16ek) (Algorithm 2 line 3; Theorem 7.2).
 * :func:`labelboost_term` — (kv/α)·ln(320k²/(αβ)), the LabelBoost/generalisation term of
   Theorem 7.2, with the universal constant :data:`LABELBOOST_CONSTANT` (a substitute: the seed
@@ -69,9 +69,13 @@ class UtilityTarget:
     @staticmethod
     def of(statement: str, k: int, vc: int, alpha: Any, beta: Any, epsilon: Any, delta: Any) -> "UtilityTarget":
         """Validate against the hypotheses shared by Theorems 5.1, 8.5, 8.8, 8.14 and 8.19:
-        α, β, ε, δ ∈ (0, 1) and δ ≤ β."""
-        values = [open_unit(v, name, statement) for v, name in
-                  ((alpha, "alpha"), (beta, "beta"), (epsilon, "epsilon"), (delta, "delta"))]
+        α, β, δ ∈ (0, 1), δ ≤ β and ε ∈ (0, 1] — the theorems write ε ∈ (0, 1), but their privacy
+        proof, Lemma 6.12, holds for every ε ≤ 1 and their utility proof (Theorem 7.2) does not use ε."""
+        values = [open_unit(v, name, statement) for v, name in ((alpha, "alpha"), (beta, "beta"))]
+        eps = exact(epsilon, "epsilon")
+        if not (eps.is_positive and certainly_le(eps, 1) is True):
+            raise ValueError(f"epsilon must be in (0, 1] (hypothesis of {statement} through Lemma 6.12), got {epsilon}")
+        values += [eps, open_unit(delta, "delta", statement)]
         if certainly_le(values[3], values[1]) is not True:
             raise ValueError(f"delta must be ≤ beta (hypothesis of {statement}), got delta = {delta}, beta = {beta}")
         return UtilityTarget(statement, count(k, "k"), count(vc, "vc"), *values)
