@@ -138,7 +138,8 @@ def assert_private(
     :mod:`dpledger.verify.audit.montecarlo.mechanism`; wrap a per-run ``f(data, rng)`` with
     ``per_sample``). Give one neighbour pair as ``input_a, input_b`` or several as ``pairs``
     (``NeighbourPair`` or ``(a, b)`` tuples). Runs go to ``executor``, by default in this process
-    (closures and lambdas work; pass ``local_processes()`` for heavy mechanisms). Raises
+    (closures and lambdas work; pass ``local_processes()`` for heavy mechanisms; ``timeout`` is
+    enforced on process and Dask executors only, as in ``audit``). Raises
     :class:`PrivacyViolation` when the ε lower bound certified at ``confidence`` exceeds
     ``epsilon`` — from real-number events (``VIOLATION``: the mathematics is wrong) or only from
     float-artefact events (``FLOAT LEAK``: the float64 implementation leaks through its low bits,

@@ -177,6 +177,32 @@ def test_b():
     assert seen["test_a"][0][0] != seen["test_b"][0][0]
 
 
+@pytest.mark.slow  # two pytest runs in fresh interpreters, one of them with two xdist workers
+def test_pytest_xdist_workers_get_the_seeds_and_numbers_of_a_serial_run(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    pytester.makepyfile(MECHANISMS + """
+import json, os, pytest
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_k(k):
+    result = assert_private(count(1.0), [k], [k + 1], epsilon=1.0, samples=4000)
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "serial")
+    with open(f"seen-{worker}.jsonl", "a") as out:
+        out.write(json.dumps([k, node_seed(), result.epsilon_lower]) + "\\n")
+""")
+
+    def seen(*options: str) -> list[list]:
+        pytester.runpytest_subprocess("-p", "no:cacheprovider", *options).assert_outcomes(passed=4)
+        rows = [json.loads(line) for path in pytester.path.glob("seen-*.jsonl") for line in path.read_text().splitlines()]
+        for path in pytester.path.glob("seen-*.jsonl"):
+            path.unlink()
+        return sorted(rows)
+
+    serial = seen()
+    assert seen("-n", "2") == serial and len({row[1] for row in serial}) == 4
+
+
 def test_same_seed_gives_the_same_numbers_and_another_seed_others() -> None:
     mechanism = discrete_laplace_count(1.0)
     runs = [assert_private(mechanism, [0], [1], epsilon=1.0, samples=4000, seed=seed) for seed in (7, 7, 8)]
