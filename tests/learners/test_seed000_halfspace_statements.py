@@ -1,0 +1,77 @@
+"""Seed 000, Appendix C / Section 8.3, checked on their own: Lemma C.1 (a realizable halfspace sample
+induces a feasible linear system, satisfied by the target on every submultiset) and Lemma 8.11 =
+Corollary C.2 (full depth on a random submultiset B transfers to depth ≥ (1 − ρ)n on S, for every
+parameter point — exactly, by the sectors of the plane, in dimension d = 1)."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpledger.learners.halfspaces.depth import depth
+from dpledger.learners.halfspaces.geometry import GridHalfspaces
+from dpledger.learners.synthetic import random_concept
+
+
+def _realizable(dimension: int, grid: int, n: int, seed: int):
+    C = GridHalfspaces(dimension, grid)
+    rng = np.random.default_rng(seed)
+    target = random_concept(C, rng)
+    X = rng.integers(-grid, grid + 1, size=(n, dimension))
+    return C, X, C.evaluate(target, X).astype(np.int64), target, rng
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 2), st.integers(1, 60))
+def test_lemma_c_1_the_realizing_halfspace_satisfies_every_constraint_of_every_submultiset(seed, dimension, n):
+    """Lemma C.1: p* (the target) satisfies every constraint ℓ_j(⟨a, x_j⟩ − w) ≥ 0 of a realizable
+    S, so depth_S(p*) = n, and depth_B(p*) = |B| for random submultisets B (repeated points kept);
+    flipping one label whose margin is non-zero loses exactly that constraint."""
+    C, X, y, target, rng = _realizable(dimension, 4, n, seed)
+    assert depth(X, y, target) == n
+    for size in {1, n // 2 or 1, n}:
+        B = rng.choice(n, size=size, replace=True)
+        assert depth(X[B], y[B], target) == size
+    strict = [j for j in range(n) if sum(Fraction(int(x)) * v for x, v in zip(X[j], target[1:])) != target[0]]
+    if strict:
+        flipped = y.copy()
+        flipped[strict[0]] = 1 - flipped[strict[0]]
+        assert depth(X, flipped, target) == n - 1
+
+
+def _rays_and_sectors(X: np.ndarray) -> list[tuple[int, int]]:
+    """One parameter point p = (w, a) ∈ R² on every boundary ray a·x_j = w (p ∝ ±(x_j, 1)) and
+    the axis rays, and one strictly inside every open sector between consecutive rays (their sum):
+    depth_B and depth_S are constant on each ray and each open sector, so the minimum over these
+    points is the minimum over all of R² \\ {0} (p = 0 satisfies every constraint)."""
+    rays = {(int(x), 1) for x in X[:, 0]} | {(1, 0)}
+    rays |= {(-w, -a) for w, a in rays}
+    order = sorted(rays, key=lambda r: math.atan2(r[1], r[0]))
+    between = [(r[0] + s[0], r[1] + s[1]) for r, s in zip(order, order[1:] + order[:1])]
+    return order + between
+
+
+def _worst_transfer(X: np.ndarray, y: np.ndarray, B: np.ndarray) -> int:
+    """min depth_S(p) over every p ∈ R² with depth_B(p) = |B| (exact, d = 1)."""
+    return min(depth(X, y, p) for p in _rays_and_sectors(X) if depth(X[B], y[B], p) == len(B))
+
+
+def test_lemma_8_11_full_depth_on_a_random_submultiset_transfers_to_every_parameter_point_d_1():
+    """Lemma 8.11 / Corollary C.2 in d = 1 with the unstated constant c = 1: ρ = β = 1/10,
+    m = ⌈(1/ρ)((d + 1)·ln(2/ρ) + ln(1/β))⌉ = 83 of n = 1000 realizable points; over every p ∈ R²
+    with depth_B(p) = m, the least depth_S(p) is ≥ (1 − ρ)n in at least (1 − β)·20 of 20 seeded
+    draws of (S, B). The check can fail: with m = 2 the least depth falls below (1 − ρ)n."""
+    rho, beta, n = 0.1, 0.1, 1000
+    m = math.ceil((2 * math.log(2 / rho) + math.log(1 / beta)) / rho)
+    assert m == 83
+    transferred, too_small = 0, 0
+    for seed in range(20):
+        _, X, y, _, rng = _realizable(1, 50, n, seed)
+        B = rng.choice(n, size=m, replace=False)
+        transferred += _worst_transfer(X, y, B) >= (1 - rho) * n
+        too_small += _worst_transfer(X, y, B[:2]) < (1 - rho) * n
+    assert transferred >= (1 - beta) * 20
+    assert too_small > 0
