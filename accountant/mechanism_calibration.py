@@ -54,7 +54,7 @@ MAX_STEP_DELTA = sympy.Rational(1, 2)
 _PURE = ("laplace", "discrete-laplace")
 _LOOSE_SUBSAMPLED = ("amplification then composition: each subsampled step is turned into an (ε, δ) pair "
                      "(Balle–Barthe–Gaboardi 2018) and the pairs are composed; privacy-loss-distribution and "
-                     "Rényi accountants of the subsampled mechanism (dp_accounting's PLD and RDP) certify less "
+                     "Rényi accountants of the subsampled mechanism (dp_accounting's PLD and RDP) need much less "
                      "noise — see docs/calibrate.md")
 _NOTES = {
     "gaussian": "analytic Gaussian mechanism (Balle–Wang 2018, Thm 8): exact for one release",
