@@ -27,15 +27,36 @@ import numpy as np
 
 from dpledger.accountant.section6 import Target, learner_event, needed_n, paper_m, tight_calibration
 from dpledger.accountant.events import Event
-from dpledger.accountant.guarantee import Guarantee
-from dpledger.accountant.rules import Derivation, account
 from dpledger.learners.completion_scores import restrict
 from dpledger.learners.component_oracles import ComponentOracle, CompletionScoreOracle
 from dpledger.learners.concept_classes import Components, ConceptClass
+from dpledger.learners.estimator import PrivateClassifier, check_features, positive_mask, require_y
 from dpledger.learners.labelboost import labelboost
-from dpledger.learners.randomness import Sampled
 
 CALIBRATIONS = ("paper", "tight")
+
+_GRID = ("the learner's records are points of the concept class's finite public grid [0, N)^d, d fixed by the "
+         "class before any data (the domain on which Definition 3.2's neighbours and the Section 6 accounting "
+         "are stated); scikit-learn's generated data are real-valued with 2 to 10 features, so fit refuses them")
+SKLEARN_EXPECTED_FAILURES: dict[str, str] = {
+    **dict.fromkeys([
+        "check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
+        "check_estimators_fit_returns_self", "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+        "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
+        "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_pickle",
+        "check_f_contiguous_array_estimator", "check_classifier_data_not_an_array", "check_classifiers_classes",
+        "check_classifiers_train", "check_classifiers_regression_target", "check_supervised_y_2d",
+        "check_classifier_not_supporting_multiclass", "check_methods_sample_order_invariance",
+        "check_methods_subset_invariance", "check_fit2d_1feature", "check_dict_unchanged", "check_fit_idempotent",
+        "check_fit_check_is_fitted", "check_n_features_in", "check_fit2d_predict1d",
+    ], _GRID),
+    "check_classifiers_one_label": (
+        "a private learner cannot be certain to predict the only label it saw: on 10 records the output of "
+        "Algorithm 2 must stay (ε, δ)-close to its output on a neighbour with the other label, so it need not "
+        "return the seen label everywhere"),
+}
+"""scikit-learn's ``check_estimator`` checks this learner fails, each with the reason it must
+(``tests/learners/test_sklearn_contract.py`` runs every other check, which must pass)."""
 
 
 class InvariantViolation(RuntimeError):
@@ -75,6 +96,21 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def grid_points(C: ConceptClass, X: Any, estimator: str, min_samples: int = 1) -> np.ndarray:
+    """X as integer points of the class's grid: shape (n, d), or (n,) when d = 1; ``ValueError``
+    naming X (in scikit-learn's wording for a wrong number of features) otherwise."""
+    array = check_features(X, flat=C.dimension == 1, min_samples=min_samples)
+    if array.ndim == 2 and array.shape[1] != C.dimension:
+        raise ValueError(f"X has {array.shape[1]} features, but {estimator} is expecting {C.dimension} "
+                         f"features as input (the dimension of {C!r})")
+    if np.any(array != np.round(array)):
+        raise ValueError("X must hold integer grid points")
+    try:
+        return C.points(array.astype(np.int64))
+    except ValueError as error:
+        raise ValueError(f"X: {error}") from error
+
+
 @dataclass
 class _State:
     prefix: Components
@@ -84,14 +120,18 @@ class _State:
     rounds: list[RoundTelemetry] = field(default_factory=list)
 
 
-class CarryForwardLearner:
-    """CarryForwardLearner (Algorithm 2) with scikit-learn conventions.
+class CarryForwardLearner(PrivateClassifier):
+    """CarryForwardLearner (Algorithm 2) with scikit-learn's estimator contract
+    (:class:`~dpledger.learners.estimator.PrivateClassifier`).
 
     Parameters: ``concept_class`` (k components), ``oracle`` (Assumption 4.4; default the
     completion-score exponential mechanism with ε_A = 4), target ``epsilon`` ∈ (0, 1] and
     ``delta`` ∈ (0, 1) (Lemma 6.12), ``alpha``, ``beta`` ∈ (0, 1) with δ ≤ β (Theorem 5.1);
     ``m``: the active sample size, or None for ``calibration`` = "paper" (Algorithm 2 line 2)
-    or "tight" (the largest m the certified tight accounting allows).
+    or "tight" (the largest m the certified tight accounting allows); ``labels`` = (negative,
+    positive), the public label pair (default (0, 1): the class's 0/1 values; ``classes_``);
+    ``random_state`` as in :mod:`dpledger.learners.estimator`. X holds points of the class's
+    grid, shape (n, d) — or (n,) for one-dimensional classes; ``n_features_in_`` is d.
 
     What is private: ``hypothesis_`` (and so ``predict``), covered by ``trace_``/``guarantee_``;
     ``m_`` is a function of the public n, k, ε, δ. ``rounds_`` (Lemma 7.1's telemetry) holds
@@ -100,7 +140,7 @@ class CarryForwardLearner:
 
     def __init__(self, concept_class: ConceptClass, oracle: ComponentOracle | None = None, epsilon: float = 1.0,
                  delta: float = 1e-6, alpha: float = 0.1, beta: float = 0.1, m: int | None = None,
-                 calibration: str = "paper", random_state: Any = None) -> None:
+                 calibration: str = "paper", random_state: Any = None, labels: tuple[Any, Any] = (0, 1)) -> None:
         self.concept_class = concept_class
         self.oracle = oracle
         self.epsilon = epsilon
@@ -110,10 +150,12 @@ class CarryForwardLearner:
         self.m = m
         self.calibration = calibration
         self.random_state = random_state
+        self.labels = labels
 
     # -- validation -----------------------------------------------------------------------
 
     def _validated(self, X: Any, y: Any) -> tuple[np.ndarray, np.ndarray, ComponentOracle]:
+        require_y(y)
         for name in ("alpha", "beta"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 < value < 1:
@@ -122,18 +164,10 @@ class CarryForwardLearner:
             raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
         if not isinstance(self.delta, (int, float, str)) or float(self.delta) > self.beta:
             raise ValueError(f"delta must be ≤ beta (Theorem 5.1), got delta={self.delta}, beta={self.beta}")
-        try:
-            array = np.asarray(X)
-            if array.dtype.kind not in "iuf" or not np.all(np.isfinite(array)) or np.any(array != np.round(array)):
-                raise ValueError("X must hold integer grid points")
-            points = self.concept_class.points(array)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"X: {error}") from error
-        labels = np.asarray(y)
-        if labels.shape != (len(points),):
-            raise ValueError(f"y must have one label per point ({len(points)}), got shape {labels.shape}")
-        if labels.dtype.kind not in "iub" or not np.isin(labels, (0, 1)).all():
-            raise ValueError("y must hold labels in {0, 1}")
+        if not isinstance(self.concept_class, ConceptClass):
+            raise ValueError(f"concept_class must be a ConceptClass, got {type(self.concept_class).__name__}")
+        points = grid_points(self.concept_class, X, type(self).__name__, min_samples=2)
+        labels = positive_mask(y, len(points), self._declare_classes(self.concept_class.dimension))
         oracle = self.oracle if self.oracle is not None else CompletionScoreOracle()
         if oracle.k is not None and oracle.k != self.concept_class.k:
             raise ValueError(f"the oracle is built for k = {oracle.k} components, the class has k = {self.concept_class.k}")
@@ -160,7 +194,7 @@ class CarryForwardLearner:
         C = self.concept_class
         target = Target.of(len(points), C.k, self.epsilon, self.delta)
         m = self._active_size(target)
-        rng = Sampled(self.random_state)
+        rng = self._sampler()
         holdout = None if X_holdout is None else C.points(X_holdout)
         block = target.block_size
         tau = self.alpha / (40 * C.k)
@@ -190,9 +224,7 @@ class CarryForwardLearner:
         self.hypothesis_ = state.prefix
         self.m_ = m
         self.rounds_ = state.rounds
-        self.trace_: Event = learner_event(target, m, oracle_events, "optimal")
-        self.derivation_: Derivation = account(self.trace_)
-        self.guarantee_: Guarantee = self.derivation_.guarantee
+        self._record(learner_event(target, m, oracle_events, "optimal"))
         self.holds_ = self.guarantee_.meets(target.epsilon, target.delta).holds
         return self
 
@@ -217,13 +249,9 @@ class CarryForwardLearner:
 
     # -- scikit-learn interface -------------------------------------------------------------
 
-    def predict(self, X: Any) -> np.ndarray:
-        if not hasattr(self, "hypothesis_"):
-            raise ValueError("this CarryForwardLearner is not fitted yet; call fit(X, y) first")
-        return self.concept_class.evaluate(self.hypothesis_, X).astype(np.int64)
-
-    def score(self, X: Any, y: Any) -> float:
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+    def _positive(self, X: Any) -> np.ndarray:
+        """Where the learned concept c_{y1..yk} is 1 on the grid points X."""
+        return self.concept_class.evaluate(self.hypothesis_, grid_points(self.concept_class, X, type(self).__name__)) == 1
 
 
 def _best_agreement(C: ConceptClass, prefix: Components, state: _State) -> int:

@@ -148,6 +148,12 @@ def check_features(X: Any, *, flat: bool = False, min_samples: int = 2) -> np.nd
     return array
 
 
+def require_y(y: Any) -> None:
+    """``ValueError`` (in scikit-learn's wording) when the labels are missing."""
+    if y is None:
+        raise ValueError("this learner requires y to be passed, but the target y is None")
+
+
 def positive_mask(y: Any, n: int, labels: tuple[Any, Any]) -> np.ndarray:
     """Which entries of y are the positive label, for y in the declared pair ``labels``.
 
@@ -155,8 +161,7 @@ def positive_mask(y: Any, n: int, labels: tuple[Any, Any]) -> np.ndarray:
     so it names neither the offending value nor its position or count (only n, which
     neighbouring datasets share). Whether an error is raised at all does depend on the data: a
     dataset with such a label is outside the domain the privacy guarantee is stated on."""
-    if y is None:
-        raise ValueError("this learner requires y to be passed, but the target y is None")
+    require_y(y)
     array = np.asarray(y, dtype=object)
     if array.ndim == 2 and array.shape[1:] == (1,):
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is read as y.ravel()",
@@ -285,5 +290,5 @@ def search_guarantee(search: Any, scorer: PrivateScorer) -> Any:
 
 
 __all__ = ["DataConversionWarning", "NotFittedError", "PrivateClassifier", "PrivateScorer", "check_features",
-           "check_label_set", "positive_mask",
+           "check_label_set", "positive_mask", "require_y",
            "search_event", "search_guarantee"]

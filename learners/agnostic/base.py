@@ -23,6 +23,21 @@ from dpledger.learners.calibration.agnostic_noise import check_privacy
 from dpledger.learners.estimator import PrivateClassifier, positive_mask
 
 
+_LABELS_FROM_DATA = (
+    "the check fits on labels it chose ({1, 2}, four classes, strings, or y = ⌊3x⌋) and expects the classifier to "
+    "take its classes from y; a private learner's label set is the public pair `labels` declared before the data "
+    "(here (0, 1)), since a label set read off the data lets one record decide the output space (ε = ∞), so fit "
+    "refuses any other label")
+SKLEARN_EXPECTED_FAILURES: dict[str, str] = dict.fromkeys(
+    ["check_estimators_dtypes", "check_classifier_data_not_an_array", "check_classifiers_classes", "check_fit2d_1feature"],
+    _LABELS_FROM_DATA,
+)
+"""scikit-learn's ``check_estimator`` checks the three learners fail (with ``labels=(0, 1)``, the
+label pair of the checks' binary data, and small block settings: the checks fit on 10 to 100
+records), each with the reason it must; ``tests/learners/test_sklearn_contract.py`` runs every
+other check, which must pass."""
+
+
 def check_int(value: Any, name: str, low: int, high: int | None = None) -> int:
     """An integer parameter in [low, high]; ``ValueError`` naming it otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low or (high is not None and value > high):

@@ -16,37 +16,41 @@ from typing import Any
 import numpy as np
 
 from dpledger.accountant.events import Event, OnRealizableInputs, ParallelComposition, SubsampleWithoutReplacement
-from dpledger.accountant.guarantee import Guarantee
-from dpledger.accountant.rules import account
 from dpledger.learners.boolean.composition import BooleanComposition
 from dpledger.learners.boolean.oracle import RelabelOracle
+from dpledger.learners.carry_forward import grid_points
 from dpledger.learners.concept_classes import Components
-from dpledger.learners.randomness import Sampled
+from dpledger.learners.estimator import PrivateClassifier, positive_mask, require_y
 
 
-class SeparateSampleLearner:
-    """The per-component baseline (SUBSTITUTE model, see the module docstring) with scikit-learn
-    conventions: ``concept_class`` a :class:`BooleanComposition`, ``oracle`` a
-    :class:`RelabelOracle` (default ε_B = 1), ``m`` the subsample each oracle call gets."""
+class SeparateSampleLearner(PrivateClassifier):
+    """The per-component baseline (SUBSTITUTE model, see the module docstring) with scikit-learn's
+    estimator contract (:class:`~dpledger.learners.estimator.PrivateClassifier`):
+    ``concept_class`` a :class:`BooleanComposition`, ``oracle`` a :class:`RelabelOracle` (default
+    ε_B = 1), ``m`` the subsample each oracle call gets, ``labels`` the public label pair
+    (default (0, 1)), ``random_state`` as in :mod:`dpledger.learners.estimator`."""
 
     def __init__(self, concept_class: BooleanComposition, oracle: RelabelOracle | None = None, m: int = 100,
-                 random_state: Any = None) -> None:
+                 random_state: Any = None, labels: tuple[Any, Any] = (0, 1)) -> None:
         self.concept_class = concept_class
         self.oracle = oracle
         self.m = m
         self.random_state = random_state
+        self.labels = labels
 
     def fit(self, X: Any, y: Any) -> SeparateSampleLearner:
+        require_y(y)
         C = self.concept_class
-        points = C.points(X)
-        labels = np.asarray(y, dtype=np.int64).reshape(-1)
-        if labels.shape != (len(points),) or not np.isin(labels, (0, 1)).all():
-            raise ValueError(f"y must hold one 0/1 label per point ({len(points)})")
+        if not isinstance(C, BooleanComposition):
+            raise ValueError(f"concept_class must be a BooleanComposition, got {type(C).__name__}")
+        points = grid_points(C, X, type(self).__name__, min_samples=2)
+        # the labels are compared with the declared pair, never cast: 0.7 is refused, not read as 0
+        labels = positive_mask(y, len(points), self._declare_classes(C.dimension)).astype(np.int64)
         block = len(points) // C.k
         if isinstance(self.m, bool) or not isinstance(self.m, (int, np.integer)) or not 1 <= self.m <= block:
             raise ValueError(f"m must be an integer in [1, ⌊n/k⌋ = {block}], got {self.m!r}")
         oracle = self.oracle if self.oracle is not None else RelabelOracle()
-        rng = Sampled(self.random_state)
+        rng = self._sampler()
         order = rng.permutation(len(points))
         prefix: Components = ()
         events: list[Event] = []
@@ -57,14 +61,9 @@ class SeparateSampleLearner:
             arbitrary = declared.child if isinstance(declared, OnRealizableInputs) else declared  # Appendix B
             events.append(SubsampleWithoutReplacement(arbitrary, int(self.m), block))
         self.hypothesis_ = prefix
-        self.trace_: Event = ParallelComposition(tuple(events))
-        self.guarantee_: Guarantee = account(self.trace_).guarantee
+        self._record(ParallelComposition(tuple(events)))
         return self
 
-    def predict(self, X: Any) -> np.ndarray:
-        if not hasattr(self, "hypothesis_"):
-            raise ValueError("this SeparateSampleLearner is not fitted yet; call fit(X, y) first")
-        return self.concept_class.evaluate(self.hypothesis_, X).astype(np.int64)
-
-    def score(self, X: Any, y: Any) -> float:
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+    def _positive(self, X: Any) -> np.ndarray:
+        """Where the learned composition is 1 on the grid points X."""
+        return self.concept_class.evaluate(self.hypothesis_, grid_points(self.concept_class, X, type(self).__name__)) == 1
