@@ -309,7 +309,7 @@ def assert_exact_private(
     input_a: Any = None,
     input_b: Any = None,
     *,
-    pairs: Sequence[tuple[Any, Any]] | None = None,
+    pairs: Sequence[NeighbourPair | tuple[Any, Any]] | None = None,
     epsilon: Any,
     delta: Any = 0,
     leaves_per_run: int = DEFAULT_LEAVES,
@@ -320,8 +320,11 @@ def assert_exact_private(
 
     ``mechanism(data, rng)`` makes its random choices through the
     :class:`~dpledger.learners.randomness.Randomness` ``rng`` (``integer``, ``choice``,
-    ``choice_log_weights``, ``discrete_laplace`` …; no continuous draws) and returns a hashable
-    output; it is replayed along every branch. Inputs must be hashable (lists become tuples).
+    ``choice_log_weights``, ``subset`` …; no continuous draws or unbounded noise) and returns a
+    hashable output; it is replayed along every branch. Give one pair as ``input_a, input_b`` or
+    several as ``pairs`` (``(a, b)`` tuples or ``NeighbourPair`` objects:
+    ``small_domain_pairs(domain, size)`` gives every substitution pair of a small domain).
+    Inputs must be hashable (lists and arrays become tuples).
     ``epsilon`` and ``delta`` are read exactly (numbers, Fractions, decimal strings). With
     δ = 0 the verdict compares the exact worst privacy-loss ratio with e^ε; with δ > 0 the
     hockey-stick divergence δ(ε). Both are certified: a claim that interval arithmetic cannot
@@ -355,11 +358,13 @@ def _exact_pairs(input_a: Any, input_b: Any, pairs: Sequence[Any] | None) -> lis
     elif input_a is not None or input_b is not None:
         raise ValueError("give either input_a and input_b or pairs=, not both")
     else:
-        raw = [tuple(pair) if isinstance(pair, (tuple, list)) and len(pair) == 2 else None for pair in _nonempty(pairs)]
+        raw = [(pair.a, pair.b) if isinstance(pair, NeighbourPair)
+               else tuple(pair) if isinstance(pair, (tuple, list)) and len(pair) == 2 else None
+               for pair in _nonempty(pairs)]
     out = []
     for index, pair in enumerate(raw):
         if pair is None:
-            raise ValueError(f"pairs[{index}] must be an (a, b) tuple")
+            raise ValueError(f"pairs[{index}] must be a NeighbourPair or an (a, b) tuple")
         a, b = (_hashable(value, index) for value in pair)
         if a == b:
             raise ValueError(f"pair {index} has two equal inputs {a!r}: neighbours must differ")

@@ -21,6 +21,7 @@ from dpledger.testing import (
     describe_event,
     node_seed,
 )
+from dpledger.verify.audit.montecarlo import small_domain_pairs
 
 pytest_plugins = ["pytester"]
 
@@ -124,6 +125,15 @@ def test_exact_audit_certifies_a_true_claim_and_refutes_a_false_one_with_the_wor
     message = str(failure.value)
     assert message.startswith("(9/10, 0)-DP refuted by the exact auditor over 1 pair(s)")
     assert "P[M(a) = o] ∈ [0.268941, 0.268942]" in message and "P[M(b) = o] ∈ [0.731058, 0.731059]" in message
+
+
+def test_exact_audit_covers_every_substitution_pair_of_a_small_domain() -> None:
+    def private_mode(data, rng):
+        return exponential_mechanism([data.count(value) for value in (0, 1, 2)], 1, 1, rng)
+    result = assert_exact_private(private_mode, pairs=small_domain_pairs([0, 1, 2], 3), epsilon=1)
+    assert result.pairs == 18 and 0.68 < result.epsilon[0] <= result.epsilon[1] < 0.69
+    with pytest.raises(PrivacyViolation, match=r"over 18 pair\(s\)"):
+        assert_exact_private(private_mode, pairs=small_domain_pairs([0, 1, 2], 3), epsilon="0.68")
 
 
 def test_exact_audit_of_a_claim_equal_to_the_exact_epsilon_fails_as_not_certified() -> None:
@@ -272,6 +282,7 @@ def test_light():
     (lambda: assert_exact_private(randomized_response, 0, 1, epsilon=-1), "need epsilon ≥ 0"),
     (lambda: assert_exact_private(randomized_response, 0, 1, epsilon=1, delta=1), "0 ≤ delta < 1"),
     (lambda: assert_exact_private(randomized_response, pairs=[(0,)], epsilon=1), r"pairs\[0\] must be"),
+    (lambda: assert_exact_private(randomized_response, pairs=[{0, 1}], epsilon=1), r"pairs\[0\] must be"),
 ])
 def test_bad_inputs_raise_value_error(call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
