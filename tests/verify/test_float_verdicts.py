@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from dpledger.verify.audit.montecarlo import InProcessExecutor, NeighbourPair, audit
 from dpledger.verify.audit.montecarlo.audit import FLOAT_LEAK, NO_VIOLATION, VIOLATION
-from dpledger.verify.audit.montecarlo.catalog import Laplace, RandomizedResponse, run_catalog
+from dpledger.verify.audit.montecarlo.catalog import Laplace, RandomizedResponse, SnappingLaplace, run_catalog
 from dpledger.verify.audit.montecarlo.events import LatticeCount, OnLattice
 from dpledger.verify.service.audit import event_text
 
@@ -69,6 +70,24 @@ def test_confidence_is_split_between_the_two_kinds_so_the_bonferroni_sum_is_alph
 def test_snapped_laplace_outputs_have_no_float_artefact_events():
     result = audit(Laplace(1.0), ZERO_ONE, 1.0, samples=100_000, executor=SERIAL)
     assert result.verdict == NO_VIOLATION and result.float_epsilon_lower is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "mechanism,failing",
+    [(float_laplace, (VIOLATION,)), (SnappingLaplace(1.0, 1000.0), (VIOLATION, FLOAT_LEAK))],
+    ids=["float_laplace_real_events", "snapping_laplace"],
+)
+def test_verdicts_that_would_be_false_alarms_stay_within_one_minus_confidence(mechanism, failing):
+    # The float Laplace is exactly 1-DP over the reals: a VIOLATION (real-number events) is a false alarm,
+    # so float artefacts must not leak into the real-number bound. The snapping mechanism is ≤ 1-DP in floats.
+    runs, confidence = 150, 0.8
+    alarms = sum(
+        audit(mechanism, ZERO_ONE, 1.0, samples=1500, confidence=confidence, seed=seed, executor=SERIAL).verdict
+        in failing
+        for seed in range(runs)
+    )
+    assert alarms <= stats.binom.ppf(1 - 1e-4, runs, 1 - confidence)
 
 
 @pytest.mark.parametrize(
