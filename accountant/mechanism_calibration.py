@@ -96,12 +96,17 @@ class Calibration:
         return {
             "parameter": self.parameter,
             "value": self.value,
-            "target": {"epsilon": sympy.sstr(self.target_epsilon), "delta": sympy.sstr(self.target_delta)},
+            "target": {"epsilon": _echo(self.target_epsilon), "delta": _echo(self.target_delta)},
             "guarantee": self.guarantee.to_dict(),
             "event": to_data(self.event),
             "derivation": self.derivation.to_dict(),
             "notes": list(self.notes),
         }
+
+
+def _echo(value: sympy.Expr) -> str:
+    """A target, echoed to 12 significant digits (the exact value is in the event and guarantee)."""
+    return sympy.sstr(value) if value.is_Integer else sympy.sstr(value.evalf(12))
 
 
 # --- validation -------------------------------------------------------------------------
@@ -165,9 +170,10 @@ def _lower(value: Fraction) -> float:
 
 
 def _smallest(event_for: Callable[[Fraction], ev.Event], epsilon: sympy.Expr, delta: sympy.Expr,
-              guess: float, on_evaluation: Callable[[int], None] | None) -> Fraction:
+              guess: Callable[[], float], on_evaluation: Callable[[int], None] | None) -> Fraction:
     """The smallest scale (to within :data:`RELATIVE_TOLERANCE`) whose event meets the target,
-    searched from ``guess`` (any positive start; a good one saves evaluations)."""
+    searched from ``guess()`` (a float estimate: any positive start is correct, a good one saves
+    evaluations; one that fails in floats — a δ below the float range — starts from 1)."""
     calls = [0]
 
     def counted(scale: Fraction) -> ev.Event:
@@ -176,7 +182,11 @@ def _smallest(event_for: Callable[[Fraction], ev.Event], epsilon: sympy.Expr, de
             on_evaluation(calls[0])
         return event_for(scale)
 
-    start = Fraction(guess) if math.isfinite(guess) and guess > 0 else Fraction(1)
+    try:
+        estimate = guess()
+    except (ArithmeticError, ValueError):  # float overflow, underflow to 0, log of 0
+        estimate = 1.0
+    start = Fraction(estimate) if math.isfinite(estimate) and estimate > 0 else Fraction(1)
     return smallest_noise(counted, epsilon, delta, start=start, relative_tolerance=RELATIVE_TOLERANCE)
 
 
@@ -216,8 +226,8 @@ def composition_epsilon(k: int, epsilon: Any, delta: Any, method: str = "optimal
         rational = _as_fraction(exact_step)
         value = _lower(rational) if rational is not None else lower_float(enclose(exact_step))
     else:  # ε₀ = 1/s for the smallest s whose event meets the target: privacy improves as s grows
-        guess = float(target_epsilon) / math.sqrt(2 * k * math.log(2 / float(target_delta)))
-        scale = _smallest(lambda s: event_for(1 / s), target_epsilon, target_delta, 1 / guess, on_evaluation)
+        guess = lambda: math.sqrt(2 * k * math.log(2 / float(target_delta))) / float(target_epsilon)  # noqa: E731
+        scale = _smallest(lambda s: event_for(1 / s), target_epsilon, target_delta, guess, on_evaluation)
         value = _lower(1 / scale)
     notes = ({"basic": "basic composition (Dwork–Roth 2014, Thm 3.16): exact for the sum",
               "advanced": "advanced composition (Theorem 3.5): valid for any ε₀, loose against optimal composition",
@@ -390,7 +400,7 @@ def composition_noise(mechanism: str, sensitivity: Any, epsilon: Any, delta: Any
         rational = _as_fraction(closed)
         value = _upper(rational if rational is not None else closed)
     else:
-        value = _upper(_smallest(setup.event, setup.epsilon, setup.delta, setup.guess(), on_evaluation))
+        value = _upper(_smallest(setup.event, setup.epsilon, setup.delta, setup.guess, on_evaluation))
     return _certify(parameter, value, setup.event, setup.epsilon, setup.delta, setup.notes(), setup.relation)
 
 

@@ -40,8 +40,7 @@ def _output(calibration: Calibration, headline: str) -> Output:
                "certified": "the value is rounded in the safe direction and its guarantee is a certified upper "
                             "bound (outward-rounded interval arithmetic) that meets the target"}
     lines = [headline, f"  {calibration.parameter} = {calibration.value!r}",
-             f"  certified: ε ≤ {g.epsilon_upper:.12g}, δ ≤ {g.delta_upper:.12g}{g.scope()} "
-             f"(target ε = {calibration.target_epsilon}, δ = {calibration.target_delta})",
+             f"  certified: ε ≤ {g.epsilon_upper:.12g}, δ ≤ {g.delta_upper:.12g}{g.scope()}, within the target",
              "  derivation:", *(f"    {line}" for line in calibration.derivation.to_text().splitlines()),
              *(f"  note: {note}" for note in calibration.notes)]
     return Output(payload, "\n".join(lines), 0)
