@@ -248,7 +248,8 @@ class PrivateScorer:
     learner's ``trace_`` and the score's ``DiscreteLaplace`` event. Every number the search
     exposes (the noisy scores, hence ``best_params_``, and the refit) is then covered by
     :func:`search_event`. Run the search in one process (``n_jobs=None``): the records are kept
-    in this object, and :func:`search_event` refuses a search whose fits it did not all see."""
+    in this object, and :func:`search_event` refuses a search whose fits it did not all see. For
+    a ``Pipeline`` the ledger is its last step's; its other steps must be data-independent."""
 
     def __init__(self, epsilon: Any = 1.0, random_state: Any = None) -> None:
         self.epsilon = as_fraction(epsilon, "epsilon")
@@ -259,7 +260,8 @@ class PrivateScorer:
         self._rng = Sampled(random_state)
 
     def __call__(self, estimator: Any, X: Any, y: Any) -> float:
-        trace = getattr(estimator, "trace_", None)
+        learner = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator  # a Pipeline's last step
+        trace = getattr(learner, "trace_", None)
         if trace is None:
             raise ValueError(f"{type(estimator).__name__} was fitted without privacy (trace_ is None); "
                              "a private search needs private fits")
