@@ -5,7 +5,6 @@ exact optimum where one is known (the analytic Gaussian, Laplace, the exact Gaus
 and is at most the factor the table states above the best other figure where dpledger is loose."""
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -96,7 +95,8 @@ ROWS: dict[str, dict[str, Callable[[], float]]] = {
 }
 """Row id → how each column's figure is computed."""
 
-EXACT = {"laplace": "OpenDP", "discrete-laplace": "OpenDP", "gaussian": "dp_accounting", "gaussian-k10": "dp_accounting"}
+EXACT = {"laplace": "OpenDP", "discrete-laplace": "OpenDP", "gaussian": "dp_accounting",
+         "gaussian-k10": "dp_accounting"}
 """Rows where that column computes the exact optimum (up to the library's float tolerance)."""
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
@@ -109,14 +109,16 @@ def table() -> dict[str, dict[str, str]]:
     rows = {}
     for line in lines:
         cells = [cell.strip() for cell in line.strip("|").split("|")]
-        rows[cells[0].strip("`")] = dict(zip(columns, cells))
+        rows[cells[0].strip("`")] = dict(zip(columns, cells, strict=True))
     return rows
 
 
 def _figure(cell: str) -> tuple[float, int] | None:
     """The first number of a cell and its count of decimals; None for a dash."""
     found = _NUMBER.search(cell)
-    return None if found is None or cell.startswith("—") else (float(found.group()), len(found.group().partition(".")[2]))
+    if found is None or cell.startswith("—"):
+        return None
+    return float(found.group()), len(found.group().partition(".")[2])
 
 
 def test_the_page_has_a_row_for_every_recomputed_comparison():

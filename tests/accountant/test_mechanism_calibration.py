@@ -40,7 +40,8 @@ def test_laplace_scale_is_sensitivity_over_epsilon_rounded_up():
     exact = Fraction(30, 7)
     assert Fraction(result.value) >= exact and Fraction(math.nextafter(result.value, 0)) < exact
     assert _meets(result) and not _meets(result, math.nextafter(result.value, 0))
-    assert discrete_laplace_scale(2, 1).value == 2.0 and account(discrete_laplace_scale(2, 1).event).guarantee.epsilon == 1
+    discrete = discrete_laplace_scale(2, 1)
+    assert discrete.value == 2.0 and account(discrete.event).guarantee.epsilon == 1
 
 
 def test_classic_gaussian_sigma_is_dwork_roth_closed_form_rounded_up():
@@ -109,7 +110,8 @@ def test_per_step_epsilon_basic_is_epsilon_over_k_and_optimal_beats_advanced_and
     optimal, advanced = composition_epsilon(10, 1, "1e-5").value, composition_epsilon(10, 1, "1e-5", "advanced").value
     assert optimal > basic.value > advanced
     with_step_delta = composition_epsilon(10, 1, "1e-5", "optimal", step_delta="1e-7")
-    assert with_step_delta.value < optimal and account(with_step_delta.event).guarantee.delta == sympy.Rational(1, 10**5)
+    assert with_step_delta.value < optimal
+    assert account(with_step_delta.event).guarantee.delta == sympy.Rational(1, 10**5)
 
 
 @pytest.mark.parametrize(("call", "message"), [
