@@ -20,10 +20,12 @@ message — the way a failing hypothesis test prints its falsifying example:
 Seeds. Without ``seed=``, the Monte Carlo seed is derived from the running test's pytest node id
 (:func:`node_seed`; pytest publishes it in ``PYTEST_CURRENT_TEST``): the same test gets the same
 numbers in any order, on any pytest-xdist worker, and a failure names its seed. Nothing is kept
-between calls. Defaults that a whole run may change (the ``dpledger`` pytest plugin sets them from
-``--dpledger-samples``, ``--dpledger-confidence``, ``--dpledger-seed``): the environment variables
-``DPLEDGER_SAMPLES``, ``DPLEDGER_CONFIDENCE`` and ``DPLEDGER_SEED`` (a base mixed into every
-derived seed), read at each call; an explicit argument always wins.
+between calls. Defaults that a whole run may change — samples (100,000 per input), confidence
+(0.95) and a base mixed into every derived seed (0) — come from the environment variables
+``DPLEDGER_SAMPLES``, ``DPLEDGER_CONFIDENCE`` and ``DPLEDGER_SEED``, read at each call
+(:mod:`dpledger.testing_settings`; the ``dpledger`` pytest plugin sets them from
+``--dpledger-samples``, ``--dpledger-confidence``, ``--dpledger-seed``); an explicit argument
+always wins.
 """
 from __future__ import annotations
 
@@ -43,15 +45,10 @@ from dpledger.accountant.events import Event
 from dpledger.accountant.numerics.certified import certainly_le, enclose, exact, lower_float, upper_float
 from dpledger.accountant.rules import Derivation, account
 from dpledger.learners.randomness import Randomness, enumerate_outputs
+from dpledger.testing_settings import CONFIDENCE, SAMPLES, SEED
 from dpledger.verify.audit import exact as exact_audit
 from dpledger.verify.audit.montecarlo import AuditResult, InProcessExecutor, Mechanism, NeighbourPair, audit
 from dpledger.verify.audit.montecarlo.audit import FLOAT_LEAK, VIOLATION
-
-DEFAULT_SAMPLES = 100_000
-"""Runs per input of :func:`assert_private` unless ``samples=`` or ``DPLEDGER_SAMPLES`` says otherwise."""
-
-DEFAULT_CONFIDENCE = 0.95
-"""Confidence of :func:`assert_private` unless ``confidence=`` or ``DPLEDGER_CONFIDENCE`` says otherwise."""
 
 DEFAULT_LEAVES = 100_000
 """Most branches one exact enumeration of :func:`assert_exact_private` may visit."""
@@ -86,24 +83,8 @@ def node_seed(node_id: str | None = None) -> int:
     pytest). A stable hash, not Python's ``hash``: the same on every run, process and xdist worker.
     """
     name = current_node_id() if node_id is None else node_id
-    base = _environment("DPLEDGER_SEED", 0, int, lambda value: value >= 0, "an integer ≥ 0")
-    digest = hashlib.sha256(f"dpledger:{base}:{name or ''}".encode()).digest()
+    digest = hashlib.sha256(f"dpledger:{SEED.value()}:{name or ''}".encode()).digest()
     return int.from_bytes(digest[:8], "little")
-
-
-def _environment(variable: str, default: Any, parse: Callable[[str], Any], valid: Callable[[Any], bool],
-                 expected: str) -> Any:
-    """A run-wide default from the environment; ``ValueError`` naming the variable if malformed."""
-    text = os.environ.get(variable)
-    if text is None or not text.strip():
-        return default
-    try:
-        value = parse(text.strip())
-    except ValueError:
-        value = None
-    if value is None or not valid(value):
-        raise ValueError(f"environment variable {variable} must be {expected}, got {text!r}")
-    return value
 
 
 def _number(value: Any, name: str) -> float:
@@ -151,12 +132,10 @@ def assert_private(
     __tracebackhide__ = True
     claimed, slack = _number(epsilon, "epsilon"), _number(delta, "delta")
     neighbours = _monte_carlo_pairs(input_a, input_b, pairs)
-    budget = samples if samples is not None else _environment(
-        "DPLEDGER_SAMPLES", DEFAULT_SAMPLES, int, lambda value: value >= 2, "an integer ≥ 2")
+    budget = samples if samples is not None else SAMPLES.value()
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)):
         raise ValueError(f"samples must be an integer, got {budget!r}")
-    level = _number(confidence, "confidence") if confidence is not None else _environment(
-        "DPLEDGER_CONFIDENCE", DEFAULT_CONFIDENCE, float, lambda value: 0 < value < 1, "a number in (0, 1)")
+    level = _number(confidence, "confidence") if confidence is not None else CONFIDENCE.value()
     used_seed = node_seed() if seed is None else seed
     if isinstance(used_seed, bool) or not isinstance(used_seed, (int, np.integer)) or used_seed < 0:
         raise ValueError(f"seed must be an integer ≥ 0, got {used_seed!r}")
@@ -208,17 +187,17 @@ def _monte_carlo_message(result: AuditResult, pairs: list[NeighbourPair], seed: 
             if leak else "a VIOLATION by the mechanism's real-number outputs")
     origin = f" (derived from test {current_node_id()!r})" if derived and current_node_id() else ""
     return "\n".join([
-        f"({result.claimed_epsilon!r}, {result.delta!r})-DP refuted by the Monte Carlo auditor: "
-        f"ε ≥ {bound} with confidence {result.confidence:g}, {kind}",
+        (f"({result.claimed_epsilon!r}, {result.delta!r})-DP refuted by the Monte Carlo auditor: "
+         f"ε ≥ {bound} with confidence {result.confidence:g}, {kind}"),
         "Falsifying example:",
         f"  pair:   {pair.label}: a = {_short(pair.a)}, b = {_short(pair.b)}",
         f"  event:  E = {describe_event(witness['event'])}",
         f"  P[M({first}) ∈ E] ≥ {_down(witness['p_lower'])}   ({hits_first} of {runs[first]} runs on {first})",
         f"  P[M({second}) ∈ E] ≤ {_up(witness['q_upper'])}   ({hits_second} of {runs[second]} runs on {second})",
-        f"  each bound one-sided Clopper–Pearson at level {witness['bound_level']:.3g} (Bonferroni over "
-        f"the events estimated on held-out runs and {result.stages_planned} stages)",
-        f"  so ε ≥ log(({_down(witness['p_lower'])} − {result.delta!r}) / {_up(witness['q_upper'])}) ≥ {bound} "
-        f"> {result.claimed_epsilon!r}",
+        (f"  each bound one-sided Clopper–Pearson at level {witness['bound_level']:.3g} (Bonferroni over "
+         f"the events estimated on held-out runs and {result.stages_planned} stages)"),
+        (f"  so ε ≥ log(({_down(witness['p_lower'])} − {result.delta!r}) / {_up(witness['q_upper'])}) "
+         f"≥ {bound} > {result.claimed_epsilon!r}"),
         f"Reproduce with seed={seed}{origin}, samples={samples}, confidence={result.confidence:g}",
     ])
 
@@ -409,13 +388,13 @@ def _exact_message(mechanism: Callable[[Any, Randomness], Hashable], result: exa
                   f"  exact ε of the pair ∈ [{_down(result.epsilon[0])}, {_up(result.epsilon[1])}] vs claimed {bound}"]
     else:
         factor = float(enclose(sympy.exp(bound)).mid)
-        (gap, first, second, outputs) = max(_excess(P, Q, factor, "a", "b"), _excess(Q, P, factor, "b", "a"))
+        _, first, second, outputs = max(_excess(P, Q, factor, "a", "b"), _excess(Q, P, factor, "b", "a"))
         shown = sorted(map(repr, outputs))
         lower, upper = result.worst_delta_profile["curve"][-1]["delta"]
-        lines += [f"  output set S = {{o : P[M({first}) = o] > e^ε P[M({second}) = o]}} = "
-                  "{" + ", ".join(shown[:_SHOWN]) + (", …" if len(shown) > _SHOWN else "") + "}",
-                  f"  δ(ε) = P[M({first}) ∈ S] − e^ε P[M({second}) ∈ S] (the larger direction) "
-                  f"∈ [{_down(float(lower))}, {_up(float(upper))}] vs claimed δ = {slack}"]
+        listed = ", ".join(shown[:_SHOWN]) + (", …" if len(shown) > _SHOWN else "")
+        lines += [f"  output set S = {{o : P[M({first}) = o] > e^ε P[M({second}) = o]}} = {{{listed}}}",
+                  (f"  δ(ε) = P[M({first}) ∈ S] − e^ε P[M({second}) ∈ S] (the larger direction) "
+                   f"∈ [{_down(float(lower))}, {_up(float(upper))}] vs claimed δ = {slack}")]
     return "\n".join(lines)
 
 

@@ -246,7 +246,7 @@ def test_base_seed_changes_every_derived_seed(monkeypatch: pytest.MonkeyPatch) -
 
 def test_plugin_refuses_a_bad_option_value(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--dpledger-confidence", "1.5")
-    result.stderr.fnmatch_lines(["*--dpledger-confidence: invalid value 1.5*"])
+    result.stderr.fnmatch_lines(["*--dpledger-confidence must be a number in (0, 1), got 1.5*"])
     assert result.ret == pytest.ExitCode.USAGE_ERROR
 
 
