@@ -39,6 +39,7 @@ samplers (:meth:`dpledger.learners.randomness.Sampled.discrete_laplace`,
 from __future__ import annotations
 
 import math
+import numbers
 from fractions import Fraction
 from typing import Any
 
@@ -58,37 +59,41 @@ def _power_of_two_at_least(value: float) -> float:
     return value if mantissa == 0.5 else math.ldexp(1.0, exponent)
 
 
-def _check(scale: float, bound: float, sensitivity: float) -> float:
-    """Validate the parameters; return Δ*, the sensitivity rounded up to a power of two."""
-    for name, value in (("scale", scale), ("bound", bound), ("sensitivity", sensitivity)):
-        if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-            raise ValueError(f"snapping mechanism: {name} must be a finite number > 0, got {value!r}")
-    unit = _power_of_two_at_least(float(sensitivity))
-    if not scale < bound < _MAX_RATIO * scale:
+def _positive(name: str, value: float) -> float:
+    """``value`` as a float, refused unless it is a finite real number > 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and value > 0):
+        raise ValueError(f"snapping mechanism: {name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def _unit(sensitivity: float) -> Fraction:
+    """Δ* = 2^⌈log₂ Δ⌉, the sensitivity rounded up to a power of two."""
+    return Fraction(_power_of_two_at_least(_positive("sensitivity", sensitivity)))
+
+
+def _check_range(scale: float, bound: float) -> None:
+    """Refuse λ, B outside Theorem 1's range λ < B < 2⁴⁶·λ."""
+    if not _positive("scale", scale) < _positive("bound", bound) < _MAX_RATIO * scale:
         raise ValueError(
             f"snapping mechanism: Mironov 2012, Theorem 1 needs λ < B < 2^46·λ, got λ = {scale!r}, B = {bound!r}"
         )
-    return unit
 
 
 def snapping_epsilon(scale: float, bound: float, sensitivity: float = 1.0) -> Fraction:
     """The exact ε of :func:`snapping_laplace` with noise scale λ and clamp B:
     Δ*/λ + 2⁻⁴⁹·B/λ (Mironov 2012, Theorem 1, rescaled by Δ* = 2^⌈log₂ Δ⌉)."""
-    unit = _check(scale, bound, sensitivity)
-    return (Fraction(unit) + Fraction(bound) / 2**49) / Fraction(scale)
+    _check_range(scale, bound)
+    return (_unit(sensitivity) + Fraction(bound) / 2**49) / Fraction(scale)
 
 
 def snapping_scale(epsilon: float, bound: float, sensitivity: float = 1.0) -> float:
     """The smallest double λ with ``snapping_epsilon(λ, bound, sensitivity) ≤ epsilon``:
     λ = (Δ* + 2⁻⁴⁹·B)/ε, rounded up."""
-    if not (isinstance(epsilon, (int, float)) and math.isfinite(epsilon) and epsilon > 0):
-        raise ValueError(f"snapping mechanism: epsilon must be a finite number > 0, got {epsilon!r}")
-    _check(1.0, 2.0, sensitivity)
-    exact = (Fraction(_power_of_two_at_least(float(sensitivity))) + Fraction(bound) / 2**49) / Fraction(epsilon)
+    exact = (_unit(sensitivity) + Fraction(_positive("bound", bound)) / 2**49) / Fraction(_positive("epsilon", epsilon))
     scale = float(exact)
     if Fraction(scale) < exact:
         scale = math.nextafter(scale, math.inf)
-    _check(scale, bound, sensitivity)
+    _check_range(scale, bound)
     return scale
 
 

@@ -45,7 +45,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--exact", action="store_true",
                         help="exact enumeration (the only mode; Monte Carlo audits: dpledger audit mechanism)")
 
-    parser = leaf(table, "mechanism", "Monte Carlo lower bound on the ε of a mechanism on two neighbouring inputs",
+    parser = leaf(table, "mechanism", "Monte Carlo lower bounds on the ε of a mechanism on two neighbouring inputs: VIOLATION "
+                  "(events on the output's value break the claim), FLOAT LEAK (only events on its float64 bits do: "
+                  "Mironov 2012's attack) or NO VIOLATION FOUND; exit 1 on either failure (docs/audit.md)",
                   mechanism, _mechanism_call)
     parser.add_argument("--mechanism", required=True, metavar="MODULE:FUNCTION",
                         help="f(data, n, rng) -> n independent outputs drawn with rng. The mechanism is code that "
