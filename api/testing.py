@@ -49,6 +49,7 @@ from dpledger.testing_settings import CONFIDENCE, SAMPLES, SEED
 from dpledger.verify.audit import exact as exact_audit
 from dpledger.verify.audit.montecarlo import AuditResult, InProcessExecutor, Mechanism, NeighbourPair, audit
 from dpledger.verify.audit.montecarlo.audit import FLOAT_LEAK, VIOLATION
+from dpledger.verify.service.audit import FLOAT_REMEDY, event_text
 
 DEFAULT_LEAVES = 100_000
 """Most branches one exact enumeration of :func:`assert_exact_private` may visit."""
@@ -191,7 +192,7 @@ def _monte_carlo_message(result: AuditResult, pairs: list[NeighbourPair], seed: 
          f"ε ≥ {bound} with confidence {result.confidence:g}, {kind}"),
         "Falsifying example:",
         f"  pair:   {pair.label}: a = {_short(pair.a)}, b = {_short(pair.b)}",
-        f"  event:  E = {describe_event(witness['event'])}",
+        f"  event E: {event_text(witness['event'])}",
         f"  P[M({first}) ∈ E] ≥ {_down(witness['p_lower'])}   ({hits_first} of {runs[first]} runs on {first})",
         f"  P[M({second}) ∈ E] ≤ {_up(witness['q_upper'])}   ({hits_second} of {runs[second]} runs on {second})",
         (f"  each bound one-sided Clopper–Pearson at level {witness['bound_level']:.3g} (Bonferroni over "
@@ -199,33 +200,8 @@ def _monte_carlo_message(result: AuditResult, pairs: list[NeighbourPair], seed: 
         (f"  so ε ≥ log(({_down(witness['p_lower'])} − {result.delta!r}) / {_up(witness['q_upper'])}) "
          f"≥ {bound} > {result.claimed_epsilon!r}"),
         f"Reproduce with seed={seed}{origin}, samples={samples}, confidence={result.confidence:g}",
+        *([f"Remedy: {FLOAT_REMEDY}"] if leak else []),
     ])
-
-
-def describe_event(event: dict[str, Any]) -> str:
-    """A Monte Carlo witness event (``Event.describe()``) in words."""
-    if event.get("type") == "exact values":
-        return "output ∈ {" + ", ".join(map(str, event["values"])) + "}"
-    statistic = event.get("statistic", "")
-    bits = event.get("zero_low_significand_bits")
-    name = ("output" if statistic in ("output", "output on lattice") else
-            "number of coordinates" if statistic == "coordinates on lattice (count)" else "score")
-    if "coordinate" in event:
-        name += f"[{event['coordinate']}]"
-    lower, upper = event.get("lower_exclusive"), event.get("upper_inclusive")
-    if lower == "-inf":
-        text = f"{name} ≤ {upper:.6g}"
-    elif upper == "inf":
-        text = f"{name} > {lower:.6g}"
-    else:
-        text = f"{lower:.6g} < {name} ≤ {upper:.6g}"
-    if statistic == "output on lattice":
-        text += f", with its {bits} lowest significand bits zero (a float64 artefact)"
-    elif name == "number of coordinates":
-        text += f", counting coordinates whose {bits} lowest significand bits are zero (a float64 artefact)"
-    elif name == "score":
-        text += f", score = {statistic}"
-    return text
 
 
 # -- accountant -----------------------------------------------------------------------------

@@ -18,7 +18,6 @@ from dpledger.testing import (
     assert_exact_private,
     assert_guarantee,
     assert_private,
-    describe_event,
     node_seed,
 )
 from dpledger.verify.audit.montecarlo import small_domain_pairs
@@ -71,7 +70,7 @@ def test_half_the_scale():
         "E *PrivacyViolation: (1.0, 0.0)-DP refuted by the Monte Carlo auditor: ε ≥ * with confidence 0.95, a VIOLATION*",
         "E *Falsifying example:",
         "E *pair:   input_a vs input_b: a = [[]0, 1, 1[]], b = [[]0, 1, 0[]]",
-        "E *event:  E = *output*",
+        "E *event E: the output *",
         "E *P[[]M(?) ∈ E[]] ≥ *runs on ?)",
         "E *P[[]M(?) ∈ E[]] ≤ *runs on ?)",
         "E *so ε ≥ log((* − 0.0) / *) ≥ * > 1.0",
@@ -82,7 +81,7 @@ def test_half_the_scale():
 def test_float_laplace_fails_as_a_float_leak_unless_allowed() -> None:
     with pytest.raises(PrivacyViolation, match="FLOAT LEAK") as failure:
         assert_private(float_laplace, [0], [1], epsilon=1.0, seed=3)
-    assert "lowest significand bits zero" in str(failure.value)
+    assert "significand ends in" in str(failure.value) and "Remedy: release through Mironov's snapping" in str(failure.value)
     assert failure.value.result.real_epsilon_lower <= 1.0 < failure.value.result.float_epsilon_lower
     assert failure.value.seed == 3
     assert assert_private(float_laplace, [0], [1], epsilon=1.0, seed=3, allow_float_leak=True).verdict == "FLOAT LEAK"
@@ -293,16 +292,3 @@ def test_a_malformed_environment_default_is_a_value_error(monkeypatch: pytest.Mo
     monkeypatch.setenv("DPLEDGER_SAMPLES", "many")
     with pytest.raises(ValueError, match="DPLEDGER_SAMPLES must be an integer ≥ 2, got 'many'"):
         assert_private(float_laplace, [0], [1], epsilon=1.0)
-
-
-@pytest.mark.parametrize("event, text", [
-    ({"type": "interval", "lower_exclusive": "-inf", "upper_inclusive": 0.5, "statistic": "output"}, "output ≤ 0.5"),
-    ({"type": "interval", "lower_exclusive": 1.0, "upper_inclusive": "inf", "statistic": "output"}, "output > 1"),
-    ({"type": "exact values", "count": 2, "values": [1, 3]}, "output ∈ {1, 3}"),
-    ({"type": "interval", "lower_exclusive": 0.0, "upper_inclusive": 2.0, "statistic": "output on lattice",
-      "coordinate": 1, "zero_low_significand_bits": 4},
-     "0 < output[1] ≤ 2, with its 4 lowest significand bits zero (a float64 artefact)"),
-])
-def test_witness_events_read_as_sets_of_outputs(event, text: str) -> None:
-    assert describe_event(event) == text
-
