@@ -1,5 +1,6 @@
 """Seed 000 statements checked on their own: Lemma 6.10 (the boundary state of a reservoir's j-th
-activation is determined by the start state and the previous transcript).
+activation is determined by the start state and the previous transcript), Remark 6.7 (R_0 and the
+carriers in uniformly random order), Corollaries C.8 and C.11.
 
 Tested through CarryForwardLearner's public API: the oracle is a recording wrapper around the
 default oracle (passed to the constructor), and LabelBoost is observed by wrapping — not
@@ -7,12 +8,16 @@ replacing — the function the learner calls (``dpledger.learners.carry_forward.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
+from scipy.stats import chisquare
 
 import dpledger.learners.carry_forward as carry_forward
 from dpledger.learners.component_oracles import ComponentOracle, CompletionScoreOracle
 from dpledger.learners.concept_classes import Rectangles
+from dpledger.learners.randomness import Sampled, enumerate_outputs
 from dpledger.learners.synthetic import random_concept
 
 
@@ -190,3 +195,73 @@ def test_corollary_c_11_transfer_err_d_at_most_twice_err_perturbed_for_every_hal
         if perturbed > 0:
             worst = max(worst, original / perturbed)
     assert worst > 1, "no halfspace needed a factor above 1: the instance does not exercise the transfer"
+
+
+def test_remark_6_7_r0_and_every_carrier_are_drawn_as_uniformly_random_ordered_subsets(monkeypatch):
+    """Remark 6.7: R_0 and every carrier T_i reach their block in uniformly random order. The
+    learner draws each of them, and nothing else of size m, with ``subset`` (block size ⌊n/3⌋,
+    size m: R_0 and the k − 1 carriers); ``subset`` gives every ordered m-tuple of distinct
+    records the same probability — exactly under enumeration (1/20 for 2 of 5) and, for the
+    sampler a fit uses, by a χ² test on 20,000 draws; ``permutation`` (the partition) is uniform."""
+    calls: list[tuple[int, int]] = []
+    original = Sampled.subset
+
+    def subset(self, population, size):
+        calls.append((population, size))
+        return original(self, population, size)
+
+    monkeypatch.setattr(Sampled, "subset", subset)
+    C, m = Rectangles(16), 12
+    rng = np.random.default_rng(0)
+    cells = rng.choice(256, size=3 * m + 2, replace=False)
+    X = np.stack([cells // 16, cells % 16], axis=1)
+    carry_forward.CarryForwardLearner(C, m=m, random_state=0).fit(X, C.evaluate(random_concept(C, rng), X))
+    assert calls == [((3 * m + 2) // 3, m)] * C.k
+    monkeypatch.undo()
+
+    ordered = enumerate_outputs(lambda r: tuple(int(v) for v in r.subset(5, 2)))
+    assert len(ordered) == 20 and all(abs(float(p.mid) - 1 / 20) < 1e-15 for p in ordered.values())
+    perms = enumerate_outputs(lambda r: tuple(int(v) for v in r.permutation(4)))
+    assert len(perms) == 24 and all(abs(float(p.mid) - 1 / 24) < 1e-15 for p in perms.values())
+    sampler = Sampled(1)
+    counts = Counter(tuple(int(v) for v in sampler.subset(5, 2)) for _ in range(20_000))
+    assert len(counts) == 20 and chisquare(list(counts.values())).pvalue > 1e-4
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_definition_6_1_each_round_runs_the_macro_block_steps_in_order(monkeypatch, seed):
+    """Definition 6.1 (and 6.5) as the learner executes it, round i = 1..k − 1: step 1, y_i from
+    A_i on (y_{≤i−1}, S_{i−1}); step 2, LabelBoost over C(y_{≤i}) with labeled sample exactly
+    S_{i−1} and a fresh size-m carrier T_i, S_i = U(T_i)^{h_i}; step 3, A_{i+1} is called on
+    exactly (y_{≤i}, S_i). Carriers of rounds of one parity come from one reservoir, disjoint from
+    the other's (W^{(i−1) mod 2})."""
+    boosts: list[tuple[tuple, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+    original = carry_forward.labelboost
+
+    def labelboost(C, x_labeled, y_labeled, x_unlabeled, rng):
+        result = original(C, x_labeled, y_labeled, x_unlabeled, rng)
+        boosts.append((tuple(getattr(C, "prefix", ())), np.array(x_labeled, copy=True), np.array(y_labeled, copy=True),
+                       np.array(x_unlabeled, copy=True), np.array(result.carrier, copy=True)))
+        return result
+
+    monkeypatch.setattr(carry_forward, "labelboost", labelboost)
+    C, m, grid = Rectangles(16), 10, 16
+    rng = np.random.default_rng(seed)
+    cells = rng.choice(grid * grid, size=3 * m, replace=False)
+    X = np.stack([cells // grid, cells % grid], axis=1)
+    oracle = RecordingOracle()
+    carry_forward.CarryForwardLearner(C, oracle=oracle, m=m, random_state=seed).fit(
+        X, C.evaluate(random_concept(C, rng), X).astype(int))
+    rounds = boosts[1:]  # boosts[0]: the preliminary LabelBoost of R_0 over C
+    assert len(oracle.calls) == C.k and len(rounds) == C.k - 1 and boosts[0][0] == ()
+    for i in range(1, C.k):
+        prefix, S_X, S_y, y_i = oracle.calls[i - 1]
+        boost_prefix, labeled_X, labeled_y, carrier, carrier_labels = rounds[i - 1]
+        assert boost_prefix == prefix + (y_i,)  # step 2 runs over C(y_{≤i})
+        assert np.array_equal(labeled_X, S_X) and np.array_equal(labeled_y, S_y)  # ... on S_{i−1}
+        assert len(carrier) == m
+        next_prefix, next_X, next_y, _ = oracle.calls[i]
+        assert next_prefix == prefix + (y_i,)  # step 3: A_{i+1} on (y_{≤i}, S_i)
+        assert np.array_equal(next_X, carrier) and np.array_equal(next_y, carrier_labels)
+    parity = [{tuple(p) for i in range(1 + b, C.k, 2) for p in rounds[i - 1][3]} for b in (0, 1)]
+    assert parity[0] and parity[1] and not parity[0] & parity[1]
