@@ -43,6 +43,7 @@ from typing import Any
 
 import sympy
 
+from dpledger.accountant import events as ev
 from dpledger.accountant.guarantee import Guarantee
 from dpledger.accountant.numerics.certified import enclose, upper_float
 from dpledger.accountant.rules import C_LB, Derivation, account
@@ -60,6 +61,9 @@ EPSILON_B_GRID = tuple(sympy.Rational(j, 32) for j in range(1, 33))
 
 RHO_GRID = tuple(sympy.Rational(j, 100) for j in range(1, 100))
 """Candidate shares ρ of β given to the oracles (β_A = ρβ/k)."""
+
+RHO_GRID_BOOLEAN = tuple(sympy.Rational(j, 20) for j in range(1, 20))
+"""Theorem 8.19's coarser grid of ρ (each point computes ARelabel's requirement, a certified search)."""
 
 _TWO_C_LB = 2 * math.log(4 * math.e)
 
@@ -155,16 +159,17 @@ def certify(run: UtilityTarget, m: int, epsilon_oracle: sympy.Expr) -> tuple[int
     return n, account(carry_forward_event(target, m, "optimal", n, delta_oracle, epsilon_oracle))
 
 
-def _search(run: UtilityTarget, grid: Sequence[sympy.Expr],
-            oracle_float: Callable[[sympy.Expr, UtilitySplit], tuple[float, float]]) -> tuple[sympy.Expr, UtilitySplit]:
+def _search(run: UtilityTarget, grid: Sequence[sympy.Expr], rhos: Sequence[sympy.Expr],
+            oracle_float: Callable[[sympy.Expr, UtilitySplit, float], tuple[float, float]],
+            ) -> tuple[sympy.Expr, UtilitySplit]:
     """The (free value, split) minimising m·(e^{ε_A + 2c_LB} − 1) in floats, where
-    ``oracle_float(value, split)`` gives (M_A, ε_A) and m = max(LabelBoost term, M_A)."""
+    ``oracle_float(value, split, labelboost_term)`` gives (M_A, ε_A) and m = max(LabelBoost term, M_A)."""
     best: tuple[float, sympy.Expr, UtilitySplit] | None = None
-    for rho in RHO_GRID:
+    for rho in rhos:
         split = UtilitySplit.of(run, rho)
         term = _labelboost_float(run.vc, split)
         for value in grid:
-            m_oracle, epsilon_oracle = oracle_float(value, split)
+            m_oracle, epsilon_oracle = oracle_float(value, split, term)
             score = math.log(max(term, m_oracle)) + epsilon_oracle + _TWO_C_LB + math.log1p(-math.exp(-epsilon_oracle - _TWO_C_LB))
             if best is None or score < best[0]:
                 best = (score, value, split)
@@ -176,14 +181,61 @@ def theorem_5_1(run: UtilityTarget, candidates: int) -> FreeCalibration:
     """Theorem 5.1 with the completion-score oracle over at most ``candidates`` next values."""
     from dpledger.learners.component_oracles import completion_oracle_m
 
-    def oracle_float(epsilon_a: sympy.Expr, split: UtilitySplit) -> tuple[float, float]:
+    def oracle_float(epsilon_a: sympy.Expr, split: UtilitySplit, _: float) -> tuple[float, float]:
         e = float(epsilon_a)
         return math.ceil(2 * math.log(candidates / float(split.beta_oracle)) / (e * float(split.tau))), e
 
-    epsilon_a, split = _search(run, EPSILON_A_GRID, oracle_float)
+    epsilon_a, split = _search(run, EPSILON_A_GRID, RHO_GRID, oracle_float)
     m_lb = labelboost_term(run.vc, split)
     m_oracle = completion_oracle_m(candidates, split.tau, split.beta_oracle, epsilon_a)
     m = max(m_lb, m_oracle)
     n, derivation = certify(run, m, epsilon_a)
     return FreeCalibration("Theorem 5.1", run, split, "epsilon_A", epsilon_a, epsilon_a, m_lb, m_oracle, m, n,
+                           derivation)
+
+
+def relabel_oracle_event(epsilon_b: sympy.Expr, hypotheses: int, draws: int, m: int) -> ev.Event:
+    """The event :meth:`dpledger.learners.boolean.oracle.RelabelOracle.event` records on m records
+    (without the claims, and without the composed class, whose residual automaton needs 2^k
+    states): Lemma 3.11 (ARelabel, +3) over B_i's exponential mechanism on ``draws`` of the m
+    relabeled records drawn with replacement (Lemma 8.15's rule). ``tests/learners/test_free_constants.py``
+    checks that the two derive the same ε."""
+    learner = ev.SubsampleWithReplacement(ev.ExponentialMechanism(epsilon_b, hypotheses), draws, m)
+    return ev.LabelBoostThen(learner)
+
+
+def theorem_8_19(run: UtilityTarget, components: Sequence[tuple[str, int, int]]) -> FreeCalibration:
+    """Theorem 8.19 with the relabel-and-learn oracles for ``components`` ((name, d_i, |H_i|)):
+    ε_B free in (0, 1], the utility split as for Theorem 5.1, each M_{A,i} by Corollary 8.17
+    (:func:`dpledger.learners.calibration.boolean.oracle_m`) and ε_A the largest derived ε of the
+    k oracles' events at the chosen m, rounded up to a float."""
+    from fractions import Fraction
+
+    from dpledger.learners.boolean.local_learners import empirical_draws
+    from dpledger.learners.calibration.boolean import exponential_learner_m, oracle_m, relabel_m
+
+    classes = sorted(set((d, size) for _, d, size in components))
+    requirements: dict[sympy.Expr, list[tuple[int, int]]] = {}  # ρ → [(relabel_m, m_B at ε_B = 1)] per class
+
+    def oracle_float(epsilon_b: sympy.Expr, split: UtilitySplit, term: float) -> tuple[float, float]:
+        if split.rho not in requirements:
+            requirements[split.rho] = [(relabel_m(d, size, split.tau, split.beta_oracle),
+                                        exponential_learner_m(size, split.tau / 2, split.beta_oracle / 2, 1))
+                                       for d, size in classes]
+        e = float(epsilon_b)
+        m_b = [math.ceil(b * max(4 / e, 8) / 8) for _, b in requirements[split.rho]]  # max(4/ε_B, 8) against 8
+        m = max(term, *(max(r, 9 * b) for (r, _), b in zip(requirements[split.rho], m_b)))
+        ratio = max(min(b, m // 9) * (math.log1p(math.expm1(e) / m) - math.log1p(math.expm1(-e) / m)) for b in m_b)
+        return m, 3 + ratio
+
+    epsilon_b, split = _search(run, EPSILON_B_GRID, RHO_GRID_BOOLEAN, oracle_float)
+    m_lb = labelboost_term(run.vc, split)
+    m_oracle = max(oracle_m(d, size, split.tau, split.beta_oracle, epsilon_b) for d, size in classes)
+    m = max(m_lb, m_oracle)
+    epsilon_a = max(account(relabel_oracle_event(
+        epsilon_b, size, empirical_draws(m, exponential_learner_m(size, split.tau / 2, split.beta_oracle / 2, epsilon_b)),
+        m)).guarantee.epsilon_upper for _, size in classes)
+    epsilon_a = sympy.Rational(Fraction(epsilon_a))
+    n, derivation = certify(run, m, epsilon_a)
+    return FreeCalibration("Theorem 8.19", run, split, "epsilon_B", epsilon_b, epsilon_a, m_lb, m_oracle, m, n,
                            derivation)

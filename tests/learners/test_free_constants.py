@@ -85,3 +85,59 @@ def test_free_theorem_5_1_is_20x_below_the_paper_at_every_k_and_100x_at_k_up_to_
         free = theorem_5_1(run, DOMAIN + 1)
         assert free.holds
         assert paper["n_paper"] >= (100 if k <= 5 else 20) * free.n, (k, paper["n_paper"], free.n)
+
+
+def _boolean_composition(names):
+    from dpledger.learners.boolean.composition import BooleanComposition, component_class
+    from dpledger.learners.boolean.formula import parse_formula
+
+    formula = " and ".join(f"x{i + 1}" for i in range(len(names)))
+    return BooleanComposition(parse_formula(formula), [component_class(n, DOMAIN) for n in names])
+
+
+def _boolean_free(names, epsilon):
+    from dpledger.learners.calibration.free_constants import theorem_8_19
+
+    C = _boolean_composition(names)
+    rows = [(n, H.vc_dimension, len(space)) for n, H, space in zip(names, C.components, C.spaces)]
+    run = UtilityTarget.of("Theorem 8.19", len(names), C.vc_dimension, "0.1", "0.1", epsilon, "1e-6")
+    return C, run, theorem_8_19(run, rows)
+
+
+@pytest.mark.parametrize("epsilon", ["0.5", "1"])
+def test_free_theorem_8_19_chosen_point_meets_the_target_with_the_relabel_oracles_own_events(epsilon):
+    from dpledger.learners.boolean.oracle import RelabelOracle
+    from dpledger.learners.calibration.boolean import exponential_learner_m, relabel_m
+
+    names = ["thresholds", "intervals", "thresholds"]
+    C, run, free = _boolean_free(names, epsilon)
+    c = free.to_dict()["constants"]
+    oracle = RelabelOracle(Fraction(str(free.free_value)), Fraction(str(free.split.tau)),
+                           Fraction(str(free.split.beta_oracle)))
+    prefix, events = (), []
+    for i in range(C.k):
+        events.append(oracle.event(C, prefix, free.m))
+        prefix += (C.next_values(prefix)[0],)
+    # the oracles' own events (Corollary 8.17 over Lemma 8.15's rule) never exceed the ε_A certified with
+    assert max(account(e).guarantee.epsilon_upper for e in events) <= float(free.epsilon_oracle)
+    target = Target.of(free.n, C.k, run.epsilon, run.delta)
+    assert account(learner_event(target, free.m, events, "optimal")).guarantee.meets(run.epsilon, run.delta).holds
+    # utility: Theorem 7.2's budgets, and m covers every M_{A,i} of Corollary 8.17 at the chosen constants
+    k = C.k
+    assert 20 * (k + 1) * c["tau"] <= 0.1 * (1 + 1e-12)
+    assert k * c["beta_A"] + k * c["beta_LB"] + (k + 1) * c["beta_VC"] <= 0.1 * (1 + 1e-12)
+    for H, space in zip(C.components, C.spaces):
+        m_b = exponential_learner_m(len(space), free.split.tau / 2, free.split.beta_oracle / 2, free.free_value)
+        assert free.m >= max(relabel_m(H.vc_dimension, len(space), free.split.tau, free.split.beta_oracle), 9 * m_b)
+    assert 0 < free.free_value <= 1  # Proposition 8.16's ε_B ∈ (0, 1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("epsilon", ["0.5", "1"])
+def test_free_theorem_8_19_is_20x_below_the_paper_at_every_k_and_100x_at_k_up_to_5(epsilon):
+    from dpledger.verify.service.calibrate import theorem_8_19
+
+    for k in GOAL_K:
+        payload = theorem_8_19(k=k, epsilon=epsilon).payload
+        assert payload["free"]["guarantee"]["holds"]
+        assert payload["n_paper"] >= (100 if k <= 5 else 20) * payload["free"]["n_free"], (k, payload["n_paper"])

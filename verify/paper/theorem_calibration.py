@@ -1,5 +1,6 @@
 """Sample-size calibration of the CarryForwardLearner theorems of seed 000 from a target
-(α, β, ε, δ): Theorem 5.1 (generic oracles), Theorem 8.5 with the halfspace oracles
+(α, β, ε, δ): Theorem 5.1 (generic oracles; with the completion-score oracle also the free-constant
+calibration of :mod:`dpledger.learners.calibration.free_constants`, :func:`free_report`), Theorem 8.5 with the halfspace oracles
 (Theorems 8.8, 8.14), and Theorems 2.1, 3.1, 4.1 of seed 002 — each as a JSON-ready payload
 and its text, shared by ``dpledger calibrate <theorem>`` and the calibration reports.
 Theorem 8.19 lives in :func:`dpledger.verify.service.calibrate.theorem_8_19`.
@@ -9,9 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from dpledger.accountant.numerics.certified import enclose, upper_float
+from dpledger.learners.calibration.free_constants import FreeCalibration
 from dpledger.learners.calibration.sample_size import SampleComplexity
 
-COMMON_HYPOTHESES = ("α, β, ε, δ ∈ (0, 1)", "δ ≤ β")
+COMMON_HYPOTHESES = ("α, β, δ ∈ (0, 1)", "ε ∈ (0, 1] (Lemma 6.12 needs ε ≤ 1)", "δ ≤ β")
+FREE_SEARCH = ("free constants: τ = α/(20(k+1)) and kβ_A + kβ_LB + (k+1)β_VC = β (Theorem 7.2's proof), δ_A = 0 "
+               "(pure oracles), the oracle's ε searched to minimise m·(e^{ε_A + 2c_LB} − 1); n certified at the choice "
+               "(dpledger.learners.calibration.free_constants)")
 HYPOTHESES = {
     "Theorem 5.1": (*COMMON_HYPOTHESES, "a k-component parameterization with VC(C) = v",
                     "oracles A_1..A_k satisfying Assumption 4.4 with common requirement M_A"),
@@ -44,6 +49,24 @@ def _chain(sample: SampleComplexity) -> dict[str, Any]:
     return {"holds": chain.holds, "steps": [step.to_dict() for step in chain.steps], "command": command}
 
 
+def free_report(free: FreeCalibration, n_paper: int, n_tight: int) -> tuple[dict[str, Any], list[str]]:
+    """The JSON and text lines of the free-constant calibration beside the paper's and the tight n."""
+    c = free.to_dict()
+    g = free.guarantee
+    payload = {**c, "search": FREE_SEARCH, "saving_over_paper": n_paper / free.n, "saving_over_tight": n_tight / free.n}
+    k = c["constants"]
+    oracle = (f"ε_A = {free.free_value}" if free.free_constant == "epsilon_A"
+              else f"ε_B = {free.free_value}, ε_A ≤ {k['epsilon_A']:.6g} (derived)")
+    text = [f"  n (free constants: {oracle}, δ_A = 0, τ = α/(20(k+1)) = {k['tau']:.6g}, β_A = ρβ/k with ρ = {k['rho']}, "
+            f"β_LB = β_VC = (1 − ρ)β/(2k+1) = {k['beta_LB']:.3g}) = {count_text(free.n)} — ×{payload['saving_over_paper']:.4g} "
+            f"below the paper, ×{payload['saving_over_tight']:.3g} below tight",
+            f"    m = max(Lemma 7.1 term with SUBSTITUTE c = 1/40: {free.m_labelboost}, M_A = {free.m_oracle}) = {free.m}; "
+            f"derived guarantee at n: ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.3g}: "
+            f"{'holds' if free.holds else 'FAILS'}; error ≤ 20(k+1)τ = {c['error_bound']:.6g}, "
+            f"failure ≤ {c['failure_bound']:.6g}"]
+    return payload, text
+
+
 def sample_report(sample: SampleComplexity) -> tuple[dict[str, Any], list[str]]:
     """The JSON and the text lines of a CarryForwardLearner theorem's sample complexity, with
     Lemma 6.12's chain at the paper's n (derived once for both)."""
@@ -70,6 +93,7 @@ def theorem_5_1(k: int, vc: int, alpha: Any, beta: Any, epsilon: Any, delta: Any
     """Theorem 5.1 / Corollary 7.3: M_A given (``oracle_m``), or that of the completion-score
     oracle on a grid class (``component_class`` on [0, ``domain_size``), whose k and VC
     dimension then replace ``k`` and ``vc``)."""
+    from dpledger.learners.calibration import free_constants
     from dpledger.learners.component_oracles import completion_oracle_m, largest_component_domain
     from dpledger.learners.concept_classes import make_class
     from dpledger.learners.calibration.sample_size import UtilityTarget, carry_forward_sample_complexity
@@ -92,11 +116,16 @@ def theorem_5_1(k: int, vc: int, alpha: Any, beta: Any, epsilon: Any, delta: Any
                 else completion_oracle_m(candidates, run.tau, run.beta_oracle))
     sample = carry_forward_sample_complexity(run, lambda n: m_oracle)
     sample_json, sample_lines = sample_report(sample)
+    free_json: dict[str, Any] | None = None
+    free_lines = ["  n (free constants): not computed — with a given M_A the oracle's dependence on ε_A, τ, β_A is unknown "
+                  "(use --class)"]
+    if component_class is not None:
+        free_json, free_lines = free_report(free_constants.theorem_5_1(run, candidates), sample.n_paper, sample.n_tight)
     payload = {"statement": "Theorem 5.1", "hypotheses": list(HYPOTHESES["Theorem 5.1"]), "oracle": description,
-               **sample_json}
+               **sample_json, "free": free_json}
     text = [f"Theorem 5.1 (CarryForwardLearner): k = {k}, v = {vc}, α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
             "  choices (Algorithm 2 line 3): τ = α/(40k), β_A = β/(4k), ε_A = 4, δ_A = δ/(16ek)",
-            f"  oracle: {description}", *sample_lines]
+            f"  oracle: {description}", *sample_lines, *free_lines]
     return {"payload": payload, "text": "\n".join(text)}
 
 

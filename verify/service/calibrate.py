@@ -38,6 +38,8 @@ def _theorem_output(result: dict[str, Any]) -> Output:
     verdicts = [payload["guarantee_paper"]["holds"], payload["guarantee_tight"]["holds"]]
     if "paper_chain" in payload:
         verdicts.append(payload["paper_chain"]["holds"])
+    if payload.get("free"):
+        verdicts.append(payload["free"]["guarantee"]["holds"])
     return Output(result["payload"], result["text"], _status(*verdicts))
 
 
@@ -118,8 +120,10 @@ def theorem_8_19(*, k: int, components: Sequence[str] | None = None, domain_size
                  alpha: Exact = "0.1", beta: Exact = "0.1", epsilon: Exact = "0.5", delta: Exact = "1e-6") -> Output:
     """Theorem 8.19: CarryForwardLearner with the Proposition 8.16 oracles for G(H_1, …, H_k), the
     components ``components`` (default: k thresholds) on the grid [0, ``domain_size``), paper
-    against tight, beside the per-component baseline :data:`BASELINE`."""
+    against tight and against the free constants (ε_B and the utility split chosen, issue 17),
+    beside the per-component baseline :data:`BASELINE`."""
     from dpledger.learners.boolean.composition import HypothesisSpace, component_class, composition_vc_bound
+    from dpledger.learners.calibration import free_constants
     from dpledger.learners.calibration.boolean import separate_samples_baseline
     from dpledger.learners.calibration.boolean import theorem_8_19 as calibration
 
@@ -133,6 +137,8 @@ def theorem_8_19(*, k: int, components: Sequence[str] | None = None, domain_size
     sample = result.sample
     baseline = separate_samples_baseline(result.m_oracle, k, epsilon)
     sample_json, sample_lines = theorem_calibration.sample_report(sample)
+    free_json, free_lines = theorem_calibration.free_report(free_constants.theorem_8_19(sample.run, rows),
+                                                                  sample.n_paper, sample.n_tight)
     payload: dict[str, Any] = {
         "statement": "Theorem 8.19",
         "target": {"k": k, "alpha": alpha, "beta": beta, "epsilon": epsilon, "delta": delta},
@@ -140,6 +146,7 @@ def theorem_8_19(*, k: int, components: Sequence[str] | None = None, domain_size
         "parameters": {"epsilon_B": 1, "delta_B": upper_float(enclose(result.delta_b)), **sample.run.to_dict()},
         "vc_bound": vc,
         **sample_json,
+        "free": free_json,
         "baseline": {"n": baseline, "model": BASELINE},
         "ratio_n_over_baseline": sample.n_paper / baseline,
     }
@@ -149,7 +156,7 @@ def theorem_8_19(*, k: int, components: Sequence[str] | None = None, domain_size
     for c in result.components:
         lines.append(f"  {c.name:<11} d = {c.vc_dimension}, |H| = {c.hypotheses}, m_B(τ/2, β_A/2, 1) = {c.m_b}, "
                      f"ARelabel |S| = {c.m_relabel}, M_A,i = {c.m_oracle}")
-    lines += [f"  VC(C) ≤ {vc} (composition bound)", *sample_lines,
+    lines += [f"  VC(C) ≤ {vc} (composition bound)", *sample_lines, *free_lines,
               f"  baseline ({BASELINE}): n = {baseline}; CarryForwardLearner (paper) / baseline = "
               f"{sample.n_paper / baseline:.4g}"]
     return _theorem_output({"payload": payload, "text": "\n".join(lines)})
