@@ -129,13 +129,13 @@ def check_features(X: Any, *, flat: bool = False, min_samples: int = 2) -> np.nd
         raise ValueError("X: sparse input is not supported; pass a dense array (X.toarray())")
     try:
         array = np.asarray(X)
-        if array.dtype.kind == "c" or any(isinstance(v, complex) for v in array.ravel()[:1]):
-            raise ValueError("Complex data not supported (X)")
-        array = array.astype(float)
-    except (TypeError, ValueError) as error:
-        if "Complex" in str(error):
-            raise
-        raise NonNumericError(f"X must be an array of real numbers ({error})") from None
+        if array.dtype.kind != "c":
+            array = array.astype(float)
+    except (TypeError, ValueError):  # ragged lists, strings, other objects; the message echoes no value of X
+        raise NonNumericError("X must be a rectangular array of real numbers: every argument must be a number "
+                              "or a string holding a number") from None
+    if array.dtype.kind == "c":
+        raise ValueError("Complex data not supported (X)")
     if array.ndim != 2 and not (flat and array.ndim == 1):
         raise ValueError(f"X must be a 2-d array (n_samples, n_features), got shape {array.shape}. Reshape your "
                          "data with X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it is one sample.")

@@ -217,3 +217,10 @@ def test_without_scikit_learn_the_learners_keep_the_same_parameter_interface() -
     result = subprocess.run([sys.executable, "-c", FALLBACK], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("X", [[["secret-a", 1.0], [2.0, 3.0]], [[1.0, 2.0], [3.0]]], ids=["text", "ragged"])
+def test_non_numeric_features_are_refused_without_echoing_the_data(X: list) -> None:
+    with pytest.raises(ValueError, match="X must be a rectangular array of real numbers") as refused:
+        PrivateProperLearner(1, 1e-5).fit(X, [1, -1])
+    assert isinstance(refused.value, TypeError) and "secret" not in str(refused.value)
