@@ -19,6 +19,7 @@ nodes); ``guarantee_`` is what the accountant derives from it, whatever m was ch
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -187,9 +188,13 @@ class CarryForwardLearner(PrivateClassifier):
 
     # -- Algorithm 2 ----------------------------------------------------------------------
 
-    def fit(self, X: Any, y: Any, X_holdout: Any = None) -> CarryForwardLearner:
+    def fit(self, X: Any, y: Any, X_holdout: Any = None, *,
+            on_progress: Callable[[int, int], None] | None = None) -> CarryForwardLearner:
         """Run Algorithm 2 on (X, y); ``X_holdout`` (unlabeled points) adds population
-        disagreements to the round telemetry."""
+        disagreements to the round telemetry. ``on_progress(done, total)``, when given, is called
+        after each of the 2k + 2 steps (the preliminary LabelBoost, each round's oracle call and
+        its LabelBoost with telemetry, the accounting); nothing is printed."""
+        report = on_progress or (lambda done, total: None)
         points, labels, oracle = self._validated(X, y)
         C = self.concept_class
         target = Target.of(len(points), C.k, self.epsilon, self.delta)
@@ -205,6 +210,8 @@ class CarryForwardLearner(PrivateClassifier):
         r0 = reservoirs[0][rng.subset(block, m)]
         first = labelboost(C, points[r0], labels[r0], points[:0], rng)
         state = _State((), points[r0], first.labeled, first.hypothesis)
+        steps = 2 * C.k + 2
+        report(1, steps)
         oracle_events: list[Event] = []
         for i in range(1, C.k + 1):
             self._check_lemma_5_2(state)
@@ -213,19 +220,23 @@ class CarryForwardLearner(PrivateClassifier):
             if not C.prefix_valid(extended):
                 raise InvariantViolation(f"oracle returned {component!r}: {extended} is not a valid prefix (Assumption 4.4)")
             oracle_events.append(oracle.event(C, state.prefix, m))  # |S_{i−1}| = m
+            report(2 * i, steps)
             if i == C.k:  # lines 11–12
                 state.rounds.append(self._telemetry(i, component, state, extended, extended, holdout, tau))
+                report(2 * i + 1, steps)
                 state.prefix = extended
                 break
             carrier = reservoirs[1 + (i - 1) % 2][rng.subset(block, m)]  # line 13
             result = labelboost(restrict(C, extended), state.X, state.y, points[carrier], rng)  # line 14
             state.rounds.append(self._telemetry(i, component, state, extended, result.hypothesis, holdout, tau))
             state = _State(extended, points[carrier], result.carrier, result.hypothesis, state.rounds)  # line 15
+            report(2 * i + 1, steps)
         self.hypothesis_ = state.prefix
         self.m_ = m
         self.rounds_ = state.rounds
         self._record(learner_event(target, m, oracle_events, "optimal"))
         self.holds_ = self.guarantee_.meets(target.epsilon, target.delta).holds
+        report(steps, steps)
         return self
 
     def _check_lemma_5_2(self, state: _State) -> None:
