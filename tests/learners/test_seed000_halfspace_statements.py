@@ -1,7 +1,8 @@
 """Seed 000, Appendix C / Section 8.3, checked on their own: Lemma C.1 (a realizable halfspace sample
 induces a feasible linear system, satisfied by the target on every submultiset) and Lemma 8.11 =
 Corollary C.2 (full depth on a random submultiset B transfers to depth ≥ (1 − ρ)n on S, for every
-parameter point — exactly, by the sectors of the plane, in dimension d = 1)."""
+parameter point — exactly, by the sectors of the plane, in dimension d = 1) and Algorithm 3
+(IPConcave, as the coordinate oracle runs it)."""
 from __future__ import annotations
 
 import math
@@ -11,8 +12,11 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpledger.learners.halfspaces.depth import depth
+import dpledger.learners.halfspaces.oracles as oracles
+from dpledger.learners.halfspaces import IPConcaveOracle
+from dpledger.learners.halfspaces.depth import coordinate_objective, depth
 from dpledger.learners.halfspaces.geometry import GridHalfspaces
+from dpledger.learners.randomness import Sampled
 from dpledger.learners.synthetic import random_concept
 
 
@@ -75,3 +79,36 @@ def test_lemma_8_11_full_depth_on_a_random_submultiset_transfers_to_every_parame
         too_small += _worst_transfer(X, y, B[:2]) < (1 - rho) * n
     assert transferred >= (1 - beta) * 20
     assert too_small > 0
+
+
+def test_algorithm_3_ipconcave_partitions_at_random_takes_each_blocks_full_depth_maximizer_then_privateip(monkeypatch):
+    """Algorithm 3 (IPConcave) as the coordinate oracle runs it: line 2, a random partition of S
+    into t blocks of size ≥ ⌊n/t⌋ (a uniformly random permutation cut into t runs); line 4, for each
+    block the y_j it hands on maximizes Q_i^{B_j} over the finite domain Ỹ_i (here the full depth
+    |B_j|, the state being realizable); line 5, PrivateIP (the exponential interior-point
+    substitute, named) on exactly (y_1, …, y_t), its output in Ỹ_i."""
+    permutations: list[np.ndarray] = []
+    handed: list[list] = []
+    original_permutation, original_ip = Sampled.permutation, oracles.exponential_interior_point
+
+    def permutation(self, n):
+        permutations.append(np.array(original_permutation(self, n)))
+        return permutations[-1]
+
+    def interior_point(values, domain, epsilon, rng):
+        handed.append(list(values))
+        return original_ip(values, domain, epsilon, rng)
+
+    monkeypatch.setattr(Sampled, "permutation", permutation)
+    monkeypatch.setattr(oracles, "exponential_interior_point", interior_point)
+    C, X, y, target, _ = _realizable(2, 16, 60, 11)
+    prefix, t = tuple(target[:1]), 5
+    value = IPConcaveOracle(epsilon=4, blocks=t).select(C, prefix, X, y, Sampled(3))
+    domain = C.next_values(prefix)
+    assert len(permutations) == 1 and sorted(permutations[0].tolist()) == list(range(60)) and len(handed) == 1
+    blocks = np.array_split(permutations[0], t)
+    assert len(handed[0]) == t and all(len(block) >= 60 // t for block in blocks)
+    for block, z in zip(blocks, handed[0]):
+        Q = coordinate_objective(X[block], y[block], prefix)
+        assert z in domain and Q(z) == Q.maximum == len(block)
+    assert value in domain
