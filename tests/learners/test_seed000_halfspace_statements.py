@@ -112,3 +112,28 @@ def test_algorithm_3_ipconcave_partitions_at_random_takes_each_blocks_full_depth
         Q = coordinate_objective(X[block], y[block], prefix)
         assert z in domain and Q(z) == Q.maximum == len(block)
     assert value in domain
+
+
+def _largest_gap(C, X, y, changed) -> int:
+    """max over w ∈ {−1, 1} and every z of Ỹ_2(w) of |Q_2^S(z) − Q_2^{S′}(z)| (d = 1, all listed)."""
+    gaps = [0]
+    for w in (-1, 1):
+        domain = C.next_values((w,))
+        before, after = coordinate_objective(X, y, (w,)), coordinate_objective(*changed, (w,))
+        gaps += [abs(before(domain[j]) - after(domain[j])) for j in range(domain.size)]
+    return max(gaps)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 8), st.integers(0, 7), st.integers(-3, 3), st.integers(0, 1))
+def test_lemma_8_3_coordinate_objective_has_sensitivity_one_on_every_domain_element(seed, m, slot, x, label):
+    """Lemma 8.3, "sensitivity-one": substituting one record of S (realizable, d = 1, grid 3; the
+    new record arbitrary) moves Q_i^S(z) by at most 1 at every z of the finite domain Ỹ_i(y_{≤i−1})
+    (all 21 elements listed), for both signs of w. Flipping one label of a fixed sample moves it by
+    exactly 1 somewhere (the bound is reached)."""
+    C, X, y, _, _ = _realizable(1, 3, m, seed)
+    changed = X.copy(), y.copy()
+    changed[0][slot % m], changed[1][slot % m] = x, label
+    assert _largest_gap(C, X, y, changed) <= 1
+    fixed_X, fixed_y = np.array([[-1], [0], [2]]), np.array([0, 1, 1])
+    assert _largest_gap(C, fixed_X, fixed_y, (fixed_X, np.array([1, 1, 1]))) == 1
