@@ -224,3 +224,12 @@ def test_non_numeric_features_are_refused_without_echoing_the_data(X: list) -> N
     with pytest.raises(ValueError, match="X must be a rectangular array of real numbers") as refused:
         PrivateProperLearner(1, 1e-5).fit(X, [1, -1])
     assert isinstance(refused.value, TypeError) and "secret" not in str(refused.value)
+
+
+def test_carry_forward_refuses_a_label_outside_its_declared_pair_without_echoing_it() -> None:
+    X, y = interval_sample()
+    y = y.astype(float)
+    y[7] = 0.25
+    with pytest.raises(ValueError, match=r"outside the declared labels \(0, 1\)") as refused:
+        CarryForwardLearner(Intervals(16), m=6, random_state=0).fit(X, y)
+    assert "0.25" not in str(refused.value)
