@@ -8,7 +8,7 @@ is made of — no paper involved:
   (Canonne–Kamath–Steinke 2020): the noise of one release of a statistic of the given sensitivity;
 * :func:`composition_epsilon`: the largest per-step ε₀ of k adaptively composed (ε₀, δ₀)-DP
   mechanisms (basic, advanced — seed 000's Theorem 3.5 —, or optimal composition, Kairouz–Oh–
-  Viswanath 2015);
+  Viswanath 2015), each optionally subsampled as below;
 * :func:`composition_noise`: the noise of k compositions of one of those mechanisms, optionally run
   on a Poisson subsample (rate q, Balle–Barthe–Gaboardi 2018 Thm 8) or a fixed-size subsample of m
   out of n records (Theorem 3.4).
@@ -24,7 +24,8 @@ How the δ budget is split (a choice, stated in ``Calibration.notes``): without 
 Gaussian's exact composition (Dong–Roth–Su 2019) and the discrete Gaussian's zCDP composition use
 the total δ once; otherwise each of the k steps is accounted at δ₀ = δ_share/(k·q) (q = 1 without
 subsampling; at most 1/2) with δ_share = δ for basic composition or a single step and δ/2 for
-advanced and optimal composition, whose remaining δ/2 pays for the composition itself.
+advanced and optimal composition, whose remaining δ/2 pays for the composition itself; under
+substitution after Poisson sampling q is replaced by the bound of ``_Sampling.delta_factor``.
 """
 from __future__ import annotations
 
@@ -190,66 +191,14 @@ def _smallest(event_for: Callable[[Fraction], ev.Event], epsilon: sympy.Expr, de
     return smallest_noise(counted, epsilon, delta, start=start, relative_tolerance=RELATIVE_TOLERANCE)
 
 
-# --- per-step ε under composition -------------------------------------------------------------
-
-
-def composition_epsilon(k: int, epsilon: Any, delta: Any, method: str = "optimal", step_delta: Any = 0,
-                        on_evaluation: Callable[[int], None] | None = None) -> Calibration:
-    """The largest ε₀ (rounded down to a float) such that k adaptively composed (ε₀, ``step_delta``)-DP
-    mechanisms are certified (``epsilon``, ``delta``)-DP under ``method``:
-
-    * ``basic``: ε₀ = ε/k, needs k·δ₀ ≤ δ (Dwork–Roth 2014, Thm 3.16);
-    * ``advanced``: √(2k ln(1/δ′))ε₀ + kε₀(e^{ε₀} − 1) ≤ ε with δ′ = δ − kδ₀ > 0 (Theorem 3.5 of
-      seed 000; Dwork–Rothblum–Vadhan 2010);
-    * ``optimal``: the exact optimum over all (ε₀, δ₀)-DP mechanisms (Kairouz–Oh–Viswanath 2015,
-      Thm 3.3; beyond 10⁶ steps the accountant reports the advanced bound, ≥ the optimum).
-
-    ``on_evaluation(n)`` is called before the n-th accountant evaluation of a search."""
-    k = _count(k, "k")
-    target_epsilon, method = _positive(epsilon, "epsilon"), _choice(method, "method", COMPOSITIONS)
-    target_delta = _delta(delta, "delta", allow_zero=method == "basic")
-    delta0 = _delta(step_delta, "step_delta", allow_zero=True)
-    if certainly_le(k * delta0, target_delta) is not True:
-        raise ValueError(f"step_delta must satisfy k·step_delta ≤ delta (k = {k})")
-    if method != "basic" and certainly_lt(k * delta0, target_delta) is not True:
-        raise ValueError(f"{method} composition needs k·step_delta < delta, leaving δ′ > 0 for the composition")
-
-    def step(epsilon0: Any) -> ev.Event:
-        return ev.PureDP(epsilon0) if delta0 == 0 else ev.ApproxDP(epsilon0, delta0)
-
-    def event_for(epsilon0: Any) -> ev.Event:
-        return ev.Composition((step(epsilon0),), method=method,
-                              target_delta=None if method == "basic" else target_delta, repeat=k)
-
-    if method == "basic":
-        exact_step = target_epsilon / k
-        rational = _as_fraction(exact_step)
-        value = _lower(rational) if rational is not None else lower_float(enclose(exact_step))
-    else:  # ε₀ = 1/s for the smallest s whose event meets the target: privacy improves as s grows
-        guess = lambda: math.sqrt(2 * k * math.log(2 / float(target_delta))) / float(target_epsilon)  # noqa: E731
-        scale = _smallest(lambda s: event_for(1 / s), target_epsilon, target_delta, guess, on_evaluation)
-        value = _lower(1 / scale)
-    notes = ({"basic": "basic composition (Dwork–Roth 2014, Thm 3.16): exact for the sum",
-              "advanced": "advanced composition (Theorem 3.5): valid for any ε₀, loose against optimal composition",
-              "optimal": "optimal composition over all (ε₀, δ₀)-DP mechanisms (Kairouz–Oh–Viswanath 2015); a "
-                         "specific mechanism (Gaussian, Laplace) composes better: calibrate its noise instead "
-                         "(composition_noise)"}[method],)
-    return _certify("epsilon", value, event_for, target_epsilon, target_delta, notes)
-
-
-# --- noise of k compositions of a mechanism, optionally subsampled --------------------------------
+# --- subsampling --------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class _Setup:
-    """The validated request of :func:`composition_noise`."""
+class _Sampling:
+    """How each step sees the data: all of it, a Poisson subsample of rate ``rate``, or ``sample`` =
+    (m, n), m records drawn without replacement from n; ``relation`` is the final guarantee's."""
 
-    mechanism: str
-    sensitivity: sympy.Expr
-    epsilon: sympy.Expr
-    delta: sympy.Expr
-    k: int
-    composition: str
     rate: sympy.Expr | None
     sample: tuple[int, int] | None
     relation: str
@@ -265,15 +214,147 @@ class _Setup:
         return sympy.Rational(*self.sample) if self.sample is not None else sympy.Integer(1)
 
     @property
+    def child_relation(self) -> str:
+        """A Poisson-subsampled step must be DP under add/remove (its input's size varies)."""
+        return "add_remove" if self.rate is not None else self.relation
+
+    @property
+    def delta_factor(self) -> sympy.Expr:
+        """c with: the subsampled step's δ ≤ c·δ₀. q by amplification (Theorem 3.4, BBG 2018 Thm 8);
+        under substitution after Poisson sampling qδ₀(1 + e^{ε′−ε}), and e^{ε′−ε} =
+        (1 + q(x − 1))/(x − q(x − 1)) at x = e^ε is monotone in x (its derivative has the sign of
+        2q − 1) between 1 (x = 1) and q/(1 − q) (x → ∞): c = q·(1 + max(1, q/(1 − q))), i.e. 2q for
+        q ≤ 1/2 and q/(1 − q) beyond."""
+        q = self.q
+        if self.rate is None or self.relation == "add_remove":
+            return q
+        at_most_half = certainly_le(q, sympy.Rational(1, 2))
+        if at_most_half is None:  # undecidable: a bound ≥ both branches
+            return q * (2 + q / (1 - q))
+        return 2 * q if at_most_half else q / (1 - q)
+
+    def wrap(self, step: ev.Event) -> ev.Event:
+        if self.rate is not None:
+            return ev.PoissonSubsample(step, self.rate, relation=self.relation)
+        if self.sample is not None:
+            return ev.SubsampleWithoutReplacement(step, *self.sample)
+        return step
+
+
+def _sampling(poisson_rate: Any, sample_size: Any, population_size: Any, relation: Any) -> _Sampling:
+    rate = sample = None
+    if poisson_rate is not None and (sample_size is not None or population_size is not None):
+        raise ValueError("give either poisson_rate or sample_size and population_size, not both")
+    if poisson_rate is not None:
+        rate = exact(poisson_rate, "poisson_rate")
+        if certainly_lt(0, rate) is not True or certainly_le(rate, 1) is not True:
+            raise ValueError(f"poisson_rate must be in (0, 1], got {poisson_rate!r}")
+    elif sample_size is not None or population_size is not None:
+        if sample_size is None or population_size is None:
+            raise ValueError("fixed-size subsampling needs both sample_size and population_size")
+        sample = (_count(sample_size, "sample_size"), _count(population_size, "population_size"))
+        if sample[0] > sample[1]:
+            raise ValueError(f"sample_size must be ≤ population_size, got {sample[0]} > {sample[1]}")
+    default_relation = "add_remove" if rate is not None else "substitute"
+    relation = _choice(default_relation if relation is None else relation, "relation", ev.RELATIONS)
+    if sample is not None and relation != "substitute":
+        raise ValueError("fixed-size subsampling (Theorem 3.4) holds under relation='substitute' only")
+    if rate is not None and relation == "substitute" and rate == 1:
+        raise ValueError("poisson_rate 1 under relation='substitute' gives no amplification: drop the subsampling")
+    return _Sampling(rate, sample, relation)
+
+
+# --- per-step ε under composition -------------------------------------------------------------
+
+
+def composition_epsilon(k: int, epsilon: Any, delta: Any, method: str = "optimal", step_delta: Any = 0, *,
+                        poisson_rate: Any = None, sample_size: int | None = None, population_size: int | None = None,
+                        on_evaluation: Callable[[int], None] | None = None) -> Calibration:
+    """The largest ε₀ (rounded down to a float) such that k adaptively composed (ε₀, ``step_delta``)-DP
+    mechanisms are certified (``epsilon``, ``delta``)-DP under ``method``:
+
+    * ``basic``: ε₀ = ε/k, needs k·δ₀ ≤ δ (Dwork–Roth 2014, Thm 3.16);
+    * ``advanced``: √(2k ln(1/δ′))ε₀ + kε₀(e^{ε₀} − 1) ≤ ε with δ′ = δ − kδ₀ > 0 (Theorem 3.5 of
+      seed 000; Dwork–Rothblum–Vadhan 2010);
+    * ``optimal``: the exact optimum over all (ε₀, δ₀)-DP mechanisms (Kairouz–Oh–Viswanath 2015,
+      Thm 3.3; beyond 10⁶ steps the accountant reports the advanced bound, ≥ the optimum).
+
+    With ``poisson_rate`` q each mechanism runs on a Poisson subsample and must be (ε₀, δ₀)-DP under
+    add/remove neighbours (the guarantee is then under add/remove, BBG 2018 Thm 8); with
+    ``sample_size`` m and ``population_size`` n on m of n records drawn without replacement
+    (Theorem 3.4). The amplified steps are composed as (ε, δ) pairs, and k·q·δ₀ must leave room in δ.
+    ``on_evaluation(n)`` is called before the n-th accountant evaluation of a search."""
+    k = _count(k, "k")
+    target_epsilon, method = _positive(epsilon, "epsilon"), _choice(method, "method", COMPOSITIONS)
+    target_delta = _delta(delta, "delta", allow_zero=method == "basic")
+    delta0 = _delta(step_delta, "step_delta", allow_zero=True)
+    sampling = _sampling(poisson_rate, sample_size, population_size, None)
+    spent = k * sampling.q * delta0
+    if certainly_le(spent, target_delta) is not True:
+        raise ValueError(f"step_delta must satisfy k·q·step_delta ≤ delta (k = {k}, q = {sampling.q})")
+    if method != "basic" and certainly_lt(spent, target_delta) is not True:
+        raise ValueError(f"{method} composition needs k·q·step_delta < delta, leaving δ′ > 0 for the composition")
+
+    def step(epsilon0: Any) -> ev.Event:
+        relation = sampling.child_relation
+        inner = ev.PureDP(epsilon0, relation) if delta0 == 0 else ev.ApproxDP(epsilon0, delta0, relation)
+        return sampling.wrap(inner)
+
+    def event_for(epsilon0: Any) -> ev.Event:
+        return ev.Composition((step(epsilon0),), method=method,
+                              target_delta=None if method == "basic" else target_delta, repeat=k)
+
+    if method == "basic" and not sampling.subsampled:
+        exact_step = target_epsilon / k
+        rational = _as_fraction(exact_step)
+        value = _lower(rational) if rational is not None else lower_float(enclose(exact_step))
+    else:  # ε₀ = 1/s for the smallest s whose event meets the target: privacy improves as s grows
+        def guess() -> float:
+            spread = k if method == "basic" else math.sqrt(2 * k * math.log(2 / float(target_delta)))
+            per_step = float(target_epsilon) / spread
+            return 1 / math.log1p(math.expm1(min(per_step, 50.0)) / float(sampling.q))
+
+        scale = _smallest(lambda s: event_for(1 / s), target_epsilon, target_delta, guess, on_evaluation)
+        value = _lower(1 / scale)
+    notes = ({"basic": "basic composition (Dwork–Roth 2014, Thm 3.16): exact for the sum",
+              "advanced": "advanced composition (Theorem 3.5): valid for any ε₀, loose against optimal composition",
+              "optimal": "optimal composition over all (ε₀, δ₀)-DP mechanisms (Kairouz–Oh–Viswanath 2015); a "
+                         "specific mechanism (Gaussian, Laplace) composes better: calibrate its noise instead "
+                         "(composition_noise)"}[method],)
+    if sampling.subsampled:
+        notes += ("each step amplified by subsampling (Theorem 3.4 / Balle–Barthe–Gaboardi 2018), then composed",)
+    return _certify("epsilon", value, event_for, target_epsilon, target_delta, notes, sampling.relation)
+
+
+# --- noise of k compositions of a mechanism, optionally subsampled --------------------------------
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """The validated request of :func:`composition_noise`."""
+
+    mechanism: str
+    sensitivity: sympy.Expr
+    epsilon: sympy.Expr
+    delta: sympy.Expr
+    k: int
+    composition: str
+    sampling: _Sampling
+
+    @property
+    def subsampled(self) -> bool:
+        return self.sampling.subsampled
+
+    @property
     def step_delta(self) -> sympy.Expr:
         """δ₀ of each step (see the module docstring)."""
         share = self.delta if self.composition == "basic" or self.k == 1 else self.delta / 2
-        step = share / (self.k * self.q)
-        return step if certainly_le(step, MAX_STEP_DELTA) else sympy.Rational(1, 2)
+        step = share / (self.k * self.sampling.delta_factor)
+        return step if certainly_le(step, MAX_STEP_DELTA) else MAX_STEP_DELTA
 
     def step(self, scale: Any) -> ev.Event:
         """One release with noise ``scale`` (under add/remove when Poisson-subsampled)."""
-        relation = "add_remove" if self.rate is not None else self.relation
+        relation = self.sampling.child_relation
         if self.mechanism in ("gaussian", "gaussian-classic"):
             calibration = "analytic" if self.mechanism == "gaussian" else "classical"
             return ev.Gaussian(scale, self.step_delta, self.sensitivity, calibration, relation)
@@ -285,11 +366,7 @@ class _Setup:
 
     def event(self, scale: Any) -> ev.Event:
         """k compositions of the (subsampled) release with noise ``scale``."""
-        step = self.step(scale)
-        if self.rate is not None:
-            step = ev.PoissonSubsample(step, self.rate, relation=self.relation)
-        elif self.sample is not None:
-            step = ev.SubsampleWithoutReplacement(step, *self.sample)
+        step = self.sampling.wrap(self.step(scale))
         if self.k == 1:
             return step
         return ev.Composition((step,), method=self.composition,
@@ -309,7 +386,7 @@ class _Setup:
     def guess(self) -> float:
         """A rough noise scale to start the search from (within a few factors of two)."""
         per_step = float(self.epsilon) / (self.k if self.composition == "basic" else math.sqrt(self.k))
-        q = float(self.q)
+        q = float(self.sampling.q)
         if self.subsampled:  # invert the amplification ε′ ≈ log(1 + q(e^ε − 1))
             per_step = math.log1p(math.expm1(min(per_step, 50.0)) / q)
         sensitivity = float(self.sensitivity)
@@ -331,7 +408,7 @@ class _Setup:
                 notes.append(f"{self.composition} composition of {self.k} steps")
         if self.subsampled:
             notes.append(_LOOSE_SUBSAMPLED)
-        if self.rate is not None:
+        if self.sampling.rate is not None:
             notes.append("Poisson subsampling: the sensitivity is the add/remove-one sensitivity")
         if self.mechanism not in _PURE and not (self.composition == "optimal" and not self.subsampled and self.k > 1):
             notes.append(f"each step accounted at δ₀ = {float(self.step_delta):.6g}")
@@ -348,25 +425,9 @@ def _setup(mechanism: Any, sensitivity: Any, epsilon: Any, delta: Any, k: Any, c
         reason = f"{mechanism} noise" if mechanism not in _PURE else f"{composition} composition"
         raise ValueError(f"delta must be in (0, 1): {reason} needs δ > 0")
     target_delta = _delta(delta, "delta", allow_zero=pure_target)
-    rate = sample = None
-    if poisson_rate is not None and (sample_size is not None or population_size is not None):
-        raise ValueError("give either poisson_rate or sample_size and population_size, not both")
-    if poisson_rate is not None:
-        rate = exact(poisson_rate, "poisson_rate")
-        if certainly_lt(0, rate) is not True or certainly_le(rate, 1) is not True:
-            raise ValueError(f"poisson_rate must be in (0, 1], got {poisson_rate!r}")
-    elif sample_size is not None or population_size is not None:
-        if sample_size is None or population_size is None:
-            raise ValueError("fixed-size subsampling needs both sample_size and population_size")
-        sample = (_count(sample_size, "sample_size"), _count(population_size, "population_size"))
-        if sample[0] > sample[1]:
-            raise ValueError(f"sample_size must be ≤ population_size, got {sample[0]} > {sample[1]}")
-    default_relation = "add_remove" if rate is not None else "substitute"
-    relation = _choice(default_relation if relation is None else relation, "relation", ev.RELATIONS)
-    if sample is not None and relation != "substitute":
-        raise ValueError("fixed-size subsampling (Theorem 3.4) holds under relation='substitute' only")
+    sampling = _sampling(poisson_rate, sample_size, population_size, relation)
     setup = _Setup(mechanism, _positive(sensitivity, "sensitivity"), _positive(epsilon, "epsilon"), target_delta, k,
-                   composition, rate, sample, relation)
+                   composition, sampling)
     if mechanism == "gaussian-classic":
         if k > 1 or setup.subsampled:
             raise ValueError("mechanism 'gaussian-classic' is for one release (Dwork–Roth Thm A.1); for k releases "
@@ -401,7 +462,7 @@ def composition_noise(mechanism: str, sensitivity: Any, epsilon: Any, delta: Any
         value = _upper(rational if rational is not None else closed)
     else:
         value = _upper(_smallest(setup.event, setup.epsilon, setup.delta, setup.guess, on_evaluation))
-    return _certify(parameter, value, setup.event, setup.epsilon, setup.delta, setup.notes(), setup.relation)
+    return _certify(parameter, value, setup.event, setup.epsilon, setup.delta, setup.notes(), setup.sampling.relation)
 
 
 def laplace_scale(sensitivity: Any, epsilon: Any) -> Calibration:

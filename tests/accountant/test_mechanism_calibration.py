@@ -73,10 +73,18 @@ CASES = [
     dict(mechanism="discrete-gaussian", k=5, composition="optimal"),
     dict(mechanism="gaussian", k=20, composition="optimal", poisson_rate="0.05"),
     dict(mechanism="discrete-laplace", k=20, composition="advanced", sample_size=5, population_size=100),
+    pytest.param(dict(mechanism="gaussian", k=10, composition="basic", poisson_rate="0.1", relation="substitute"),
+                 marks=pytest.mark.slow),  # δ₀ bound of the coupling (c = 2q); seconds of certified search
+    pytest.param(dict(mechanism="gaussian", k=10, composition="advanced", poisson_rate="0.7", relation="substitute"),
+                 marks=pytest.mark.slow),  # q > 1/2: c = q/(1 − q)
 ]
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: "-".join(str(v) for v in c.values()))
+def _case_id(case) -> str:
+    return "-".join(str(v) for v in case.values()) if isinstance(case, dict) else None
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_calibrated_noise_meets_the_target_and_slightly_less_noise_does_not(case):
     result = composition_noise(sensitivity=1, epsilon=1, delta="1e-5", **case)
     assert _meets(result)
@@ -102,6 +110,14 @@ def test_poisson_rate_and_fixed_size_share_the_amplification_bound_and_beat_no_s
 def test_per_step_epsilon_meets_the_target_and_slightly_more_does_not(method):
     result = composition_epsilon(10, 1, "1e-5", method)
     assert _meets(result) and not _meets(result, Fraction(result.value) / SLIGHTLY)
+
+
+@pytest.mark.parametrize("sampling", [dict(poisson_rate="0.01"), dict(sample_size=1, population_size=100)])
+def test_subsampled_per_step_epsilon_meets_the_target_under_the_sampling_relation(sampling):
+    result = composition_epsilon(100, 1, "1e-5", "advanced", step_delta="1e-6", **sampling)
+    assert _meets(result) and not _meets(result, Fraction(result.value) / SLIGHTLY)
+    assert result.guarantee.relation == ("add_remove" if "poisson_rate" in sampling else "substitute")
+    assert result.value > composition_epsilon(100, 1, "1e-5", "advanced").value
 
 
 def test_per_step_epsilon_basic_is_epsilon_over_k_and_optimal_beats_advanced_and_basic():
@@ -136,6 +152,8 @@ def test_per_step_epsilon_basic_is_epsilon_over_k_and_optimal_beats_advanced_and
     (lambda: composition_epsilon(3, 1, "1e-5", "advanced", step_delta="1e-5"), "step_delta"),
     (lambda: composition_epsilon(3, 1, 0, "optimal"), "delta"),
     (lambda: composition_epsilon(True, 1, 0, "basic"), "k"),
+    (lambda: composition_epsilon(10, 1, "1e-5", step_delta="1e-5", poisson_rate="0.1"), "step_delta"),
+    (lambda: composition_noise("gaussian", 1, 1, "1e-5", poisson_rate=1, relation="substitute"), "poisson_rate 1"),
 ])
 def test_bad_input_is_a_value_error_naming_the_parameter(call, message):
     with pytest.raises(ValueError, match=message):

@@ -56,22 +56,30 @@ def noise(*, mechanism: str, sensitivity: Exact, epsilon: Exact, delta: Exact = 
                                     poisson_rate=poisson_rate, sample_size=sample_size,
                                     population_size=population_size, relation=relation, on_evaluation=on_evaluation)
     finish()
-    sampling = ""
-    if poisson_rate is not None:
-        sampling = f", each on a Poisson subsample (q = {poisson_rate})"
-    elif sample_size is not None:
-        sampling = f", each on {sample_size} of {population_size} records (without replacement)"
+    sampling = _sampling_text(poisson_rate, sample_size, population_size)
     steps = f"{k} releases, {composition} composition" if k > 1 else "one release"
     return _output(calibration, f"{mechanism} noise for (ε, δ) = ({epsilon}, {delta}), sensitivity {sensitivity}: "
                                 f"{steps}{sampling}")
 
 
-def composition(*, k: int, epsilon: Exact, delta: Exact = "0", method: str = "optimal",
-                step_delta: Exact = "0") -> Output:
-    """The largest certified per-step ε₀ of ``k`` composed (ε₀, ``step_delta``)-DP mechanisms
-    (:func:`~dpledger.accountant.mechanism_calibration.composition_epsilon`)."""
+def composition(*, k: int, epsilon: Exact, delta: Exact = "0", method: str = "optimal", step_delta: Exact = "0",
+                poisson_rate: Exact | None = None, sample_size: int | None = None,
+                population_size: int | None = None) -> Output:
+    """The largest certified per-step ε₀ of ``k`` composed (ε₀, ``step_delta``)-DP mechanisms, each
+    optionally on a subsample (:func:`~dpledger.accountant.mechanism_calibration.composition_epsilon`)."""
     on_evaluation, finish = _search_progress()
-    calibration = composition_epsilon(k, epsilon, delta, method, step_delta, on_evaluation=on_evaluation)
+    calibration = composition_epsilon(k, epsilon, delta, method, step_delta, poisson_rate=poisson_rate,
+                                      sample_size=sample_size, population_size=population_size,
+                                      on_evaluation=on_evaluation)
     finish()
-    return _output(calibration, f"per-step ε₀ of {k} × (ε₀, {step_delta})-DP mechanisms, {method} composition, "
+    return _output(calibration, f"per-step ε₀ of {k} × (ε₀, {step_delta})-DP mechanisms, {method} composition"
+                                f"{_sampling_text(poisson_rate, sample_size, population_size)}, "
                                 f"for a total (ε, δ) = ({epsilon}, {delta})")
+
+
+def _sampling_text(poisson_rate: Exact | None, sample_size: int | None, population_size: int | None) -> str:
+    if poisson_rate is not None:
+        return f", each on a Poisson subsample (q = {poisson_rate})"
+    if sample_size is not None:
+        return f", each on {sample_size} of {population_size} records (without replacement)"
+    return ""

@@ -77,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _register_generic(table: argparse._SubParsersAction) -> None:
     """``calibrate noise`` and ``calibrate composition``: one's own mechanism, no paper."""
     parser = leaf(table, "noise", "noise scale of your own Laplace or Gaussian mechanism (k releases, optional "
-                                  "subsampling) for a target (ε, δ), certified", calibrate_mechanism.noise, _noise_call)
+                                  "subsampling) for a target (ε, δ), certified", calibrate_mechanism.noise)
     parser.add_argument("--mechanism", choices=MECHANISMS, required=True,
                         help="gaussian (analytic, Balle–Wang), gaussian-classic (Dwork–Roth, one release, ε < 1), "
                              "laplace, discrete-gaussian, discrete-laplace")
@@ -88,11 +88,7 @@ def _register_generic(table: argparse._SubParsersAction) -> None:
     parser.add_argument("--k", type=positive_int, help="number of adaptive releases (default 1)")
     parser.add_argument("--composition", choices=COMPOSITION_METHODS,
                         help="how the k releases compose (default optimal)")
-    parser.add_argument("--poisson-rate", type=decimal_text,
-                        help="each release on a Poisson subsample of rate q in (0, 1] (add/remove sensitivity)")
-    parser.add_argument("--sample-size", type=positive_int, help="each release on m records drawn without "
-                                                                 "replacement (with --population)")
-    parser.add_argument("--population", dest="population_size", type=positive_int, help="n, the records sampled from")
+    _add_sampling_arguments(parser)
     parser.add_argument("--relation", choices=RELATIONS,
                         help="neighbouring relation of the guarantee (default add_remove with --poisson-rate, "
                              "else substitute)")
@@ -105,9 +101,20 @@ def _register_generic(table: argparse._SubParsersAction) -> None:
     parser.add_argument("--delta", type=decimal_text, help="target total δ in [0, 1) (default 0: basic only)")
     parser.add_argument("--method", choices=COMPOSITION_METHODS, help="composition theorem (default optimal)")
     parser.add_argument("--step-delta", type=decimal_text, help="δ₀ of each mechanism (default 0)")
+    _add_sampling_arguments(parser)
 
 
-def _noise_call(options: dict[str, Any]) -> dict[str, Any]:
+def _add_sampling_arguments(parser: argparse.ArgumentParser) -> None:
+    """--poisson-rate, or --sample-size with --population."""
+    parser.set_defaults(convert=_sampling_call)
+    parser.add_argument("--poisson-rate", type=decimal_text,
+                        help="each step on a Poisson subsample of rate q in (0, 1] (add/remove neighbours)")
+    parser.add_argument("--sample-size", type=positive_int, help="each step on m records drawn without "
+                                                                 "replacement (with --population)")
+    parser.add_argument("--population", dest="population_size", type=positive_int, help="n, the records sampled from")
+
+
+def _sampling_call(options: dict[str, Any]) -> dict[str, Any]:
     """--sample-size and --population go together and exclude --poisson-rate."""
     if ("sample_size" in options) != ("population_size" in options):
         raise ValueError("--sample-size and --population go together")
