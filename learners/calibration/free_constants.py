@@ -65,7 +65,8 @@ RHO_GRID = tuple(sympy.Rational(j, 100) for j in range(1, 100))
 RHO_GRID_BOOLEAN = tuple(sympy.Rational(j, 20) for j in range(1, 20))
 """Theorem 8.19's coarser grid of ρ (each point computes ARelabel's requirement, a certified search)."""
 
-_TWO_C_LB = 2 * math.log(4 * math.e)
+_TWO_C_LB = 2 * float(C_LB)
+"""2c_LB in floats, for the search's score only."""
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,8 @@ class FreeCalibration:
                 "labelboost_term": self.m_labelboost, "M_A": self.m_oracle, "m": self.m, "n_free": self.n,
                 "error_bound": upper_float(enclose(self.split.error_bound(self.run.k))),
                 "failure_bound": upper_float(enclose(self.split.failure_bound(self.run.k))),
-                "guarantee": {"epsilon": g.epsilon_upper, "delta": g.delta_upper, "holds": self.holds}}
+                "guarantee": {"epsilon": g.epsilon_upper, "delta": g.delta_upper, "holds": self.holds},
+                "derivation": self.derivation.to_dict()}
 
 
 def certify(run: UtilityTarget, m: int, epsilon_oracle: sympy.Expr) -> tuple[int, Derivation]:

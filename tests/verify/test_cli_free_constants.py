@@ -40,3 +40,11 @@ def test_calibrate_with_a_given_oracle_requirement_says_why_it_has_no_free_n(cap
     assert status == 0 and json.loads(out)["free"] is None
     status, out = run(capsys, "5.1", "--oracle-m", "5000", "--k", "3", "--vc", "3")
     assert "not computed" in out and "--class" in out
+
+
+def test_calibrate_json_carries_the_derivation_of_the_free_guarantee(capsys):
+    status, out = run(capsys, "5.1", "--class", "intervals", "--json")
+    free = json.loads(out)["free"]
+    assert status == 0
+    assert free["derivation"]["source"] == "Lemma 6.12" and free["derivation"]["claim"]["holds"]
+    assert free["derivation"]["guarantee"]["epsilon"] <= free["guarantee"]["epsilon"] <= 0.5
