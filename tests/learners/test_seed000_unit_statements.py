@@ -1,15 +1,21 @@
 """Unit checks of seed 000 statements that had none: Definition 4.2 (realizable prefix state),
-Definition C.5 (independent perturbation)."""
+Assumption 4.4's totality and utility for the completion-score oracle, Definition C.5 (independent
+perturbation)."""
 import itertools
 from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from dpledger.learners.completion_scores import restrict
+from dpledger.learners.component_oracles import CompletionScoreOracle, completion_oracle_m, largest_component_domain
 from dpledger.learners.concept_classes import make_class
 from dpledger.learners.halfspaces.perturbation import perturb
 from dpledger.learners.labelboost import realizable
-from dpledger.learners.randomness import Sampled
+from dpledger.learners.randomness import Sampled, enumerate_outputs
+from dpledger.learners.synthetic import random_concept
 
 
 def test_definition_c_5_perturbation_adds_independent_uniform_noise_to_every_coordinate():
@@ -55,3 +61,49 @@ def test_definition_4_2_realizable_prefix_state_iff_a_completion_of_the_prefix_l
             assert realizable(C.restrict(prefix), X, y) is verdict, (prefix, sample)
             verdicts[len(prefix), verdict] += 1
     assert all(verdicts[i, True] and verdicts[i, False] for i in range(C.k + 1)), verdicts
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from(["thresholds", "intervals", "rectangles"]), st.integers(0, 2**32 - 1), st.integers(1, 8))
+def test_assumption_4_4_totality_completion_score_oracle_returns_a_valid_component_on_any_labels(name, seed, size):
+    """Assumption 4.4, totality: on every input — labels drawn at random, so mostly not realizable,
+    repeated points with contradictory labels included — the completion-score oracle returns a
+    component that extends the prefix validly, round after round up to a complete hypothesis."""
+    C = make_class(name, 6)
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(size, C.dimension))
+    y = rng.integers(0, 2, size=size)
+    oracle, prefix = CompletionScoreOracle(), ()
+    for _ in range(C.k):
+        prefix += (oracle.select(C, prefix, C.points(X), y, Sampled(seed)),)
+        assert C.prefix_valid(prefix)
+    assert C.contains(prefix)
+
+
+@pytest.mark.parametrize("name", ["thresholds", "intervals"])
+def test_assumption_4_4_utility_completion_score_oracle_is_tau_accurate_at_its_m_a_exactly(name):
+    """Assumption 4.4, utility, for the completion-score oracle: on realizable states (y≤i−1, S)
+    with |S| = M_A(τ, β_A) (its formula, :func:`completion_oracle_m`), the probability — exact,
+    every branch of the exponential mechanism enumerated — that no completion g of the chosen
+    y≤i has disc_{U(S)}(g, h_{i−1}) ≤ τ is at most β_A; τ = β_A = 1/4, ε_A = 4, on [0, 16), for
+    random witnesses and samples, every round. The failure probability is not zero somewhere at
+    |S| = 2 (the check can fail)."""
+    C = make_class(name, 16)
+    tau = beta_a = Fraction(1, 4)
+    m = completion_oracle_m(largest_component_domain(C), tau, beta_a)
+    oracle, rng = CompletionScoreOracle(), np.random.default_rng(0)
+
+    def failure(prefix, X, witness) -> float:
+        h = C.evaluate(witness, X)
+        chosen = enumerate_outputs(lambda r: oracle.select(C, prefix, X, h, r))
+        far = [v for v in chosen if min(np.mean(C.evaluate(g, X) != h) for g in C.completions(prefix + (v,))) > tau]
+        return sum(float(chosen[v].b) for v in far)
+
+    small = 0.0
+    for _ in range(6):
+        witness = random_concept(C, rng)
+        X = C.points(rng.integers(0, 16, size=m))
+        for i in range(C.k):
+            assert failure(tuple(witness[:i]), X, witness) <= float(beta_a)
+        small = max(small, failure((), X[:2], witness))
+    assert small > 0
