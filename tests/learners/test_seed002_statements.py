@@ -1,5 +1,5 @@
 """Seed 002 statements checked on their own: Algorithms 2–4 (the pieces of each learner, as
-implemented), Claim 4.3 (the structure of the noisy gradient step of Algorithm 3) and Lemma C.2 (clipping the features raises the regression loss by at most the
+implemented), the negative controls of Theorems 2.1, D.1 and 4.1's privacy checks, Claim 4.3 (the structure of the noisy gradient step of Algorithm 3) and Lemma C.2 (clipping the features raises the regression loss by at most the
 clipping probability, which is small at the learner's bound).
 
 Tested through the learners' public API only (``learners/agnostic/**`` is not edited here): the
@@ -8,14 +8,18 @@ semi-agnostic learner's steps are observed by wrapping, not replacing, the modul
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 
 import dpledger.learners.agnostic.semi_agnostic as semi_agnostic
-from dpledger.accountant.events import DiscreteGaussian, DiscreteLaplace, ExponentialMechanism
-from dpledger.learners.agnostic import PrivateProperLearner, PrivateSemiAgnosticLearner
+from dpledger.accountant import account
+from dpledger.accountant.events import DiscreteGaussian, DiscreteLaplace, Event, ExponentialMechanism
+from dpledger.learners.agnostic import (
+    PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner, ProductMarginal,
+)
 from dpledger.learners.agnostic.data import halfspace_data
 from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, default_clip_norm, gradient_gram
 from dpledger.learners.agnostic.proper import sphere_cover
@@ -162,3 +166,36 @@ def test_algorithms_3_and_4_one_run_per_geometric_guess_then_one_selection_among
     for run in runs:
         kinds = [type(event) for event in run.children]
         assert kinds == [DiscreteLaplace, DiscreteGaussian] + [DiscreteGaussian] * 3
+
+
+def _noise_halved(event):
+    """The event tree with every discrete Gaussian's σ and every discrete Laplace's scale halved."""
+    if isinstance(event, DiscreteGaussian):
+        return dataclasses.replace(event, sigma_units=event.sigma_units / 2)
+    if isinstance(event, DiscreteLaplace):
+        return dataclasses.replace(event, scale_units=event.scale_units / 2)
+    changes = {}
+    for field in dataclasses.fields(event):
+        value = getattr(event, field.name)
+        if isinstance(value, Event):
+            changes[field.name] = _noise_halved(value)
+        elif isinstance(value, tuple) and value and all(isinstance(child, Event) for child in value):
+            changes[field.name] = tuple(_noise_halved(child) for child in value)
+    return dataclasses.replace(event, **changes) if changes else event
+
+
+@pytest.mark.parametrize("statement, make", [
+    ("Theorem 2.1", lambda: PrivateImproperLearner(1, "1e-6", n_blocks=2, steps=10, random_state=0)),
+    ("Theorem D.1", lambda: PrivateImproperLearner(1, "1e-6", degree=2, steps=10, marginal=ProductMarginal("laplace"),
+                                                   random_state=0)),
+    ("Theorem 4.1", lambda: PrivateSemiAgnosticLearner(1, "1e-6", n_guesses=2, steps=3, random_state=0)),
+])
+def test_theorems_2_1_d_1_4_1_privacy_check_fails_with_half_the_calibrated_noise(statement, make):
+    """The negative control of each learner's privacy check: the accountant certifies (ε, δ) from
+    the learner's own trace, and no longer does once every noise draw in that trace has half its
+    calibrated scale — so the chain checks the noise the learner draws, not a constant."""
+    sample = halfspace_data(1200, 3, 0.1, "random", Sampled(4))
+    learner = make().fit(sample.X, sample.y)
+    assert learner.trace_.statement == statement
+    assert account(learner.trace_).guarantee.meets(1, "1e-6").holds
+    assert not account(_noise_halved(learner.trace_)).guarantee.meets(1, "1e-6").holds
