@@ -12,13 +12,16 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 import math
+from collections import Counter
 from fractions import Fraction
 
 import sympy
+from mpmath import iv, mpf
 
 from dpledger.accountant import events as ev
 from dpledger.accountant.relations import relation_of
-from dpledger.accountant.numerics.certified import certainly_le
+from dpledger.accountant.numerics.certified import certainly_le, enclose, lower_end, upper_end, upper_float
+from dpledger.accountant.numerics.optimal_composition import heterogeneous_optimal_epsilon, homogeneous_optimal_epsilon
 from dpledger.accountant.guarantee import Guarantee, Verdict
 from dpledger.accountant.numerics.special import AnalyticGaussianEpsilon, HeterogeneousOptimalEpsilon, OptimalCompositionEpsilon
 
@@ -116,9 +119,11 @@ class Derivation:
 
 Rule = Callable[[Any, list[Derivation]], Derivation]
 
-EXACT_OPTIMAL_MAX = 10**6
-"""Compositions of more mechanisms than this are not summed exactly (Kairouz–Oh–Viswanath's sum
-costs about √k·45 atoms — seconds at 10⁶, minutes at 10⁸): the advanced bound is reported."""
+HETEROGENEOUS_EXACT_MAX = 10**6
+"""Heterogeneous compositions of more mechanisms than this are not convolved (the certified
+function lists every mechanism): the rule brackets them (see :func:`_bracketed`) and says so.
+Homogeneous compositions are exact at any k (the binomial is summed on a window of about
+√k·√(2 log(2/τ)) atoms with its tails τ certified, :mod:`~dpledger.accountant.numerics.optimal_composition`)."""
 _RULES: dict[type, Rule] = {}
 
 
@@ -419,23 +424,71 @@ def _composition(event: ev.Composition, children: list[Derivation]) -> Derivatio
         return _gaussian_composition(event, children, domain)
     if all(isinstance(child, ev.DiscreteGaussian) for child in event.children):
         return _zcdp_composition(event, children, domain)
-    if count > EXACT_OPTIMAL_MAX:
-        return _advanced(event, children, domain, f"optimal composition: k > {EXACT_OPTIMAL_MAX:,} is beyond the "
-                                                  "exact sum, so the advanced bound (≥ the optimum) is reported")
-    distinct = list(dict.fromkeys((g.epsilon, g.delta) for g in guarantees))
+    distinct = Counter((g.epsilon, g.delta) for g in guarantees)
+    rule = "optimal composition"
     if len(distinct) == 1:
-        eps0, delta0 = distinct[0]
+        eps0, delta0 = next(iter(distinct))
         epsilon = OptimalCompositionEpsilon(eps0, delta0, count, event.target_delta)
         source = "Kairouz–Oh–Viswanath 2015, Thm 3.3"
     else:
+        groups = {pair: times * event.repeat for pair, times in distinct.items()}
+        if count > HETEROGENEOUS_EXACT_MAX:
+            return _bracketed(event, children, domain, groups)
         pairs = [(g.epsilon, g.delta) for g in guarantees] * event.repeat
         epsilon = HeterogeneousOptimalEpsilon(
             sympy.Tuple(*[p[0] for p in pairs]), sympy.Tuple(*[p[1] for p in pairs]), event.target_delta
         )
         source = "Murtagh–Vadhan 2016, Thm 1.5"
+        rule = _heterogeneous_rule(groups, event.target_delta)
     return Derivation(
-        event, Guarantee(epsilon, event.target_delta, domain), "optimal composition", source,
+        event, Guarantee(epsilon, event.target_delta, domain), rule, source,
         r"\min\{\varepsilon: 1-\prod_i(1-\delta_i)\,(1-\delta_{RR}(\varepsilon)) \le \delta\}", tuple(children),
+    )
+
+
+def _heterogeneous_rule(groups: dict[tuple[sympy.Expr, sympy.Expr], int], target: sympy.Expr) -> str:
+    """The rule's name, decided before the guarantee is built: "optimal composition" when
+    Murtagh–Vadhan's law of the privacy loss is convolved exactly at the enclosures' upper ends
+    (the inputs :class:`HeterogeneousOptimalEpsilon` takes its upper bound from), otherwise the
+    lattice bracket of :func:`heterogeneous_optimal_epsilon`, named with the most it can exceed the
+    optimum (its upper end less the lower end computed from the enclosures' lower ends)."""
+    uppers = [(upper_end(enclose(e)), upper_end(enclose(d))) for (e, d), times in groups.items() for _ in range(times)]
+    _, high, exact = heterogeneous_optimal_epsilon(uppers, lower_end(enclose(target)))
+    if exact:
+        return "optimal composition"
+    lowers = [(lower_end(enclose(e)), max(mpf(0), lower_end(enclose(d)))) for (e, d), times in groups.items()
+              for _ in range(times)]
+    low = heterogeneous_optimal_epsilon(lowers, upper_end(enclose(target)))[0] if all(e > 0 for e, _ in lowers) else 0
+    return (f"optimal composition, bracketed: the exact law of {len(groups)} distinct (ε_i, δ_i) is too large, so each "
+            f"ε_i is rounded up to a binary lattice (monotonicity); the reported ε exceeds the optimum by at most "
+            f"{upper_float(iv.mpf(high) - iv.mpf(low)):.3g}")
+
+
+def _bracketed(event: ev.Composition, children: list[Derivation], domain: str,
+               groups: dict[tuple[sympy.Expr, sympy.Expr], int]) -> Derivation:
+    """Heterogeneous optimal composition beyond the exact convolution. The optimum is monotone in
+    every ε_i and δ_i (an (ε, δ)-DP mechanism is (ε′, δ′)-DP for ε′ ≥ ε, δ′ ≥ δ, and the optimal
+    composition of a larger set of mechanisms is no smaller), so it lies between the homogeneous
+    optima (Kairouz–Oh–Viswanath 2015, Thm 3.3, exact at any k) at (min ε_i, min δ_i) and at
+    (max ε_i, max δ_i). The upper one is reported, and the rule states its distance to the lower
+    one: the most it can exceed the optimum."""
+    count = event.count
+    epsilons, deltas = [e for e, _ in groups], [d for _, d in groups]
+    high = OptimalCompositionEpsilon(_max(epsilons), _max(deltas), count, event.target_delta)
+    eps_low = min(lower_end(enclose(e)) for e in epsilons)
+    low = mpf(0)
+    if eps_low > 0:
+        delta_low = max(mpf(0), min(lower_end(enclose(d)) for d in deltas))
+        low = homogeneous_optimal_epsilon(eps_low, delta_low, count, upper_end(enclose(event.target_delta)))[0]
+    excess = upper_float(iv.mpf(upper_end(enclose(high))) - iv.mpf(low))
+    rule = (f"optimal composition, bracketed: {len(groups)} distinct (ε_i, δ_i) over {count:,} mechanisms are beyond "
+            f"the exact convolution, so the homogeneous optimum at (max ε_i, max δ_i) is reported; it exceeds the "
+            f"optimum by at most {excess:.3g} (the homogeneous optimum at (min ε_i, min δ_i) is a lower bound)")
+    return Derivation(
+        event, Guarantee(high, event.target_delta, domain), rule, "Kairouz–Oh–Viswanath 2015, Thm 3.3 (monotonicity)",
+        r"\varepsilon_{\mathrm{opt}}(\max_i \varepsilon_i, \max_i \delta_i; L) \ge \varepsilon_{\mathrm{opt}}"
+        r"(\{(\varepsilon_i, \delta_i)\}_i) \ge \varepsilon_{\mathrm{opt}}(\min_i \varepsilon_i, \min_i \delta_i; L)",
+        tuple(children),
     )
 
 

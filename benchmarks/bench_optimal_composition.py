@@ -1,9 +1,11 @@
 """Time and value of certified optimal composition (dpledger.accountant.numerics.optimal_composition) for k-fold
 composition of an (ε0 = 0.01, δ0 = 0) mechanism at target δ = 1e-6, beside Google's dp_accounting
-(pessimistic PLD accountant and its `advanced_composition`) where that package is importable.
+(pessimistic PLD accountant and its `advanced_composition`) where that package is importable; then
+issue 17's cases at ε0 = 1e-4 from k = 10^6 to 10^9 through the accountant (`account`, end to end),
+beside Theorem 3.5's advanced bound that the accountant once reported beyond 10^6 mechanisms.
 
-Run: python benchmarks/bench_optimal_composition.py   (prints figures only, asserts nothing;
-the dp_accounting PLD at k = 10^6 alone takes about two minutes on the 2-core machine)
+Run: python benchmarks/bench_optimal_composition.py [--skip-pld]   (prints figures only, asserts
+nothing; the dp_accounting PLD at k = 10^6 alone takes about two minutes on the 2-core machine)
 """
 
 from __future__ import annotations
@@ -64,10 +66,35 @@ def advanced(dp_accounting, k: int) -> str:
     return f"{elapsed}  eps = {value}  (grid points (k - 2i)eps0 only)"
 
 
+ISSUE_17 = [10**6, 10**6 + 1, 2 * 10**6, 10**7, 10**8, 10**9]  # ε0 = 1e-4, target 1e-6
+
+
+def issue_17() -> None:
+    """The accountant end to end (event → derivation → certified upper float), fresh each time."""
+    from dpledger.accountant import events as ev
+    from dpledger.accountant.rules import account
+
+    print("\nissue 17: k-fold (1e-4, 0)-DP through account(), target delta = 1e-6")
+    for k in ISSUE_17:
+        account.cache_clear()
+        start = time.perf_counter()
+        optimal = account(ev.Composition((ev.PureDP("1e-4"),), method="optimal", target_delta="1e-6", repeat=k))
+        eps = optimal.guarantee.epsilon_upper
+        elapsed = time.perf_counter() - start
+        advanced = account(ev.Composition((ev.PureDP("1e-4"),), method="advanced", target_delta="1e-6", repeat=k))
+        adv = advanced.guarantee.epsilon_upper
+        print(f"  k = {k:>13,}  {elapsed * 1e3:9.1f} ms  optimal eps <= {eps:.10f} ({optimal.rule})"
+              f"   advanced {adv:.5f} (+{(adv / eps - 1) * 100:.0f}%)")
+
+
 def main() -> None:
+    import sys
+
     try:
         import dp_accounting
     except ImportError:
+        dp_accounting = None
+    if "--skip-pld" in sys.argv:
         dp_accounting = None
     print(f"k-fold composition of ({EPS0}, {DELTA0})-DP, target delta = {TARGET:g}")
     for k, repetitions in CASES:
@@ -79,6 +106,7 @@ def main() -> None:
             continue
         print(f"  dp_accounting PLD       {pld(dp_accounting, k)}")
         print(f"  dp_accounting advanced  {advanced(dp_accounting, k)}")
+    issue_17()
 
 
 if __name__ == "__main__":

@@ -207,17 +207,36 @@ def test_lemma_8_15_claim_holds_when_at_most_a_ninth_is_drawn(eps, draws, ratio)
     assert g.epsilon_upper <= math.expm1(float(eps)) / ratio * (1 + 1e-9)
 
 
-def test_optimal_composition_beyond_a_million_mechanisms_reports_the_advanced_bound():
-    """Too many mechanisms for the exact Kairouz–Oh–Viswanath sum: the rule answers at once with
-    Theorem 3.5's bound, which is ≥ the optimum, and says so."""
-    from dpledger.accountant.rules import EXACT_OPTIMAL_MAX
+def test_optimal_composition_beyond_a_million_mechanisms_stays_exact():
+    """Issue 17: at k = 1,000,001 (ε₀ = 10⁻⁴, δ = 10⁻⁶) the rule once switched silently to the
+    advanced bound, 0.53565; the optimum is 0.39686 and the rule reports it, named as optimal."""
+    optimal = account(ev.Composition((ev.PureDP("1e-4"),), method="optimal", target_delta="1e-6", repeat=10**6 + 1))
+    advanced = account(ev.Composition((ev.PureDP("1e-4"),), method="advanced", target_delta="1e-6", repeat=10**6 + 1))
+    assert optimal.rule == "optimal composition" and optimal.source == "Kairouz–Oh–Viswanath 2015, Thm 3.3"
+    assert optimal.guarantee.epsilon_upper == pytest.approx(0.39685707, abs=1e-8)
+    assert advanced.guarantee.epsilon_upper == pytest.approx(0.53565, abs=1e-5)
 
-    big = EXACT_OPTIMAL_MAX + 1
-    optimal = account(ev.Composition((ev.PureDP("1e-6"),), method="optimal", target_delta="1e-6", repeat=big))
-    advanced = account(ev.Composition((ev.PureDP("1e-6"),), method="advanced", target_delta="1e-6", repeat=big))
-    assert optimal.guarantee.epsilon == advanced.guarantee.epsilon and "advanced bound" in optimal.rule
-    exact = account(ev.Composition((ev.PureDP("1e-6"),), method="optimal", target_delta="1e-6", repeat=10**5))
-    assert "advanced" not in exact.rule
+
+def test_heterogeneous_optimal_composition_beyond_the_exact_law_names_its_bracket():
+    """Two incommensurate ε over 6000 mechanisms: the law of the loss is too large to convolve, so
+    the rule says it brackets and by how much the reported ε may exceed the optimum; the reported ε
+    is at least the optimum's lower bound and within that excess of it."""
+    event = ev.Composition((ev.PureDP("1/10"), ev.PureDP("1/7")), method="optimal", target_delta="1e-6", repeat=3000)
+    derivation = account(event)
+    assert derivation.rule.startswith("optimal composition, bracketed") and "at most" in derivation.rule
+    excess = float(derivation.rule.rsplit("at most ", 1)[1])
+    assert 0 < excess < 2
+    eps = derivation.guarantee.epsilon_upper
+    advanced = account(ev.Composition((ev.PureDP("1/7"),), method="advanced", target_delta="1e-6", repeat=6000))
+    assert eps < advanced.guarantee.epsilon_upper
+
+
+def test_heterogeneous_composition_beyond_a_million_mechanisms_names_the_homogeneous_bracket():
+    event = ev.Composition((ev.PureDP("1e-4"), ev.PureDP("2e-4")), method="optimal", target_delta="1e-6", repeat=10**6)
+    derivation = account(event)
+    assert "bracketed" in derivation.rule and "exceeds the optimum by at most" in derivation.rule
+    high = account(ev.Composition((ev.PureDP("2e-4"),), method="optimal", target_delta="1e-6", repeat=2 * 10**6))
+    assert derivation.guarantee.epsilon_upper == pytest.approx(high.guarantee.epsilon_upper, rel=1e-12)
 
 
 def test_optimal_composition_of_an_epsilon_whose_enclosure_reaches_below_zero():
