@@ -1,5 +1,6 @@
 """Seed 002 statements checked on their own: Algorithms 2–4 (the pieces of each learner, as
-implemented), the negative controls of Theorems 2.1, D.1 and 4.1's privacy checks, Claim 4.3 (the structure of the noisy gradient step of Algorithm 3) and Lemma C.2 (clipping the features raises the regression loss by at most the
+implemented), the negative controls of Theorems 2.1, D.1 and 4.1's privacy checks, Lemma B.8 (the Hermite
+basis), Claim 4.3 (the structure of the noisy gradient step of Algorithm 3) and Lemma C.2 (clipping the features raises the regression loss by at most the
 clipping probability, which is small at the learner's bound).
 
 Tested through the learners' public API only (``learners/agnostic/**`` is not edited here): the
@@ -9,6 +10,7 @@ semi-agnostic learner's steps are observed by wrapping, not replacing, the modul
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 
 import numpy as np
@@ -21,7 +23,7 @@ from dpledger.learners.agnostic import (
     PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner, ProductMarginal,
 )
 from dpledger.learners.agnostic.data import halfspace_data
-from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, default_clip_norm, gradient_gram
+from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, default_clip_norm, gradient_gram, multi_indices
 from dpledger.learners.agnostic.proper import sphere_cover
 from dpledger.learners.randomness import Sampled
 
@@ -199,3 +201,22 @@ def test_theorems_2_1_d_1_4_1_privacy_check_fails_with_half_the_calibrated_noise
     assert learner.trace_.statement == statement
     assert account(learner.trace_).guarantee.meets(1, "1e-6").holds
     assert not account(_noise_halved(learner.trace_)).guarantee.meets(1, "1e-6").holds
+
+
+@pytest.mark.parametrize("dim, degree", [(1, 6), (2, 4), (3, 3)])
+def test_lemma_b_8_hermite_features_are_an_orthonormal_basis_of_the_polynomials_of_degree_at_most_d(dim, degree):
+    """Lemma B.8: every polynomial of degree ≤ D on R^d is a combination of the Hermite features.
+    The features are polynomials of total degree ≤ D (their multi-indices), C(d + D, D) of them —
+    the dimension of that space — and orthonormal under N(0, I_d): their Gram matrix under the
+    tensor Gauss–Hermite rule (exact for these degrees) is the identity to 10⁻¹⁰, so they are
+    independent, hence a basis."""
+    nodes, weights = np.polynomial.hermite_e.hermegauss(degree + 1)
+    weights = weights / weights.sum()  # the standard normal's quadrature, exact to degree 2D + 1
+    grid = np.array(list(itertools.product(nodes, repeat=dim)))
+    mass = np.prod(np.array(list(itertools.product(weights, repeat=dim))), axis=1)
+    indices = multi_indices(dim, degree)
+    features = HermiteBasis(dim, degree).features(grid)
+    assert features.shape[1] == len(indices) == math.comb(dim + degree, degree)
+    assert indices.sum(axis=1).max() == degree and len({tuple(row) for row in indices.tolist()}) == len(indices)
+    gram = features.T @ (mass[:, None] * features)
+    assert np.abs(gram - np.eye(len(indices))).max() < 1e-10

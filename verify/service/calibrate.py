@@ -19,6 +19,7 @@ from dpledger.accountant.numerics.certified import enclose, upper_float
 from dpledger.accountant.section6 import PaperChain, Target, TightCalibration, paper_chain, tight_calibration
 from dpledger.verify.paper import theorem_calibration
 from dpledger.verify.service import Exact, Output
+from dpledger.verify.service.progress import progress_callback
 
 BASELINE = ("SUBSTITUTE model of Alon et al.'s closure (one sample per component): k disjoint blocks, "
             "each running A_i once on an M_A-subsample, amplified to ε by Theorem 3.4")
@@ -84,10 +85,12 @@ def _carry_forward_text(payload: dict[str, Any]) -> str:
 
 def carry_forward(*, n: int, k: int, epsilon: Exact, delta: Exact) -> Output:
     """CarryForwardLearner (Algorithm 2) on n records with k components at target (ε, δ): Lemma
-    6.12's chain at Algorithm 2's m, and the largest m the tight certified calibration allows."""
+    6.12's chain at Algorithm 2's m, and the largest m the tight certified calibration allows
+    (its searches draw a progress bar on stderr: thousands of accountings at n ≈ 10³⁰⁰)."""
     target = Target.of(n, k, epsilon, delta)
     chain = paper_chain(target)
-    payload = carry_forward_payload(chain, tight_calibration(target, chain.m))
+    tight = tight_calibration(target, chain.m, on_progress=progress_callback("tight calibration (accountings)"))
+    payload = carry_forward_payload(chain, tight)
     return Output(payload, _carry_forward_text(payload), _status(payload["paper"]["holds"], payload["tight"]["holds"]))
 
 
