@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import sympy
@@ -22,6 +22,10 @@ from dpledger.accountant.rules import C_LB, Derivation, account
 
 EPSILON_ORACLE = sympy.Integer(4)
 """ε_A = 4 (Algorithm 2, line 3)."""
+
+Progress = Callable[[int, int], None]
+"""``on_progress(done, total)``: called after each accounting of a search (``total`` an estimate
+that may change as the search narrows); the library never prints, a caller may draw a bar."""
 
 EPSILON_FLOOR = sympy.Rational(1, 10**30)
 """The smallest target ε the Section 6 accounting takes: the amplified blocks' ε is enclosed at
@@ -284,42 +288,97 @@ class TightCalibration:
         return self.n_paper_for_paper_m / self.n_tight_for_paper_m
 
 
+class SearchProgress:
+    """Counts the accountings of monotone searches and reports ``on_progress(done, total)``, the
+    total estimated from the bracket the evaluations have narrowed so far: about log₂ of its width
+    bisection steps remain (at most ``cap`` for a search to a relative precision of 2^-cap), plus
+    ``later`` for the searches still to come."""
+
+    def __init__(self, on_progress: Progress | None) -> None:
+        self.on_progress = on_progress
+        self.done = 0
+
+    def tracked(self, ok: Callable[[int], bool], span: int, cap: int | None = None,
+                later: int = 0) -> Callable[[int], bool]:
+        """``ok`` (monotone: one verdict on each side of a boundary, searched over a range of
+        width ``span``), reporting after each call."""
+        if self.on_progress is None:
+            return ok
+        ends: dict[bool, list[int]] = {}  # the smallest and largest x seen with each verdict
+
+        def evaluated(x: int) -> bool:
+            verdict = ok(x)
+            low, high = ends.get(verdict, (x, x))
+            ends[verdict] = [min(low, x), max(high, x)]
+            self.done += 1
+            width = span
+            if len(ends) == 2:  # the boundary lies between the nearest ends of the two verdicts
+                width = min(abs(ends[True][1] - ends[False][0]), abs(ends[False][1] - ends[True][0]))
+            remaining = max(width.bit_length() - 1, 0)
+            self.on_progress(self.done, self.done + (remaining if cap is None else min(cap, remaining)) + later)
+            return verdict
+
+        return evaluated
+
+    def finish(self) -> None:
+        """Close the bar: the work done is all there was."""
+        if self.on_progress is not None:
+            self.on_progress(self.done, self.done)
+
+
 def _tight_holds(target: Target, m: int, block_size: int, delta_oracle: sympy.Expr | None = None,
                  epsilon_oracle: sympy.Expr = EPSILON_ORACLE) -> bool:
     event = carry_forward_event(target, m, "optimal", 3 * block_size, delta_oracle, epsilon_oracle)
     return account(event).guarantee.meets(target.epsilon, target.delta).holds
 
 
-def tight_calibration(target: Target, paper_m_value: int) -> TightCalibration:
+def tight_m(target: Target, start: int, progress: SearchProgress | None = None, later: int = 0) -> int | None:
+    """The largest m in [1, ⌊n/3⌋] meeting (ε, δ) under optimal composition with the paper's
+    oracles, galloping up from ``start`` (a good guess); None when no m ≥ 1 does."""
+    block = target.block_size
+    ok = lambda value: _tight_holds(target, value, block)  # noqa: E731
+    if progress is not None:
+        ok = progress.tracked(ok, block, later=later)
+    return largest_integer_from(ok, max(start, 1), block)
+
+
+def tight_calibration(target: Target, paper_m_value: int, on_progress: Progress | None = None) -> TightCalibration:
     """Largest m in [1, ⌊n/3⌋] meeting (ε, δ) under optimal composition, and the smallest n
-    that the tight accounting needs for the paper's m.
+    that the tight accounting needs for the paper's m; ``on_progress`` follows both searches.
 
     The learner's guarantee depends on (m, ⌊n/3⌋) only through q = m/⌊n/3⌋ and worsens as q
     grows. So once m* is known for M = ⌊n/3⌋ — q* ∈ [m*/M, (m*+1)/M) — the smallest block
     size for the paper's m lies in (m·M/(m*+1), m·M/m*], a short interval to bisect."""
     t = target
     block = t.block_size
-    m = largest_integer_from(lambda value: _tight_holds(t, value, block), max(paper_m_value, 1), block)
+    progress = SearchProgress(on_progress)
+    m = tight_m(t, paper_m_value, progress, later=min(61, (block // max(paper_m_value, 1)).bit_length()))
     if m is None:
         raise ValueError(f"no m ≥ 1 meets (ε, δ) = ({t.epsilon}, {t.delta}) with n = {t.n} even under tight accounting")
     derivation = account(carry_forward_event(t, m, "optimal"))
     low = max(paper_m_value, paper_m_value * block // (m + 1))
     high = -(-paper_m_value * block // m)
+    n_tight = tight_n(t, paper_m_value, low, high, progress=progress)
+    progress.finish()
     return TightCalibration(m, derivation, derivation.guarantee.meets(t.epsilon, t.delta).holds,
-                            tight_n(t, paper_m_value, low, high), needed_n(t, paper_m_value))
+                            n_tight, needed_n(t, paper_m_value))
 
 
 def tight_n(target: Target, m: int, low_block: int | None = None, high_block: int | None = None,
-            delta_oracle: sympy.Expr | None = None, epsilon_oracle: sympy.Expr = EPSILON_ORACLE) -> int:
+            delta_oracle: sympy.Expr | None = None, epsilon_oracle: sympy.Expr = EPSILON_ORACLE,
+            progress: SearchProgress | None = None) -> int:
     """The smallest n = 3M whose block size M lets active sample size m meet (ε, δ) under
     the tight accounting (bisection over M in [low_block, high_block], by default [m, the
     block size the paper's formula needs]); oracles (``epsilon_oracle``, ``delta_oracle``), by
     default the paper's (4, δ/(16ek)). Exact up to M = 2⁶⁰; beyond, certified to hold and within a relative 2⁻⁶⁰
-    of the smallest (:func:`~dpledger.accountant.calibration.smallest_integer_to_precision`)."""
+    of the smallest (:func:`~dpledger.accountant.calibration.smallest_integer_to_precision`).
+    ``progress`` counts the accountings (:class:`SearchProgress`)."""
     low = m if low_block is None else low_block
     high = needed_n(target, m) // 3 + 1 if high_block is None else high_block
-    block = smallest_integer_to_precision(lambda size: _tight_holds(target, m, size, delta_oracle, epsilon_oracle),
-                                          low, high)
+    ok = lambda size: _tight_holds(target, m, size, delta_oracle, epsilon_oracle)  # noqa: E731
+    if progress is not None:
+        ok = progress.tracked(ok, high - low, cap=61)
+    block = smallest_integer_to_precision(ok, low, high)
     if block is None:
         raise ValueError(f"m = {m} does not meet the target with any block size up to {high}")
     return 3 * block

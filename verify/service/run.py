@@ -6,6 +6,12 @@ the run's trace against the claim.
 * ``agnostic``: a private agnostic halfspace learner of seed 002 (Theorems 2.1, 3.1, 4.1) on
   Gaussian data labelled by a random halfspace with label noise, beside the target halfspace and
   the same algorithm with privacy off.
+
+Seeds: ``seed`` s is the root of a ``numpy.random.SeedSequence``; ``SeedSequence(s).spawn(2)`` gives
+the data's seed (target concept, training and test records) and the learner's (``random_state``)
+— independent streams, and the same s gives the same data, the same run and the same trace.
+Long steps draw a progress bar on stderr (:mod:`dpledger.verify.service.progress`); stdout keeps
+the result.
 """
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from typing import Any
 
 from dpledger.verify.paper.setups import setup
 from dpledger.verify.service import Exact, Output
+from dpledger.verify.service.progress import progress, progress_callback
 
 SUBSTITUTES = {
     "improper": "private L1 optimiser: noisy projected subgradient descent (substitute for Kulkarni–Lee–Liu 2021)",
@@ -29,16 +36,28 @@ MAX_VALUES = 10**8
 of (n + test size)·record size of one ``run carry-forward`` (checked before anything is allocated)."""
 
 
+def run_seeds(seed: int) -> tuple[Any, Any]:
+    """The data's and the learner's seeds of a run: the two children of ``SeedSequence(seed)``."""
+    import numpy as np
+
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"--seed must be an integer ≥ 0, got {seed!r}")
+    data, learner = np.random.SeedSequence(seed).spawn(2)
+    return data, learner
+
+
 def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: str = "paper", epsilon: Exact = "1",
                   delta: Exact = "1e-6", alpha: float = 0.1, beta: float = 0.1, seed: int = 0, test_size: int = 10_000,
                   **class_options: Any) -> Output:
     """CarryForwardLearner on ``n`` records of the class ``concept`` (a setup's name, built with
     ``class_options``: the keyword values its :attr:`~dpledger.verify.paper.setups.ClassSetup.options`
     name), scored on ``test_size`` fresh records; m from ``calibration`` unless given. Exit
-    status 1 when the derived guarantee misses the target (ε, δ)."""
+    status 1 when the derived guarantee misses the target (ε, δ); the output then says why and
+    what would meet it (:func:`dpledger.accountant.section6_shortfall.shortfall`)."""
     import numpy as np
 
     from dpledger.learners.carry_forward import CarryForwardLearner, jsonable
+    from dpledger.learners.component_oracles import CompletionScoreOracle
     from dpledger.learners.synthetic import random_concept
 
     problem = setup(concept).build(alpha=alpha, beta=beta, **class_options)
@@ -48,22 +67,26 @@ def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: st
                          f"and test records in memory), got ({n} + {test_size})·{record_size}; use the learner's API "
                          "for more")
     concept_class = problem.concept_class
-    rng = np.random.default_rng(seed)
+    data_seed, learner_seed = run_seeds(seed)
+    rng = np.random.default_rng(data_seed)
     target = random_concept(concept_class, rng)
     X = problem.sample(rng, n)
     X_test = problem.sample(rng, test_size)
-    learner = CarryForwardLearner(concept_class, oracle=problem.oracle, epsilon=epsilon, delta=delta,
-                                  alpha=alpha, beta=beta, m=m, calibration=calibration, random_state=seed)
-    learner.fit(X, concept_class.evaluate(target, X), X_holdout=X_test)
+    oracle = problem.oracle if problem.oracle is not None else CompletionScoreOracle()  # the learner's default
+    learner = CarryForwardLearner(concept_class, oracle=oracle, epsilon=epsilon, delta=delta,
+                                  alpha=alpha, beta=beta, m=m, calibration=calibration, random_state=learner_seed)
+    learner.fit(X, concept_class.evaluate(target, X), X_holdout=X_test,
+                on_progress=progress_callback("CarryForwardLearner (steps)"))
     test_error = 1 - learner.score(X_test, concept_class.evaluate(target, X_test))
     g = learner.guarantee_
     payload = {
         "class": repr(concept_class), "target_concept": jsonable(target),
         "hypothesis": jsonable(learner.hypothesis_), "test_error": test_error,
-        "n": n, "m": learner.m_, "oracle": problem.oracle_description,
+        "n": n, "m": learner.m_, "seed": seed, "oracle": problem.oracle_description,
         "guarantee": {"epsilon": g.epsilon_upper, "delta": g.delta_upper},
         "claimed": {"epsilon": float(Fraction(epsilon)), "delta": float(Fraction(delta))},
         "holds": learner.holds_,
+        "why_not": None if learner.holds_ else _shortfall(learner, oracle, n, epsilon, delta).to_dict(),
         "rounds": [r.to_dict() for r in learner.rounds_],
         "oracle_rounds": [r.to_dict() for r in getattr(problem.oracle, "history_", [])],
         "trace": learner.derivation_.to_dict(),
@@ -74,6 +97,9 @@ def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: st
         f"  derived guarantee ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g} (certified); "
         f"target ({epsilon}, {delta}): {'holds' if learner.holds_ else 'DOES NOT HOLD for this m and n'}",
     ]
+    if payload["why_not"] is not None:
+        lines.append(f"  why: {payload['why_not']['reason']}")
+        lines += [f"  to hold: {remedy}" for remedy in payload["why_not"]["remedies"]]
     for r in learner.rounds_:
         population = "" if r.population_disagreement is None else f", population {r.population_disagreement:.4g}"
         lines.append(f"  round {r.round}: y = {r.component}, oracle τ̂ = {r.oracle_disagreement:.4g}, "
@@ -83,6 +109,19 @@ def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: st
                      f" (full depth in the domain: {r['full_depth_in_domain']})")
     lines += ["", learner.derivation_.to_text()]
     return Output(payload, "\n".join(lines), 0 if learner.holds_ else 1)
+
+
+def _shortfall(learner: Any, oracle: Any, n: int, epsilon: Exact, delta: Exact) -> Any:
+    """Why the fitted ``learner``'s guarantee misses (ε, δ), from the events its oracle declares
+    for the prefixes it ran on (round i's prefix: the first i − 1 learned components)."""
+    from dpledger.accountant.section6 import Target
+    from dpledger.accountant.section6_shortfall import shortfall
+
+    C = learner.concept_class
+    prefixes = [tuple(learner.hypothesis_[:i]) for i in range(C.k)]
+    return shortfall(Target.of(n, C.k, epsilon, delta), learner.m_,
+                     lambda m: [oracle.event(C, prefix, m) for prefix in prefixes],
+                     on_progress=progress_callback("why it does not hold: n and m searches (accountings)"))
 
 
 def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact = "1e-5", noise: float = 0.1,
@@ -99,20 +138,23 @@ def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact =
 
     if algorithm not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
-    if seed < 0:
-        raise ValueError(f"--seed must be ≥ 0, got {seed}")
+    data_seed, learner_seed = run_seeds(seed)
     if degree is not None and algorithm == "semi-agnostic":
         raise ValueError("--degree does not apply to --algorithm semi-agnostic")
     if n * dim > MAX_VALUES:
         raise ValueError(f"n·dim must be at most {MAX_VALUES:.0e} (the run holds a training and a test sample of "
                          f"n points in memory and fits twice), got {n}·{dim}; use the learners' API for more")
-    rng = Sampled(seed)
+    advance = progress(3, f"run agnostic {algorithm} (data, private fit, privacy-off fit)")
+    rng = Sampled(data_seed)
     train = halfspace_data(n, dim, noise, noise_model, rng)
     test = labelled_sample(n, train.w, train.t, noise, noise_model, rng)
+    advance(1)
     options: dict[str, Any] = {} if degree is None else {"degree": degree}
     learner_class = LEARNERS[algorithm]
-    private = learner_class(epsilon, delta, random_state=seed, **options).fit(train.X, train.y)
-    baseline = learner_class(None, None, random_state=seed, **options).fit(train.X, train.y)
+    private = learner_class(epsilon, delta, random_state=learner_seed, **options).fit(train.X, train.y)
+    advance(2)
+    baseline = learner_class(None, None, random_state=learner_seed, **options).fit(train.X, train.y)
+    advance(3)
     derivation = private.derivation_
     claim = derivation.claims()[0]
     payload = {
