@@ -31,7 +31,8 @@ def main() -> None:
                 c = free["constants"]
                 ratio = free["saving_over_paper"]
                 goal = "ok" if ratio >= (100 if k <= 5 else 20) and free["guarantee"]["holds"] else "MISS"
-                oracle = f"ε_B = {c['epsilon_B']}, ε_A ≤ {c['epsilon_A']:.4g}" if "epsilon_B" in c else f"ε_A = {c['epsilon_A']:.4g}"
+                oracle = (f"ε_B = {c['epsilon_B']}, θ = {c['learner_tau_share']}, ε_A ≤ {c['epsilon_A']:.4g}"
+                          if "epsilon_B" in c else f"ε_A = {c['epsilon_A']:.4g}")
                 print(f"{name:<13} {epsilon:>4} {k:>4} {payload['n_paper']:>10.3e} {payload['n_tight']:>10.3e} "
                       f"{free['n_free']:>10.3e} {ratio:>10.1f} {free['saving_over_tight']:>10.2f} {goal:>5}  "
                       f"{oracle}, ρ = {c['rho']}, τ = {c['tau']:.3g}  ({seconds:.1f})", flush=True)

@@ -14,6 +14,9 @@ What each proof asks, and what is chosen here:
   SUBSTITUTE c = 1/40: the constant that gives back Theorem 7.2's term (kv/α)ln(320k²/(αβ)) with
   its substitute c = 1 (:data:`~dpledger.learners.calibration.sample_size.LABELBOOST_CONSTANT`) at
   Algorithm 2's choices, plus the ln(1/β_VC) part that theorem's O(·) absorbs.
+* **Corollary 8.17's inner split** (Theorem 8.19) — Appendix B gives ARelabel error τ/2 and B̂ error
+  τ/2; its proof only adds them, so B̂ gets θτ and ARelabel (1 − θ)τ, θ searched
+  (:func:`boolean_requirements`).
 * **ε_A** — Assumption 4.4 lets the oracle be any (ε_A, δ_A)-DP algorithm; the completion-score
   oracle is ε_A-DP for every ε_A > 0 (exponential mechanism) with M_A = ⌈2 ln(|Y|/β_A)/(ε_A τ)⌉.
   Searched in (0, 4] (multiples of 1/64): ≤ 4 keeps Lemma 6.2's C = ε_A + 2c_LB < 9 and every
@@ -62,8 +65,12 @@ EPSILON_B_GRID = tuple(sympy.Rational(j, 32) for j in range(1, 33))
 RHO_GRID = tuple(sympy.Rational(j, 100) for j in range(1, 100))
 """Candidate shares ρ of β given to the oracles (β_A = ρβ/k)."""
 
-RHO_GRID_BOOLEAN = tuple(sympy.Rational(j, 20) for j in range(1, 20))
-"""Theorem 8.19's coarser grid of ρ (each point computes ARelabel's requirement, a certified search)."""
+RHO_GRID_BOOLEAN = (sympy.Rational(1, 2), sympy.Rational(3, 4), sympy.Rational(9, 10), sympy.Rational(19, 20),
+                    sympy.Rational(99, 100))
+"""Theorem 8.19's coarser grid of ρ (each (ρ, θ) computes ARelabel's requirement, a certified search)."""
+
+LEARNER_SHARE_GRID = tuple(1 - sympy.Rational(1, 2**j) for j in range(1, 8))
+"""Candidate shares θ of τ given to B̂ in Corollary 8.17's proof: 1/2 (the seed's), 3/4, …, 127/128."""
 
 _TWO_C_LB = 2 * float(C_LB)
 """2c_LB in floats, for the search's score only."""
@@ -122,8 +129,7 @@ class FreeCalibration:
     statement: str
     run: UtilityTarget
     split: UtilitySplit
-    free_constant: str
-    free_value: sympy.Expr
+    choices: tuple[tuple[str, sympy.Expr], ...]
     epsilon_oracle: sympy.Expr
     m_labelboost: int
     m_oracle: int
@@ -135,13 +141,17 @@ class FreeCalibration:
     def guarantee(self) -> Guarantee:
         return self.derivation.guarantee
 
+    def choice(self, name: str) -> sympy.Expr:
+        """The chosen value of one free constant (``epsilon_A``, ``epsilon_B``, ``learner_tau_share``)."""
+        return dict(self.choices)[name]
+
     @property
     def holds(self) -> bool:
         return self.guarantee.meets(self.run.epsilon, self.run.delta).holds
 
     def to_dict(self) -> dict[str, Any]:
         g = self.guarantee
-        return {"constants": {**self.split.to_dict(), self.free_constant: str(self.free_value),
+        return {"constants": {**self.split.to_dict(), **{name: str(value) for name, value in self.choices},
                               "epsilon_A": upper_float(enclose(self.epsilon_oracle)), "delta_A": 0,
                               "lemma_7_1_constant": "SUBSTITUTE c = 1/40"},
                 "labelboost_term": self.m_labelboost, "M_A": self.m_oracle, "m": self.m, "n_free": self.n,
@@ -161,12 +171,11 @@ def certify(run: UtilityTarget, m: int, epsilon_oracle: sympy.Expr) -> tuple[int
     return n, account(carry_forward_event(target, m, "optimal", n, delta_oracle, epsilon_oracle))
 
 
-def _search(run: UtilityTarget, grid: Sequence[sympy.Expr], rhos: Sequence[sympy.Expr],
-            oracle_float: Callable[[sympy.Expr, UtilitySplit, float], tuple[float, float]],
-            ) -> tuple[sympy.Expr, UtilitySplit]:
+def _search(run: UtilityTarget, grid: Sequence[Any], rhos: Sequence[sympy.Expr],
+            oracle_float: Callable[[Any, UtilitySplit, float], tuple[float, float]]) -> tuple[Any, UtilitySplit]:
     """The (free value, split) minimising m·(e^{ε_A + 2c_LB} − 1) in floats, where
     ``oracle_float(value, split, labelboost_term)`` gives (M_A, ε_A) and m = max(LabelBoost term, M_A)."""
-    best: tuple[float, sympy.Expr, UtilitySplit] | None = None
+    best: tuple[float, Any, UtilitySplit] | None = None
     for rho in rhos:
         split = UtilitySplit.of(run, rho)
         term = _labelboost_float(run.vc, split)
@@ -192,7 +201,7 @@ def theorem_5_1(run: UtilityTarget, candidates: int) -> FreeCalibration:
     m_oracle = completion_oracle_m(candidates, split.tau, split.beta_oracle, epsilon_a)
     m = max(m_lb, m_oracle)
     n, derivation = certify(run, m, epsilon_a)
-    return FreeCalibration("Theorem 5.1", run, split, "epsilon_A", epsilon_a, epsilon_a, m_lb, m_oracle, m, n,
+    return FreeCalibration("Theorem 5.1", run, split, (("epsilon_A", epsilon_a),), epsilon_a, m_lb, m_oracle, m, n,
                            derivation)
 
 
@@ -206,38 +215,55 @@ def relabel_oracle_event(epsilon_b: sympy.Expr, hypotheses: int, draws: int, m: 
     return ev.LabelBoostThen(learner)
 
 
+def boolean_requirements(hypotheses: int, vc_dimension: int, split: UtilitySplit, learner_share: sympy.Expr,
+                         epsilon_b: Any) -> tuple[int, int]:
+    """(ARelabel's |S|, B_i's m_B) when Corollary 8.17's proof gives B̂ the error θτ and ARelabel
+    (1 − θ)τ (θ = ``learner_share``), each failure β_A/2. Appendix B's proof needs only that the two
+    errors add to τ (triangle inequality) and the failures to β_A (union bound); the seed's θ = 1/2.
+    :func:`~dpledger.learners.calibration.boolean.relabel_m` is stated for λ = τ/2, so it is called
+    with 2(1 − θ)τ; B_i's requirement is m_B(θτ, β_A/2, ε_B)."""
+    from dpledger.learners.calibration.boolean import exponential_learner_m, relabel_m
+
+    if not 0 < learner_share < 1:
+        raise ValueError(f"the learner's share of tau must be in (0, 1), got {learner_share}")
+    tau, beta = split.tau, split.beta_oracle
+    return (relabel_m(vc_dimension, hypotheses, 2 * (1 - learner_share) * tau, beta),
+            exponential_learner_m(hypotheses, learner_share * tau, beta / 2, epsilon_b))
+
+
 def theorem_8_19(run: UtilityTarget, components: Sequence[tuple[str, int, int]]) -> FreeCalibration:
     """Theorem 8.19 with the relabel-and-learn oracles for ``components`` ((name, d_i, |H_i|)):
-    ε_B free in (0, 1], the utility split as for Theorem 5.1, each M_{A,i} by Corollary 8.17
-    (:func:`dpledger.learners.calibration.boolean.oracle_m`) and ε_A the largest derived ε of the
-    k oracles' events at the chosen m, rounded up to a float."""
+    ε_B free in (0, 1] and B̂'s share θ of τ (:func:`boolean_requirements`), the utility split as for
+    Theorem 5.1, M_{A,i} = max(ARelabel's |S|, 9m_B) (Corollary 8.17) and ε_A the largest derived ε of
+    the k oracles' events at the chosen m, rounded up to a float. The oracle that realises the choice
+    is ``RelabelOracle(ε_B, tau=2θτ, beta_a=β_A)`` (its m_B is m_B(tau/2, beta_a/2, ε_B))."""
     from fractions import Fraction
 
     from dpledger.learners.boolean.local_learners import empirical_draws
-    from dpledger.learners.calibration.boolean import exponential_learner_m, oracle_m, relabel_m
 
     classes = sorted(set((d, size) for _, d, size in components))
-    requirements: dict[sympy.Expr, list[tuple[int, int]]] = {}  # ρ → [(relabel_m, m_B at ε_B = 1)] per class
+    requirements: dict[tuple[sympy.Expr, sympy.Expr], list[tuple[int, int]]] = {}  # (ρ, θ) → per class at ε_B = 1
 
-    def oracle_float(epsilon_b: sympy.Expr, split: UtilitySplit, term: float) -> tuple[float, float]:
-        if split.rho not in requirements:
-            requirements[split.rho] = [(relabel_m(d, size, split.tau, split.beta_oracle),
-                                        exponential_learner_m(size, split.tau / 2, split.beta_oracle / 2, 1))
-                                       for d, size in classes]
+    def oracle_float(value: tuple[sympy.Expr, sympy.Expr], split: UtilitySplit, term: float) -> tuple[float, float]:
+        epsilon_b, share = value
+        key = (split.rho, share)
+        if key not in requirements:
+            requirements[key] = [boolean_requirements(size, d, split, share, 1) for d, size in classes]
         e = float(epsilon_b)
-        m_b = [math.ceil(b * max(4 / e, 8) / 8) for _, b in requirements[split.rho]]  # max(4/ε_B, 8) against 8
-        m = max(term, *(max(r, 9 * b) for (r, _), b in zip(requirements[split.rho], m_b)))
+        m_b = [math.ceil(b * max(4 / e, 8) / 8) for _, b in requirements[key]]  # max(4/ε_B, 8) against its 8 at ε_B = 1
+        m = max(term, *(max(r, 9 * b) for (r, _), b in zip(requirements[key], m_b)))
         ratio = max(min(b, m // 9) * (math.log1p(math.expm1(e) / m) - math.log1p(math.expm1(-e) / m)) for b in m_b)
         return m, 3 + ratio
 
-    epsilon_b, split = _search(run, EPSILON_B_GRID, RHO_GRID_BOOLEAN, oracle_float)
+    grid = [(epsilon_b, share) for share in LEARNER_SHARE_GRID for epsilon_b in EPSILON_B_GRID]
+    (epsilon_b, share), split = _search(run, grid, RHO_GRID_BOOLEAN, oracle_float)
     m_lb = labelboost_term(run.vc, split)
-    m_oracle = max(oracle_m(d, size, split.tau, split.beta_oracle, epsilon_b) for d, size in classes)
+    rows = {(d, size): boolean_requirements(size, d, split, share, epsilon_b) for d, size in classes}
+    m_oracle = max(max(r, 9 * b) for r, b in rows.values())
     m = max(m_lb, m_oracle)
-    epsilon_a = max(account(relabel_oracle_event(
-        epsilon_b, size, empirical_draws(m, exponential_learner_m(size, split.tau / 2, split.beta_oracle / 2, epsilon_b)),
-        m)).guarantee.epsilon_upper for _, size in classes)
+    epsilon_a = max(account(relabel_oracle_event(epsilon_b, size, empirical_draws(m, rows[d, size][1]), m))
+                    .guarantee.epsilon_upper for d, size in classes)
     epsilon_a = sympy.Rational(Fraction(epsilon_a))
     n, derivation = certify(run, m, epsilon_a)
-    return FreeCalibration("Theorem 8.19", run, split, "epsilon_B", epsilon_b, epsilon_a, m_lb, m_oracle, m, n,
-                           derivation)
+    return FreeCalibration("Theorem 8.19", run, split, (("epsilon_B", epsilon_b), ("learner_tau_share", share)),
+                           epsilon_a, m_lb, m_oracle, m, n, derivation)

@@ -112,7 +112,9 @@ def test_free_theorem_8_19_chosen_point_meets_the_target_with_the_relabel_oracle
     names = ["thresholds", "intervals", "thresholds"]
     C, run, free = _boolean_free(names, epsilon)
     c = free.to_dict()["constants"]
-    oracle = RelabelOracle(Fraction(str(free.free_value)), Fraction(str(free.split.tau)),
+    epsilon_b, share = free.choice("epsilon_B"), free.choice("learner_tau_share")
+    # the oracle realising the choice: its m_B is m_B(tau/2, beta_a/2, ε_B) = m_B(θτ, β_A/2, ε_B)
+    oracle = RelabelOracle(Fraction(str(epsilon_b)), Fraction(str(2 * share * free.split.tau)),
                            Fraction(str(free.split.beta_oracle)))
     prefix, events = (), []
     for i in range(C.k):
@@ -126,10 +128,14 @@ def test_free_theorem_8_19_chosen_point_meets_the_target_with_the_relabel_oracle
     k = C.k
     assert 20 * (k + 1) * c["tau"] <= 0.1 * (1 + 1e-12)
     assert k * c["beta_A"] + k * c["beta_LB"] + (k + 1) * c["beta_VC"] <= 0.1 * (1 + 1e-12)
-    for H, space in zip(C.components, C.spaces):
-        m_b = exponential_learner_m(len(space), free.split.tau / 2, free.split.beta_oracle / 2, free.free_value)
-        assert free.m >= max(relabel_m(H.vc_dimension, len(space), free.split.tau, free.split.beta_oracle), 9 * m_b)
-    assert 0 < free.free_value <= 1  # Proposition 8.16's ε_B ∈ (0, 1]
+    # Appendix B with ARelabel at error (1 − θ)τ (relabel_m is stated for λ = τ/2) and B̂ at θτ, β_A/2 each
+    tau, beta_a = free.split.tau, free.split.beta_oracle
+    for i, (H, space) in enumerate(zip(C.components, C.spaces)):
+        m_b = exponential_learner_m(len(space), share * tau, beta_a / 2, epsilon_b)
+        assert m_b == oracle.m_b(C, i)
+        assert free.m >= max(relabel_m(H.vc_dimension, len(space), 2 * (1 - share) * tau, beta_a), 9 * m_b)
+    assert (1 - share) * tau + share * tau == tau
+    assert 0 < epsilon_b <= 1  # Proposition 8.16's ε_B ∈ (0, 1]
 
 
 @pytest.mark.slow

@@ -55,8 +55,10 @@ def free_report(free: FreeCalibration, n_paper: int, n_tight: int) -> tuple[dict
     g = free.guarantee
     payload = {**c, "search": FREE_SEARCH, "saving_over_paper": n_paper / free.n, "saving_over_tight": n_tight / free.n}
     k = c["constants"]
-    oracle = (f"ε_A = {free.free_value}" if free.free_constant == "epsilon_A"
-              else f"ε_B = {free.free_value}, ε_A ≤ {k['epsilon_A']:.6g} (derived)")
+    choices = dict(free.choices)
+    oracle = (f"ε_A = {choices['epsilon_A']}" if "epsilon_A" in choices
+              else f"ε_B = {choices['epsilon_B']}, ε_A ≤ {k['epsilon_A']:.6g} (derived), B̂'s share of τ "
+                   f"θ = {choices['learner_tau_share']} (ARelabel 1 − θ)")
     text = [f"  n (free constants: {oracle}, δ_A = 0, τ = α/(20(k+1)) = {k['tau']:.6g}, β_A = ρβ/k with ρ = {k['rho']}, "
             f"β_LB = β_VC = (1 − ρ)β/(2k+1) = {k['beta_LB']:.3g}) = {count_text(free.n)} — ×{payload['saving_over_paper']:.4g} "
             f"below the paper, ×{payload['saving_over_tight']:.3g} below tight",

@@ -123,7 +123,8 @@ def _free_cell(free: dict | None) -> str:
 
 def _free_constants_text(name: str, free: dict) -> str:
     c = free["constants"]
-    oracle = f"ε_A = {c['epsilon_A']:.4g}" if "epsilon_B" not in c else f"ε_B = {c['epsilon_B']}, ε_A ≤ {c['epsilon_A']:.4g}"
+    oracle = (f"ε_A = {c['epsilon_A']:.4g}" if "epsilon_B" not in c
+              else f"ε_B = {c['epsilon_B']}, θ = {c['learner_tau_share']}, ε_A ≤ {c['epsilon_A']:.4g}")
     return f"{oracle}, ρ = {c['rho']}, τ = {c['tau']:.4g}, β_A = {c['beta_A']:.3g}"
 
 
@@ -137,7 +138,7 @@ def _free_section(out: Path) -> tuple[list[str], list[Path]]:
              "pure and each reservoir's composition gets all of δ), and the oracle's ε — Theorem 5.1: ε_A ∈ (0, 4] "
              "of the completion-score oracle, M_A = ⌈2 ln(|Y|/β_A)/(ε_A τ)⌉; Theorem 8.19: B_i's ε_B ∈ (0, 1] "
              "(Proposition 8.16), M_{A,i} of Corollary 8.17, ε_A the accountant's derivation of the oracle's event "
-             "(Lemma 3.11's +3 over Lemma 8.15's rule). The LabelBoost term becomes Lemma 7.1's "
+             "(Lemma 3.11's +3 over Lemma 8.15's rule), and B̂'s share θ of τ inside Corollary 8.17 (Appendix B adds ARelabel's and B̂'s errors, the seed takes τ/2 each; ARelabel gets (1 − θ)τ). The LabelBoost term becomes Lemma 7.1's "
              "(c/τ)(v ln(2/(τβ_LB)) + ln(1/β_VC)) with **c = 1/40, a substitute** (Theorem 7.2's term with its "
              "substitute c = 1 at Algorithm 2's choices, plus the β_VC part). The search minimises m·(e^{ε_A + 2c_LB} − 1) "
              "over a grid (the smallest block size scales with it when the blocks are pure); the n at the choice is "
