@@ -1,5 +1,6 @@
-"""Seed 000, Section 3.5: Lemma 3.15 with an approximate-DP continuation — the 4eδ term checked
-exactly (the pure continuation of tests/verify/test_exact_audit.py exercises only ε + ln 4e).
+"""Seed 000, Section 3.4–3.5: Algorithm 1's selection (line 5) exactly, and Lemma 3.15 with an
+approximate-DP continuation — the 4eδ term checked exactly (the pure continuation of
+tests/verify/test_exact_audit.py exercises only ε + ln 4e).
 
 The continuation A_δ is (1/2, δ)-DP on C-realizable inputs only (Definition 3.6) with δ = 1/64: on
 a realizable sample it releases the whole sample with probability δ and otherwise the label of the
@@ -7,17 +8,20 @@ smallest point by randomized response (ε = 1/2); on a non-realizable sample it 
 """
 from __future__ import annotations
 
+import itertools
+import math
 from fractions import Fraction
 from functools import partial
 from itertools import combinations_with_replacement
 
 import numpy as np
+import pytest
 import sympy
 
 from dpledger.accountant.events import ApproxDP, OnRealizableInputs
 from dpledger.accountant.rules import C_LB
-from dpledger.learners.labelboost import Release, labelboost_then, realizable
-from dpledger.learners.randomness import Randomness
+from dpledger.learners.labelboost import Release, labelboost, labelboost_then, realizable
+from dpledger.learners.randomness import Randomness, enumerate_outputs
 from dpledger.verify.audit.exact import worst_case
 from dpledger.verify.paper.labelboost_audit import LabelBoostAudit, _enumeration_key, shared_class
 
@@ -84,3 +88,27 @@ def test_lemma_3_15_delta_term_labelboost_then_approximate_realizable_continuati
     assert result.pairs > 0 and result.holds is False  # not (ε_A + ln 4e, 0)-DP: δ is needed ...
     assert 0 < result.delta_at_bound < float(FOUR_E_LOW * DELTA_A)  # ... and 4eδ_A suffices
     assert result.delta_at_bound > float(DELTA_A) / 4
+
+
+@pytest.mark.parametrize("name", ["thresholds", "intervals", "rectangles"])
+def test_algorithm_1_line_5_selects_each_labeling_of_p_with_the_exponential_mechanisms_probability(name):
+    """Algorithm 1, line 5, exactly: with H one representative per labeling of P (line 4), the
+    probability LabelBoost selects the representative of labeling z is exp(q(S, z)/2)/Σ_z′ exp(q(S, z′)/2)
+    — the exponential mechanism with ε = 1 and the agreement score q of sensitivity 1 — for every
+    z (enumerated, compared to 10⁻¹²); S has a repeated point with both labels, T adds points."""
+    C = shared_class(name, 3)
+    grid = [tuple(p) for p in itertools.product(range(3), repeat=C.dimension)]
+    xs = C.points(np.array([grid[0], grid[1], grid[1], grid[-1]]))
+    ys = np.array([1, 0, 1, 1])
+    xt = C.points(np.array([grid[2], grid[-2]]))
+    exact = enumerate_outputs(lambda rng: tuple(labelboost(C, xs, ys, xt, rng).labeling.tolist()))
+    P = C.distinct(np.concatenate((xs, xt)))
+    trace = C.trace(P)
+    assert len(exact) == trace.size  # every labeling of Π_C(P) is a candidate, once
+    position = [int(np.flatnonzero((P == x).all(axis=-1) if P.ndim > 1 else P == x)[0]) for x in xs]
+    weights = {tuple(trace.labeling(i).tolist()): math.exp(sum(int(trace.labeling(i)[j] == y)
+                                                             for j, y in zip(position, ys)) / 2)
+               for i in range(trace.size)}
+    total = sum(weights.values())
+    for labeling, probability in exact.items():
+        assert abs(float(probability.mid) - weights[labeling] / total) < 1e-12
