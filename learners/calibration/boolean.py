@@ -9,6 +9,11 @@
   Appendix B: the 9 is Lemma 8.15's).
 * :func:`theorem_8_19` — the learner's sample size for (α, β, ε, δ, k) with Theorem 8.19's
   parameter choices, and :func:`separate_samples_baseline` — the per-component baseline.
+* :func:`oracle_epsilon` — the ε_A the accountant derives for the Proposition 8.16 oracles on the
+  learner's m records: Lemma 3.11's +3 over B̂_i, whose ε is Lemma 8.15's with-replacement rule
+  log(1 + (e^{ε_B} − 1)/m)^{draws} (exact for the pure B_i; at most (e^{ε_B} − 1)/9 once
+  m ≥ 9m_B), far below the ε_B Corollary 8.17 keeps. :func:`theorem_8_19` reports the tight n
+  with it beside the tight n at the paper's ε_A = 4.
 """
 from __future__ import annotations
 
@@ -18,7 +23,10 @@ from typing import Any
 
 import sympy
 
+from dpledger.accountant import events as ev
 from dpledger.accountant.calibration import smallest_integer
+from dpledger.accountant.rules import account
+from dpledger.accountant.section6 import Target, tight_n
 from dpledger.accountant.numerics.certified import certainly_le, exact
 from dpledger.learners.boolean.composition import sauer_bound
 from dpledger.learners.calibration.sample_size import SampleComplexity, UtilityTarget, carry_forward_sample_complexity, ceiling, open_unit
@@ -94,6 +102,10 @@ class Theorem819:
     delta_b: sympy.Expr
     components: tuple[ComponentRequirement, ...]
     sample: SampleComplexity
+    oracle_epsilon: sympy.Expr
+    """ε_A derived for the oracles at the sample's m (:func:`oracle_epsilon`)."""
+    n_tight_derived: int
+    """The tight n for the same m and δ_A with the oracles' derived ε_A instead of 4."""
 
     @property
     def m_oracle(self) -> int:
@@ -112,7 +124,28 @@ def theorem_8_19(components: Sequence[tuple[str, int, int]], vc_dimension: int, 
                  for name, d, size in components)
     m_oracle = max(r.m_oracle for r in rows)
     sample = carry_forward_sample_complexity(run, lambda n: m_oracle)
-    return Theorem819(run.delta / (64 * sympy.E**2 * run.k), rows, sample)
+    epsilon_a = oracle_epsilon([(r.hypotheses, r.m_b) for r in rows], sample.m)
+    target = Target.of(sample.n_paper, run.k, run.epsilon, run.delta)
+    n_derived = tight_n(target, sample.m, high_block=sample.n_tight // 3, delta_oracle=run.delta_oracle,
+                        epsilon_oracle=epsilon_a)
+    return Theorem819(run.delta / (64 * sympy.E**2 * run.k), rows, sample, epsilon_a, n_derived)
+
+
+def oracle_epsilon(components: Sequence[tuple[int, int]], m: int, epsilon_b: Any = EPSILON_B) -> sympy.Expr:
+    """The largest ε the accountant derives for the Proposition 8.16 oracles A_i run on m records,
+    ``components`` listing (|H_i|, m_B,i): Lemma 3.11 (ARelabel, +3) over B̂_i, the ε_B-DP
+    exponential learner on :func:`~dpledger.learners.boolean.local_learners.empirical_draws` of the
+    m relabeled records drawn with replacement (the SubsampleWithReplacement rule, log A). The
+    same event :meth:`~dpledger.learners.boolean.oracle.RelabelOracle.event` records, without the
+    claims; log A grows with the draws, so the component drawing most gives the largest ε."""
+    from dpledger.learners.boolean.local_learners import empirical_draws
+
+    if not components:
+        raise ValueError("components must list at least one (|H_i|, m_B) pair")
+    hypotheses, m_b = max(components, key=lambda row: empirical_draws(m, row[1]))
+    learner = ev.SubsampleWithReplacement(ev.ExponentialMechanism(exact(epsilon_b, "epsilon_b"), hypotheses),
+                                          empirical_draws(m, m_b), m)
+    return account(ev.LabelBoostThen(learner)).guarantee.epsilon
 
 
 def separate_samples_baseline(m_oracle: int, k: int, epsilon: Any, epsilon_oracle: Any = 4) -> int:

@@ -59,3 +59,26 @@ def test_with_replacement_rule_at_the_boolean_oracles_use_is_log_a():
     a = (1 + math.expm1(1.0) / 40) ** 4
     assert derived == pytest.approx(math.log(a), rel=1e-12) and delta == 0
     assert derived == pytest.approx(0.16823996707339, rel=1e-12)
+
+
+def test_boolean_calibration_derives_the_oracles_epsilon_with_the_tight_rule():
+    """Theorem 8.19's calibration takes ε_A from the accountant: 3 + m_B·log(1 + (e − 1)/m) for
+    ε_B = 1 (≤ 3 + (e − 1)/9 once m ≥ 9m_B), the same ε the oracle's own event derives, and the
+    tight n with it is below the tight n at the paper's ε_A = 4."""
+    from dpledger.learners.boolean.composition import BooleanComposition, component_class
+    from dpledger.learners.boolean.formula import parse_formula
+    from dpledger.learners.boolean.oracle import RelabelOracle
+    from dpledger.learners.calibration.boolean import oracle_epsilon, theorem_8_19
+
+    C = BooleanComposition(parse_formula("x1 and x2"), [component_class("thresholds", 64)] * 2)
+    oracle = RelabelOracle()
+    m_b, m = oracle.m_b(C, 0), 9 * oracle.m_b(C, 0) + 5
+    derived = oracle_epsilon([(len(C.spaces[0]), m_b)], m)
+    recorded = account(oracle.event(C, (), m)).guarantee
+    expected = 3 + m_b * math.log1p(math.expm1(1.0) / m)
+    assert float(derived) == pytest.approx(expected, rel=1e-12)
+    assert recorded.epsilon_upper == pytest.approx(expected, rel=1e-12) and expected < 3 + math.expm1(1.0) / 9
+
+    result = theorem_8_19([("thresholds", 1, 2**16)] * 2, 4, "0.1", "0.1", "0.5", "1e-6")
+    assert float(result.oracle_epsilon) < 3 + math.expm1(1.0) / 9 + 1e-12
+    assert result.n_tight_derived < result.sample.n_tight
