@@ -30,6 +30,10 @@ CLASS_OPTIONS: dict[str, tuple[str, dict[str, Any]]] = {
 """The options of the classes' setups (:attr:`ClassSetup.options`), each registered once."""
 
 
+SEED_HELP = ("root seed s (default 0): SeedSequence(s).spawn(2) gives the data's seed and the learner's; "
+             "the same s gives the same run and trace")
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     table = group(subparsers, "run", "run a learner on synthetic data and derive its certified guarantee")
     parser = leaf(table, "carry-forward", "CarryForwardLearner (Algorithm 2) on realizable synthetic data",
@@ -44,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--delta", type=decimal_text)
     parser.add_argument("--alpha", type=finite_float)
     parser.add_argument("--beta", type=finite_float)
-    parser.add_argument("--seed", type=seed)
+    parser.add_argument("--seed", type=seed, help=SEED_HELP)
     parser.add_argument("--test-size", type=positive_int)
 
     parser = leaf(table, "agnostic", "private agnostic halfspace learner (seed 002) on synthetic Gaussian data", agnostic)
@@ -56,7 +60,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--epsilon", type=decimal_text, required=True, help="ε (> 0, ≤ 100)")
     parser.add_argument("--delta", type=decimal_text, help="δ in (0, 1)")
     parser.add_argument("--degree", type=positive_int, help="polynomial degree (improper, proper; default: the learner's)")
-    parser.add_argument("--seed", type=seed, help="seed of the data and of the learner")
+    parser.add_argument("--seed", type=seed, help=SEED_HELP)
 
 
 def _carry_forward_call(options: dict[str, Any]) -> dict[str, Any]:
