@@ -53,3 +53,23 @@ def test_compose_reports_a_vacuous_delta_as_vacuous():
     assert vacuous.payload["vacuous"] is True and "VACUOUS: δ ≥ 1" in vacuous.text
     fine = compose(epsilon="0.01", delta="1e-6", k=1000, method="basic")
     assert fine.payload["vacuous"] is False and "VACUOUS" not in fine.text
+
+
+def test_run_agnostic_same_seed_same_run_and_the_learner_seeded_by_the_second_child(monkeypatch):
+    """Issue 15: the data and the learner get the two children of SeedSequence(seed), not the same seed."""
+    import numpy as np
+
+    from dpledger.learners.agnostic import LEARNERS
+
+    seeds = []
+    original = LEARNERS["improper"].fit
+
+    def recording_fit(self, X, y):
+        seeds.append(self.random_state)
+        return original(self, X, y)
+
+    monkeypatch.setattr(LEARNERS["improper"], "fit", recording_fit)
+    first = run.agnostic(algorithm="improper", dim=3, n=400, epsilon="1", seed=9)
+    again = run.agnostic(algorithm="improper", dim=3, n=400, epsilon="1", seed=9)
+    assert first.payload == again.payload
+    assert all(isinstance(s, np.random.SeedSequence) and (s.entropy, s.spawn_key) == (9, (1,)) for s in seeds)
