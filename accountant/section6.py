@@ -336,10 +336,12 @@ def tight_m(target: Target, start: int, progress: SearchProgress | None = None, 
     """The largest m in [1, ⌊n/3⌋] meeting (ε, δ) under optimal composition with the paper's
     oracles, galloping up from ``start`` (a good guess); None when no m ≥ 1 does."""
     block = target.block_size
-    ok = lambda value: _tight_holds(target, value, block)  # noqa: E731
-    if progress is not None:
-        ok = progress.tracked(ok, block, later=later)
-    return largest_integer_from(ok, max(start, 1), block)
+
+    def ok(value: int) -> bool:
+        return _tight_holds(target, value, block)
+
+    tracked = ok if progress is None else progress.tracked(ok, block, later=later)
+    return largest_integer_from(tracked, max(start, 1), block)
 
 
 def tight_calibration(target: Target, paper_m_value: int, on_progress: Progress | None = None) -> TightCalibration:
@@ -375,10 +377,12 @@ def tight_n(target: Target, m: int, low_block: int | None = None, high_block: in
     ``progress`` counts the accountings (:class:`SearchProgress`)."""
     low = m if low_block is None else low_block
     high = needed_n(target, m) // 3 + 1 if high_block is None else high_block
-    ok = lambda size: _tight_holds(target, m, size, delta_oracle, epsilon_oracle)  # noqa: E731
-    if progress is not None:
-        ok = progress.tracked(ok, high - low, cap=61)
-    block = smallest_integer_to_precision(ok, low, high)
+
+    def ok(size: int) -> bool:
+        return _tight_holds(target, m, size, delta_oracle, epsilon_oracle)
+
+    tracked = ok if progress is None else progress.tracked(ok, high - low, cap=61)
+    block = smallest_integer_to_precision(tracked, low, high)
     if block is None:
         raise ValueError(f"m = {m} does not meet the target with any block size up to {high}")
     return 3 * block

@@ -21,8 +21,15 @@ from dpledger.accountant import events as ev
 from dpledger.accountant.calibration import largest_integer, smallest_integer_to_precision
 from dpledger.accountant.numerics.certified import enclose, upper_float
 from dpledger.accountant.rules import Derivation, account
-from dpledger.accountant.section6 import (Progress, SearchProgress, Target, learner_event, needed_n, paper_m,
-                                          reservoir_activations)
+from dpledger.accountant.section6 import (
+    Progress,
+    SearchProgress,
+    Target,
+    learner_event,
+    needed_n,
+    paper_m,
+    reservoir_activations,
+)
 
 OraclesFor = Callable[[int], Sequence[ev.Event]]
 """The oracle events A_1..A_k declare for an active sample of size m (``oracle.event(C, prefix, m)``)."""
