@@ -23,7 +23,18 @@ Account and calibrate
   decimal string or number into the exact value the accountant computes with.
 * calibration for a target (ε, δ): :func:`laplace_scale`, :func:`gaussian_sigma`,
   :func:`discrete_laplace_scale`, :func:`discrete_gaussian_sigma`, :func:`composition_epsilon`,
-  :func:`composition_noise` — each certified, with the event tree that proves it.
+  :func:`composition_noise` — each a certified :class:`Calibration` (the value rounded the safe
+  way, the event tree that proves it, its guarantee).
+* floating-point-safe release: :func:`snapping_laplace` (Mironov 2012's snapping mechanism),
+  :func:`snapping_epsilon`, :func:`snapping_scale`; exact discrete samplers behind
+  :func:`discrete_laplace_scale` and :func:`discrete_gaussian_sigma` live in
+  :mod:`dpledger.learners.randomness`.
+
+Learners
+
+* the two papers' learners are scikit-learn estimators (:mod:`dpledger.learners`, docs/learners.md);
+  model selection is a release too: :class:`PrivateScorer` scores folds with exact discrete noise
+  and :func:`search_guarantee` accounts a whole ``GridSearchCV`` run.
 
 Imports point down only (``verify`` → ``learners`` → ``accountant``; this package's root sits on
 top); ``tests/test_layers.py`` enforces it. Names are loaded on first use, so ``import dpledger``
@@ -57,6 +68,21 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "Derivation": ("dpledger.accountant.rules", "Derivation"),
     "Guarantee": ("dpledger.accountant.guarantee", "Guarantee"),
     "exact": ("dpledger.accountant.numerics.certified", "exact"),
+    # calibrate
+    "Calibration": ("dpledger.accountant.mechanism_calibration", "Calibration"),
+    "laplace_scale": ("dpledger.accountant.mechanism_calibration", "laplace_scale"),
+    "gaussian_sigma": ("dpledger.accountant.mechanism_calibration", "gaussian_sigma"),
+    "discrete_laplace_scale": ("dpledger.accountant.mechanism_calibration", "discrete_laplace_scale"),
+    "discrete_gaussian_sigma": ("dpledger.accountant.mechanism_calibration", "discrete_gaussian_sigma"),
+    "composition_epsilon": ("dpledger.accountant.mechanism_calibration", "composition_epsilon"),
+    "composition_noise": ("dpledger.accountant.mechanism_calibration", "composition_noise"),
+    # release without a floating-point leak
+    "snapping_laplace": ("dpledger.learners.snapping", "snapping_laplace"),
+    "snapping_epsilon": ("dpledger.learners.snapping", "snapping_epsilon"),
+    "snapping_scale": ("dpledger.learners.snapping", "snapping_scale"),
+    # learners with scikit-learn
+    "PrivateScorer": ("dpledger.learners.estimator", "PrivateScorer"),
+    "search_guarantee": ("dpledger.learners.estimator", "search_guarantee"),
 }
 
 __all__ = ["__version__", *_EXPORTS]
