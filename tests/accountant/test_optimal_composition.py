@@ -475,12 +475,15 @@ def test_heterogeneous_lattice_bracket_encloses_the_exact_optimum_and_beats_the_
     """300 + 300 mechanisms with ε = 1/10, 1/7: forced past a 20 000-atom limit, every ε rounded up
     (down) to a binary lattice brackets the exact optimum, far tighter than the homogeneous
     optima at max and min ε."""
-    pairs = [(mpf(1) / 10, mpf(0))] * 300 + [(mpf(1) / 7, mpf(0))] * 300
+    # Doubles, read exactly: mpf(1)/10 and mpf(1)/7 at another module's mp.dps = 60 happen to be
+    # in the exact ratio 7 : 10, and their law then merges into a few thousand atoms.
+    tenth, seventh = mpf(0.1), mpf(1 / 7)
+    pairs = [(tenth, mpf(0))] * 300 + [(seventh, mpf(0))] * 300
     target = mpf(1e-6)
     lo, hi, exact = heterogeneous_optimal_epsilon(pairs, target)
     f_lo, f_hi, f_exact = heterogeneous_optimal_epsilon(pairs, target, max_states=20_000)
     assert exact and not f_exact
     assert f_lo <= lo and hi <= f_hi
-    h_lo = homogeneous_optimal_epsilon(mpf(1) / 10, mpf(0), 600, target)[0]
-    h_hi = homogeneous_optimal_epsilon(mpf(1) / 7, mpf(0), 600, target)[1]
+    h_lo = homogeneous_optimal_epsilon(tenth, mpf(0), 600, target)[0]
+    h_hi = homogeneous_optimal_epsilon(seventh, mpf(0), 600, target)[1]
     assert (f_hi - f_lo) * 4 < h_hi - h_lo
