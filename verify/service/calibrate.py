@@ -19,7 +19,7 @@ from dpledger.accountant.numerics.certified import enclose, upper_float
 from dpledger.accountant.section6 import PaperChain, Target, TightCalibration, paper_chain, tight_calibration
 from dpledger.verify.paper import theorem_calibration
 from dpledger.verify.service import Exact, Output
-from dpledger.verify.service.progress import progress_callback
+from dpledger.verify.service.progress import progress, progress_callback
 
 BASELINE = ("SUBSTITUTE model of Alon et al.'s closure (one sample per component): k disjoint blocks, "
             "each running A_i once on an M_A-subsample, amplified to ε by Theorem 3.4")
@@ -87,9 +87,10 @@ def carry_forward(*, n: int, k: int, epsilon: Exact, delta: Exact) -> Output:
     """CarryForwardLearner (Algorithm 2) on n records with k components at target (ε, δ): Lemma
     6.12's chain at Algorithm 2's m, and the largest m the tight certified calibration allows
     (its searches draw a progress bar on stderr: thousands of accountings at n ≈ 10³⁰⁰)."""
+    report = progress_callback("tight calibration (accountings)")  # its delay counts from here
     target = Target.of(n, k, epsilon, delta)
     chain = paper_chain(target)
-    tight = tight_calibration(target, chain.m, on_progress=progress_callback("tight calibration (accountings)"))
+    tight = tight_calibration(target, chain.m, on_progress=report)
     payload = carry_forward_payload(chain, tight)
     return Output(payload, _carry_forward_text(payload), _status(payload["paper"]["holds"], payload["tight"]["holds"]))
 
@@ -124,7 +125,8 @@ def theorem_8_19(*, k: int, components: Sequence[str] | None = None, domain_size
     """Theorem 8.19: CarryForwardLearner with the Proposition 8.16 oracles for G(H_1, …, H_k), the
     components ``components`` (default: k thresholds) on the grid [0, ``domain_size``), paper
     against tight and against the free constants (ε_B and the utility split chosen, issue 17),
-    beside the per-component baseline :data:`BASELINE`."""
+    beside the per-component baseline :data:`BASELINE`. Its two calibrations draw a progress bar."""
+    advance = progress(2, "calibrate 8.19 (Theorem 8.19's sample size, free constants)")
     from dpledger.learners.boolean.composition import HypothesisSpace, component_class, composition_vc_bound
     from dpledger.learners.calibration import free_constants
     from dpledger.learners.calibration.boolean import separate_samples_baseline
@@ -137,11 +139,13 @@ def theorem_8_19(*, k: int, components: Sequence[str] | None = None, domain_size
     rows = [(name, H.vc_dimension, len(HypothesisSpace(H))) for name, H in zip(names, classes)]
     vc = composition_vc_bound([H.vc_dimension for H in classes])
     result = calibration(rows, vc, alpha, beta, epsilon, delta)
+    advance(1)
     sample = result.sample
     baseline = separate_samples_baseline(result.m_oracle, k, epsilon)
     sample_json, sample_lines = theorem_calibration.sample_report(sample)
     free_json, free_lines = theorem_calibration.free_report(free_constants.theorem_8_19(sample.run, rows),
                                                                   sample.n_paper, sample.n_tight)
+    advance(2)
     payload: dict[str, Any] = {
         "statement": "Theorem 8.19",
         "target": {"k": k, "alpha": alpha, "beta": beta, "epsilon": epsilon, "delta": delta},
