@@ -90,7 +90,9 @@ def _privacy_rows(draws: int, population: int, epsilon: float) -> csr_matrix:
     return vstack([forward, -forward]).tocsr()
 
 
-def _solve(objective: np.ndarray, a_ub, b_ub, a_eq=None, b_eq=None, bounds=(0, 1)) -> float:
+def _solve(objective: np.ndarray, a_ub: csr_matrix, b_ub: np.ndarray, a_eq: np.ndarray | None = None,
+           b_eq: np.ndarray | None = None, bounds: tuple[float, float | None] = (0, 1)) -> float:
+    """max objective·x subject to the constraints, by HiGHS."""
     result = linprog(-objective, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=bounds, method="highs")
     if result.status != 0:
         raise RuntimeError(f"HiGHS did not solve the linear program: {result.message}")
