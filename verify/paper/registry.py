@@ -29,8 +29,8 @@ keys, values of the wrong type, empty text, duplicate ids, a statement without p
 check, audit and finding kinds, a checked part without tests (an empty part), an unchecked part
 with tests or without a note, a tightness whose measurement exceeds its bound or names a part the
 statement lacks (or no part of that kind checked by its audit: an exact tightness needs an
-``exact`` part of its kind, a Monte Carlo one an ``empirical`` part), and test node ids that are not ``tests/<path>/test_<file>.py::test_<name>`` or
-are listed twice in a statement. The value rules are the model's own (the dataclasses check them
+``exact`` part of its kind, a Monte Carlo one an ``empirical`` part), and test node ids that are
+not ``tests/<path>/test_<file>.py::test_<name>`` or are listed twice in a statement. The value rules are the model's own (the dataclasses check them
 when built), so no statement escapes them.
 
 The recorded run (:class:`Run`, :func:`load_run`) carries the commit it checked, whether the tree
