@@ -85,6 +85,7 @@ _NEAR_ATOMS = 256  # positive atoms closest to ε summed term by term in homogen
 _INT64_SAFE = 2**62
 _MAX_TOTAL_LOSS = mpf(2) ** 52
 _TAIL_BITS = 50  # a window leaves out at most 2^−50 of the δ it is solved for
+_FULL_LAW_MAX = 10**6  # homogeneous_optimal_delta sums every atom up to this many mechanisms
 
 
 # ----------------------------------------------------------------------------------------------
@@ -588,7 +589,10 @@ def homogeneous_optimal_delta(epsilon: mpf, delta: mpf, k: int, at_epsilon: mpf)
     Kairouz–Oh–Viswanath 2015, Theorem 3.3: δ_total(ε) = 1 − (1−δ)^k (1 − δ_RR(ε)) with
     δ_RR(ε) = Σ_j max(0, pmf(j) − e^ε pmf(k−j)), pmf the Binomial(k, 1/(1+e^{ε})) pmf; evaluated on
     the exact grid interval containing ``at_epsilon``, the terms nearest to it one by one (no
-    cancellation).  Returns (lo, hi) ⊂ [0, 1].
+    cancellation).  Returns (lo, hi) ⊂ [0, 1].  Up to ``_FULL_LAW_MAX`` mechanisms every atom is
+    summed; beyond, the window of the module docstring leaves out at most 2^−64 first and, when
+    that is not below 2^−50 of the lower end found, at most 2^−50 of it (at least 2^−4000): hi
+    exceeds the sum on the window by the tail.
 
     Raises ValueError for ε ≤ 0 or non-finite, δ ∉ [0, 1), k < 1, k·ε > 2^52, or at_epsilon < 0
     or non-finite.
@@ -602,8 +606,14 @@ def homogeneous_optimal_delta(epsilon: mpf, delta: mpf, k: int, at_epsilon: mpf)
         raise ValueError(f"at_epsilon must be >= 0, got {at_epsilon!r}")
     with interval_precision(_precision_for(delta)):
         survive = _survival([(delta, k)])
-        rr = _delta_rr_accurate(_homogeneous_distribution(epsilon, k), at_epsilon)
-        lo, hi = _widen((1 - survive) + survive * rr)
+        budget = mpf(0) if k <= _FULL_LAW_MAX else mpmath.ldexp(mpf(1), -64)
+        while True:
+            rr = _delta_rr_accurate(_homogeneous_distribution(epsilon, k, budget), at_epsilon)
+            lo, hi = _widen((1 - survive) + survive * rr)
+            wanted = max(mpmath.ldexp(max(lo, mpf(0)), -_TAIL_BITS), mpmath.ldexp(mpf(1), -4000))
+            if budget <= wanted:
+                break
+            budget = wanted
     return max(lo, mpf(0)), min(hi, mpf(1))
 
 

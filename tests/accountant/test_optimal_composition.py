@@ -487,3 +487,13 @@ def test_heterogeneous_lattice_bracket_encloses_the_exact_optimum_and_beats_the_
     h_lo = homogeneous_optimal_epsilon(tenth, mpf(0), 600, target)[0]
     h_hi = homogeneous_optimal_epsilon(seventh, mpf(0), 600, target)[1]
     assert (f_hi - f_lo) * 4 < h_hi - h_lo
+
+
+@pytest.mark.slow
+def test_optimal_delta_inverts_optimal_epsilon_at_a_billion_mechanisms():
+    """k = 10⁹: the optimal δ (its own window, the atoms near ε summed one by one) at the reported
+    upper end of ε is ≤ the target, and 10⁻⁹ below the lower end it is above it."""
+    eps0, k, target = mpf(1e-4), 10**9, mpf(1e-6)
+    lo, hi = homogeneous_optimal_epsilon(eps0, mpf(0), k, target)
+    assert homogeneous_optimal_delta(eps0, mpf(0), k, hi)[1] <= target
+    assert homogeneous_optimal_delta(eps0, mpf(0), k, lo * (1 - mpf(1e-9)))[0] > target
