@@ -54,7 +54,6 @@ def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: st
     name), scored on ``test_size`` fresh records; m from ``calibration`` unless given. Exit
     status 1 when the derived guarantee misses the target (ε, δ); the output then says why and
     what would meet it (:func:`dpledger.accountant.section6_shortfall.shortfall`)."""
-    report = progress_callback("CarryForwardLearner (steps)")  # its delay counts from here: data and imports too
     import numpy as np
 
     from dpledger.learners.carry_forward import CarryForwardLearner, jsonable
@@ -69,6 +68,7 @@ def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: st
                          "for more")
     concept_class = problem.concept_class
     data_seed, learner_seed = run_seeds(seed)
+    report = progress_callback("CarryForwardLearner (steps)")  # its delay counts from here: the data, then fit
     rng = np.random.default_rng(data_seed)
     target = random_concept(concept_class, rng)
     X = problem.sample(rng, n)
@@ -131,7 +131,6 @@ def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact =
     test points in ``dim`` dimensions with a fraction ``noise`` of flipped labels (``noise_model``);
     ``degree``: the polynomial degree (improper, proper; None for the learner's default). Exit status 1
     when the derived guarantee misses the claim."""
-    advance = progress(3, f"run agnostic {algorithm} (data, private fit, privacy-off fit)")
     import numpy as np
 
     from dpledger.learners.agnostic import LEARNERS
@@ -146,6 +145,7 @@ def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact =
     if n * dim > MAX_VALUES:
         raise ValueError(f"n·dim must be at most {MAX_VALUES:.0e} (the run holds a training and a test sample of "
                          f"n points in memory and fits twice), got {n}·{dim}; use the learners' API for more")
+    advance = progress(3, f"run agnostic {algorithm} (data, private fit, privacy-off fit)")
     rng = Sampled(data_seed)
     train = halfspace_data(n, dim, noise, noise_model, rng)
     test = labelled_sample(n, train.w, train.t, noise, noise_model, rng)
