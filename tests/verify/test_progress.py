@@ -60,3 +60,10 @@ def test_fit_reports_its_2k_plus_2_steps_in_order():
     calls = []
     CarryForwardLearner(Intervals(64), m=20, random_state=0).fit(X, y, on_progress=lambda d, t: calls.append((d, t)))
     assert calls == [(done, 6) for done in range(1, 7)]  # k = 2
+
+
+def test_a_quick_run_prints_its_json_and_no_bar(capsys):
+    assert main(["run", "carry-forward", "--class", "thresholds", "--domain-size", "1024", "--n", "30000",
+                 "--calibration", "tight", "--seed", "1", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["holds"] is True and captured.err == ""
