@@ -23,7 +23,8 @@ What each proof asks, and what is chosen here:
   block's claim in the event tree true. For Theorem 8.19 the free constant is B_i's ε_B ∈ (0, 1]
   (Proposition 8.16's hypothesis; multiples of 1/32), and the oracle's ε_A is the accountant's
   derivation of Corollary 8.17's event: Lemma 3.11 (+3) over B̂ = B_i on m_B draws with
-  replacement from the m relabeled records (Lemma 8.15's rule), bounded by ε_B + 3.
+  replacement from the m relabeled records (Lemma 8.15; the accountant's with-replacement rule),
+  at most ε_B + 3.
 * **δ_A and the δ split** — both oracles are pure (exponential mechanisms), so δ_A = 0: no block
   spends δ (Lemma 3.15's 4eδ_A = 0), and each reservoir's optimal composition gets the whole δ
   (the three blocks run on disjoint reservoirs: parallel composition).
@@ -46,7 +47,6 @@ from typing import Any
 
 import sympy
 
-from dpledger.accountant import events as ev
 from dpledger.accountant.guarantee import Guarantee
 from dpledger.accountant.numerics.certified import enclose, upper_float
 from dpledger.accountant.rules import C_LB, Derivation, account
@@ -205,16 +205,6 @@ def theorem_5_1(run: UtilityTarget, candidates: int) -> FreeCalibration:
                            derivation)
 
 
-def relabel_oracle_event(epsilon_b: sympy.Expr, hypotheses: int, draws: int, m: int) -> ev.Event:
-    """The event :meth:`dpledger.learners.boolean.oracle.RelabelOracle.event` records on m records
-    (without the claims, and without the composed class, whose residual automaton needs 2^k
-    states): Lemma 3.11 (ARelabel, +3) over B_i's exponential mechanism on ``draws`` of the m
-    relabeled records drawn with replacement (Lemma 8.15's rule). ``tests/learners/test_free_constants.py``
-    checks that the two derive the same ε."""
-    learner = ev.SubsampleWithReplacement(ev.ExponentialMechanism(epsilon_b, hypotheses), draws, m)
-    return ev.LabelBoostThen(learner)
-
-
 def boolean_requirements(hypotheses: int, vc_dimension: int, split: UtilitySplit, learner_share: sympy.Expr,
                          epsilon_b: Any) -> tuple[int, int]:
     """(ARelabel's |S|, B_i's m_B) when Corollary 8.17's proof gives B̂ the error θτ and ARelabel
@@ -235,11 +225,12 @@ def theorem_8_19(run: UtilityTarget, components: Sequence[tuple[str, int, int]])
     """Theorem 8.19 with the relabel-and-learn oracles for ``components`` ((name, d_i, |H_i|)):
     ε_B free in (0, 1] and B̂'s share θ of τ (:func:`boolean_requirements`), the utility split as for
     Theorem 5.1, M_{A,i} = max(ARelabel's |S|, 9m_B) (Corollary 8.17) and ε_A the largest derived ε of
-    the k oracles' events at the chosen m, rounded up to a float. The oracle that realises the choice
+    the k oracles' events at the chosen m (:func:`~dpledger.learners.calibration.boolean.oracle_epsilon`),
+    rounded up to a float. The oracle that realises the choice
     is ``RelabelOracle(ε_B, tau=2θτ, beta_a=β_A)`` (its m_B is m_B(tau/2, beta_a/2, ε_B))."""
     from fractions import Fraction
 
-    from dpledger.learners.boolean.local_learners import empirical_draws
+    from dpledger.learners.calibration.boolean import oracle_epsilon
 
     classes = sorted(set((d, size) for _, d, size in components))
     requirements: dict[tuple[sympy.Expr, sympy.Expr], list[tuple[int, int]]] = {}  # (ρ, θ) → per class at ε_B = 1
@@ -252,8 +243,8 @@ def theorem_8_19(run: UtilityTarget, components: Sequence[tuple[str, int, int]])
         e = float(epsilon_b)
         m_b = [math.ceil(b * max(4 / e, 8) / 8) for _, b in requirements[key]]  # max(4/ε_B, 8) against its 8 at ε_B = 1
         m = max(term, *(max(r, 9 * b) for (r, _), b in zip(requirements[key], m_b)))
-        ratio = max(min(b, m // 9) * (math.log1p(math.expm1(e) / m) - math.log1p(math.expm1(-e) / m)) for b in m_b)
-        return m, 3 + ratio
+        # the with-replacement rule's log A = draws·log(1 + (e^{ε_B} − 1)/m), in floats (a guide)
+        return m, 3 + max(min(b, m // 9) for b in m_b) * math.log1p(math.expm1(e) / m)
 
     grid = [(epsilon_b, share) for share in LEARNER_SHARE_GRID for epsilon_b in EPSILON_B_GRID]
     (epsilon_b, share), split = _search(run, grid, RHO_GRID_BOOLEAN, oracle_float)
@@ -261,9 +252,8 @@ def theorem_8_19(run: UtilityTarget, components: Sequence[tuple[str, int, int]])
     rows = {(d, size): boolean_requirements(size, d, split, share, epsilon_b) for d, size in classes}
     m_oracle = max(max(r, 9 * b) for r, b in rows.values())
     m = max(m_lb, m_oracle)
-    epsilon_a = max(account(relabel_oracle_event(epsilon_b, size, empirical_draws(m, rows[d, size][1]), m))
-                    .guarantee.epsilon_upper for d, size in classes)
-    epsilon_a = sympy.Rational(Fraction(epsilon_a))
+    epsilon_a = sympy.Rational(Fraction(upper_float(enclose(
+        oracle_epsilon([(size, rows[d, size][1]) for d, size in classes], m, epsilon_b)))))
     n, derivation = certify(run, m, epsilon_a)
     return FreeCalibration("Theorem 8.19", run, split, (("epsilon_B", epsilon_b), ("learner_tau_share", share)),
                            epsilon_a, m_lb, m_oracle, m, n, derivation)
