@@ -466,12 +466,12 @@ def _heterogeneous_rule(groups: dict[tuple[sympy.Expr, sympy.Expr], int], target
 
 def _bracketed(event: ev.Composition, children: list[Derivation], domain: str,
                groups: dict[tuple[sympy.Expr, sympy.Expr], int]) -> Derivation:
-    """Heterogeneous optimal composition beyond the exact convolution. The optimum is monotone in
-    every ε_i and δ_i (an (ε, δ)-DP mechanism is (ε′, δ′)-DP for ε′ ≥ ε, δ′ ≥ δ, and the optimal
-    composition of a larger set of mechanisms is no smaller), so it lies between the homogeneous
-    optima (Kairouz–Oh–Viswanath 2015, Thm 3.3, exact at any k) at (min ε_i, min δ_i) and at
-    (max ε_i, max δ_i). The upper one is reported, and the rule states its distance to the lower
-    one: the most it can exceed the optimum."""
+    """Heterogeneous optimal composition of more mechanisms than :data:`HETEROGENEOUS_EXACT_MAX`.
+    An (ε, δ)-DP mechanism is (ε′, δ′)-DP for ε′ ≥ ε, δ′ ≥ δ: every child is (max ε_i, max δ_i)-DP,
+    and every (min ε_i, min δ_i)-DP mechanism is (ε_i, δ_i)-DP, so the optimum lies between the
+    homogeneous optima (Kairouz–Oh–Viswanath 2015, Thm 3.3, exact at any k) at (min ε_i, min δ_i)
+    and at (max ε_i, max δ_i). The upper one is reported, and the rule states its distance to the
+    lower one: the most it can exceed the optimum."""
     count = event.count
     epsilons, deltas = [e for e, _ in groups], [d for _, d in groups]
     high = OptimalCompositionEpsilon(_max(epsilons), _max(deltas), count, event.target_delta)
