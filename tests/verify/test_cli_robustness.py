@@ -185,3 +185,13 @@ def test_help_and_readme_document_the_exit_statuses(capsys):
 ])
 def test_exit_status_of_compose_calibrate_and_exact_audits(argv, status, capsys):
     assert main(argv) == status
+
+
+def test_output_into_a_pipe_the_reader_left_is_not_a_traceback():
+    import subprocess
+
+    command = [str(Path(sys.executable).with_name("dpledger")), "proofs"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdout.close()  # the reader (as `| head -0`) leaves before anything is written
+    errors = process.stderr.read().decode()
+    assert process.wait(timeout=120) == 0 and "Traceback" not in errors and "BrokenPipe" not in errors

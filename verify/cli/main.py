@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -66,10 +67,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _refuse(str(error))
     except MemoryError:
         return _refuse("out of memory: the input asks for more memory than this machine has; use smaller sizes")
-    if args.json:
-        print(json.dumps(_finite(output.payload), indent=2, allow_nan=False))
-    else:
-        print(output.text)
+    text = json.dumps(_finite(output.payload), indent=2, allow_nan=False) if args.json else output.text
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:  # the reader (e.g. `| head`) left: the verdict's status still stands
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
     return output.status
 
 
