@@ -388,9 +388,9 @@ class Composition(Event):
     * ``advanced``: Theorem 3.5 with ε₀ = max ε, δ₀ = max δ and δ′ = target_delta − Lδ₀:
       ε = √(2L log(1/δ′))ε₀ + Lε₀(e^{ε₀} − 1), δ = target_delta.
     * ``optimal``: the smallest ε with total δ = target_delta (Kairouz–Oh–Viswanath 2015 for
-      identical mechanisms, Murtagh–Vadhan 2016 otherwise; a certified upper bound when the
-      exact heterogeneous computation is too large; the advanced bound, which is ≥ the optimum,
-      beyond 10⁶ mechanisms). When every child is a ``Gaussian`` event, the exact composition of
+      identical mechanisms, Murtagh–Vadhan 2016 otherwise; exact at any number of identical
+      mechanisms; beyond the exact heterogeneous convolution a certified bracket, named in the
+      rule with its largest excess over the optimum). When every child is a ``Gaussian`` event, the exact composition of
       Gaussian mechanisms (Dong–Roth–Su 2019, Cor 3.3). When every child is a
       ``DiscreteGaussian``, zCDP composition: ρ = repeat·Σρ_i (Bun–Steinke 2016, Lemma 2.3),
       converted once at target_delta (Canonne–Kamath–Steinke 2020, Cor 13).

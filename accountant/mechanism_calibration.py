@@ -277,7 +277,7 @@ def composition_epsilon(k: int, epsilon: Any, delta: Any, method: str = "optimal
     * ``advanced``: √(2k ln(1/δ′))ε₀ + kε₀(e^{ε₀} − 1) ≤ ε with δ′ = δ − kδ₀ > 0 (Theorem 3.5 of
       seed 000; Dwork–Rothblum–Vadhan 2010);
     * ``optimal``: the exact optimum over all (ε₀, δ₀)-DP mechanisms (Kairouz–Oh–Viswanath 2015,
-      Thm 3.3; beyond 10⁶ steps the accountant reports the advanced bound, ≥ the optimum).
+      Thm 3.3; exact at any k).
 
     With ``poisson_rate`` q each mechanism runs on a Poisson subsample and must be (ε₀, δ₀)-DP under
     add/remove neighbours (the guarantee is then under add/remove, BBG 2018 Thm 8); with

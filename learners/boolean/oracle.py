@@ -12,8 +12,8 @@ ARelabel; the accountant rule of Lemma 3.11 (``LabelBoostThen``: LabelBoost, i.e
 exponential-mechanism relabeling with ε = 1, followed by an (ε, δ)-DP algorithm) has the same
 form and value, so it is recorded as ``LabelBoostThen`` under a ``Claim("Corollary 8.17")``.
 B̂'s guarantee is derived by the accountant's rule for sampling with replacement
-(``SubsampleWithReplacement``: coupling and group privacy) under a ``Claim("Lemma 8.15")``: with
-draws ≤ |S|/9 it is far below the ε_B the lemma claims (≈ 2 sinh(ε_B)/9). The exact audit
+(``SubsampleWithReplacement``: a hybrid over the draws) under a ``Claim("Lemma 8.15")``: with
+draws ≤ |S|/9 it is far below the ε_B the lemma claims (at most (e^{ε_B} − 1)/9). The exact audit
 (:mod:`tests.verify.test_boolean_oracle_audit`) measures the whole oracle on tiny instances.
 """
 from __future__ import annotations

@@ -14,7 +14,7 @@ from dpledger.verify.paper.setups import ClassSetup, Problem
 ORACLE = ("Proposition 8.16 relabel-and-learn (ARelabel ε = 1, then Lemma 8.15's empirical exponential "
           "learner, ε_B = 1): (ε_A, δ_A) = (4, 0) claimed by Corollary 8.17, whose structural conditions hold by "
           "Lemma 8.18 (product parameterisation; arity and non-empty H_i checked); the trace derives B̂'s ε from its "
-          "draws with replacement (Lemma 8.15), so ε_A ≈ 3 + 2 sinh(1)/9")
+          "draws with replacement (Lemma 8.15), so ε_A ≤ 3 + (e − 1)/9 ≈ 3.19")
 
 
 def _build(*, alpha: float, beta: float, domain_size: int | None = None, formula: str | None = None,
