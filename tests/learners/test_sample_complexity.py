@@ -50,7 +50,7 @@ def test_an_oracle_requirement_growing_with_n_is_iterated_to_its_fixed_point():
 
 
 @pytest.mark.parametrize(("values", "hypothesis"), [
-    (("0.1", "0.1", "1", "1e-6"), "epsilon must be in (0, 1) (hypothesis of Theorem 5.1)"),
+    (("0.1", "0.1", "1.5", "1e-6"), "epsilon must be in (0, 1] (hypothesis of Theorem 5.1"),
     (("0", "0.1", "0.5", "1e-6"), "alpha must be in (0, 1)"),
     (("0.1", "1", "0.5", "1e-6"), "beta must be in (0, 1)"),
     (("0.1", "0.01", "0.5", "0.02"), "delta must be ≤ beta (hypothesis of Theorem 5.1)"),
@@ -149,7 +149,7 @@ def test_theorems_8_8_and_8_14_need_more_samples_in_higher_dimension():
     ({"oracle": "simplex"}, "oracle must be one of"),
     ({"dimension": 0}, "dimension must be an integer ≥ 1"),
     ({"dimension": 51}, "dimension must be at most 50"),
-    ({"epsilon": "1.5"}, "epsilon must be in (0, 1) (hypothesis of Theorem 8.5)"),
+    ({"epsilon": "1.5"}, "epsilon must be in (0, 1] (hypothesis of Theorem 8.5"),
 ])
 def test_theorem_8_5_refuses_bad_input(kwargs, message):
     args = {"oracle": "exponential", "dimension": 2, "grid": 16, "alpha": "0.1", "beta": "0.1", "epsilon": "0.5",

@@ -35,7 +35,7 @@ def test_boolean_is_an_alias_of_theorem_8_19(capsys):
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (("5.1", "--class", "intervals", "--epsilon", "1"), "epsilon must be in (0, 1) (hypothesis of Theorem 5.1)"),
+    (("5.1", "--class", "intervals", "--epsilon", "1.5"), "epsilon must be in (0, 1] (hypothesis of Theorem 5.1"),
     (("8.8", "--delta", "0.2"), "delta must be ≤ beta (hypothesis of Theorem 8.8)"),
     (("8.14", "--alpha", "1.5"), "alpha must be in (0, 1) (hypothesis of Theorem 8.14)"),
     (("8.19", "--k", "2", "--beta", "0"), "beta must be in (0, 1) (hypothesis of Theorem 8.19)"),
