@@ -7,6 +7,10 @@ adaptive precision, total-variation gap 0), so no overflow occurs for large scor
 analysed distribution is the one sampled. Under :class:`dpledger.learners.randomness.Enumerated` the same
 code yields the exact branch probabilities.
 
+:func:`exponential_mechanism_counted` draws the score group of a candidate set given only how many
+candidates have each score (a trace counted by score, :mod:`dpledger.learners.trace_counting`); the
+caller then draws a member uniformly — the same two draws :func:`exponential_mechanism` makes.
+
 :func:`exponential_mechanism_ordered` is the variant on an ordered integer domain [lo, hi) whose
 score is constant on runs: each run is one group weighted by its length, and a point is drawn
 uniformly inside the chosen run, so astronomically large domains are never listed.
@@ -41,6 +45,19 @@ def exponential_mechanism(
     exactly (floats by their binary value)."""
     scale = _scale(epsilon, sensitivity)
     return choice_by_value(rng, scores, lambda score: scale * (score if type(score) is int else as_fraction(score, "scores")))
+
+
+def exponential_mechanism_counted(
+    scores: Sequence[int], counts: Sequence[int], epsilon: Number, sensitivity: Number, rng: Randomness
+) -> int:
+    """Index i drawn with probability ∝ counts[i]·exp(ε·scores[i]/(2Δ)): the score group of the
+    exponential mechanism over a candidate set of which counts[i] members have score scores[i]
+    (scores distinct and increasing, as :func:`exponential_mechanism` groups them). Followed by a
+    uniform member of the group it is exactly :func:`exponential_mechanism`, draw for draw."""
+    if len(scores) != len(counts) or any(b <= a for a, b in zip(scores, scores[1:])):
+        raise ValueError("scores must be strictly increasing, with one count each")
+    scale = _scale(epsilon, sensitivity)
+    return rng.choice_grouped([scale * as_fraction(s, "scores") for s in scores], counts)
 
 
 def exponential_mechanism_ordered(

@@ -14,6 +14,14 @@ covers them:
   ((ε + 3, 4eδ), Lemma 3.11) or ``LabelBoostRealizable(child)`` ((ε + ln 4e, 4eδ) for A private
   on C-realizable inputs only, Lemma 3.15).
 
+**Sampling without listing.** Under :class:`~dpledger.learners.randomness.Sampled` randomness, a
+class whose trace can be counted by score (Boolean compositions of thresholds and intervals and
+their restrictions, :mod:`dpledger.learners.trace_counting`) is never listed: the score group is
+drawn from the counts N_s and a labeling uniformly inside it — the same distribution over
+(labeling, representative), the same two random draws. Under
+:class:`~dpledger.learners.randomness.Enumerated` (the exact auditor) the trace is always listed,
+so the audit checks the listed mechanism, and the tests check the counted one against it.
+
 Releasing the selected representative h itself is *not* covered by any lemma (its candidate set
 H depends on P); :func:`labelboost` exposes it for the exact auditor to measure.
 """
@@ -30,8 +38,9 @@ import numpy as np
 from dpledger.accountant.events import (Event, ExponentialMechanism, LabelBoostCarrier, LabelBoostRealizable,
                                LabelBoostThen, OnRealizableInputs, RandomizedResponse)
 from dpledger.learners.concept_classes import Components, ConceptClass, Trace
-from dpledger.learners.exponential_mechanism import exponential_mechanism
-from dpledger.learners.randomness import Number, Randomness
+from dpledger.learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_counted
+from dpledger.learners.randomness import Number, Randomness, Sampled
+from dpledger.learners.trace_counting import counted_trace
 
 LABELBOOST_EPSILON = 1
 """The privacy parameter of the exponential mechanism in Algorithm 1 line 5."""
@@ -82,12 +91,36 @@ def labelboost(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, x_un
                rng: Randomness) -> LabelBoostResult:
     """LabelBoostProcedure(S∘T, C) — Algorithm 1 — on S = (x_labeled, y_labeled), T = x_unlabeled."""
     xs, ys, xt = _labeled_sample(concept_class, x_labeled, y_labeled, x_unlabeled)
+    if isinstance(rng, Sampled):
+        counted = labelboost_counted(concept_class, xs, ys, xt, rng)
+        if counted is not None:
+            return counted
     points, position, trace, scores = _candidates(concept_class, xs.tobytes(), xs.shape, ys.tobytes(), xt.tobytes())
     chosen = exponential_mechanism(scores, LABELBOOST_EPSILON, 1, rng)  # line 5
     labeling = trace.labeling(chosen)
     labels = labeling[position]  # line 6: (S∘T)^h
     return LabelBoostResult(trace.representative(chosen), labels[: len(xs)], labels[len(xs):], points, labeling,
                             trace.size, _selection_event(trace.size))
+
+
+def labelboost_counted(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, x_unlabeled: Any,
+                       rng: Randomness) -> LabelBoostResult | None:
+    """Algorithm 1 through the trace counted by score, never listed (None when the class has no
+    counted trace, :func:`dpledger.learners.trace_counting.counted_trace`): line 5's score group by
+    :func:`exponential_mechanism_counted`, then a uniform labeling of that score. The same output
+    distribution as :func:`labelboost` with the listed trace, under any randomness."""
+    xs, ys, xt = _labeled_sample(concept_class, x_labeled, y_labeled, x_unlabeled)
+    points, position = np.unique(np.concatenate((xs, xt), axis=0), axis=0, return_inverse=True)  # line 3
+    position = position.reshape(-1)
+    counted = counted_trace(concept_class, points, position[: len(xs)], ys)
+    if counted is None:
+        return None
+    table = counted.score_counts()
+    group = exponential_mechanism_counted(table.scores, table.counts, LABELBOOST_EPSILON, 1, rng)  # line 5
+    labeling = counted.labeling(table.scores[group], rng.integer(table.counts[group]))
+    labels = labeling[position]  # line 6
+    return LabelBoostResult(counted.representative(labeling), labels[: len(xs)], labels[len(xs):], points, labeling,
+                            table.size, _selection_event(table.size))
 
 
 @lru_cache(maxsize=16)

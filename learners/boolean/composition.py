@@ -38,6 +38,11 @@ HYPOTHESIS_LIST_LIMIT = 1_000_000
 """Largest class whose hypotheses :class:`HypothesisSpace` lists explicitly (classes without a
 closed-form index: finite classes, or restricted ones)."""
 
+LINE_PHASES: dict[type, tuple[int, ...]] = {Thresholds: (0, 1), Intervals: (0, 1, 0)}
+"""1-D component classes read along the sorted line: the label of each *phase* (thresholds 0 → 1,
+intervals 0 → 1 → 2; phases never decrease), so a labeling of sorted points is a non-decreasing
+phase sequence. Used by the completion score below and by :mod:`dpledger.learners.trace_counting`."""
+
 _CHUNK_CELLS = 20_000_000
 """Residual cells (states × labelings × points) expanded per numpy batch."""
 
@@ -292,6 +297,8 @@ class BooleanComposition(ConceptClass):
         level = len(prefix) + 1
         base = self.state(tuple(prefix), P)
         states = self.residuals.step[level - 1][base[None, :], np.asarray(candidates, dtype=np.int64)]
+        if level < self.k and self.dimension == 1 and all(type(H) in LINE_PHASES for H in self.components[level:]):
+            return len(labels) - self._best_along_line(states, counts, level)
         tags = np.arange(len(states), dtype=np.int64)
         for j in range(level, self.k - 1):
             states, tags, _, _ = self.extend(states, tags, j, self.component_trace(j, P))
@@ -302,6 +309,26 @@ class BooleanComposition(ConceptClass):
         best = np.full(len(candidates), -1, dtype=np.int64)
         np.maximum.at(best, tags, agreement)
         return len(labels) - best
+
+    def _best_along_line(self, states: np.ndarray, counts: np.ndarray, level: int) -> np.ndarray:
+        """For residual ids at ``level`` (one row per candidate, over the sorted points), the best
+        agreement Σ_x n_{g(x)}(x) over the completions by 1-D components H_{level+1} … H_k: a
+        max-plus pass along the line over their joint phases (:data:`LINE_PHASES`), all
+        candidates at once — the same maximum as enumerating the completions' traces."""
+        bits = [LINE_PHASES[type(H)] for H in self.components[level:]]
+        shape = tuple(len(b) for b in bits)
+        out = np.zeros((self.residuals.step[level].shape[0], int(np.prod(shape))), dtype=np.int64)
+        for t, phases in enumerate(itertools.product(*(range(n) for n in shape))):
+            ids = np.arange(len(out))
+            for j, phase in enumerate(phases):
+                ids = self.residuals.step[level + j][ids, bits[j][phase]]
+            out[:, t] = self.residuals.value[ids]
+        best = np.zeros((len(states),) + shape, dtype=np.int64)
+        for x in range(states.shape[1]):
+            for axis in range(1, best.ndim):  # any joint phase ≥ the previous one, componentwise
+                np.maximum.accumulate(best, axis=axis, out=best)
+            best += counts[out[states[:, x]], x].reshape(best.shape)
+        return best.reshape(len(states), -1).max(axis=1)
 
     def _best_last(self, states: np.ndarray, counts: np.ndarray, trace: ComponentTrace) -> np.ndarray:
         """For states at level k − 1: max over the last component's labelings l of the agreement
