@@ -22,9 +22,10 @@ It knows no paper: the LabelBoost and CarryForwardLearner audits that instantiat
 """
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import partial
@@ -32,10 +33,16 @@ from typing import Any
 
 import numpy as np
 import sympy
-from mpmath import iv
-
-from dpledger.accountant.numerics.certified import enclose, exact, interval_precision, lower_float, upper_float
+from dpledger.accountant.numerics.certified import (
+    enclose,
+    exact,
+    interval_precision,
+    lower_float,
+    upper_float,
+)
 from dpledger.learners.randomness import Randomness, enumerate_outputs
+from dpledger.verify.audit.montecarlo.executors import InProcessExecutor
+from mpmath import iv
 
 Distribution = dict[Hashable, iv.mpf]
 FloatDistribution = dict[Hashable, tuple[float, float]]
@@ -183,33 +190,52 @@ def _enumerate_chunk(mechanism: Callable[[Any, Randomness], Hashable], keys: lis
     return results
 
 
+CHUNK_KEYS = 32
+"""Keys per enumeration task: small enough to balance a few workers, large enough to amortise a
+task's transport. Each key's distribution is computed alone, so the chunking never changes a number."""
+
+
 def _distributions(mechanism: Callable[[Any, Randomness], Hashable], keys: list[Any], leaves_per_run: int,
-                   workers: int, advance: Callable[[int], None] | None,
+                   executor: Executor, advance: Callable[[int], None] | None,
                    ) -> tuple[dict[Any, dict[Hashable, tuple]], dict[Any, FloatDistribution]]:
-    """The distribution of every key (raw exact, float), in ``workers`` processes when there are many."""
-    chunks = [keys[i: i + 256] for i in range(0, len(keys), 256)]
+    """The distribution of every key (raw exact, float), in chunks mapped over ``executor``
+    (results are collected in key order, so any executor gives the same numbers)."""
+    chunks = [keys[i: i + CHUNK_KEYS] for i in range(0, len(keys), CHUNK_KEYS)]
     task = partial(_enumerate_chunk, mechanism, limit=leaves_per_run)
     parts: list[tuple[dict[Hashable, tuple], FloatDistribution]] = []
-    with ProcessPoolExecutor(workers) if workers > 1 and len(keys) > 64 else _Serial() as pool:
-        for part in pool.map(task, chunks):
-            parts.extend(part)
-            if advance is not None:
-                advance(len(parts))
+    for part in executor.map(task, chunks):
+        parts.extend(part)
+        if advance is not None:
+            advance(len(parts))
     return {k: raw for k, (raw, _) in zip(keys, parts)}, {k: floats for k, (_, floats) in zip(keys, parts)}
 
 
-class _Serial:
-    """An in-process stand-in for an executor (small jobs are not worth a process pool)."""
+@contextlib.contextmanager
+def _default_executor(workers: int, keys: int) -> Iterator[Executor]:
+    """``workers`` local processes when there are many keys, else the calling thread."""
+    if workers > 1 and keys > 64:
+        with ProcessPoolExecutor(workers) as pool:
+            yield pool
+    else:
+        yield InProcessExecutor()
 
-    def __enter__(self) -> _Serial:
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    @staticmethod
-    def map(function: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
-        return map(function, items)
+def _neighbour_pairs(datasets: Sequence[Any], neighbours: Callable[[Any], Iterable[Any]], key_of: dict[Any, Any],
+                     ) -> tuple[int, dict[tuple[Any, Any], tuple[Any, Any]]]:
+    """The number of unordered neighbour pairs {D, D′} (D′ ∈ neighbours(D) and D′ listed after D),
+    and for every key pair (key(D), key(D′)) its first witness (D, D′) in listing order."""
+    position = {d: i for i, d in enumerate(datasets)}
+    witness: dict[tuple[Any, Any], tuple[Any, Any]] = {}
+    pairs = 0
+    for number, d in enumerate(datasets):
+        own = key_of[d]
+        for other in neighbours(d):
+            if position.get(other, -1) > number:
+                pairs += 1
+                pair = (own, key_of[other])
+                if pair not in witness:
+                    witness[pair] = (d, other)
+    return pairs, witness
 
 
 def _aligned(pairs: list[tuple[FloatDistribution, FloatDistribution]]) -> tuple[np.ndarray, ...]:
@@ -234,6 +260,7 @@ def worst_case(
     leaves_per_run: int,
     limit: int = DEFAULT_LEAF_LIMIT,
     workers: int = 2,
+    executor: Executor | None = None,
     progress: Progress | None = None,
 ) -> AuditResult:
     """The worst pure ε of ``mechanism`` over all unordered pairs {D, D′} with D′ ∈ neighbours(D).
@@ -243,24 +270,22 @@ def worst_case(
     given, returns the map from an output to what is compared on that pair (e.g. the labeling
     restricted to the common points, Lemma 3.14); probabilities of merged outputs are summed. ``leaves_per_run`` bounds the
     branches of one enumeration, so the total work is predicted and refused (``ValueError``)
-    *before* starting when it exceeds ``limit``. Distributions are computed in ``workers``
-    processes (``mechanism`` must be picklable). ``progress(total, label)``, when given, returns
+    *before* starting when it exceeds ``limit``. Distributions are computed on ``executor`` (any
+    ``concurrent.futures.Executor``: local processes, threads, a Dask client's executor, see
+    :mod:`dpledger.verify.audit.montecarlo.executors`; ``mechanism`` must then be picklable), or
+    when none is given in ``workers`` local processes; every executor gives the same result, bit
+    for bit (each key's enumeration is deterministic and computed alone). ``progress(total, label)``, when given, returns
     the ``advance(done)`` callback of a progress bar (as :func:`dpledger.verify.service.progress.progress`)."""
-    keys = list(dict.fromkeys(key(d) for d in datasets))
+    key_of = {d: key(d) for d in datasets}
+    keys = list(dict.fromkeys(key_of.values()))
     predicted = len(keys) * leaves_per_run
     if predicted > limit:
         raise ValueError(f"limit: the audit would enumerate up to {predicted} leaves "
                          f"({len(keys)} distributions × {leaves_per_run}), more than {limit}; use smaller sizes")
-    position = {d: i for i, d in enumerate(datasets)}
-    witness: dict[tuple[Any, Any], tuple[Any, Any]] = {}
-    pairs = 0
-    for number, d in enumerate(datasets):
-        for other in neighbours(d):
-            if position.get(other, -1) > number:
-                pairs += 1
-                witness.setdefault((key(d), key(other)), (d, other))
-    raw_of, floats_of = _distributions(mechanism, keys, leaves_per_run, workers,
-                                       progress(len(keys), "distributions") if progress else None)
+    pairs, witness = _neighbour_pairs(datasets, neighbours, key_of)
+    advance = progress(len(keys), "distributions") if progress else None
+    with _default_executor(workers, len(keys)) if executor is None else contextlib.nullcontext(executor) as pool:
+        raw_of, floats_of = _distributions(mechanism, keys, leaves_per_run, pool, advance)
 
     factor = enclose(sympy.exp(bound))
     factor_low, factor_high = lower_float(factor), upper_float(factor)

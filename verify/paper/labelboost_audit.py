@@ -5,25 +5,38 @@ Lemmas 3.14, 3.15, 3.17 and the selected hypothesis itself, by the generic exact
 Reductions (exact invariances, stated so the pair counts can be read): LabelBoost depends on S
 only as a multiset (P is a set, the score a sum) and on T only through its distinct points, so
 datasets are enumerated as multisets (sorted tuples), a pair is a substitution of one element of
-one multiset, and each distribution is computed once per (S, set(T)).
+one multiset, and each distribution is computed once per (S, set(T)). For the order-invariant
+classes (:data:`ORDER_INVARIANT_CLASSES`) the carrier and continuation releases are moreover
+computed once per *rank pattern* (:func:`_rank_key`), which makes the number of distributions
+independent of the domain size; the pairs are still all listed and counted.
 """
 from __future__ import annotations
 
 import itertools
 import math
 from collections.abc import Callable, Hashable, Iterable
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache, partial
 from typing import Any
 
 import sympy
-
 from dpledger.accountant.rules import C_LB
 from dpledger.learners.concept_classes import ConceptClass, make_class
-from dpledger.learners.labelboost import labelboost, labelboost_carrier, labelboost_then, realizable_randomized_response
+from dpledger.learners.labelboost import (
+    labelboost,
+    labelboost_carrier,
+    labelboost_then,
+    realizable_randomized_response,
+)
 from dpledger.learners.randomness import Randomness
-from dpledger.verify.audit.exact import DEFAULT_LEAF_LIMIT, AuditResult, Progress, worst_case
+from dpledger.verify.audit.exact import (
+    DEFAULT_LEAF_LIMIT,
+    AuditResult,
+    Progress,
+    worst_case,
+)
 
 Dataset = tuple[tuple[Any, ...], tuple[Any, ...]]
 """A LabelBoost input: the labelled sample S and the unlabelled carrier T, each a sorted multiset."""
@@ -33,6 +46,11 @@ RELEASES = ("carrier", "hypothesis", "weights", "continuation")
 MAX_DOMAIN_POINTS = 64
 MAX_SAMPLE = 8
 MAX_DATASETS = 2_000_000
+
+ORDER_INVARIANT_CLASSES = frozenset({"thresholds", "intervals", "rectangles"})
+"""Classes whose trace code (:mod:`dpledger.learners.concept_classes`) reads the points of P only
+through comparisons of equal coordinates: sorting, ``np.unique`` and tests ``a ≤ x < b`` against
+coordinates of P. Halfspaces are not (⟨a, x⟩ ≥ w reads the values)."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +163,38 @@ def _enumeration_key(dataset: Dataset) -> Dataset:
     return s, tuple(sorted(set(t)))
 
 
+def _rank_key(dataset: Dataset) -> Dataset:
+    """:func:`_enumeration_key` with every coordinate replaced by its rank among that coordinate's
+    values on P = the points of S∘T (ranks from 0; equal values, equal ranks).
+
+    The map φ taking a point to its ranks is strictly increasing in every coordinate, so it
+    preserves every comparison the trace code of an order-invariant class makes (equalities,
+    ``<``, and the lexicographic order of P), hence the run of LabelBoost on φ(S, T) makes the
+    same choices, with the same branch probabilities in the same order, as on (S, T): the same
+    candidates in the same order (labelings of P's positions), the same scores, the same
+    exponential-mechanism groups. Its carrier release (labels of T's points in sorted order) and
+    the continuation's release (the label of the smallest point, through a realizability test of
+    the same kind) are then equal leaf by leaf, and so is the enumerated distribution — the same
+    certified intervals, bit for bit (tests/verify/test_exact_reductions.py checks it on every dataset
+    of small instances). The weights and hypothesis releases name points, so they keep
+    :func:`_enumeration_key`."""
+    s, t = _enumeration_key(dataset)
+    points = sorted(_points(dataset))
+    if points and isinstance(points[0], tuple):
+        ranks = [{v: i for i, v in enumerate(sorted({p[c] for p in points}))} for c in range(len(points[0]))]
+        rank = {p: tuple(r[v] for r, v in zip(ranks, p)) for p in points}
+    else:
+        rank = {p: i for i, p in enumerate(points)}
+    return tuple(sorted((rank[x], y) for x, y in s)), tuple(rank[x] for x in t)
+
+
+def _key_function(audit: LabelBoostAudit) -> Callable[[Dataset], Dataset]:
+    """The finest exact reduction available for the audit's class and release."""
+    if audit.class_name in ORDER_INVARIANT_CLASSES and audit.release in ("carrier", "continuation"):
+        return _rank_key
+    return _enumeration_key
+
+
 def _run_labelboost(audit: LabelBoostAudit, dataset: Dataset, rng: Randomness) -> Hashable:
     """One run of the audited release on (S, T) (T given by its distinct sorted points)."""
     concept_class = audit.concept_class()
@@ -179,9 +229,10 @@ def _points(dataset: Dataset) -> set[Any]:
 
 
 def audit_labelboost(audit: LabelBoostAudit, *, limit: int = DEFAULT_LEAF_LIMIT, workers: int = 2,
-                     progress: Progress | None = None) -> AuditResult:
-    """The exact worst-case ε of ``audit.release`` over all neighbour pairs (see :class:`LabelBoostAudit`).
-    The number of datasets and of leaves is predicted, and refused beyond the limits, before any work."""
+                     executor: Executor | None = None, progress: Progress | None = None) -> AuditResult:
+    """The exact worst-case ε of ``audit.release`` over all neighbour pairs (see :class:`LabelBoostAudit`),
+    the distributions computed on ``executor`` (or ``workers`` local processes; the same result on
+    any). The number of datasets and of leaves is predicted, and refused beyond the limits, before any work."""
     datasets, distributions = audit.sizes()
     if datasets > MAX_DATASETS:
         raise ValueError(f"limit: {datasets} datasets (S, T) of these sizes, more than {MAX_DATASETS}; "
@@ -191,6 +242,6 @@ def audit_labelboost(audit: LabelBoostAudit, *, limit: int = DEFAULT_LEAF_LIMIT,
                          f"({distributions} distributions × {audit.leaves_per_run()}), more than {limit}; use smaller sizes")
     return worst_case(
         partial(_run_labelboost, audit), audit.datasets(), audit.neighbours, audit.bound,
-        key=_enumeration_key, view=_common_labeling if audit.release == "weights" else None,
-        leaves_per_run=audit.leaves_per_run(), limit=limit, workers=workers, progress=progress,
+        key=_key_function(audit), view=_common_labeling if audit.release == "weights" else None,
+        leaves_per_run=audit.leaves_per_run(), limit=limit, workers=workers, executor=executor, progress=progress,
     )

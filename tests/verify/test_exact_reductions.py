@@ -1,0 +1,103 @@
+"""The exact auditor's speed-ups change no number: today's results pinned bit for bit (recorded
+before the rank reduction and the executors were introduced), the rank reduction checked
+distribution by distribution, and every executor giving the same result."""
+from __future__ import annotations
+
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from functools import partial
+
+import pytest
+from dpledger.learners.randomness import enumerate_outputs
+from dpledger.verify.audit.montecarlo.executors import InProcessExecutor, dask_executor
+from dpledger.verify.paper.labelboost_audit import (
+    LabelBoostAudit,
+    _enumeration_key,
+    _key_function,
+    _rank_key,
+    _run_labelboost,
+    audit_labelboost,
+)
+
+# (class, D, |S|, |T|, release): ε interval, witness pair, certified δ(bound) upper bound, pairs —
+# as printed by the auditor before the rank reduction (commit 94495e8), one enumeration per (S, set(T)).
+PINNED = [
+    (("thresholds", 4, 2, 1, "carrier"), (1.196326566874807, 1.196326566874808),
+     ((((0, 1), (1, 0)), (1,)), (((1, 0), (2, 0)), (1,))), 5e-324, 896),
+    (("intervals", 4, 2, 1, "continuation"), (0.20020277260280592, 0.20020277260280667),
+     ((((0, 0), (1, 1)), (2,)), (((1, 1), (1, 1)), (2,))), 5e-324, 1112),
+    (("intervals", 4, 2, 1, "weights"), (1.1300081943930056, 1.1300081943930063),
+     ((((0, 0), (0, 1)), (1,)), (((0, 0), (2, 1)), (1,))), 5.4e-323, 1112),
+    (("rectangles", 2, 2, 1, "carrier"), (0.6201145069582772, 0.6201145069582777),
+     (((((0, 0), 0), ((0, 0), 0)), ((0, 0),)), ((((0, 0), 0), ((0, 0), 1)), ((0, 0),))), 5e-324, 896),
+    (("halfspaces", 2, 2, 1, "carrier"), (0.6201145069582772, 0.6201145069582777),
+     (((((0, 0), 0), ((0, 0), 0)), ((0, 0),)), ((((0, 0), 0), ((0, 0), 1)), ((0, 0),))), 5e-324, 896),
+    (("intervals", 5, 2, 2, "carrier"), (1.1300081943930056, 1.1300081943930063),
+     ((((0, 0), (0, 1)), (0, 1)), (((0, 0), (2, 1)), (0, 1))), 2.5e-323, 6750),
+    (("intervals", 4, 2, 1, "hypothesis"), (float("inf"), float("inf")),
+     ((((0, 0), (0, 0)), (0,)), (((0, 0), (1, 0)), (0,))), 0.6224593312018564, 896),
+]
+
+
+@pytest.mark.parametrize("case, epsilon, worst_pair, delta, pairs", PINNED, ids=[" ".join(map(str, p[0])) for p in PINNED])
+def test_audit_results_are_unchanged_bit_for_bit(case, epsilon, worst_pair, delta, pairs):
+    result = audit_labelboost(LabelBoostAudit(*case), workers=1)
+    assert result.epsilon == epsilon and result.worst_pair == worst_pair
+    assert result.delta_at_bound == delta and result.pairs == pairs
+
+
+@pytest.mark.slow
+def test_intervals_domain_6_three_plus_three_is_unchanged_bit_for_bit():
+    """The issue's instance (288,288 pairs), pinned before the speed-ups."""
+    result = audit_labelboost(LabelBoostAudit("intervals", 6, 3, 3, "carrier"), workers=2)
+    assert result.pairs == 288288 and result.holds is True
+    assert result.epsilon == (1.2717218473795764, 1.2717218473795773)
+    assert result.worst_pair == ((((0, 1), (1, 0), (1, 0)), (1, 2, 4)), (((1, 0), (1, 0), (3, 1)), (1, 2, 4)))
+    assert result.delta_at_bound == 5.4e-323
+
+
+@pytest.mark.parametrize("name, domain, release", [
+    ("thresholds", 4, "carrier"), ("intervals", 4, "carrier"), ("intervals", 4, "continuation"),
+    ("rectangles", 2, "carrier")])
+def test_rank_pattern_gives_the_same_certified_distribution_on_every_dataset(name, domain, release):
+    """The invariance behind :func:`_rank_key`: LabelBoost run on the rank pattern of (S, T)
+    returns the same outputs with the same probability intervals, bit for bit."""
+    audit = LabelBoostAudit(name, domain, 2, 1, release)
+    assert _key_function(audit) is _rank_key
+    checked = set()
+    for dataset in audit.datasets():
+        key = _enumeration_key(dataset)
+        if key in checked:
+            continue
+        checked.add(key)
+        plain = enumerate_outputs(partial(_run_labelboost, audit, key))
+        ranked = enumerate_outputs(partial(_run_labelboost, audit, _rank_key(dataset)))
+        assert {o: p._mpi_ for o, p in plain.items()} == {o: p._mpi_ for o, p in ranked.items()}, dataset
+    assert len({_rank_key(d) for d in audit.datasets()}) < len(checked)  # the reduction saves work
+
+
+def test_rank_key_is_not_used_where_outputs_name_points_or_values_matter():
+    assert _key_function(LabelBoostAudit("intervals", 4, 2, 1, "weights")) is _enumeration_key
+    assert _key_function(LabelBoostAudit("intervals", 4, 2, 1, "hypothesis")) is _enumeration_key
+    assert _key_function(LabelBoostAudit("halfspaces", 2, 2, 1, "carrier")) is _enumeration_key
+
+
+def test_rank_key_ranks_each_coordinate_separately():
+    assert _rank_key((((2, 1), (5, 0)), (5, 5, 7))) == (((0, 1), (1, 0)), (1, 2))
+    assert _rank_key(((((3, 1), 0),), ((0, 4),))) == ((((1, 0), 0),), ((0, 1),))
+
+
+@pytest.mark.parametrize("make_executor", [InProcessExecutor, partial(ThreadPoolExecutor, 2),
+                                           partial(ProcessPoolExecutor, 2)], ids=["in-process", "threads", "processes"])
+def test_every_executor_gives_the_same_audit(make_executor):
+    audit = LabelBoostAudit("intervals", 5, 2, 2, "carrier")
+    reference = audit_labelboost(audit, workers=1)
+    with make_executor() as executor:
+        assert audit_labelboost(audit, executor=executor) == reference
+
+
+@pytest.mark.slow
+def test_dask_executor_gives_the_same_audit():
+    pytest.importorskip("distributed")
+    audit = LabelBoostAudit("thresholds", 4, 2, 1, "weights")
+    with dask_executor(None, workers=2, processes=False) as executor:
+        assert audit_labelboost(audit, executor=executor) == audit_labelboost(audit, workers=1)
