@@ -224,15 +224,16 @@ def _neighbour_pairs(datasets: Sequence[Any], neighbours: Callable[[Any], Iterab
                      ) -> tuple[int, dict[tuple[Any, Any], tuple[Any, Any]]]:
     """The number of unordered neighbour pairs {D, D′} (D′ ∈ neighbours(D) and D′ listed after D),
     and for every key pair (key(D), key(D′)) its first witness (D, D′) in listing order."""
-    position = {d: i for i, d in enumerate(datasets)}
+    listed = {d: (i, key_of[d]) for i, d in enumerate(datasets)}  # one hash per neighbour
     witness: dict[tuple[Any, Any], tuple[Any, Any]] = {}
     pairs = 0
     for number, d in enumerate(datasets):
         own = key_of[d]
         for other in neighbours(d):
-            if position.get(other, -1) > number:
+            found = listed.get(other)
+            if found is not None and found[0] > number:
                 pairs += 1
-                pair = (own, key_of[other])
+                pair = (own, found[1])
                 if pair not in witness:
                     witness[pair] = (d, other)
     return pairs, witness

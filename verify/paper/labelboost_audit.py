@@ -12,13 +12,14 @@ independent of the domain size; the pairs are still all listed and counted.
 """
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from collections.abc import Callable, Hashable, Iterable
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache, partial
+from functools import cached_property, lru_cache, partial
 from typing import Any
 
 import sympy
@@ -107,24 +108,29 @@ class LabelBoostAudit:
         return {"carrier": "Lemma 3.17", "hypothesis": "none (the seed makes no claim)",
                 "weights": "Lemma 3.14", "continuation": "Lemma 3.15"}[self.release]
 
+    @cached_property
+    def records(self) -> tuple[tuple[Any, int], ...]:
+        """Every labeled record (x, y), x in the domain, y ∈ {0, 1}."""
+        return tuple((x, y) for x in self.domain() for y in (0, 1))
+
     def datasets(self) -> list[Dataset]:
         """All (S, T): S a multiset of ``labeled`` labeled points, T a multiset of ``unlabeled`` points."""
-        records = [(x, y) for x in self.domain() for y in (0, 1)]
-        samples = itertools.combinations_with_replacement(records, self.labeled)
+        samples = itertools.combinations_with_replacement(self.records, self.labeled)
         carriers = list(itertools.combinations_with_replacement(self.domain(), self.unlabeled))
         return [(s, t) for s in samples for t in carriers]
 
     def neighbours(self, dataset: Dataset) -> Iterable[Dataset]:
         """Substitute one record of S (and, for ``weights``/``continuation``, one point of T)."""
         s, t = dataset
-        records = [(x, y) for x in self.domain() for y in (0, 1)]
+        records = self.records
         for old in dict.fromkeys(s):
             for new in records:
                 if new != old:
                     yield _substitute(s, old, new), t
         if self.release in ("weights", "continuation"):
+            points = self.domain()
             for old in dict.fromkeys(t):
-                for new in self.domain():
+                for new in points:
                     if new != old:
                         yield s, _substitute(t, old, new)
 
@@ -154,7 +160,8 @@ def shared_class(name: str, domain_size: int) -> ConceptClass:
 def _substitute(multiset: tuple[Any, ...], old: Any, new: Any) -> tuple[Any, ...]:
     items = list(multiset)
     items.remove(old)
-    return tuple(sorted(items + [new]))
+    bisect.insort(items, new)
+    return tuple(items)
 
 
 def _enumeration_key(dataset: Dataset) -> Dataset:
