@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpledger.learners.concept_classes import (Components, ConceptClass, Intervals, Restricted, Thresholds, Trace,
-                                     materialised_trace)
+from dpledger.learners.concept_classes import (Components, ConceptClass, Intervals, Rectangles, Restricted, Thresholds,
+                                     Trace, materialised_trace)
 
 ENUMERATION_LIMIT = 2_000_000
 """Largest (next values × completions) the generic fallback evaluates before refusing."""
@@ -79,12 +79,51 @@ def _merged(breakpoints: list[int], scores: list[int]) -> Runs:
     return Runs(kept_b, kept_s)
 
 
+def _rectangle_runs(domain_size: int, prefix: Components, X: np.ndarray, y: np.ndarray) -> Runs:
+    """Completion scores of the next side of a rectangle (x_lo, x_hi, y_lo, y_hi in that order).
+
+    A side's value v acts through its cut c = #{sample coordinates < v} on that axis, constant
+    on the runs [u_{c−1} + 1, u_c]; in cut space a box holds the points with column in
+    [c_lo, c_hi) and row in [d_lo, d_hi). The score of a box is #(y = 0) plus its gain
+    Σ(#(y = 1) − #(y = 0)) (2-D prefix sums), an empty box scoring #(y = 0) (always a completion);
+    the best completion maximises over the free sides: for a column band, the best row range is a
+    maximum-gain subarray (prefix sums minus their running minimum)."""
+    X = np.asarray(X, dtype=np.int64).reshape(-1, 2)
+    xs, ys = np.unique(X[:, 0]), np.unique(X[:, 1])
+    gain = np.zeros((len(xs), len(ys)), dtype=np.int64)
+    np.add.at(gain, (np.searchsorted(xs, X[:, 0]), np.searchsorted(ys, X[:, 1])), np.where(y == 1, 1, -1))
+    zeros = int(np.sum(y == 0))
+    total = np.zeros((len(xs) + 1, len(ys) + 1), dtype=np.int64)
+    total[1:, 1:] = gain.cumsum(axis=0).cumsum(axis=1)
+    cut = [int(np.searchsorted(axis, v)) for axis, v in zip((xs, xs, ys), prefix)]
+    if len(prefix) <= 1:
+        low = np.arange(len(xs) + 1) if not prefix else np.array([cut[0]])
+        band = total[None, :, :] - total[low][:, None, :]  # band[c_lo, c_hi, d]: Σ over [c_lo, c_hi) × [0, d)
+        best = (band - np.minimum.accumulate(band, axis=2)).max(axis=2)  # best row range per band
+        best = np.where(np.arange(len(xs) + 1)[None, :] > low[:, None], best, 0)  # c_hi ≤ c_lo: empty
+        values = best.max(axis=1) if not prefix else best[0]
+        axis = xs
+    else:
+        prefix_rows = total[cut[1]] - total[cut[0]] if cut[1] > cut[0] else np.zeros(len(ys) + 1, dtype=np.int64)
+        if len(prefix) == 2:  # y_lo = cut d: the best y_hi above it
+            values = np.maximum.accumulate(prefix_rows[::-1])[::-1] - prefix_rows
+        else:  # y_hi = cut d: rows [cut_lo, d)
+            values = np.where(np.arange(len(ys) + 1) > cut[2], prefix_rows - prefix_rows[cut[2]], 0)
+        axis = ys
+    lower = prefix[-1] if len(prefix) in (1, 3) else 0
+    starts = np.maximum(np.concatenate(([0], axis + 1)), lower)  # run of cut c: [u_{c-1} + 1, u_c]
+    breakpoints = [int(b) for b in starts] + [domain_size + 1]
+    return _merged(breakpoints, (zeros + values).tolist())
+
+
 def completion_runs(concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray) -> Runs | None:
     """Completion scores of every next value as runs, for the grid classes that allow it."""
     if type(concept_class) is Intervals:
         return _interval_runs(concept_class.domain_size, prefix, X, y)
     if type(concept_class) is Thresholds:
         return _threshold_runs(concept_class.domain_size, X, y)
+    if type(concept_class) is Rectangles:
+        return _rectangle_runs(concept_class.domain_size, tuple(prefix), X, np.asarray(y))
     return None
 
 
@@ -114,6 +153,8 @@ def restricted_trace(concept_class: ConceptClass, prefix: Components, points: np
     P = concept_class.distinct(points)
     if len(prefix) == concept_class.k:
         return materialised_trace(P, concept_class.evaluate(prefix, P)[None, :], [tuple(prefix)])
+    if type(concept_class) is Rectangles:
+        return concept_class.box_trace(P, prefix)
     if type(concept_class) is Intervals:
         a = prefix[0]
         start = int(np.searchsorted(P, a, side="left"))
