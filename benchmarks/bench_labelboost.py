@@ -17,12 +17,15 @@ import sys
 import time
 
 import numpy as np
-
 from dpledger.learners.concept_classes import Intervals
 from dpledger.learners.labelboost import labelboost
 from dpledger.learners.randomness import Sampled
 from dpledger.verify.audit.montecarlo.executors import dask_executor
-from dpledger.verify.paper.labelboost_audit import RELEASES, LabelBoostAudit, audit_labelboost
+from dpledger.verify.paper.labelboost_audit import (
+    RELEASES,
+    LabelBoostAudit,
+    audit_labelboost,
+)
 
 
 def audit_figure(domain: int, labeled: int, unlabeled: int, scheduler: str = "processes") -> None:

@@ -55,6 +55,16 @@ def test_intervals_domain_6_three_plus_three_is_unchanged_bit_for_bit():
     assert result.delta_at_bound == 5.4e-323
 
 
+@pytest.mark.slow
+def test_domain_8_has_the_rank_patterns_of_domain_6_and_the_same_worst_case():
+    """|P| ≤ |S| + |T| = 6 points, so D = 6 already holds every rank pattern: D = 8 (1,958,400 pairs)
+    computes the same 1336 distributions and finds the same certified ε and witness."""
+    result = audit_labelboost(LabelBoostAudit("intervals", 8, 3, 3, "carrier"), workers=2)
+    assert result.pairs == 1958400 and result.distributions == 1336
+    assert result.epsilon == (1.2717218473795764, 1.2717218473795773)
+    assert result.worst_pair == ((((0, 1), (1, 0), (1, 0)), (1, 2, 4)), (((1, 0), (1, 0), (3, 1)), (1, 2, 4)))
+
+
 @pytest.mark.parametrize("name, domain, release", [
     ("thresholds", 4, "carrier"), ("intervals", 4, "carrier"), ("intervals", 4, "continuation"),
     ("rectangles", 2, "carrier")])

@@ -135,7 +135,9 @@ class LabelBoostAudit:
                         yield s, _substitute(t, old, new)
 
     def sizes(self) -> tuple[int, int]:
-        """(number of datasets, number of distinct enumerations), computed without listing them."""
+        """(number of datasets, number of enumerations keyed by (S, set(T))), computed without
+        listing them; the second bounds the distributions actually computed (the rank reduction,
+        when it applies, computes fewer)."""
         points = len(self.domain())
         samples = math.comb(2 * points + self.labeled - 1, self.labeled)
         carriers = math.comb(points + self.unlabeled - 1, self.unlabeled)
