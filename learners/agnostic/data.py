@@ -4,10 +4,12 @@ command line and benchmarks.
 Synthetic data: x ∼ N(0, I_d); target h*(x) = sign(⟨w*, x⟩ − t*) with w* uniform on the sphere
 and t* ∼ N(0, 1/4); then ⌊noise·n⌋ labels are flipped —
 ``random``: a uniformly random subset (random classification noise at rate exactly ``noise``);
-``adversarial``: the points farthest from the boundary on the positive side along a tilted
-direction, score ⟨w*, x⟩ − t* + ⟨v, x⟩ with v ⊥ w* a random unit vector (flips placed far
-from the boundary, which drag convex surrogates such as the logistic loss). Either way the
-target's error on the sample is exactly ⌊noise·n⌋/n.
+``adversarial`` (far one-sided): the points farthest from the boundary on the positive side along
+a tilted direction, score ⟨w*, x⟩ − t* + ⟨v, x⟩ with v ⊥ w* a random unit vector (flips placed far
+from the boundary, which drag convex surrogates such as the logistic loss);
+``two-sided`` (far two-sided): half of the flips as in ``adversarial``, the other half the points
+farthest on the negative side along the same tilt, score −(⟨w*, x⟩ − t*) + ⟨v, x⟩ (a record is
+flipped at most once). Either way the target's error on the sample is exactly ⌊noise·n⌋/n.
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import numpy as np
 from dpledger.learners.estimator import check_features
 from dpledger.learners.randomness import Randomness
 
-NOISE_MODELS = ("random", "adversarial")
+NOISE_MODELS = ("random", "adversarial", "two-sided")
 MAX_DIM = 1000
 
 
@@ -72,6 +74,18 @@ def labelled_sample(
             v = np.asarray(rng.gaussian(1.0, w.size))
             v -= (v @ w) * w
             v /= np.linalg.norm(v) if w.size > 1 else 1.0
-            chosen = np.argsort(-(margin + X @ v), kind="stable")[:flips]
+            chosen = far_flips(margin, X @ v, flips, two_sided=noise_model == "two-sided")
         y[chosen] *= -1
     return HalfspaceSample(X, y, w, t)
+
+
+def far_flips(margin: np.ndarray, tilt: np.ndarray, flips: int, *, two_sided: bool) -> np.ndarray:
+    """Indices of the ``flips`` records farthest from the boundary along the tilt (module doc)."""
+    positive_side = np.argsort(-(margin + tilt), kind="stable")
+    if not two_sided:
+        return positive_side[:flips]
+    chosen = positive_side[:flips - flips // 2]
+    taken = np.zeros(margin.size, dtype=bool)
+    taken[chosen] = True
+    negative_side = np.argsort(-(tilt - margin), kind="stable")
+    return np.concatenate([chosen, negative_side[~taken[negative_side]][:flips // 2]])

@@ -60,11 +60,20 @@ def hermite_1d(x: np.ndarray, degree: int) -> np.ndarray:
 
 
 def products(univariate: np.ndarray, indices: np.ndarray) -> np.ndarray:
-    """Π_j univariate[:, j, α_j] for every row α of ``indices``: an (n, F) matrix."""
-    n, dim, _ = univariate.shape
-    out = np.ones((n, indices.shape[0]), dtype=float)
-    for j in range(dim):
-        out *= univariate[:, j, indices[:, j]]
+    """Π_j univariate[:, j, α_j] for every row α of ``indices``: an (n, F) matrix. A multi-index of
+    total degree ≤ D has at most D non-zero entries, so the product runs over D "slots" (slot s
+    holds the s-th non-zero coordinate of α, or degree 0 — the factor 1 — when α has fewer): D
+    column gathers instead of d."""
+    n, dim, width = univariate.shape
+    flat = univariate.reshape(n, dim * width)
+    slots = max(int(indices.sum(axis=1).max(initial=0)), 1)
+    columns = np.zeros((slots, indices.shape[0]), dtype=np.int64)  # column j·width + 0 has h_0 = 1
+    for row, alpha in enumerate(indices):
+        support = np.flatnonzero(alpha)
+        columns[:support.size, row] = support * width + alpha[support]
+    out = flat[:, columns[0]]
+    for slot in columns[1:]:
+        out *= flat[:, slot]
     return out
 
 

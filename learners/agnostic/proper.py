@@ -3,8 +3,8 @@ Diakonikolas–Kane–Kontonis–Tzamos–Zarifis 2021a, privatised).
 
 Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unless cited):
 
-1. Partition S value-independently into a training block T (size m) and a validation block V
-   (size ⌊validation_fraction·n⌋).
+1. Partition S value-independently into a training block T (size m) and two validation blocks
+   V₁, V₂ (together ⌊validation_fraction·n⌋, halves).
 2. Step 5, private polynomial (Lemma 3.4): with Hermite features clipped to ‖φ‖ ≤ B (default
    2√F) and the labels y ∈ {±1} (already inside the clipping interval [−1, 1] of Section 3.1),
    the correlation vector ĉ = (1/m)Σ_i y_i φ(x_i) + exact discrete Gaussian noise on a grid
@@ -12,19 +12,29 @@ Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unle
    is the least-squares polynomial of degree ≤ D (Section 3.1). Substituting one example moves
    the sum by ≤ 2B, so Δ₂ = 2B/m and σ is calibrated through zCDP (Canonne–Kamath–Steinke 2020) for
    (ε, δ), grid rounding included, certified by the accountant.
-3. Step 6, subspace (post-processing): M = E[∇p ∇pᵀ] computed exactly from ĉ
-   (:func:`dpledger.learners.agnostic.hermite.gradient_gram`); V = span of its top-k eigenvectors
-   (k = subspace_dim, default 2; DKKTZ21a keep eigenvalues above a threshold — a fixed k is our
-   substitute, keeping the cover finite and small).
+3. Step 6, subspace (post-processing): for every candidate degree D' ≤ D (``degree``: one degree
+   or a tuple, default (1, 2)) the polynomial p_{D'} is ĉ truncated to degree ≤ D' — by
+   orthonormality the least-squares polynomial of degree D' (plus its share of the noise), so the
+   one release serves every degree —, M = E[∇p ∇pᵀ] computed exactly
+   (:func:`dpledger.learners.agnostic.hermite.gradient_gram`) and V_{D',k} = span of its top-k
+   eigenvectors for every k in ``subspace_dim`` (one size or a tuple, default (1, 2); DKKTZ21a keep
+   eigenvalues above a threshold — choosing k privately among small sizes is our substitute,
+   keeping the cover finite and small; for D' = 1, M has rank 1, so only k = 1).
 4. Cover: unit normals u = V a with a on the normalised surface grid of the cube [−1, 1]^k of
    spacing γ' = 2/⌈2/γ⌉ (a γ'√(k−1)-cover of S^{k−1}; the explicit cover of Fact B.11), and
    thresholds at n_thresholds evenly spaced points of [−τ, τ] (τ = 3: beyond it a halfspace is
-   within Φ(−3) < 0.0014 of constant); candidates sign(⟨u, x⟩ − t).
-5. Step 7: exponential mechanism on V, score −#errors (sensitivity 1): ε-DP given the cover.
+   within Φ(−3) < 0.0014 of constant); candidates sign(⟨u, x⟩ − t) for u in the union of the
+   covers of all (D', k) — model selection of degree and subspace size inside Step 7.
+5. Step 7, in two exponential mechanisms on disjoint blocks (each ε-DP, sensitivity 1): on V₁ the
+   direction u, score −min_t #errors of sign(⟨u, x⟩ − t) (a minimum of counts that each move by
+   ≤ 1 moves by ≤ 1); on V₂ the threshold t along the chosen u, score −#errors. The seed's single
+   mechanism over (u, t) pairs is the same selection; splitting it keeps the exact sampler's
+   work at (directions + thresholds) instead of their product (at d = 10: 3 s → 0.1 s).
 
-Privacy: step 2 touches only T, step 5 only V, the rest is post-processing; T and V are
-disjoint, so the learner is (ε, δ)-DP (proof of Theorem 3.1).
-Trace: Claim(Theorem 3.1, ParallelComposition(DiscreteGaussian, EM)).
+Privacy: step 2 touches only T, step 5 only V₁ and V₂, the rest is post-processing; the blocks are
+disjoint, so the learner is (ε, δ)-DP (proof of Theorem 3.1, parallel composition).
+Trace: Claim(Theorem 3.1, ParallelComposition(DiscreteGaussian, EM(directions), EM(thresholds)));
+``selections_`` shows both selections' candidates and choices.
 """
 from __future__ import annotations
 
@@ -41,7 +51,8 @@ from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_
 from dpledger.learners.noise import gaussian_noise
 from dpledger.learners.agnostic.hermite import HermiteBasis, gradient_gram
 from dpledger.learners.agnostic.logconcave_basis import clipped_features
-from dpledger.learners.agnostic.selection import select, threshold_errors
+from dpledger.learners.agnostic.improper import candidate_degrees
+from dpledger.learners.agnostic.selection import Selection, grid_text, select, threshold_errors
 from dpledger.learners.randomness import Randomness
 
 MAX_CANDIDATES = 2_000_000
@@ -93,10 +104,10 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         epsilon: Any = 1.0,
         delta: Any = 1e-5,
         *,
-        degree: int = 2,
-        subspace_dim: int = 2,
-        cover_resolution: float = 0.05,
-        n_thresholds: int = 61,
+        degree: int | tuple[int, ...] = (1, 2),
+        subspace_dim: int | tuple[int, ...] = (1, 2),
+        cover_resolution: float = 0.04,
+        n_thresholds: int = 161,
         threshold_range: float = 3.0,
         validation_fraction: float = 0.5,
         clip_norm: float | None = None,
@@ -117,39 +128,61 @@ class PrivateProperLearner(HalfspaceLearnerBase):
 
     def _fit(self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None) -> Event | None:
         n, dim = X.shape
-        k = min(check_int(self.subspace_dim, "subspace_dim", 1, 6), dim)
+        degrees = candidate_degrees(self.degree)
+        dims = sorted({min(check_int(k, "subspace_dim", 1, 6), dim) for k in candidate_sizes(self.subspace_dim)})
         resolution = check_real(self.cover_resolution, "cover_resolution", 0.0, 2.0)
         n_thresholds = check_int(self.n_thresholds, "n_thresholds", 1, 10_000)
         tau = check_real(self.threshold_range, "threshold_range", 0.0, 100.0)
         fraction = check_real(self.validation_fraction, "validation_fraction", 0.0, 0.9)
         check_real(self.clip_norm, "clip_norm", 0.0, 1e12, optional=True)
-        candidates = cover_size(k, resolution) * n_thresholds
+        subspaces = sorted({(D, k if D > 1 else 1) for D in degrees for k in dims})  # D = 1: M has rank 1
+        candidates = sum(cover_size(k, resolution) for _, k in subspaces)
         if candidates > MAX_CANDIDATES:
-            raise ValueError(
-                f"cover_resolution={resolution} in subspace_dim={k} with n_thresholds={n_thresholds} gives "
-                f"{candidates} candidate halfspaces, more than {MAX_CANDIDATES}"
-            )
-        basis = HermiteBasis(dim, check_int(self.degree, "degree", 1, 50))
-        n_val = max(1, int(fraction * n))
+            raise ValueError(f"cover_resolution={resolution} in subspace_dim={max(dims)} gives {candidates} candidate "
+                             f"directions, more than {MAX_CANDIDATES}")
+        basis = HermiteBasis(dim, max(degrees))
+        n_val = max(2, int(fraction * n))
         if n - n_val < 2:
             raise ValueError(f"n={n} leaves no training block; increase n")
         rng = self._sampler()
-        train, validation = partition(n, [n - n_val, n_val], rng)
+        train, first, second = partition(n, [n - n_val, n_val // 2, n_val - n_val // 2], rng)
         features, self.clip_norm_ = clipped_features(basis, X[train], self.clip_norm)
         self.polynomial_, gaussian = private_correlation(features, labels[train], self.clip_norm_, privacy, rng)
-        self.subspace_ = top_subspace(self.polynomial_, basis.indices, k)
-        self.directions_ = sphere_cover(k, resolution) @ self.subspace_.T
+        degree_of = basis.indices.sum(axis=1)
+        covers = []
+        for D, k in subspaces:
+            subspace = top_subspace(np.where(degree_of <= D, self.polynomial_, 0.0), basis.indices, k)
+            covers.append(sphere_cover(k, resolution) @ subspace.T)
+        self.directions_ = np.concatenate(covers)
         self.thresholds_ = np.linspace(-tau, tau, n_thresholds)
-        projections = X[validation] @ self.directions_.T
-        errors = np.concatenate([threshold_errors(p, labels[validation], self.thresholds_) for p in projections.T])
-        index, em_event = select(errors, None if privacy is None else privacy[0], rng)
-        direction, threshold = divmod(index, n_thresholds)
+        epsilon = None if privacy is None else privacy[0]
+        projections = X[first] @ self.directions_.T
+        best = [threshold_errors(p, labels[first], self.thresholds_).min() for p in projections.T]
+        direction, direction_event = select(np.array(best), epsilon, rng)
         self.coef_ = self.directions_[direction]
+        threshold, threshold_event = select(threshold_errors(X[second] @ self.coef_, labels[second], self.thresholds_), epsilon, rng)
         self.intercept_ = -float(self.thresholds_[threshold])
+        group = int(np.searchsorted(np.cumsum([c.shape[0] for c in covers]), direction, side="right"))
+        groups = tuple(f"degree {D}, top-{k} subspace: {cover.shape[0]} cover directions" for (D, k), cover in zip(subspaces, covers))
+        self.selections_ = [
+            Selection("Algorithm 2, step 7 on V₁: direction (degree, subspace size, cover point)", groups,
+                      self.directions_.shape[0], f"direction {direction + 1}, from degree {subspaces[group][0]}, "
+                      f"top-{subspaces[group][1]} subspace", privacy is not None),
+            Selection("Algorithm 2, step 7 on V₂: threshold along the chosen direction", (grid_text(self.thresholds_, "t"),),
+                      n_thresholds, f"t = {self.thresholds_[threshold]:.4g}", privacy is not None),
+        ]
         if privacy is None:
             return None
-        return ParallelComposition(children=(gaussian, em_event))
+        return ParallelComposition(children=(gaussian, direction_event, threshold_event))
 
     def decision_function(self, X: Any) -> np.ndarray:
         """⟨w, x⟩ + b for the selected unit normal w and intercept b = −t."""
         return self._checked(X) @ self.coef_ + self.intercept_
+
+
+def candidate_sizes(value: object) -> tuple[object, ...]:
+    """``subspace_dim`` as a non-empty tuple of candidates (an int is one candidate)."""
+    values = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if not values:
+        raise ValueError("subspace_dim must be an integer or a non-empty tuple of integers")
+    return values

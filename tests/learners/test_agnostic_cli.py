@@ -58,4 +58,4 @@ def test_cli_algorithm_names_are_the_learners():
     from dpledger.learners.agnostic.data import NOISE_MODELS
     from dpledger.verify.service.run import ALGORITHMS
 
-    assert ALGORITHMS == tuple(LEARNERS) and NOISE_MODELS == ("random", "adversarial")
+    assert ALGORITHMS == tuple(LEARNERS) and NOISE_MODELS == ("random", "adversarial", "two-sided")

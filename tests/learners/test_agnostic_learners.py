@@ -113,9 +113,11 @@ def test_neighbours_differing_in_one_label_have_the_same_output_space(learner_cl
 
 LEDGER = {"classes_", "n_features_in_", "trace_", "derivation_", "guarantee_"}
 RELEASED = {
-    PrivateImproperLearner: LEDGER | {"basis_", "clip_norm_", "noise_sigma_", "thresholds_", "block_coefs_", "coef_", "threshold_"},
-    PrivateProperLearner: LEDGER | {"clip_norm_", "thresholds_", "polynomial_", "subspace_", "directions_", "coef_", "intercept_"},
-    PrivateSemiAgnosticLearner: LEDGER | {"clip_radius_", "guesses_", "run_coefs_", "run_thresholds_", "coef_", "intercept_"},
+    PrivateImproperLearner: LEDGER | {"bases_", "clip_norms_", "noise_sigmas_", "thresholds_", "block_coefs_", "block_degrees_",
+                                      "block_", "degree_", "coef_", "threshold_", "selections_"},
+    PrivateProperLearner: LEDGER | {"clip_norm_", "thresholds_", "polynomial_", "directions_", "coef_", "intercept_", "selections_"},
+    PrivateSemiAgnosticLearner: LEDGER | {"clip_radius_", "guesses_", "thresholds_", "run_coefs_", "run_thresholds_", "coef_",
+                                          "intercept_", "selections_"},
 }
 """Every fitted attribute, reviewed: public (parameters, n, d, the declared labels), a private
 step's noisy output or post-processing of those, or the ledger. Exact statistics of the sample

@@ -13,12 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpledger.accountant import account
-from dpledger.accountant.events import DiscreteGaussian, ParallelComposition
+from dpledger.accountant.events import DiscreteGaussian, DiscreteLaplace, ExponentialMechanism, ParallelComposition
 from dpledger.learners.agnostic import (
     LearnerFactory, PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner, ProductMarginal,
     neighbour_runs, substitute_one,
 )
 from dpledger.learners.agnostic.data import halfspace_data
+from dpledger.learners.agnostic.proper import cover_size
 from dpledger.learners.randomness import Sampled
 
 epsilons = st.builds(lambda k: f"{k / 20:g}", st.integers(1, 200))
@@ -102,20 +103,20 @@ def test_semi_agnostic_learner_meets_theorem_4_1_privacy(examples: int) -> None:
 def test_halving_the_calibrated_noise_breaks_the_claim() -> None:
     X, y = _data(400, 3, 0)
     learner = PrivateProperLearner("1", "1e-6", random_state=0).fit(X, y)
-    gaussian, em = learner.trace_.child.children
+    gaussian, *selections = learner.trace_.child.children
     weaker = DiscreteGaussian(sigma_units=gaussian.sigma_units / 2, sensitivity_units=gaussian.sensitivity_units, delta=gaussian.delta)
-    assert not account(ParallelComposition((weaker, em))).guarantee.meets(1, "1e-6").holds
+    assert not account(ParallelComposition((weaker, *selections))).guarantee.meets(1, "1e-6").holds
 
 
 def test_trace_records_the_blocks_actually_used() -> None:
     X, y = _data(1000, 3, 1)
-    learner = PrivateImproperLearner(2, "1e-6", n_blocks=3, validation_fraction=0.25, steps=10, random_state=1).fit(X, y)
+    learner = PrivateImproperLearner(2, "1e-6", degree=1, n_blocks=3, validation_fraction=0.25, steps=10, random_state=1).fit(X, y)
     *regressions, em = learner.trace_.child.children
     assert len(regressions) == 3
     assert em.candidates == 3 * learner.n_thresholds
     # DiscreteGaussian on a grid γ (a power of two): Δ′ = Δ₂/γ + √F, Δ₂ = 2B/m, F = C(3+1, 1) = 4 features
     step = regressions[0].children[0]
-    assert _on_a_power_of_two_grid(step.sensitivity_units - 2, 2 * Fraction(learner.clip_norm_) / (750 // 3))
+    assert _on_a_power_of_two_grid(step.sensitivity_units - 2, 2 * Fraction(learner.clip_norms_[0]) / (750 // 3))
 
 
 def test_privacy_off_leaves_no_trace() -> None:
@@ -146,12 +147,42 @@ def test_semi_agnostic_trace_records_the_sensitivities_of_its_statistics() -> No
     b = (1200 - 240) // 2 // 5
     radius = Fraction(learner.clip_radius_)
     for run, guess in zip(learner.trace_.child.children[:-1], learner.guesses_):
-        laplace, initial, *steps = run.children
-        assert _on_a_power_of_two_grid(laplace.sensitivity_units - 1, Fraction(2, b))  # Δ′₁ = Δ₁/γ + D, D = 1
-        assert laplace.sensitivity_units / laplace.scale_units <= Fraction(1, 2)
+        initial, threshold, *steps = run.children
+        assert threshold == ExponentialMechanism(epsilon=Fraction(1, 2), candidates=learner.n_thresholds)
         assert _on_a_power_of_two_grid(initial.sensitivity_units - sympy.sqrt(3), 2 * radius / b)  # Δ′ = Δ₂/γ + √d
         assert all(_on_a_power_of_two_grid(step.sensitivity_units - sympy.sqrt(3), radius / (Fraction(float(guess)) * b))
                    for step in steps)
+
+
+def test_label_mean_threshold_is_recorded_as_its_discrete_laplace_step() -> None:
+    X, y = _data(1200, 3, 4)
+    learner = PrivateSemiAgnosticLearner("0.5", "1e-6", n_guesses=2, steps=3, validation_fraction=0.2,
+                                         threshold="label-mean", random_state=4).fit(X, y)
+    b = (1200 - 240) // 2 // 5
+    for run in learner.trace_.child.children[:-1]:
+        laplace = run.children[1]
+        assert isinstance(laplace, DiscreteLaplace)
+        assert _on_a_power_of_two_grid(laplace.sensitivity_units - 1, Fraction(2, b))  # Δ′₁ = Δ₁/γ + D, D = 1
+        assert laplace.sensitivity_units / laplace.scale_units <= Fraction(1, 2)
+    assert learner.claim_holds()
+
+
+def test_model_selection_is_one_selection_per_block_and_parallel() -> None:
+    """Issue 19 (1): the candidate degrees / subspace sizes cost no extra ε — the improper learner
+    fits one degree per disjoint block, the proper learner selects among the truncations of one
+    release; the selections' events are exponential mechanisms at the full ε on disjoint blocks."""
+    X, y = _data(3000, 3, 6)
+    improper = PrivateImproperLearner("1", "1e-6", degree=(1, 2, 3), steps=5, random_state=0).fit(X, y)
+    *regressions, em = improper.trace_.child.children
+    assert improper.block_degrees_.tolist() == [1, 2, 3] and len(regressions) == 3
+    assert em == ExponentialMechanism(epsilon=1, candidates=3 * improper.n_thresholds)
+    proper = PrivateProperLearner("1", "1e-6", degree=(1, 2), subspace_dim=(1, 2), cover_resolution=0.5, random_state=0).fit(X, y)
+    _, directions, thresholds = proper.trace_.child.children
+    assert directions.candidates == proper.directions_.shape[0] == 2 + 2 + cover_size(2, 0.5)  # (D, k) = (1, 1), (2, 1), (2, 2)
+    assert thresholds.candidates == proper.n_thresholds
+    for learner in (improper, proper):
+        assert learner.guarantee_.meets(1, "1e-6").holds
+        assert all(s.private and s.count >= 1 for s in learner.selections_)
 
 
 def _on_a_power_of_two_grid(units: sympy.Expr, sensitivity: Fraction) -> bool:
