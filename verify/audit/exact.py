@@ -263,13 +263,19 @@ def worst_case(
     workers: int = 2,
     executor: Executor | None = None,
     progress: Progress | None = None,
+    reduce: Callable[[Any], tuple[Any, Callable[[Hashable], Hashable]]] | None = None,
 ) -> AuditResult:
     """The worst pure ε of ``mechanism`` over all unordered pairs {D, D′} with D′ ∈ neighbours(D).
 
     ``mechanism(k, rng)`` runs on the enumeration key ``k = key(D)`` (datasets with equal keys
     share one distribution, and pairs with equal keys are screened once); ``view(k, k′)``, when
     given, returns the map from an output to what is compared on that pair (e.g. the labeling
-    restricted to the common points, Lemma 3.14); probabilities of merged outputs are summed. ``leaves_per_run`` bounds the
+    restricted to the common points, Lemma 3.14); probabilities of merged outputs are summed.
+    ``reduce(k) = (r, rename)``, when given, is an exact invariance of the mechanism: the
+    distribution of ``k`` is that of ``r`` with each output o renamed ``rename(o)`` (injective),
+    the same certified intervals — so only one distribution per ``r`` is enumerated, while pairs
+    stay keyed by ``k`` (for releases whose outputs name the data, where ``key`` cannot merge
+    them). ``leaves_per_run`` bounds the
     branches of one enumeration, so the total work is predicted and refused (``ValueError``)
     *before* starting when it exceeds ``limit``. Distributions are computed on ``executor`` (any
     ``concurrent.futures.Executor``: local processes, threads, a Dask client's executor, see
@@ -279,14 +285,16 @@ def worst_case(
     the ``advance(done)`` callback of a progress bar (as :func:`dpledger.verify.service.progress.progress`)."""
     key_of = {d: key(d) for d in datasets}
     keys = list(dict.fromkeys(key_of.values()))
-    predicted = len(keys) * leaves_per_run
+    reduced = {k: reduce(k) for k in keys} if reduce is not None else {k: (k, None) for k in keys}
+    enumerated = list(dict.fromkeys(r for r, _ in reduced.values()))
+    predicted = len(enumerated) * leaves_per_run
     if predicted > limit:
         raise ValueError(f"limit: the audit would enumerate up to {predicted} leaves "
-                         f"({len(keys)} distributions × {leaves_per_run}), more than {limit}; use smaller sizes")
+                         f"({len(enumerated)} distributions × {leaves_per_run}), more than {limit}; use smaller sizes")
     pairs, witness = _neighbour_pairs(datasets, neighbours, key_of)
-    advance = progress(len(keys), "distributions") if progress else None
-    with _default_executor(workers, len(keys)) if executor is None else contextlib.nullcontext(executor) as pool:
-        raw_of, floats_of = _distributions(mechanism, keys, leaves_per_run, pool, advance)
+    advance = progress(len(enumerated), "distributions") if progress else None
+    with _default_executor(workers, len(enumerated)) if executor is None else contextlib.nullcontext(executor) as pool:
+        raw_of, floats_of = _renamed(reduced, *_distributions(mechanism, enumerated, leaves_per_run, pool, advance))
 
     factor = enclose(sympy.exp(bound))
     factor_low, factor_high = lower_float(factor), upper_float(factor)
@@ -306,7 +314,7 @@ def worst_case(
         if advance is not None:
             advance(min(start + batch, len(key_pairs)))
     if not key_pairs:
-        return AuditResult((0.0, 0.0), bound, True, 0, len(datasets), len(keys), None, 0.0, None)
+        return AuditResult((0.0, 0.0), bound, True, 0, len(datasets), len(enumerated), None, 0.0, None)
     worst, worst_delta = int(np.argmax(high)), int(np.argmax(delta))
     low_max, high_max = float(low.max()), float(high.max())
     with interval_precision(128):
@@ -322,9 +330,24 @@ def worst_case(
             P, Q = _viewed_exact(P, view(a, b)), _viewed_exact(Q, view(a, b))
         return privacy_profile(P, Q, [0, Fraction(1, 2), 1, 2, bound])
 
-    return AuditResult((lower_float(epsilon), upper_float(epsilon)), bound, holds, pairs, len(datasets), len(keys),
+    return AuditResult((lower_float(epsilon), upper_float(epsilon)), bound, holds, pairs, len(datasets), len(enumerated),
                        witness[key_pairs[worst]], float(delta[worst_delta]), witness[key_pairs[worst_delta]],
                        profile(*key_pairs[worst]), profile(*key_pairs[worst_delta]))
+
+
+def _renamed(reduced: dict[Any, tuple[Any, Callable[[Hashable], Hashable] | None]],
+             raw_of: dict[Any, dict[Hashable, tuple]], floats_of: dict[Any, FloatDistribution],
+             ) -> tuple[dict[Any, dict[Hashable, tuple]], dict[Any, FloatDistribution]]:
+    """The distributions of the keys from those of their reductions (outputs renamed, values kept)."""
+    raw: dict[Any, dict[Hashable, tuple]] = {}
+    floats: dict[Any, FloatDistribution] = {}
+    for k, (r, rename) in reduced.items():
+        if rename is None:
+            raw[k], floats[k] = raw_of[r], floats_of[r]
+        else:
+            raw[k] = {rename(o): p for o, p in raw_of[r].items()}
+            floats[k] = {rename(o): p for o, p in floats_of[r].items()}
+    return raw, floats
 
 
 def _viewed(P: FloatDistribution, view: Callable[[Hashable], Hashable]) -> FloatDistribution:

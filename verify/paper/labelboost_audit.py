@@ -6,9 +6,10 @@ Reductions (exact invariances, stated so the pair counts can be read): LabelBoos
 only as a multiset (P is a set, the score a sum) and on T only through its distinct points, so
 datasets are enumerated as multisets (sorted tuples), a pair is a substitution of one element of
 one multiset, and each distribution is computed once per (S, set(T)). For the order-invariant
-classes (:data:`ORDER_INVARIANT_CLASSES`) the carrier and continuation releases are moreover
-computed once per *rank pattern* (:func:`_rank_key`), which makes the number of distributions
-independent of the domain size; the pairs are still all listed and counted.
+classes (:data:`ORDER_INVARIANT_CLASSES`) every release but the hypothesis is moreover enumerated
+once per *rank pattern* (:func:`_rank_key`; the weights release renamed back to its points,
+:func:`_rank_reduction`), which makes the number of distributions independent of the domain size;
+the pairs are still all listed and counted.
 """
 from __future__ import annotations
 
@@ -185,16 +186,33 @@ def _rank_key(dataset: Dataset) -> Dataset:
     the continuation's release (the label of the smallest point, through a realizability test of
     the same kind) are then equal leaf by leaf, and so is the enumerated distribution — the same
     certified intervals, bit for bit (tests/verify/test_exact_reductions.py checks it on every dataset
-    of small instances). The weights and hypothesis releases name points, so they keep
-    :func:`_enumeration_key`."""
+    of small instances). The weights release names the points of P: it is enumerated on the rank
+    pattern and renamed back (:func:`_rank_reduction`); the hypothesis release names coordinates
+    (its representatives are tight boxes), so it is not reduced."""
     s, t = _enumeration_key(dataset)
+    rank = _ranks(dataset)
+    return tuple(sorted((rank[x], y) for x, y in s)), tuple(rank[x] for x in t)
+
+
+def _ranks(dataset: Dataset) -> dict[Any, Any]:
+    """Every point of P to its coordinates' ranks (see :func:`_rank_key`)."""
     points = sorted(_points(dataset))
     if points and isinstance(points[0], tuple):
         ranks = [{v: i for i, v in enumerate(sorted({p[c] for p in points}))} for c in range(len(points[0]))]
-        rank = {p: tuple(r[v] for r, v in zip(ranks, p)) for p in points}
-    else:
-        rank = {p: i for i, p in enumerate(points)}
-    return tuple(sorted((rank[x], y) for x, y in s)), tuple(rank[x] for x in t)
+        return {p: tuple(r[v] for r, v in zip(ranks, p)) for p in points}
+    return {p: i for i, p in enumerate(points)}
+
+
+def _rank_reduction(key: Dataset) -> tuple[Dataset, Callable[[Hashable], Hashable]]:
+    """The weights release of an order-invariant class: its distribution on ``key`` is the one on
+    :func:`_rank_key` (same certified intervals, by the argument there) with every point of an
+    output (a labeling of P as (point, label) pairs) renamed back from its ranks."""
+    point_of = {r: p for p, r in _ranks(key).items()}
+
+    def rename(output: Hashable) -> Hashable:
+        return tuple((point_of[x], label) for x, label in output)
+
+    return _rank_key(key), rename
 
 
 def _key_function(audit: LabelBoostAudit) -> Callable[[Dataset], Dataset]:
@@ -252,5 +270,6 @@ def audit_labelboost(audit: LabelBoostAudit, *, limit: int = DEFAULT_LEAF_LIMIT,
     return worst_case(
         partial(_run_labelboost, audit), audit.datasets(), audit.neighbours, audit.bound,
         key=_key_function(audit), view=_common_labeling if audit.release == "weights" else None,
+        reduce=_rank_reduction if audit.release == "weights" and audit.class_name in ORDER_INVARIANT_CLASSES else None,
         leaves_per_run=audit.leaves_per_run(), limit=limit, workers=workers, executor=executor, progress=progress,
     )
