@@ -156,6 +156,19 @@ class RandomizedResponse:
 
 
 @dataclass(frozen=True)
+class RandomizedResponseVector:
+    """Randomized response on every bit of a bit vector, each at ``epsilon`` (Warner 1965):
+    neighbours differing in k bits are exactly kε apart (parallel composition of k bits)."""
+
+    epsilon: float
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        bits = np.asarray(data, dtype=np.int8).reshape(-1)
+        flip = rng.random((n, bits.size)) >= math.exp(self.epsilon) / (1.0 + math.exp(self.epsilon))
+        return np.bitwise_xor(bits, flip.astype(np.int8))
+
+
+@dataclass(frozen=True)
 class Rappor:
     """One-time RAPPOR with a one-hot encoding of ``domain`` values (Erlingsson et al. 2014).
 

@@ -15,9 +15,24 @@ whose split-1 counts give the largest ε lower bound (Wilson-score approximation
   coordinates, those whose lattice frequency differs most between the inputs on split 1) and
   jointly (``lattice-k-count``: intervals of the number of coordinates on the lattice);
 * ``values`` — sets of exact values of discrete outputs (and of float outputs or rows taking at
-  most ``FEW_DISTINCT`` values): values ranked by their empirical
-  likelihood ratio, prefixes of that ranking (size 1: a single exact value);
-* ``distinguisher`` — intervals of a logistic-regression score for vector outputs.
+  most ``FEW_DISTINCT`` values): values ranked by their empirical likelihood ratio, prefixes of
+  that ranking (size 1: a single exact value);
+* ``distinguisher`` — intervals of a learned score over the whole output vector
+  (:func:`fit_distinguisher`, :class:`~dpledger.verify.audit.montecarlo.events.LearnedScore`)
+  for continuous, integer and binary vectors: the score is fitted on split 1 and its
+  thresholds are chosen on split 1 too.
+
+For an (ε, δ) claim with δ > 0, every family also offers the event of largest δ lower bound at
+the claimed ε (``p_lo − e^ε q_hi``, Wilson bounds; family name suffixed ``δ``): the event that
+best tests the claim through δ, which need not be the event of largest ε bound at δ.
+
+How events are chosen and ranked. Split 1 is halved: each family's event is chosen on the first
+half and scored on the second, so that an event that won on noise among the thousands a family
+compares (intervals, value sets, an overfitted score) does not outrank the others; learned scores
+are fitted on the first half and thresholded on the second. Both the choice and the score are
+the Wilson bound the split-1 frequencies would give on the runs split 2 will estimate them on
+(:class:`Objective`, ``target``): the bound the audit can expect, not the bound of a smaller
+sample, which would favour frequent events over the rare ones that certify most.
 
 Only split 1 is looked at here, so nothing in this module needs a multiplicity correction — however
 many families, coordinates and events it compares; the audit corrects for the candidates it then
@@ -28,33 +43,40 @@ corrects them separately from the real-number families.
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
+
+try:  # optional: scikit-learn brings it; without it BLAS keeps its default threads
+    from threadpoolctl import threadpool_limits
+except ImportError:  # pragma: no cover — exercised only where threadpoolctl is absent
+    threadpool_limits = None
 
 from dpledger.verify.audit.montecarlo.events import (
     Event,
     Identity,
     IntervalEvent,
     LatticeCount,
-    LinearScore,
+    LearnedScore,
     OnLattice,
     Statistic,
     ValueSetEvent,
-    features,
     key_to_json,
     on_lattice,
     row_keys,
 )
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
-from dpledger.verify.audit.montecarlo.statistics import epsilon_lower_search
+from dpledger.verify.audit.montecarlo.statistics import delta_lower_search, epsilon_lower_search
 
 CENTRAL_QUANTILES = 64
 LATTICE_BITS = (4, 8, 12)
 LATTICE_COORDINATES = 16
 FEW_DISTINCT = 256
-DISTINGUISHER_ROWS = 100_000
+DISTINGUISHER_ROWS = 20_000
+TIED_ROWS = 200_000
 TAIL_EXACT = 256
 SUBSAMPLE = 1 << 16
 
@@ -82,30 +104,101 @@ class SearchResult:
     examined: int
 
 
-def search_pair(a: np.ndarray, b: np.ndarray, pair_index: int, delta: float, z: float) -> SearchResult:
-    """The best event of every applicable family, in both directions, on split-1 outputs a, b."""
+def search_pair(
+    a: np.ndarray, b: np.ndarray, pair_index: int, delta: float, z: float, claimed_epsilon: float | None = None,
+    target: tuple[int, int] | None = None,
+) -> SearchResult:
+    """The best event of every applicable family, in both directions, on split-1 outputs a, b.
+
+    With ``claimed_epsilon`` and ``delta > 0`` every family also offers its event of largest
+    δ lower bound at the claimed ε (family suffix ``δ``), when that is not its ε-best event.
+    ``target``: the runs on a and on b the candidates will be estimated on (split 2); events are
+    chosen and ranked by the bound their split-1 frequencies would give on that many runs.
+    """
     kind = output_kind(a)
     results: list[SearchResult] = []
+    objective = Objective(delta, z, claimed_epsilon if delta > 0 else None, target)
     scalar = kind == "scalar" or (kind == "discrete" and a.ndim == 1 and a.dtype.kind in "biu")
     if scalar:
-        results.append(_interval_candidates(Identity(), a, b, pair_index, delta, z, "interval"))
+        results.append(_interval_candidates(Identity(), a, b, pair_index, "interval", objective))
     if kind == "scalar":
         for bits in LATTICE_BITS:
             statistic = OnLattice(bits)
             if not statistic.keeps_all(a) or not statistic.keeps_all(b):
-                results.append(_interval_candidates(statistic, a, b, pair_index, delta, z, f"lattice-{bits}"))
+                results.append(_interval_candidates(statistic, a, b, pair_index, f"lattice-{bits}", objective))
     if kind == "discrete" or _few_distinct(a, b):
-        results.append(_value_set_candidates(a, b, pair_index, delta, z))
+        results.append(_value_set_candidates(a, b, pair_index, objective))
+    if kind == "vector" or (kind == "discrete" and a.ndim > 1 and a.dtype.kind in "biu"):
+        results.extend(_distinguisher_candidates(a, b, pair_index, objective))
     if kind == "vector":
-        results.append(
-            _interval_candidates(fit_distinguisher(a, b), a, b, pair_index, delta, z, "distinguisher")
-        )
-        results.extend(_vector_lattice_candidates(a, b, pair_index, delta, z))
+        results.extend(_vector_lattice_candidates(a, b, pair_index, objective))
     return SearchResult([c for r in results for c in r.candidates], sum(r.examined for r in results))
 
 
+@dataclass(frozen=True)
+class Objective:
+    """What the search maximises: the Wilson ε bound at ``delta`` (``z``: the normal quantile of
+    the bounds' level) and, with a ``claim``, the δ bound at the claimed ε — both of the counts
+    projected onto ``target`` runs on a and on b (None: the counts as they are)."""
+
+    delta: float
+    z: float
+    claim: float | None
+    target: tuple[int, int] | None
+
+    def project(self, counts: tuple[np.ndarray, int, np.ndarray, int], forward: bool) -> tuple:
+        """``(k_p, n_p, k_q, n_q)`` rescaled to the target runs: the expected counts there."""
+        if self.target is None:
+            return counts
+        k_p, n_p, k_q, n_q = counts
+        t_p, t_q = self.target if forward else self.target[::-1]
+        return k_p * (t_p / n_p), t_p, k_q * (t_q / n_q), t_q
+
+
+def _best_cells(
+    chosen_on: tuple[np.ndarray, int, np.ndarray, int],
+    scored_on: tuple[np.ndarray, int, np.ndarray, int],
+    objective: Objective, forward: bool, valid: np.ndarray | None = None,
+) -> list[tuple[int, float, str]]:
+    """``(flat index, score, family suffix)`` of the ε-best cell of ``chosen_on`` (counts
+    ``k_p, n_p, k_q, n_q``) and, with a claim, of its δ-best cell at the claimed ε if it differs;
+    each scored by its ε bound on ``scored_on`` (cells scoring −∞ there are left out). Counts are
+    projected onto the objective's target runs first."""
+    chosen_on, scored_on = objective.project(chosen_on, forward), objective.project(scored_on, forward)
+    by_epsilon = epsilon_lower_search(*chosen_on, objective.delta, objective.z)
+    if valid is not None:
+        by_epsilon = np.where(valid, by_epsilon, -np.inf)
+    chosen = [(int(np.argmax(by_epsilon)), "")] if np.max(by_epsilon) > -np.inf else []
+    if objective.claim is not None:
+        by_delta = delta_lower_search(*chosen_on, objective.claim, objective.z)
+        if valid is not None:
+            by_delta = np.where(valid, by_delta, -np.inf)
+        best_delta = int(np.argmax(by_delta))
+        if not chosen or best_delta != chosen[0][0]:
+            chosen.append((best_delta, " δ"))
+    score = epsilon_lower_search(*scored_on, objective.delta, objective.z).reshape(-1)
+    return [(index, float(score[index]), suffix) for index, suffix in chosen if score[index] > -np.inf]
+
+
+def _distinguisher_candidates(
+    a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
+) -> list[SearchResult]:
+    """Interval events of the learned scores (per-coordinate and tied weights): each score fitted
+    on the first half of split 1 (at most ``DISTINGUISHER_ROWS`` runs per input, ``TIED_ROWS`` for
+    the tied score's five features), its thresholds chosen — and its split-1 rank scored — on the
+    other half, so that an overfitted score does not outrank an honest one."""
+    fit_a, fit_b = len(a) // 2, len(b) // 2
+    rest_a, rest_b = a[fit_a:], b[fit_b:]
+    results = []
+    for tied, rows in ((False, DISTINGUISHER_ROWS), (True, TIED_ROWS)):
+        score = fit_distinguisher(a[: min(fit_a, rows)], b[: min(fit_b, rows)], tied)
+        family = "distinguisher (tied)" if tied else "distinguisher"
+        results.append(_interval_candidates(score, rest_a, rest_b, pair_index, family, objective))
+    return results
+
+
 def _vector_lattice_candidates(
-    a: np.ndarray, b: np.ndarray, pair_index: int, delta: float, z: float
+    a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
 ) -> list[SearchResult]:
     """Lattice events of vector outputs: per coordinate and the joint count, for every lattice depth."""
     rows_a = np.asarray(a, dtype=np.float64).reshape(len(a), -1)
@@ -118,9 +211,13 @@ def _vector_lattice_candidates(
         chosen = np.argsort(-np.abs(share_a - share_b), kind="stable")[:LATTICE_COORDINATES]
         for j in sorted(chosen.tolist()):
             family = f"lattice-{bits}[{j}]"
-            results.append(_interval_candidates(OnLattice(bits, j), rows_a, rows_b, pair_index, delta, z, family))
+            results.append(
+                _interval_candidates(OnLattice(bits, j), rows_a, rows_b, pair_index, family, objective)
+            )
         count = LatticeCount(bits)
-        results.append(_interval_candidates(count, rows_a, rows_b, pair_index, delta, z, f"lattice-{bits}-count"))
+        results.append(
+            _interval_candidates(count, rows_a, rows_b, pair_index, f"lattice-{bits}-count", objective)
+        )
     return results
 
 
@@ -151,33 +248,47 @@ def cut_points(sorted_a: np.ndarray, sorted_b: np.ndarray) -> np.ndarray:
 
 
 def _interval_candidates(
-    statistic: Statistic, a: np.ndarray, b: np.ndarray, pair_index: int, delta: float, z: float, family: str
+    statistic: Statistic, a: np.ndarray, b: np.ndarray, pair_index: int, family: str, objective: Objective,
 ) -> SearchResult:
-    sa, sb = np.sort(statistic.defined(a)), np.sort(statistic.defined(b))
-    if len(sa) + len(sb) < 2:
+    """Per direction the best threshold event and the best two-sided interval event (the latter
+    only if it scores higher), each chosen on the first half of the split-1 runs and scored on the
+    second (the score ranks candidates: an event that won on noise among the thousands of
+    intervals compared does not outrank it)."""
+    halves_a, halves_b = (a[: len(a) // 2], a[len(a) // 2 :]), (b[: len(b) // 2], b[len(b) // 2 :])
+    values_a = [np.sort(statistic.defined(half)) for half in halves_a]
+    values_b = [np.sort(statistic.defined(half)) for half in halves_b]
+    if min(len(halves_a[0]), len(halves_b[0])) == 0 or sum(map(len, values_a + values_b)) < 2:
         return SearchResult([], 0)
-    cuts = cut_points(sa, sb)
-    # cum[j] = number of values in the first j bins, bin j being cuts[j-1] < s ≤ cuts[j].
-    cum_a = np.concatenate([[0], np.searchsorted(sa, cuts, side="right"), [len(sa)]])
-    cum_b = np.concatenate([[0], np.searchsorted(sb, cuts, side="right"), [len(sb)]])
+    cuts = cut_points(np.sort(np.concatenate(values_a)), np.sort(np.concatenate(values_b)))
     bins = len(cuts) + 1
-    # Interval of bins [i, j): counts cum[j] − cum[i], for 0 ≤ i < j ≤ bins, not the whole line.
-    count_a = cum_a[None, :] - cum_a[:, None]
-    count_b = cum_b[None, :] - cum_b[:, None]
-    i, j = np.indices(count_a.shape)
+    i, j = np.indices((bins + 1, bins + 1))
     valid = (j > i) & ~((i == 0) & (j == bins))
+    threshold = valid & ((i == 0) | (j == bins))
     edges = np.concatenate([[-np.inf], cuts, [np.inf]])
+    # Interval of bins [i, j) (bin j being cuts[j-1] < s ≤ cuts[j]): counts cum[j] − cum[i].
+    counts = [[_interval_counts(values, cuts) for values in side] for side in (values_a, values_b)]
+    runs = [[len(half) for half in side] for side in (halves_a, halves_b)]
     out = []
     for forward in (True, False):
-        k_p, n_p, k_q, n_q = (
-            (count_a, len(a), count_b, len(b)) if forward else (count_b, len(b), count_a, len(a))
-        )
-        objective = np.where(valid, epsilon_lower_search(k_p, n_p, k_q, n_q, delta, z), -np.inf)
-        best = np.unravel_index(int(np.argmax(objective)), objective.shape)
-        if objective[best] > -np.inf:
-            event = IntervalEvent(float(edges[best[0]]), float(edges[best[1]]), statistic)
-            out.append(Candidate(pair_index, forward, event, family, float(objective[best])))
+        p, q = (0, 1) if forward else (1, 0)
+        chosen_on = (counts[p][0], runs[p][0], counts[q][0], runs[q][0])
+        scored_on = (counts[p][1], runs[p][1], counts[q][1], runs[q][1])
+        best_threshold = -np.inf
+        for cells in (threshold, valid & ~threshold):
+            for index, score, suffix in _best_cells(chosen_on, scored_on, objective, forward, cells):
+                if cells is not threshold and score <= best_threshold:
+                    continue  # a two-sided interval is offered only when it beats the thresholds
+                best_threshold = max(best_threshold, score)
+                low, high = np.unravel_index(index, valid.shape)
+                event = IntervalEvent(float(edges[low]), float(edges[high]), statistic)
+                out.append(Candidate(pair_index, forward, event, family + suffix, score))
     return SearchResult(out, 2 * int(valid.sum()))
+
+
+def _interval_counts(sorted_values: np.ndarray, cuts: np.ndarray) -> np.ndarray:
+    """``counts[i, j]``: values in bins i … j − 1 (negative below the diagonal, never used)."""
+    cum = np.concatenate([[0], np.searchsorted(sorted_values, cuts, side="right"), [len(sorted_values)]])
+    return cum[None, :] - cum[:, None]
 
 
 def _few_distinct(a: np.ndarray, b: np.ndarray) -> bool:
@@ -186,60 +297,102 @@ def _few_distinct(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def _value_set_candidates(
-    a: np.ndarray, b: np.ndarray, pair_index: int, delta: float, z: float
+    a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
 ) -> SearchResult:
+    """Per direction the best set of exact values: values ranked by their empirical likelihood
+    ratio on the first half of the split-1 runs, the best prefix of that ranking chosen there and
+    scored on the second half (rows seen once on one input would otherwise look decisive)."""
+    halves = (len(a) // 2, len(b) // 2)
     keys, inverse = np.unique(np.concatenate([row_keys(a), row_keys(b)]), return_inverse=True)
     distinct = len(keys)
-    if distinct < 2:
+    if distinct < 2 or min(halves) == 0:
         return SearchResult([], 0)
     inverse = inverse.reshape(-1)
-    count_a = np.bincount(inverse[: len(a)], minlength=distinct)
-    count_b = np.bincount(inverse[len(a) :], minlength=distinct)
+    runs_a, runs_b = inverse[: len(a)], inverse[len(a) :]
+    counts = [
+        [np.bincount(part, minlength=distinct) for part in (runs[:half], runs[half:])]
+        for runs, half in ((runs_a, halves[0]), (runs_b, halves[1]))
+    ]
+    runs = [[halves[0], len(a) - halves[0]], [halves[1], len(b) - halves[1]]]
     sizes = np.unique(
         np.concatenate([np.arange(1, min(distinct, 33)), 2 ** np.arange(5, int(math.log2(distinct)) + 1)])
     )
     sizes = sizes[sizes < distinct]
     out = []
     for forward in (True, False):
-        k_p, n_p, k_q, n_q = (
-            (count_a, len(a), count_b, len(b)) if forward else (count_b, len(b), count_a, len(a))
-        )
-        ratio = np.log(k_p + 0.5) - math.log(n_p) - np.log(k_q + 0.5) + math.log(n_q)
+        p, q = (0, 1) if forward else (1, 0)
+        ratio = np.log(counts[p][0] + 0.5) - math.log(runs[p][0]) - np.log(counts[q][0] + 0.5) + math.log(runs[q][0])
         order = np.argsort(-ratio, kind="stable")
-        objective = epsilon_lower_search(
-            np.cumsum(k_p[order])[sizes - 1], n_p, np.cumsum(k_q[order])[sizes - 1], n_q, delta, z
+        chosen_on, scored_on = (
+            (np.cumsum(counts[p][h][order])[sizes - 1], runs[p][h], np.cumsum(counts[q][h][order])[sizes - 1], runs[q][h])
+            for h in (0, 1)
         )
-        best = int(np.argmax(objective))
-        if objective[best] > -np.inf:
-            chosen = keys[order[: sizes[best]]]
+        for index, score, suffix in _best_cells(chosen_on, scored_on, objective, forward):
+            chosen = keys[order[: sizes[index]]]
             event = ValueSetEvent(chosen, tuple(key_to_json(key, a) for key in chosen))
-            out.append(Candidate(pair_index, forward, event, "values", float(objective[best])))
+            out.append(Candidate(pair_index, forward, event, "values" + suffix, score))
     return SearchResult(out, 2 * len(sizes))
 
 
-def fit_distinguisher(a: np.ndarray, b: np.ndarray, ridge: float = 1e-3, iterations: int = 30) -> LinearScore:
-    """Logistic regression of "came from a" on features (z, z²) by Newton's method (IRLS).
+def fit_distinguisher(
+    a: np.ndarray, b: np.ndarray, tied: bool = False, ridge: float = 1e-3, iterations: int = 30
+) -> LearnedScore:
+    """A learned test of "came from a" over the whole output vector (:class:`LearnedScore`):
+    regularised logistic regression, by Newton's method (IRLS), on the runs given.
 
-    Fitted on at most ``DISTINGUISHER_ROWS`` split-1 runs per input; a small ridge keeps the
-    Newton steps defined when the classes separate.
+    Features are standardised, and a ridge penalty keeps the Newton steps defined when the classes
+    separate. ``tied``: one weight per feature group — the sums over coordinates of z_j, z_j² and
+    sgn z_j — else one weight per coordinate and group.
     """
-    rows_a = np.asarray(a[:DISTINGUISHER_ROWS], dtype=float).reshape(min(len(a), DISTINGUISHER_ROWS), -1)
-    rows_b = np.asarray(b[:DISTINGUISHER_ROWS], dtype=float).reshape(min(len(b), DISTINGUISHER_ROWS), -1)
+    rows_a = np.asarray(a, dtype=float).reshape(len(a), -1)
+    rows_b = np.asarray(b, dtype=float).reshape(len(b), -1)
+    d = rows_a.shape[1]
     pooled = np.concatenate([rows_a, rows_b])
     centre = pooled.mean(axis=0)
     scale = pooled.std(axis=0)
     scale[scale == 0] = 1.0
-    design = np.concatenate([features(pooled, centre, scale), np.ones((len(pooled), 1))], axis=1)
-    target = np.concatenate([np.ones(len(rows_a)), np.zeros(len(rows_b))])
+    z = (pooled - centre) / scale
+    groups = [z, z * z, np.sign(z)]
+    columns = [g.sum(axis=1, keepdims=True) for g in groups] if tied else groups
+    design = np.concatenate(columns + [z.max(axis=1, keepdims=True), z.min(axis=1, keepdims=True)], axis=1)
+    column_scale = design.std(axis=0)
+    column_scale[column_scale == 0] = 1.0
+    weights = _logistic(design / column_scale, len(rows_a), ridge, iterations) / column_scale
+    per_group = [np.full(d, w) for w in weights[:3]] if tied else np.split(weights[: 3 * d], 3)
+    return LearnedScore(centre, scale, *per_group, weights[-2:], tied)
+
+
+def _logistic(design: np.ndarray, positives: int, ridge: float, iterations: int) -> np.ndarray:
+    """Weights (without intercept) of a ridge-penalised logistic regression of "row < positives"."""
+    with _one_blas_thread():
+        return _newton(np.concatenate([design, np.ones((len(design), 1))], axis=1), positives, ridge, iterations)
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """BLAS on one thread (threadpoolctl, when installed): the workers generating runs hold the
+    other cores, and a multithreaded Newton step on an oversubscribed machine runs several times
+    slower than a single-threaded one."""
+    if threadpool_limits is None:
+        yield
+        return
+    with threadpool_limits(1, "blas"):
+        yield
+
+
+def _newton(design: np.ndarray, positives: int, ridge: float, iterations: int) -> np.ndarray:
+    """IRLS for the ridge-penalised logistic regression; the last column is the intercept."""
+    target = np.zeros(len(design))
+    target[:positives] = 1.0
     weights = np.zeros(design.shape[1])
-    penalty = ridge * len(pooled) * np.eye(design.shape[1])
-    penalty[-1, -1] = 1e-9
+    penalty = np.full(design.shape[1], ridge * len(design))
+    penalty[-1] = 1e-9
     for _ in range(iterations):
         fitted = 1.0 / (1.0 + np.exp(-np.clip(design @ weights, -30, 30)))
-        gradient = design.T @ (fitted - target) + penalty @ weights
-        hessian = (design * (fitted * (1 - fitted))[:, None]).T @ design + penalty
+        gradient = design.T @ (fitted - target) + penalty * weights
+        hessian = (design * (fitted * (1 - fitted))[:, None]).T @ design + np.diag(penalty)
         step = np.linalg.solve(hessian, gradient)
         weights -= step
-        if np.max(np.abs(step)) < 1e-8:
+        if np.max(np.abs(step)) < 1e-6:
             break
-    return LinearScore(centre, scale, weights[:-1].copy())
+    return weights[:-1]

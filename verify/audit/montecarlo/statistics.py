@@ -115,16 +115,54 @@ def search_z(alpha: float) -> float:
     return float(stats.norm.isf(alpha))
 
 
+def delta_lower_search(
+    k_p: np.ndarray, n_p: int, k_q: np.ndarray, n_q: int, epsilon: float, z: float
+) -> np.ndarray:
+    """Vectorised δ lower bounds ``p_lo − e^ε q_hi`` at the claimed ε from Wilson bounds: the
+    search objective of the events that test an (ε, δ) claim through δ."""
+    p_low, _ = wilson_bounds(k_p, n_p, z)
+    _, q_high = wilson_bounds(k_q, n_q, z)
+    return p_low - math.exp(epsilon) * q_high
+
+
+STAGE_GROWTH = 4.0
+"""Each stage's share of alpha is this many times the previous stage's."""
+
+
 def stage_alphas(alpha: float, stages: int) -> list[float]:
-    """Split ``alpha`` over sequential stages, doubling each time (weights 1, 2, 4, … normalised).
+    """Split ``alpha`` over sequential stages, each stage ``STAGE_GROWTH`` times the previous one
+    (weights 1, 4, 16, … normalised; the last of 4 stages keeps 64/85 ≈ 75 %).
 
     A union bound over stages makes every stage's bound hold simultaneously with probability
     ≥ 1 − alpha, so stopping at any stage — e.g. as soon as a violation is certified — and
-    reporting the largest bound seen is valid. Most of alpha is kept for the last, largest stage.
+    reporting the largest bound seen is valid. The early stages see a fraction of the runs and
+    are there to stop early on blatant violations, which need little confidence; most of alpha is
+    kept for the last, largest stage, whose bound is the one that measures power.
     """
-    weights = [2.0**s for s in range(stages)]
+    weights = [STAGE_GROWTH**s for s in range(stages)]
     total = sum(weights)
     return [alpha * w / total for w in weights]
+
+
+LEAD_SHARE = 0.75
+"""Share of a level given to the leading one of several ranked choices (candidates, kinds)."""
+
+
+def ranked_levels(alpha: float, count: int) -> list[float]:
+    """Levels for ``count`` choices ranked on split 1, best first: the first gets ``LEAD_SHARE``
+    of ``alpha``, the others share the rest equally (a single choice gets all of it).
+
+    A weighted Bonferroni correction: the levels sum to ``alpha``, and the ranking depends on
+    split 1 only, so conditionally on split 1 the union bound over the choices holds at
+    ``alpha``. Weighting by rank keeps the level of the likely winner close to ``alpha``
+    (``z`` grows with ``log(1/level)``), where an equal split would pay for every runner-up.
+    """
+    if count < 1:
+        raise ValueError(f"need at least one choice, got {count}")
+    if count == 1:
+        return [alpha]
+    rest = alpha * (1.0 - LEAD_SHARE) / (count - 1)
+    return [alpha * LEAD_SHARE] + [rest] * (count - 1)
 
 
 def best_possible_epsilon(n_p: int, n_q: int, delta: float, alpha: float) -> float:
