@@ -8,11 +8,12 @@ most one), which is what the generic component oracle's exponential mechanism ne
 On the integer grids of thresholds and intervals the next value ranges over [lo, N] and the
 score is constant between consecutive sample points, so the scores are returned as *runs*
 (breakpoints, scores) — O(|S|) runs however large N is — for
-:func:`dpledger.learners.exponential_mechanism.exponential_mechanism_ordered`. Other classes fall back
-to evaluating every completion of every next value (small classes only; the limit is stated).
+:func:`dpledger.learners.exponential_mechanism.exponential_mechanism_ordered`; rectangles' sides
+likewise, by 2-D prefix sums (:func:`_rectangle_runs`). Other classes fall back to evaluating
+every completion of every next value (small classes only; the limit is stated).
 
 :func:`restricted_trace` gives Π_{C(y≤i)}(P) geometrically for intervals and thresholds (O(|P|))
-and through :meth:`ConceptClass.restrict` otherwise.
+and rectangles (:meth:`Rectangles.box_trace`), through :meth:`ConceptClass.restrict` otherwise.
 """
 from __future__ import annotations
 

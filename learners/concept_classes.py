@@ -7,8 +7,9 @@ C(y_{≤i}) (:meth:`restrict`, same interface) and its completions (:meth:`compl
 
 The trace Π_C(P) of Definition 3.7 is :meth:`ConceptClass.trace` — one canonical
 representative hypothesis per labeling, enumerated by the class's geometry (thresholds O(|P|),
-intervals O(|P|²) and *implicit*: labelings and representatives are computed on demand by
-index, so LabelBoost handles 10⁶ labelings without listing them); :meth:`dichotomies`
+intervals O(|P|²), rectangles O(a²b²) on a × b distinct coordinates, all *implicit*: labelings
+and representatives are computed on demand by index, so LabelBoost handles 10⁶ labelings without
+listing them); :meth:`dichotomies`
 materialises it as (labelings, representatives). Points of a d-dimensional class are integer
 arrays of shape (n, d) (1-D classes also accept shape (n,)); the columns of a trace are the
 distinct points of P in lexicographic order.

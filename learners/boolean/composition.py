@@ -14,7 +14,11 @@ C(h_{≤i−1}, h) = {G(h_1, …, h_{i−1}, h, c_{i+1}, …, c_k) : c_j ∈ H_j
 h_1 … h_j leaves at every point x the *residual* Boolean function G(h_1(x), …, h_j(x), ·) of the
 remaining inputs; tuples with the same residual vector on P have the same completions on P, so
 the enumeration keeps one per residual vector (:class:`Residuals`). The completion score q_i of
-equation (3) is computed the same way, the last component by one matrix product.
+equation (3) is computed the same way, the last component by one matrix product — or, when the
+remaining components are thresholds and intervals on one line, by a max-plus pass along the
+sorted points over their joint phases (:data:`LINE_PHASES`), nothing enumerated. LabelBoost
+over such compositions never lists the trace either: it is counted by score
+(:mod:`dpledger.learners.trace_counting`).
 """
 from __future__ import annotations
 
