@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 import dpledger.learners.boolean.composition as composition
+import dpledger.learners.trace_counting as trace_counting
 from dpledger.learners.boolean.composition import BooleanComposition, component_class
 from dpledger.learners.boolean.formula import parse_formula
 from dpledger.learners.completion_scores import restrict
@@ -130,3 +131,13 @@ def test_line_completion_scores_equal_the_enumerated_completions(monkeypatch):
             with monkeypatch.context() as patch:
                 patch.setattr(composition, "LINE_PHASES", {})
                 assert np.array_equal(along_line, C.completion_disagreements(prefix, candidates, X, y))
+
+
+def test_counts_in_python_integers_equal_the_int64_counts(monkeypatch):
+    for K, points, index, labels in instances(4, 1):
+        fast = counted_trace(K, points, index, labels).score_counts()
+        with monkeypatch.context() as patch:
+            patch.setattr(trace_counting, "_INT64_SAFE", 1)  # the path for traces beyond 2^62 labelings
+            exact = counted_trace(K, points, index, labels)
+            assert exact.completions[0].dtype == object
+            assert exact.score_counts() == fast
