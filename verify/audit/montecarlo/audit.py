@@ -65,6 +65,7 @@ import numpy as np
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
 from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, chunk_seeds, chunk_sizes,
                                                       owned_processes)
+from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise, ship
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
 from dpledger.verify.audit.montecarlo.search import Candidate, search_pair
@@ -449,8 +450,9 @@ def _run_stage(
     ranked = sorted((c for result in found for c in result.candidates), key=lambda c: -c.score)
     pools = [pool for kind in (False, True) if (pool := [c for c in ranked if c.event.float_artefact == kind][:keep])]
     pools.sort(key=lambda pool: -pool[0].score)
+    values: dict[tuple[int, int], np.ndarray] = {}  # statistic values per (statistic, runs): computed once
     estimates = [
-        _estimate(candidate, estimation[candidate.pair_index], delta, claimed_epsilon, level / 2)
+        _estimate(candidate, estimation[candidate.pair_index], delta, claimed_epsilon, level / 2, values)
         for pool, kind_level in zip(pools, ranked_levels(alpha, len(pools)))
         for candidate, level in zip(pool, ranked_levels(kind_level, len(pool)))
     ]
@@ -458,18 +460,30 @@ def _run_stage(
 
 
 def _estimate(
-    candidate: Candidate, split2: tuple[np.ndarray, np.ndarray], delta: float, claimed_epsilon: float, level: float
+    candidate: Candidate, split2: tuple[np.ndarray, np.ndarray], delta: float, claimed_epsilon: float, level: float,
+    values: dict[tuple[int, int], np.ndarray],
 ) -> _Estimate:
     """Clopper–Pearson bounds at ``level`` on split 2, the ε bound at δ and the δ bound at the
-    claimed ε of one candidate."""
+    claimed ε of one candidate (``values``: the statistics already evaluated on these runs)."""
     a2, b2 = split2
     p_runs, q_runs = (a2, b2) if candidate.forward else (b2, a2)
-    k_p = int(np.count_nonzero(candidate.event.indicator(p_runs)))
-    k_q = int(np.count_nonzero(candidate.event.indicator(q_runs)))
+    k_p, k_q = (_hits(candidate.event, runs, values) for runs in (p_runs, q_runs))
     p_lo = clopper_pearson_lower(k_p, len(p_runs), level)
     q_hi = clopper_pearson_upper(k_q, len(q_runs), level)
     return _Estimate(epsilon_lower(p_lo, q_hi, delta), delta_lower(p_lo, q_hi, claimed_epsilon), candidate,
                      (k_p, len(p_runs), k_q, len(q_runs)), (p_lo, q_hi), level)
+
+
+def _hits(event: Event, runs: np.ndarray, values: dict[tuple[int, int], np.ndarray]) -> int:
+    """The runs in ``event``; an interval event's statistic is evaluated once per runs (candidates
+    of both directions, or of ε and δ, often share it). Keys are object ids: the statistics and
+    the runs stay alive for the whole stage."""
+    if not isinstance(event, IntervalEvent):
+        return int(np.count_nonzero(event.indicator(runs)))
+    key = (id(event.statistic), id(runs))
+    if key not in values:
+        values[key] = event.statistic(runs)
+    return int(np.count_nonzero(event.within(values[key])))
 
 
 def _witness(estimate: _Estimate, pairs: Sequence[NeighbourPair]) -> dict[str, Any]:

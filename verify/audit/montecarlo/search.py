@@ -20,7 +20,8 @@ whose split-1 counts give the largest ε lower bound (Wilson-score approximation
 * ``distinguisher`` — intervals of a learned score over the whole output vector
   (:func:`fit_distinguisher`, :class:`~dpledger.verify.audit.montecarlo.events.LearnedScore`)
   for continuous, integer and binary vectors: the score is fitted on split 1 and its
-  thresholds are chosen on split 1 too.
+  thresholds are chosen on split 1 too; ``count`` — intervals of the number of coordinates
+  above their split-1 centre.
 
 For an (ε, δ) claim with δ > 0, every family also offers the event of largest δ lower bound at
 the claimed ε (``p_lo − e^ε q_hi``, Wilson bounds; family name suffixed ``δ``): the event that
@@ -56,6 +57,7 @@ except ImportError:  # pragma: no cover — exercised only where threadpoolctl i
     threadpool_limits = None
 
 from dpledger.verify.audit.montecarlo.events import (
+    CountAbove,
     Event,
     Identity,
     IntervalEvent,
@@ -76,7 +78,7 @@ LATTICE_BITS = (4, 8, 12)
 LATTICE_COORDINATES = 16
 FEW_DISTINCT = 256
 DISTINGUISHER_ROWS = 20_000
-TIED_ROWS = 200_000
+TIED_ROWS = 100_000
 TAIL_EXACT = 256
 SUBSAMPLE = 1 << 16
 
@@ -183,8 +185,8 @@ def _best_cells(
 def _distinguisher_candidates(
     a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
 ) -> list[SearchResult]:
-    """Interval events of the learned scores (per-coordinate and tied weights): each score fitted
-    on the first half of split 1 (at most ``DISTINGUISHER_ROWS`` runs per input, ``TIED_ROWS`` for
+    """Interval events of the learned scores (per-coordinate and tied weights) and of the number of
+    coordinates above their centre: each score fitted (each centre taken) on the first half of split 1 (at most ``DISTINGUISHER_ROWS`` runs per input, ``TIED_ROWS`` for
     the tied score's five features), its thresholds chosen — and its split-1 rank scored — on the
     other half, so that an overfitted score does not outrank an honest one."""
     fit_a, fit_b = len(a) // 2, len(b) // 2
@@ -194,6 +196,9 @@ def _distinguisher_candidates(
         score = fit_distinguisher(a[: min(fit_a, rows)], b[: min(fit_b, rows)], tied)
         family = "distinguisher (tied)" if tied else "distinguisher"
         results.append(_interval_candidates(score, rest_a, rest_b, pair_index, family, objective))
+    fitted = np.concatenate([a[: min(fit_a, TIED_ROWS)], b[: min(fit_b, TIED_ROWS)]])
+    centre = np.asarray(fitted, dtype=float).reshape(len(fitted), -1).mean(axis=0)
+    results.append(_interval_candidates(CountAbove(centre), rest_a, rest_b, pair_index, "count", objective))
     return results
 
 
@@ -348,8 +353,9 @@ def fit_distinguisher(
     rows_b = np.asarray(b, dtype=float).reshape(len(b), -1)
     d = rows_a.shape[1]
     pooled = np.concatenate([rows_a, rows_b])
-    centre = pooled.mean(axis=0)
-    scale = pooled.std(axis=0)
+    head = np.concatenate([rows_a[:DISTINGUISHER_ROWS], rows_b[:DISTINGUISHER_ROWS]])
+    centre = head.mean(axis=0)
+    scale = head.std(axis=0)
     scale[scale == 0] = 1.0
     z = (pooled - centre) / scale
     groups = [z, z * z, np.sign(z)]
