@@ -198,3 +198,28 @@ def test_samples_beyond_the_cap_are_refused_before_running(main, capsys):
               "--claimed-epsilon", "1", "--samples", "1e15"])
     error = capsys.readouterr().err
     assert exit_.value.code == 2 and "at most 1e+10 runs per input" in error and error.count("\n") == 1
+
+
+def test_audit_mechanism_without_a_pair_searches_and_certifies_the_leak(main, capsys):
+    """No input pair: the search over 2-record datasets on [0, 2] finds the pair moving the sum by 2
+    (ε = 4 > 3) and certifies it on fresh runs."""
+    status = main(["audit", "mechanism", "--mechanism", "user_mechanisms:laplace_half", "--input-length", "2",
+                   "--domain", "[0, 1, 2]", "--claimed-epsilon", "3", "--samples", "100000",
+                   "--screen-samples", "2000", "--workers", "2", "--json"])
+    payload = json.loads(capsys.readouterr().out)
+    assert status == 1 and payload["violation"] and payload["search"]["pairs_tried"] >= 5
+    certified = payload["search"]["certified_pairs"][0]
+    assert abs(sum(certified["a"]) - sum(certified["b"])) == 2
+
+
+@pytest.mark.parametrize("arguments,message", [
+    (["--input-a", "[0, 1]"], "give both --input-a and --input-b"),
+    (["--search"], "--input-length"),
+    (["--input-length", "2"], "needs --domain"),
+    (["--input-length", "2", "--domain", "[[0], [1]]"], "JSON list"),
+])
+def test_search_without_a_defined_input_space_is_refused_with_status_2(main, capsys, arguments, message):
+    status = main(["audit", "mechanism", "--mechanism", "user_mechanisms:laplace_half", "--claimed-epsilon", "1",
+                   "--workers", "1", *arguments])
+    error = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and message in error[-1] and error[-1].startswith("dpledger: error:")

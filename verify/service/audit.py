@@ -8,7 +8,9 @@
 * ``mechanism``: a certified Monte Carlo lower bound on the ε of a user's mechanism on two
   neighbouring inputs (:func:`dpledger.verify.audit.montecarlo.audit.audit`);
 * ``catalog``: the same for the mechanisms of :mod:`dpledger.verify.audit.montecarlo.catalog`,
-  compared with their known ε.
+  compared with their known ε;
+* ``learner``: the same for an agnostic halfspace learner of seed 002 on neighbouring datasets
+  chosen to be hard (:func:`dpledger.verify.audit.montecarlo.learner_adapter.audit_learner_hard`).
 """
 from __future__ import annotations
 
@@ -137,19 +139,21 @@ def _check_work(pairs: int, samples: int) -> None:
         )
 
 
-def mechanism(*, mechanism: str, input_a: Any, input_b: Any, claimed_epsilon: float, domain: Any = None,
+def mechanism(*, mechanism: str, claimed_epsilon: float, input_a: Any = None, input_b: Any = None, domain: Any = None,
               delta: float = 0.0, samples: int = 1_000_000, per_sample: bool = False, confidence: float = 0.95,
               seed: int = 0, scheduler: str | None = None, workers: int | None = None, stages: int = 4,
-              timeout: float | None = None) -> Output:
+              timeout: float | None = None, search: bool = False, input_length: int | None = None,
+              relation: str = "substitute", screen_samples: int | None = None) -> Output:
     """A Monte Carlo lower bound on the ε of ``mechanism`` (``module:function``, vectorised
     ``f(data, n, rng)``, or ``f(data, rng)`` with ``per_sample``) on the inputs ``input_a`` and
     ``input_b`` (lists become arrays) and, given a ``domain`` of record values, on every
     substitute-one neighbour of ``input_a``; run on ``scheduler`` (a Dask address or 'local') or
-    ``workers`` local processes, stopped after ``timeout`` seconds. The mechanism is code that
-    runs (:func:`~dpledger.verify.audit.montecarlo.mechanism.load_mechanism`). Audits above
-    :data:`MAX_PAIRS` pairs or :data:`MAX_RUNS` runs are refused with the estimate. Exit status 1
-    when the claim fails: a ``VIOLATION`` (real-number events) or a ``FLOAT LEAK`` (float-artefact
-    events only)."""
+    ``workers`` local processes, stopped after ``timeout`` seconds. With ``search``, or when no
+    pair is given, the neighbouring inputs are searched instead (:func:`_searched`). The mechanism
+    is code that runs (:func:`~dpledger.verify.audit.montecarlo.mechanism.load_mechanism`). Audits
+    above :data:`MAX_PAIRS` pairs or :data:`MAX_RUNS` runs are refused with the estimate. Exit
+    status 1 when the claim fails: a ``VIOLATION`` (real-number events) or a ``FLOAT LEAK``
+    (float-artefact events only)."""
     import numpy as np
 
     from dpledger.verify.audit.montecarlo.audit import audit
@@ -157,6 +161,13 @@ def mechanism(*, mechanism: str, input_a: Any, input_b: Any, claimed_epsilon: fl
     from dpledger.verify.audit.montecarlo.mechanism import load_mechanism
     from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, substitute_one
 
+    if (input_a is None) != (input_b is None):
+        raise ValueError("give both --input-a and --input-b, or neither (a search over --input-length records)")
+    if search or input_a is None:
+        return _searched(mechanism=mechanism, claimed_epsilon=claimed_epsilon, input_a=input_a, input_b=input_b,
+                         domain=domain, delta=delta, samples=samples, per_sample=per_sample, confidence=confidence,
+                         seed=seed, scheduler=scheduler, workers=workers, timeout=timeout, input_length=input_length,
+                         relation=relation, screen_samples=screen_samples)
     function = load_mechanism(mechanism, per_run=per_sample)
     first = _as_data(input_a)
     pairs = [NeighbourPair(first, _as_data(input_b), "input-a vs input-b")]
@@ -173,6 +184,51 @@ def mechanism(*, mechanism: str, input_a: Any, input_b: Any, claimed_epsilon: fl
                        seed=seed, executor=executor, stages=stages, on_progress=progress_callback("audit"),
                        timeout=timeout)
     return Output(payload=result.to_json(), text=_mechanism_text(result), status=1 if result.violation else 0)
+
+
+SEARCH = {"rounds": 3, "moves": 6, "keep": 3, "certify": 3}
+"""The CLI's search plan (:func:`dpledger.verify.audit.montecarlo.input_search.search_inputs`)."""
+
+
+def _searched(*, mechanism: str, claimed_epsilon: float, input_a: Any, input_b: Any, domain: Any, delta: float,
+              samples: int, per_sample: bool, confidence: float, seed: int, scheduler: str | None,
+              workers: int | None, timeout: float | None, input_length: int | None, relation: str,
+              screen_samples: int | None) -> Output:
+    """``audit mechanism --search``: the pattern pairs (and the given pair) screened with
+    ``screen_samples`` runs per input (default samples/10, at least 2,000), hill-climbed, and the
+    best certified on fresh runs (:mod:`~dpledger.verify.audit.montecarlo.input_search`); records
+    ``input_length`` long (default: input-a's length) over ``domain``."""
+    import numpy as np
+
+    from dpledger.verify.audit.montecarlo.executors import open_executor
+    from dpledger.verify.audit.montecarlo.input_search import search_inputs, search_work
+    from dpledger.verify.audit.montecarlo.mechanism import load_mechanism
+    from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
+
+    given = [] if input_a is None else [NeighbourPair(_as_data(input_a), _as_data(input_b), "input-a vs input-b")]
+    if input_length is None:
+        if input_a is None or np.ndim(input_a) != 1:
+            raise ValueError("a search needs --input-length N (or --input-a as a JSON list of records)")
+        input_length = len(input_a)
+    if domain is not None and np.ndim(domain) != 1:
+        raise ValueError("--domain must be a JSON list of record values")
+    if relation == "substitute" and domain is None:
+        raise ValueError("a search over datasets (--relation substitute) needs --domain, a JSON list of record values")
+    screen = screen_samples if screen_samples is not None else max(2_000, samples // 10)
+    tried = search_work(relation, input_length, domain, len(given), SEARCH["rounds"], SEARCH["moves"], SEARCH["keep"])
+    _check_work(tried, screen)
+    _check_work(SEARCH["certify"], samples)
+    function = load_mechanism(mechanism, per_run=per_sample)
+    with open_executor(scheduler, workers) as executor:
+        found = search_inputs(function, claimed_epsilon, relation=relation, length=input_length, domain=domain,
+                              given=given, delta=delta, samples=samples, screen_samples=screen,
+                              confidence=confidence, seed=seed, executor=executor, timeout=timeout,
+                              on_progress=progress_callback, **SEARCH)
+    lines = [f"searched {found.tried} neighbouring pairs ({relation}; {screen:,} screening runs per input), "
+             f"certified the best {len(found.certified)} on fresh runs:"]
+    lines += [f"  {s.pair.label}: screening bound {s.score:.4f}" for s in found.certified]
+    return Output(payload=found.to_json(), text="\n".join(lines) + "\n" + _mechanism_text(found.result),
+                  status=1 if found.result.violation else 0)
 
 
 def _as_data(value: Any) -> Any:
@@ -251,6 +307,38 @@ def event_text(event: dict[str, Any]) -> str:
     if upper == "inf":
         return f"{subject} is > {lower:.6g}"
     return f"{subject} lies in ({lower:.6g}, {upper:.6g}]"
+
+
+LEARNER_SAMPLES = 2_000
+"""Default fits per input of ``audit learner``: a fit takes 20–30 ms, so the three hard pairs cost
+12,000 fits, about a minute on two cores."""
+
+
+def learner(*, algorithm: str, epsilon: float, delta: float = 1e-5, dimension: int = 2, records: int | None = None,
+            extreme: float = 10.0, samples: int = LEARNER_SAMPLES, confidence: float = 0.95, seed: int = 0,
+            scheduler: str | None = None, workers: int | None = None, stages: int = 4,
+            timeout: float | None = None) -> Output:
+    """A Monte Carlo lower bound on the ε of the seed-002 learner ``algorithm`` (improper, proper,
+    semi-agnostic; Theorems 2.1, 3.1, 4.1) built with privacy (``epsilon``, ``delta``) and its
+    defaults otherwise, against that claim: its released hypothesis on the hard pairs of
+    :func:`~dpledger.verify.audit.montecarlo.pairs.hard_learner_pairs` (``records`` identical
+    records in ``dimension`` dimensions, default the fewest the learner accepts; canaries at
+    ``extreme``). Exit status 1 when the claim fails."""
+    from dpledger.learners.agnostic.audit import LearnerFactory
+    from dpledger.verify.audit.montecarlo.executors import open_executor
+    from dpledger.verify.audit.montecarlo.learner_adapter import audit_learner_hard
+
+    factory = LearnerFactory(algorithm, (("epsilon", epsilon), ("delta", delta)))
+    if records is not None and records < 1 or dimension < 1:
+        raise ValueError(f"records and dimension must be at least 1, got {records} and {dimension}")
+    with open_executor(scheduler, workers) as executor:
+        result = audit_learner_hard(factory, epsilon, dimension=dimension, records=records, extreme=extreme,
+                                    executor=executor, delta=delta, samples=samples, confidence=confidence,
+                                    seed=seed, stages=stages, on_progress=progress_callback("audit"),
+                                    timeout=timeout)
+    payload = {"algorithm": algorithm, "dimension": dimension, **result.to_json()}
+    return Output(payload=payload, text=f"learner {algorithm} (ε = {epsilon:g}, δ = {delta:g}) on hard pairs:\n"
+                  + _mechanism_text(result), status=1 if result.violation else 0)
 
 
 def catalog(*, samples: int = 200_000, only: Sequence[str] | None = None, confidence: float = 0.95, seed: int = 0,

@@ -3,10 +3,23 @@
 A learner becomes a mechanism on datasets ``(X, y)``: each run builds a fresh estimator from a
 factory ``factory(random_state) -> estimator`` (scikit-learn conventions: ``fit(X, y)``),
 fits it, and maps the fitted estimator to an output with a *featurizer* — e.g. its predictions
-at a few probe points (:class:`PredictionsAt`), or a fitted parameter. Neighbour datasets come
-from :func:`dpledger.verify.audit.montecarlo.pairs.canary_pairs`. Runs cannot batch, so the mechanism is a
-:func:`dpledger.verify.audit.montecarlo.mechanism.per_sample` one; the factory and featurizer must be
-module-level (picklable) to run on process or Dask executors.
+at a few probe points (:class:`PredictionsAt`), its decision values there (:class:`DecisionsAt`,
+the released hypothesis itself for a linear one), or a fitted parameter. Neighbour datasets come
+from :func:`dpledger.verify.audit.montecarlo.pairs.canary_pairs` (a canary in data of the user's)
+or :func:`dpledger.verify.audit.montecarlo.pairs.hard_learner_pairs` (datasets chosen to be hard:
+identical records, canaries at the domain's extreme — :func:`audit_learner_hard`). Runs cannot
+batch, so the mechanism is a :func:`dpledger.verify.audit.montecarlo.mechanism.per_sample` one;
+factories and featurizers defined anywhere reach process or Dask workers through ``cloudpickle``.
+
+Why hard pairs and not random data (issue 18, item 4): a learner's privacy loss on a pair is
+largest where one record moves a released statistic by its full sensitivity and nothing else in
+the data masks it — identical records (every block of a partition is the same, so only the block
+holding the changed record differs) and a changed record at the extreme of the domain (the
+clipping radius, where the statistic moves by the whole Δ). Random data dilutes the change:
+an agnostic learner with noise 10× too small is not flagged on random data (bound 0.029) but is
+flagged on identical records. The datasets are also as small as the learner accepts
+(:func:`smallest_size`): the fewer the records, the likelier the changed one lands in the block
+whose release is selected (a random partition amplifies privacy like subsampling).
 """
 
 from __future__ import annotations
@@ -20,7 +33,7 @@ import numpy as np
 
 from dpledger.verify.audit.montecarlo.audit import AuditResult, audit
 from dpledger.verify.audit.montecarlo.mechanism import PerSample, per_sample
-from dpledger.verify.audit.montecarlo.pairs import canary_pairs
+from dpledger.verify.audit.montecarlo.pairs import canary_pairs, hard_learner_pairs
 
 SEED_BOUND = 2**63 - 1
 
@@ -50,6 +63,75 @@ class PredictionsAt:
 
     def __call__(self, estimator: Any) -> np.ndarray:
         return np.asarray(estimator.predict(self.points))
+
+
+@dataclass(frozen=True, eq=False)
+class DecisionsAt:
+    """Featurizer: the fitted estimator's ``decision_function`` at fixed points. At the origin and
+    the unit vectors (:func:`probe_points`) these are (b, b + w₁, …, b + w_d): the released
+    hypothesis x ↦ ⟨w, x⟩ + b itself, for a linear one; a post-processing of it otherwise."""
+
+    points: np.ndarray
+
+    def __call__(self, estimator: Any) -> np.ndarray:
+        return np.asarray(estimator.decision_function(self.points), dtype=float)
+
+
+def probe_points(dimension: int) -> np.ndarray:
+    """The origin and the d unit vectors of R^d."""
+    return np.vstack([np.zeros(dimension), np.eye(dimension)])
+
+
+MAX_RECORDS = 100_000
+"""Largest dataset size :func:`smallest_size` tries."""
+
+
+def smallest_size(factory: Callable[[int], Any], dimension: int, labels: tuple[Any, Any] = (-1, 1)) -> int:
+    """The smallest number of records on which ``factory(0)`` fits (doubling, then bisection on
+    identical records; a learner refuses too small data with a ``ValueError``). Assumes that a
+    learner accepting n records accepts more."""
+    def fits(n: int) -> bool:
+        try:
+            factory(0).fit(np.ones((n, dimension)), np.full(n, labels[1]))
+        except ValueError:
+            return False
+        return True
+
+    high = 1
+    while not fits(high):
+        high *= 2
+        if high > MAX_RECORDS:
+            raise ValueError(f"the learner fits on no dataset of up to {MAX_RECORDS} records (dimension {dimension})")
+    low = high // 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if fits(middle) else (middle, high)
+    return high
+
+
+def audit_learner_hard(
+    factory: Callable[[int], Any],
+    claimed_epsilon: float,
+    *,
+    dimension: int,
+    records: int | None = None,
+    labels: tuple[Any, Any] = (-1, 1),
+    extreme: float = 10.0,
+    featurize: Callable[[Any], Any] | None = None,
+    executor: Executor | None = None,
+    **options: Any,
+) -> AuditResult:
+    """Audit a learner's released hypothesis on neighbouring datasets chosen to be hard
+    (:func:`~dpledger.verify.audit.montecarlo.pairs.hard_learner_pairs`: identical records, one
+    label changed; canaries at the domain's extreme), of ``records`` records (default: the fewest
+    the learner accepts, :func:`smallest_size`) in ``dimension`` dimensions. The release is
+    ``featurize`` of the fitted estimator (default :class:`DecisionsAt` the :func:`probe_points`).
+    ``options`` go to :func:`~dpledger.verify.audit.montecarlo.audit.audit` (delta, samples,
+    confidence, seed, stages, on_progress, timeout)."""
+    size = smallest_size(factory, dimension, labels) if records is None else records
+    pairs = hard_learner_pairs(size, dimension, labels=labels, extreme=extreme)
+    release = featurize if featurize is not None else DecisionsAt(probe_points(dimension))
+    return audit(learner_mechanism(factory, release), pairs, claimed_epsilon, executor=executor, **options)
 
 
 def audit_learner(

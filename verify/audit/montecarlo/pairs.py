@@ -9,11 +9,15 @@
   domain (each unordered pair once; the audit tests both directions).
 * :func:`canary_pairs` — a dataset and the same dataset with one record replaced by, or with an
   added, canary record (for auditing learners).
+* :func:`hard_learner_pairs` — labelled datasets chosen to be hard for a learner: identical
+  records with one label changed, and canaries at the extreme of the domain (issue 18, item 4;
+  :mod:`dpledger.verify.audit.montecarlo.learner_adapter` says why).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -125,4 +129,42 @@ def canary_pairs(
     pairs = [NeighbourPair((X, y), (substituted_X, substituted_y), f"record {index} replaced by canary")]
     if relation == "both":
         pairs.append(NeighbourPair((X, y), added, "canary added"))
+    return pairs
+
+
+def hard_learner_pairs(
+    records: int, dimension: int, *, labels: tuple[Any, Any] = (-1, 1), extreme: float = 10.0,
+) -> list[NeighbourPair]:
+    """Substitute-one pairs of labelled datasets ``(X, y)`` of ``records`` identical records
+    (x* = extreme·e₁, label ``labels[1]``), record 0 changed to:
+
+    * (x*, ``labels[0]``) — one label changed: every label-weighted statistic (a correlation, a
+      gradient, a mean label, an error count) moves by its full sensitivity, and nothing else
+      differs between the datasets;
+    * (−x*, ``labels[0]``) — the canary at the opposite extreme of the domain;
+    * (extreme·e₂, ``labels[0]``) — the canary at an extreme perpendicular to the data (d ≥ 2), which
+      moves the direction of a learned halfspace, not only its length.
+
+    ``extreme`` should reach the learner's clipping radius, so that the change is the whole Δ.
+    """
+    if records < 1 or dimension < 1:
+        raise ValueError(f"need at least 1 record and 1 dimension, got {records} and {dimension}")
+    if not (math.isfinite(extreme) and extreme > 0):
+        raise ValueError(f"extreme must be a finite number > 0, got {extreme}")
+    if labels[0] == labels[1]:
+        raise ValueError(f"the two labels must differ, got {labels!r}")
+    point = np.zeros(dimension)
+    point[0] = extreme
+    X = np.tile(point, (records, 1))
+    y = np.full(records, labels[1], dtype=np.asarray(labels).dtype)
+    canaries = [(point, "identical records, one label changed"), (-point, "identical records, canary at the opposite extreme")]
+    if dimension >= 2:
+        perpendicular = np.zeros(dimension)
+        perpendicular[1] = extreme
+        canaries.append((perpendicular, "identical records, canary at a perpendicular extreme"))
+    pairs = []
+    for canary, label in canaries:
+        X_other, y_other = X.copy(), y.copy()
+        X_other[0], y_other[0] = canary, labels[0]
+        pairs.append(NeighbourPair((X, y), (X_other, y_other), label))
     return pairs

@@ -1,5 +1,5 @@
 """``dpledger audit``: the command lines of :mod:`dpledger.verify.service.audit` —
-``macro-block``, ``mechanism``, ``catalog`` and ``labelboost``."""
+``macro-block``, ``mechanism``, ``learner``, ``catalog`` and ``labelboost``."""
 from __future__ import annotations
 
 import argparse
@@ -10,7 +10,7 @@ from typing import Any
 from dpledger.learners.concept_classes import CLASS_NAMES
 from dpledger.verify.cli.commands import claim_number, decimal_text, finite_float, group, integer, leaf, positive_int, seed
 from dpledger.verify.paper.labelboost_audit import RELEASES
-from dpledger.verify.service.audit import catalog, labelboost, macro_block, mechanism
+from dpledger.verify.service.audit import catalog, labelboost, learner, macro_block, mechanism
 
 MAX_SAMPLES = 10**10
 """Runs per input of one audit: about 20 minutes at the measured 9·10⁶ runs per second."""
@@ -54,17 +54,46 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "runs: importing MODULE runs it, here and on every worker, with your rights — audit "
                              "only code you would run (the current directory is importable, after installed "
                              "modules)")
-    parser.add_argument("--input-a", required=True, metavar="JSON", help="first input, as JSON or @file.json")
-    parser.add_argument("--input-b", required=True, metavar="JSON", help="neighbouring input, as JSON or @file.json")
+    parser.add_argument("--input-a", metavar="JSON", help="first input, as JSON or @file.json")
+    parser.add_argument("--input-b", metavar="JSON", help="neighbouring input, as JSON or @file.json")
     parser.add_argument("--domain", metavar="JSON",
                         help="also audit every substitute-one neighbour of input-a over this list of record values "
-                             "(records × values pairs; at most 1000 pairs and 2e10 runs in all)")
+                             "(records × values pairs; at most 1000 pairs and 2e10 runs in all); with --search, "
+                             "the record values searched")
+    parser.add_argument("--search", action="store_true",
+                        help="search neighbouring pairs (StatDP/DP-Sniper patterns, then hill climbing toward higher "
+                             "estimated loss) and certify the best on fresh runs; the default when no pair is given")
+    parser.add_argument("--input-length", type=positive_int, metavar="N",
+                        help="records (or query answers) per input of a search (default: input-a's length)")
+    parser.add_argument("--relation", choices=("substitute", "answers"),
+                        help="neighbours of a search: datasets over --domain differing in one record (default), or "
+                             "query-answer vectors differing by at most 1 per answer (StatDP's setting)")
+    parser.add_argument("--screen-samples", type=sample_count, metavar="N",
+                        help="runs per input screening each searched pair (default samples/10, at least 2000)")
     parser.add_argument("--claimed-epsilon", required=True, type=claim_number, metavar="E",
                         help="the claimed ε: a decimal (1, 1e-1) or a fraction (1/3)")
     parser.add_argument("--delta", type=claim_number, metavar="D", help="claimed δ (default 0; 1e-6, 1/1000)")
     parser.add_argument("--samples", type=sample_count, metavar="N",
                         help=f"runs per input (default 1e6, at most {MAX_SAMPLES:.0e})")
     parser.add_argument("--per-sample", action="store_true", help="the function is f(data, rng) -> one output")
+    parser.add_argument("--timeout", type=positive_float, metavar="SECONDS",
+                        help="stop the audit after this many seconds (exit status 2); default: no limit")
+    _add_run_options(parser)
+
+    parser = leaf(table, "learner", "Monte Carlo lower bound on the ε of a seed-002 agnostic learner's released hypothesis "
+                  "on neighbouring datasets chosen to be hard (identical records, one label changed; canaries at the "
+                  "domain's extreme), against its (ε, δ); exit 1 on a violation", learner)
+    parser.add_argument("--algorithm", required=True, choices=("improper", "proper", "semi-agnostic"),
+                        help="Theorem 2.1 (improper), 3.1 (proper) or 4.1 (semi-agnostic)")
+    parser.add_argument("--epsilon", required=True, type=claim_number, metavar="E",
+                        help="the learner's ε, and the claim audited")
+    parser.add_argument("--delta", type=claim_number, metavar="D", help="the learner's δ (default 1e-5)")
+    parser.add_argument("--dimension", type=positive_int, metavar="D", help="dimension of the records (default 2)")
+    parser.add_argument("--records", type=positive_int, metavar="N",
+                        help="records per dataset (default: the fewest the learner accepts, the hardest)")
+    parser.add_argument("--extreme", type=positive_float, metavar="R",
+                        help="distance of the canaries from the origin (default 10, beyond every clipping radius)")
+    parser.add_argument("--samples", type=sample_count, metavar="N", help="fits per input (default 2000)")
     parser.add_argument("--timeout", type=positive_float, metavar="SECONDS",
                         help="stop the audit after this many seconds (exit status 2); default: no limit")
     _add_run_options(parser)
