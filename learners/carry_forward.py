@@ -33,6 +33,7 @@ from dpledger.learners.component_oracles import ComponentOracle, CompletionScore
 from dpledger.learners.concept_classes import Components, ConceptClass
 from dpledger.learners.estimator import PrivateClassifier, check_features, positive_mask, require_y
 from dpledger.learners.labelboost import labelboost
+from dpledger.learners.trace_counting import best_agreement
 
 CALIBRATIONS = ("paper", "tight")
 
@@ -266,8 +267,6 @@ class CarryForwardLearner(PrivateClassifier):
 
 
 def _best_agreement(C: ConceptClass, prefix: Components, state: _State) -> int:
-    """The largest agreement of any completion g ∈ C(prefix) with S_{i−1}: the best score over
-    the trace of C(prefix) on U(S_{i−1}) (one representative per labeling suffices)."""
-    points, position = np.unique(C.points(state.X), axis=0, return_inverse=True)
-    trace = restrict(C, prefix).trace(points)
-    return int(trace.agreement(position.reshape(-1), state.y).max())
+    """The largest agreement of any completion g ∈ C(prefix) with S_{i−1}: the best score of the
+    trace of C(prefix) on U(S_{i−1}) (counted by score for line compositions, never listed)."""
+    return best_agreement(restrict(C, prefix), state.X, state.y)

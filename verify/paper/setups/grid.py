@@ -11,8 +11,8 @@ GENERIC_ORACLE = "completion-score exponential mechanism (ε_A = 4)"
 
 def _grid_problem(name: str) -> Callable[..., Problem]:
     def build(*, alpha: float, beta: float, domain_size: int | None = None) -> Problem:
-        """The grid [0, N) with N = ``domain_size`` (default 2^20; rectangles 16, their trace is
-        O(|P|^5)); the generic oracle takes (α, β) from the learner."""
+        """The grid [0, N) with N = ``domain_size`` (default 2^20; rectangles 16 — their trace is
+        O(a²b²) on the a × b distinct coordinates; 64 runs at m = 200); the generic oracle takes (α, β) from the learner."""
         from dpledger.learners.concept_classes import Intervals, Rectangles, Thresholds
 
         size = domain_size or (16 if name == "rectangles" else 2**20)
