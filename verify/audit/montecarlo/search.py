@@ -186,9 +186,11 @@ def _distinguisher_candidates(
     a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
 ) -> list[SearchResult]:
     """Interval events of the learned scores (per-coordinate and tied weights) and of the number of
-    coordinates above their centre: each score fitted (each centre taken) on the first half of split 1 (at most ``DISTINGUISHER_ROWS`` runs per input, ``TIED_ROWS`` for
-    the tied score's five features), its thresholds chosen — and its split-1 rank scored — on the
-    other half, so that an overfitted score does not outrank an honest one."""
+    coordinates above their centre. Each score is fitted on the first half of split 1 (at most
+    ``DISTINGUISHER_ROWS`` runs per input, ``TIED_ROWS`` for the tied score's five features), its
+    thresholds chosen — and its split-1 rank scored — on the other half, so that an overfitted
+    score does not outrank an honest one. The count, which fits nothing but its centre (the mean
+    of ``DISTINGUISHER_ROWS`` runs per input), has its thresholds chosen on all of split 1."""
     fit_a, fit_b = len(a) // 2, len(b) // 2
     rest_a, rest_b = a[fit_a:], b[fit_b:]
     results = []
@@ -196,9 +198,9 @@ def _distinguisher_candidates(
         score = fit_distinguisher(a[: min(fit_a, rows)], b[: min(fit_b, rows)], tied)
         family = "distinguisher (tied)" if tied else "distinguisher"
         results.append(_interval_candidates(score, rest_a, rest_b, pair_index, family, objective))
-    fitted = np.concatenate([a[: min(fit_a, TIED_ROWS)], b[: min(fit_b, TIED_ROWS)]])
-    centre = np.asarray(fitted, dtype=float).reshape(len(fitted), -1).mean(axis=0)
-    results.append(_interval_candidates(CountAbove(centre), rest_a, rest_b, pair_index, "count", objective))
+    head = np.concatenate([a[: min(fit_a, DISTINGUISHER_ROWS)], b[: min(fit_b, DISTINGUISHER_ROWS)]])
+    centre = np.asarray(head, dtype=float).reshape(len(head), -1).mean(axis=0)
+    results.append(_interval_candidates(CountAbove(centre), a, b, pair_index, "count", objective))
     return results
 
 
