@@ -1,27 +1,37 @@
-"""Test error of the private agnostic halfspace learners (seed 002) on synthetic data.
+"""Test error of the private agnostic halfspace learners (seed 002) on a scenario grid, beside
+scikit-learn's and diffprivlib's logistic regression (issue 19).
 
-d = 10, n = 20 000 (test set of the same size), 10 % label noise, random and adversarial
-(flips far from the boundary, see ``dpledger.learners.agnostic.data``); each learner at ε ∈ {0.5, 1, 4}
-(δ = 1e-5) and with privacy off, beside scikit-learn's ``LogisticRegression`` and IBM
-diffprivlib's ``LogisticRegression`` (ε-DP, data_norm = the semi-agnostic learner's public
-clipping radius) at the same ε. Mean ± standard deviation over seeds; the slowest fit time.
+Grid (defaults): d = 10; marginals Gaussian, uniform cube, Student-t(5) (``dpledger.learners.agnostic.data``);
+10 % label noise — random, far one-sided (``adversarial``), far two-sided; n ∈ {5 000, 20 000,
+100 000}; ε ∈ {0.1, 0.5, 1, 4}, δ = 1e-5; 5 seeds; a fresh test set of 20 000 points per seed.
+Methods: each learner at its defaults (model selection inside) at every ε and with privacy off
+(``epsilon=None``: the same algorithm without noise, arg-min selection), scikit-learn's
+``LogisticRegression`` (non-private) and diffprivlib's ``LogisticRegression`` at every ε
+(ε-DP; ``data_norm`` = the public radius R of ``semi_agnostic.default_clip_radius``, rows clipped to it).
+OPT is the target halfspace's error on the test set (exactly 0.10 of the test labels are flipped).
+Fit times are user CPU seconds of the process (``resource.getrusage``; all threads counted — the
+machine is shared, so wall time says little).
 
-scikit-learn and diffprivlib are not project dependencies; diffprivlib needs
-scikit-learn ≤ 1.7.2, so run this in its own environment, e.g.
+scikit-learn and diffprivlib are not project dependencies; diffprivlib 0.6.6 needs
+scikit-learn ≤ 1.7.2, so run this in its own environment, on top of the development venv:
 
-    python -m venv --system-site-packages /tmp/agnostic-bench-env
-    /tmp/agnostic-bench-env/bin/pip install "scikit-learn<=1.7.2" diffprivlib
-    /tmp/agnostic-bench-env/bin/python benchmarks/bench_agnostic.py
+    /work/venv/bin/python -m venv /tmp/agnostic-bench-env
+    echo 'import site; site.addsitedir("/work/venv/lib/python3.11/site-packages")' \\
+        > /tmp/agnostic-bench-env/lib/python3.11/site-packages/dpledger-dev.pth
+    /tmp/agnostic-bench-env/bin/pip install "scikit-learn==1.7.2" "diffprivlib==0.6.6"
+    OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 /tmp/agnostic-bench-env/bin/python benchmarks/bench_agnostic.py \\
+        --json benchmarks/results/agnostic_grid.json
 
-Missing packages are reported as "not installed".
+(the venv's own site-packages come first, so its scikit-learn 1.7.2 shadows the dev venv's).
+Missing packages are reported as "not installed". ``verify/reports/agnostic_benchmark.py`` turns
+the JSON into ``reports/agnostic_benchmark.md``.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
-import time
-from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,97 +39,100 @@ from typing import Any
 import numpy as np
 
 from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner
-from dpledger.learners.agnostic.data import NOISE_MODELS, halfspace_data, labelled_sample
+from dpledger.learners.agnostic.data import DATA_MARGINALS, NOISE_MODELS, HalfspaceSample, halfspace_data, labelled_sample
 from dpledger.learners.agnostic.semi_agnostic import default_clip_radius
 from dpledger.learners.randomness import Sampled
 
 Factory = Callable[[Any, int], Any]
+DELTA = 1e-5
 
 LEARNERS: dict[str, Factory] = {
-    "improper D=1 (Thm 2.1)": lambda eps, seed: PrivateImproperLearner(eps, None if eps is None else 1e-5, degree=1, random_state=seed),
-    "improper D=1, advanced composition": lambda eps, seed: PrivateImproperLearner(
-        eps, None if eps is None else 1e-5, degree=1, composition="advanced", random_state=seed),
-    "improper D=2 (Thm 2.1)": lambda eps, seed: PrivateImproperLearner(eps, None if eps is None else 1e-5, degree=2, random_state=seed),
-    "proper D=2 (Thm 3.1)": lambda eps, seed: PrivateProperLearner(eps, None if eps is None else 1e-5, random_state=seed),
-    "semi-agnostic (Thm 4.1)": lambda eps, seed: PrivateSemiAgnosticLearner(eps, None if eps is None else 1e-5, random_state=seed),
+    "improper": lambda eps, seed: PrivateImproperLearner(eps, None if eps is None else DELTA, random_state=seed),
+    "proper": lambda eps, seed: PrivateProperLearner(eps, None if eps is None else DELTA, random_state=seed),
+    "semi-agnostic": lambda eps, seed: PrivateSemiAgnosticLearner(eps, None if eps is None else DELTA, random_state=seed),
 }
 
 
-def baselines(n: int, dim: int) -> dict[str, Factory | str]:
-    """scikit-learn / diffprivlib logistic regression, or the reason they are unavailable."""
-    found: dict[str, Factory | str] = {}
+def baselines(n: int, dim: int) -> dict[str, tuple[Factory, bool] | str]:
+    """scikit-learn (non-private) / diffprivlib (private) logistic regression with a flag "private",
+    or the reason they are unavailable."""
+    found: dict[str, tuple[Factory, bool] | str] = {}
     try:
         from sklearn.linear_model import LogisticRegression
-        found["sklearn LogisticRegression"] = lambda eps, seed: LogisticRegression(max_iter=1000)
+        found["sklearn-logreg"] = (lambda eps, seed: LogisticRegression(max_iter=1000), False)
     except ImportError:
-        found["sklearn LogisticRegression"] = "not installed"
+        found["sklearn-logreg"] = "not installed"
     try:
         from diffprivlib.models import LogisticRegression as DPLogisticRegression
         norm = default_clip_radius(n, dim)
-        found["diffprivlib LogisticRegression"] = lambda eps, seed: DPLogisticRegression(
-            epsilon=eps, data_norm=norm, random_state=seed, max_iter=1000)
+        found["diffprivlib-logreg"] = (lambda eps, seed: DPLogisticRegression(
+            epsilon=eps, data_norm=norm, random_state=seed, max_iter=1000), True)
     except ImportError:
-        found["diffprivlib LogisticRegression"] = "not installed"
+        found["diffprivlib-logreg"] = "not installed"
     return found
 
 
-def measure(factory: Factory, eps: float | None, seed: int, train: Any, test: Any) -> tuple[float, float]:
-    start = time.perf_counter()
+def user_seconds() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_utime
+
+
+def measure(factory: Factory, eps: float | None, seed: int, train: HalfspaceSample, test: HalfspaceSample) -> tuple[float, float]:
+    """(test error, user CPU seconds of the fit)."""
     model = factory(eps, seed)
+    start = user_seconds()
     with np.errstate(all="ignore"):
         model.fit(train.X, train.y)
-    elapsed = time.perf_counter() - start
+    elapsed = user_seconds() - start
     return float(np.mean(model.predict(test.X) != test.y)), elapsed
+
+
+def run_grid(args: argparse.Namespace) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    missing: dict[str, str] = {}
+    for marginal in args.marginals:
+        for noise_model in args.noise_models:
+            for n in args.n:
+                methods = baselines(n, args.dim)
+                for seed in range(args.seeds):
+                    rng = Sampled(1000 + seed)
+                    train = halfspace_data(n, args.dim, args.noise, noise_model, rng, marginal)
+                    test = labelled_sample(args.test_n, train.w, train.t, args.noise, noise_model, rng, marginal)
+                    opt = float(np.mean(test.target_predictions(test.X) != test.y))
+                    cell = {"marginal": marginal, "noise_model": noise_model, "n": n, "seed": seed, "opt": opt}
+                    runs: list[tuple[str, Factory, float | None]] = [
+                        (name, factory, eps) for name, factory in LEARNERS.items() for eps in [None, *args.epsilons]]
+                    for name, entry in methods.items():
+                        if isinstance(entry, str):
+                            missing[name] = entry
+                            continue
+                        factory, private = entry
+                        runs += [(name, factory, eps) for eps in (args.epsilons if private else [None])]
+                    for name, factory, eps in runs:
+                        error, seconds = measure(factory, eps, seed, train, test)
+                        rows.append({**cell, "method": name, "epsilon": eps, "error": error, "cpu_seconds": seconds})
+                    print(f"{marginal} {noise_model} n={n} seed {seed}: done", file=sys.stderr, flush=True)
+    return {"dim": args.dim, "noise": args.noise, "delta": DELTA, "test_n": args.test_n, "seeds": args.seeds,
+            "missing": missing, "rows": rows}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dim", type=int, default=10)
-    parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--n", type=int, nargs="+", default=[5_000, 20_000, 100_000])
+    parser.add_argument("--test-n", type=int, default=20_000)
     parser.add_argument("--noise", type=float, default=0.1)
-    parser.add_argument("--epsilons", type=float, nargs="+", default=[0.5, 1.0, 4.0])
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--json", type=Path, help="also write the raw results here")
+    parser.add_argument("--epsilons", type=float, nargs="+", default=[0.1, 0.5, 1.0, 4.0])
+    parser.add_argument("--marginals", nargs="+", choices=DATA_MARGINALS, default=list(DATA_MARGINALS))
+    parser.add_argument("--noise-models", nargs="+", choices=NOISE_MODELS, default=list(NOISE_MODELS))
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--json", type=Path, help="write the raw results here (the report reads them)")
     args = parser.parse_args(argv)
-    settings: list[float | None] = [None, *args.epsilons]
-    methods: dict[str, Factory | str] = {**LEARNERS, **baselines(args.n, args.dim)}
-    errors: dict[tuple[str, str, Any], list[float]] = defaultdict(list)
-    slowest: dict[str, float] = defaultdict(float)
-    opt: dict[str, list[float]] = defaultdict(list)
-    for model in NOISE_MODELS:
-        for seed in range(args.seeds):
-            rng = Sampled(1000 + seed)
-            train = halfspace_data(args.n, args.dim, args.noise, model, rng)
-            test = labelled_sample(args.n, train.w, train.t, args.noise, model, rng)
-            opt[model].append(float(np.mean(test.target_predictions(test.X) != test.y)))
-            for name, factory in methods.items():
-                if isinstance(factory, str):
-                    continue
-                for eps in settings:
-                    if (eps is None and name.startswith("diffprivlib")) or (eps is not None and name.startswith("sklearn")):
-                        continue
-                    error, elapsed = measure(factory, eps, seed, train, test)
-                    errors[(model, name, eps)].append(error)
-                    slowest[name] = max(slowest[name], elapsed)
-                    print(f"{model:11s} seed {seed} {name:30s} ε={eps}: error {error:.4f} ({elapsed:.2f} s)", file=sys.stderr, flush=True)
-    print(f"d={args.dim}, n={args.n}, {args.noise:g} label noise, δ=1e-5, {args.seeds} seeds; test error mean ± sd\n")
-    header = "| noise | method | privacy off | " + " | ".join(f"ε={e:g}" for e in args.epsilons) + " | slowest fit (s) |"
-    print(header)
-    print("|" + "---|" * (header.count("|") - 1))
-    for model in NOISE_MODELS:
-        print(f"| {model} | target halfspace (OPT) | {np.mean(opt[model]):.4f} |" + " |" * len(args.epsilons) + " |")
-        for name, factory in methods.items():
-            if isinstance(factory, str):
-                print(f"| {model} | {name} | {factory} |" + " |" * len(args.epsilons) + " |")
-                continue
-            cells = []
-            for eps in settings:
-                values = errors.get((model, name, eps))
-                cells.append("—" if not values else f"{np.mean(values):.4f} ± {np.std(values):.4f}")
-            print(f"| {model} | {name} | " + " | ".join(cells) + f" | {slowest[name]:.2f} |")
+    results = run_grid(args)
     if args.json:
-        rows = [{"noise_model": m, "method": name, "epsilon": e, "errors": v} for (m, name, e), v in errors.items()]
-        args.json.write_text(json.dumps({"opt": opt, "rows": rows, "slowest_fit_seconds": slowest}, indent=2))
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    from dpledger.verify.reports.agnostic_benchmark import summary_lines
+    print("\n".join(summary_lines(results)))
     return 0
 
 

@@ -1,7 +1,9 @@
 """Input validation of the agnostic learners' features, and the synthetic agnostic halfspace data of the
 command line and benchmarks.
 
-Synthetic data: x ∼ N(0, I_d); target h*(x) = sign(⟨w*, x⟩ − t*) with w* uniform on the sphere
+Synthetic data: x from the ``marginal`` — ``gaussian`` N(0, I_d) (the theorems' assumption),
+``uniform`` (the cube [−√3, √3]^d) or ``student-t`` (independent Student-t coordinates with 5
+degrees of freedom scaled to variance 1, a heavy-tailed marginal outside every theorem); target h*(x) = sign(⟨w*, x⟩ − t*) with w* uniform on the sphere
 and t* ∼ N(0, 1/4); then ⌊noise·n⌋ labels are flipped —
 ``random``: a uniformly random subset (random classification noise at rate exactly ``noise``);
 ``adversarial`` (far one-sided): the points farthest from the boundary on the positive side along
@@ -13,15 +15,19 @@ flipped at most once). Either way the target's error on the sample is exactly �
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.special import ndtr
 
 from dpledger.learners.estimator import check_features
 from dpledger.learners.randomness import Randomness
 
 NOISE_MODELS = ("random", "adversarial", "two-sided")
+DATA_MARGINALS = ("gaussian", "uniform", "student-t")
+STUDENT_DOF = 5
 MAX_DIM = 1000
 
 
@@ -47,8 +53,24 @@ def check_X(X: Any, min_samples: int = 2) -> np.ndarray:
     return array
 
 
-def halfspace_data(n: int, dim: int, noise: float, noise_model: str, rng: Randomness) -> HalfspaceSample:
-    """n Gaussian points labelled by a random halfspace with ⌊noise·n⌋ labels flipped."""
+def sample_marginal(marginal: str, n: int, dim: int, rng: Randomness) -> np.ndarray:
+    """n points of the named marginal (module doc), each coordinate of mean 0 and variance 1."""
+    if marginal == "gaussian":
+        return np.asarray(rng.gaussian(1.0, (n, dim)))
+    if marginal == "uniform":
+        return math.sqrt(3.0) * (2.0 * ndtr(np.asarray(rng.gaussian(1.0, (n, dim)))) - 1.0)
+    if marginal == "student-t":
+        chi_square = np.sum(np.asarray(rng.gaussian(1.0, (STUDENT_DOF, n, dim))) ** 2, axis=0)
+        t = np.asarray(rng.gaussian(1.0, (n, dim))) / np.sqrt(chi_square / STUDENT_DOF)
+        return t / math.sqrt(STUDENT_DOF / (STUDENT_DOF - 2))
+    raise ValueError(f"marginal must be one of {DATA_MARGINALS}, got {marginal!r}")
+
+
+def halfspace_data(n: int, dim: int, noise: float, noise_model: str, rng: Randomness,
+                   marginal: str = "gaussian") -> HalfspaceSample:
+    """n points of ``marginal`` labelled by a random halfspace with ⌊noise·n⌋ labels flipped."""
+    if marginal not in DATA_MARGINALS:
+        raise ValueError(f"marginal must be one of {DATA_MARGINALS}, got {marginal!r}")
     if noise_model not in NOISE_MODELS:
         raise ValueError(f"noise_model must be one of {NOISE_MODELS}, got {noise_model!r}")
     if not 0 <= noise < 0.5:
@@ -56,14 +78,14 @@ def halfspace_data(n: int, dim: int, noise: float, noise_model: str, rng: Random
     w = np.asarray(rng.gaussian(1.0, dim))
     w /= np.linalg.norm(w)
     t = float(rng.gaussian(0.5))
-    return labelled_sample(n, w, t, noise, noise_model, rng)
+    return labelled_sample(n, w, t, noise, noise_model, rng, marginal)
 
 
 def labelled_sample(
-    n: int, w: np.ndarray, t: float, noise: float, noise_model: str, rng: Randomness
+    n: int, w: np.ndarray, t: float, noise: float, noise_model: str, rng: Randomness, marginal: str = "gaussian"
 ) -> HalfspaceSample:
-    """n fresh Gaussian points for the halfspace (w, t), labels flipped as in the module doc."""
-    X = np.asarray(rng.gaussian(1.0, (n, w.size)))
+    """n fresh points of ``marginal`` for the halfspace (w, t), labels flipped as in the module doc."""
+    X = sample_marginal(marginal, n, w.size, rng)
     margin = X @ w - t
     y = np.where(margin >= 0, 1.0, -1.0)
     flips = int(np.floor(noise * n))

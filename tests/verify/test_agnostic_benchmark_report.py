@@ -1,0 +1,39 @@
+"""``verify/reports/agnostic_benchmark.py`` (issue 19): the goal verdicts read off benchmark results,
+and one figure per scenario."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+
+def _results() -> dict:
+    rows = []
+    for noise, excess in (("random", 0.01), ("adversarial", 0.025), ("two-sided", 0.01)):
+        for method, eps, error, seconds in (("improper", 1.0, 0.1 + excess, 0.2), ("proper", 1.0, 0.11, 0.4),
+                                            ("semi-agnostic", 1.0, 0.12, 0.1), ("diffprivlib-logreg", 1.0, 0.103, 0.05),
+                                            ("diffprivlib-logreg", 0.5, 0.2, 0.05), ("proper", 0.5, 0.2, 0.4)):
+            rows.append({"marginal": "gaussian", "noise_model": noise, "n": 100_000, "seed": 0, "opt": 0.1,
+                         "method": method, "epsilon": eps, "error": error, "cpu_seconds": seconds})
+    return {"dim": 10, "noise": 0.1, "delta": 1e-5, "test_n": 20_000, "seeds": 1, "missing": {}, "rows": rows}
+
+
+def test_benchmark_report_checks_the_goals_against_the_results() -> None:
+    from dpledger.verify.reports.agnostic_benchmark import summary_lines
+
+    text = "\n".join(summary_lines(_results()))
+    assert "| improper (≤ 0.02) | +0.0100 | +0.0250 | +0.0100 | NOT met |" in text
+    assert "| proper (≤ 0.02) | +0.0100 | +0.0100 | +0.0100 | met |" in text
+    assert "| semi-agnostic (≤ 0.03) | +0.0200 | +0.0200 | +0.0200 | met |" in text
+    assert "| proper | +0.0070 | gaussian, n = 100,000, ε = 1 | 1 of 2 |" in text
+
+
+@pytest.mark.slow
+def test_benchmark_report_writes_one_figure_per_scenario(tmp_path: Path) -> None:
+    from dpledger.verify.reports.agnostic_benchmark import write
+
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(_results()))
+    paths, _ = write(tmp_path, path)
+    assert paths[0].read_text().count("![gaussian") == 3 and all(p.exists() for p in paths)

@@ -1,0 +1,201 @@
+"""The agnostic learners of seed 002 against logistic regression (issue 19): the committed results of
+``benchmarks/bench_agnostic.py`` (``benchmarks/results/agnostic_grid.json``) as
+``reports/agnostic_benchmark.md`` — the issue's goals checked, error − OPT per scenario, n and ε
+(median of the seeds) for each learner beside its non-private version, scikit-learn and
+diffprivlib, fit times, and one figure per scenario. No learner is run here: the benchmark needs
+diffprivlib, which lives in the benchmark's own environment."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpledger.verify.reports import provenance
+from dpledger.verify.reports.plotting import plt
+
+TITLE = "Agnostic learners against logistic regression: error − OPT on the scenario grid (seed 002, issue 19)"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "agnostic_grid.json"
+LEARNERS = ("improper", "proper", "semi-agnostic")
+PRIVATE_BASELINE = "diffprivlib-logreg"
+PUBLIC_BASELINE = "sklearn-logreg"
+GOAL_N, GOAL_EPSILON = 100_000, 1.0
+GOALS = {"improper": 0.02, "proper": 0.02, "semi-agnostic": 0.03}
+"""Issue 19 (4): median excess error at n = 100 000, ε = 1, Gaussian marginal, every noise model."""
+SPEED_GOALS = {"improper": 0.3, "proper": 0.5}
+TIE = 0.005
+"""Issue 19 (3): under random noise, at n ≥ 20 000 and ε ≥ 0.5, no learner worse than diffprivlib by more."""
+NOISE_NAMES = {"random": "random flips", "adversarial": "far one-sided flips", "two-sided": "far two-sided flips"}
+
+
+Cells = dict[tuple[str, str, int, str, Any], list[float]]
+
+
+def _cells(results: dict[str, Any], field: str = "excess") -> Cells:
+    """(marginal, noise model, n, method, ε) → per-seed values (error − OPT, or fit seconds)."""
+    cells: Cells = defaultdict(list)
+    for row in results["rows"]:
+        value = row["error"] - row["opt"] if field == "excess" else row["cpu_seconds"]
+        cells[(row["marginal"], row["noise_model"], row["n"], row["method"], row["epsilon"])].append(value)
+    return cells
+
+
+def _median(cells: Cells, key: tuple[str, str, int, str, Any]) -> float | None:
+    values = cells.get(key)
+    return None if not values else float(np.median(values))
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:+.4f}"
+
+
+def _axes(results: dict[str, Any]) -> tuple[list[str], list[str], list[int], list[float]]:
+    rows = results["rows"]
+    marginals = sorted({r["marginal"] for r in rows}, key=["gaussian", "uniform", "student-t"].index)
+    noises = sorted({r["noise_model"] for r in rows}, key=list(NOISE_NAMES).index)
+    sizes = sorted({r["n"] for r in rows})
+    epsilons = sorted({r["epsilon"] for r in rows if r["epsilon"] is not None})
+    return marginals, noises, sizes, epsilons
+
+
+def goal_lines(results: dict[str, Any]) -> list[str]:
+    """The issue's goals (4) and (3), each with its verdict."""
+    cells, seconds = _cells(results), _cells(results, "seconds")
+    marginals, noises, sizes, epsilons = _axes(results)
+    lines = [f"## Goals (median of {results['seeds']} seeds)", "",
+             f"Accuracy at n = {GOAL_N:,}, ε = {GOAL_EPSILON:g}, Gaussian marginal (error − OPT; goal in brackets):", "",
+             "| learner | " + " | ".join(NOISE_NAMES[m] for m in noises) + " | verdict |", "|---" * (len(noises) + 2) + "|"]
+    for name in LEARNERS:
+        values = [_median(cells, ("gaussian", m, GOAL_N, name, GOAL_EPSILON)) for m in noises]
+        met = all(v is not None and v <= GOALS[name] for v in values)
+        lines.append(f"| {name} (≤ {GOALS[name]}) | " + " | ".join(_fmt(v) for v in values) + f" | {'met' if met else 'NOT met'} |")
+    lines += ["", f"Fit time at n = {GOAL_N:,}, d = {results['dim']}, ε = {GOAL_EPSILON:g} (median user CPU seconds over "
+              "every Gaussian scenario and seed; all threads counted, at most 2; the machine was shared):", "",
+              "| method | user CPU s | goal |", "|---|---|---|"]
+    for name in (*LEARNERS, PRIVATE_BASELINE, PUBLIC_BASELINE):
+        eps = None if name == PUBLIC_BASELINE else GOAL_EPSILON
+        values = [v for m in noises for v in seconds.get(("gaussian", m, GOAL_N, name, eps), [])]
+        goal = SPEED_GOALS.get(name)
+        verdict = "" if goal is None or not values else f"< {goal} s: {'met' if np.median(values) < goal else 'NOT met'}"
+        lines.append(f"| {name} | {'—' if not values else f'{np.median(values):.3f}'} | {verdict} |")
+    lines += ["", f"Random noise against diffprivlib (issue 19 (3)): learner − diffprivlib, median test error, at n ≥ 20,000 "
+              f"and ε ≥ 0.5, worst cell over marginals, n and ε (goal ≤ {TIE}):", "",
+              "| learner | worst cell | where | cells within |", "|---|---|---|---|"]
+    for name in LEARNERS:
+        gaps = []
+        for marginal in marginals:
+            for n in (s for s in sizes if s >= 20_000):
+                for eps in (e for e in epsilons if e >= 0.5):
+                    ours, theirs = (_median(cells, (marginal, "random", n, m, eps)) for m in (name, PRIVATE_BASELINE))
+                    if ours is not None and theirs is not None:
+                        gaps.append((ours - theirs, f"{marginal}, n = {n:,}, ε = {eps:g}"))
+        if gaps:
+            worst = max(gaps)
+            lines.append(f"| {name} | {worst[0]:+.4f} | {worst[1]} | {sum(g <= TIE for g, _ in gaps)} of {len(gaps)} |")
+        else:
+            lines.append(f"| {name} | — | diffprivlib not run | — |")
+    return lines
+
+
+def scenario_table(results: dict[str, Any], marginal: str, noise: str) -> list[str]:
+    """Rows: method × privacy setting; columns: n. Cells: median error − OPT."""
+    cells = _cells(results)
+    _, _, sizes, epsilons = _axes(results)
+    lines = [f"### {marginal} marginal, {NOISE_NAMES[noise]}", "",
+             "| method | ε | " + " | ".join(f"n = {n:,}" for n in sizes) + " |", "|---" * (len(sizes) + 2) + "|"]
+    for name in (*LEARNERS, PRIVATE_BASELINE, PUBLIC_BASELINE):
+        settings = [None] if name == PUBLIC_BASELINE else epsilons if name == PRIVATE_BASELINE else [*epsilons, None]
+        for eps in settings:
+            values = [_median(cells, (marginal, noise, n, name, eps)) for n in sizes]
+            if any(v is not None for v in values):
+                lines.append(f"| {name} | {'off' if eps is None else f'{eps:g}'} | " + " | ".join(_fmt(v) for v in values) + " |")
+    return lines
+
+
+def scenario_figure(path: Path, results: dict[str, Any], marginal: str, noise: str) -> Path:
+    """One panel per ε: error − OPT against n; each learner solid (private) and dashed (privacy off)
+    in one colour, diffprivlib solid, scikit-learn dashed."""
+    cells = _cells(results)
+    _, _, sizes, epsilons = _axes(results)
+    figure, panels = plt.subplots(1, len(epsilons), figsize=(4 * len(epsilons), 3.6), sharey=True, squeeze=False)
+    for axes, eps in zip(panels[0], epsilons):
+        for colour, name in enumerate((*LEARNERS, PRIVATE_BASELINE)):
+            for setting, style in ((eps, "-"), (None, "--")):
+                if name == PRIVATE_BASELINE and setting is None:
+                    name, setting = PUBLIC_BASELINE, None
+                values = [_median(cells, (marginal, noise, n, name, setting)) for n in sizes]
+                if all(v is not None for v in values):
+                    label = f"{name} ({'ε' if setting is not None else 'off'})"
+                    axes.plot(sizes, values, style, marker="o", color=f"C{colour}", label=label)
+        axes.axhline(0, color="black", linewidth=0.8)
+        axes.set_xscale("log")
+        axes.set_title(f"ε = {eps:g}")
+        axes.set_xlabel("n")
+        axes.grid(True, alpha=0.3)
+    panels[0][0].set_ylabel("test error − OPT (median)")
+    panels[0][-1].legend(fontsize=6)
+    figure.suptitle(f"{marginal} marginal, {NOISE_NAMES[noise]}, d = {results['dim']}")
+    figure.tight_layout()
+    figure.savefig(path, metadata={"Software": None})
+    plt.close(figure)
+    return path
+
+
+def summary_lines(results: dict[str, Any]) -> list[str]:
+    """The goal tables (printed by the benchmark at the end of a run)."""
+    missing = [f"{name}: {reason}" for name, reason in results.get("missing", {}).items()]
+    return [*goal_lines(results), *([""] + ["Missing baselines: " + "; ".join(missing)] if missing else [])]
+
+
+READING = [
+    "## How to read this",
+    "",
+    "* Error − OPT, where OPT is the target halfspace's error on the same fresh test set (0.10: exactly 10 % of the "
+    "test labels are flipped). Under far flips an improper learner can go *below* OPT (it is not a halfspace), and so "
+    "can any learner on the non-Gaussian marginals where the target is not the best halfspace.",
+    "* Each learner runs at its defaults: the free choices are selected privately inside it (improper: one degree "
+    "in (1, 2) per training block, block and threshold chosen by the seed's validation exponential mechanism; "
+    "proper: degree truncation and subspace size in (1, 2), direction then threshold by two exponential mechanisms "
+    "on disjoint blocks; semi-agnostic: the threshold by a private ERM along the initial direction, then run and "
+    "threshold jointly on the validation block). The privacy-off row is the same algorithm without noise, with "
+    "arg-min selections: the gap between the two rows is the price of privacy.",
+    "* Every private fit's guarantee is certified by the accountant from its trace (`claim_holds()`; the tests in "
+    "`tests/learners/test_agnostic_privacy.py` check it for random parameters); the benchmark does not re-check it.",
+    "",
+    "## Where the seed's algorithms cannot match logistic regression",
+    "",
+    "* **Improper learner, far one-sided flips.** L1 polynomial regression of degree ≤ 2 is pulled by flips placed "
+    "far from the boundary (the exact L1 program does the same, issue 19); the theorem's degree ⌈1/α²⌉ (400 for "
+    "α = 0.05, C(410, 10) features at d = 10) is out of reach. The choice offered: the proper learner, whose private "
+    "ERM over a cover of the polynomial's top subspace is not pulled by far flips.",
+    "* **Random noise, against diffprivlib.** Logistic regression is the right model for random flips and uses "
+    "every record for one d-dimensional fit; the seed's learners split the sample (the improper learner into one "
+    "block per candidate degree plus a quarter for validation, the proper learner into halves, the semi-agnostic "
+    "learner into 2 × 10 blocks) and pay the exponential mechanism's log(#candidates)/(ε·m_val) for their "
+    "selections. Where a cell above misses the 0.005 margin, that split is the reason; the choice offered: "
+    "`degree=1` (improper: one block, no degree selection), `degree=1, subspace_dim=1` (proper: the Chow direction "
+    "only, the linear analogue of logistic regression), or diffprivlib itself when the noise is known to be random.",
+]
+
+
+def write(out: Path, results_path: Path = RESULTS) -> tuple[list[Path], str]:
+    """Write ``agnostic_benchmark.md`` and one figure per scenario from the committed results."""
+    results = json.loads(results_path.read_text())
+    marginals, noises, sizes, epsilons = _axes(results)
+    paths: list[Path] = [out / "agnostic_benchmark.md"]
+    lines = [f"# {TITLE}", "", provenance("dpledger report"), "",
+             f"From `benchmarks/results/agnostic_grid.json`, written by `benchmarks/bench_agnostic.py` (its docstring "
+             f"gives the environment: scikit-learn 1.7.2 and diffprivlib 0.6.6 in their own venv). d = {results['dim']}, "
+             f"{results['noise']:g} label noise, δ = {results['delta']:g}, n ∈ {{{', '.join(f'{n:,}' for n in sizes)}}}, "
+             f"ε ∈ {{{', '.join(f'{e:g}' for e in epsilons)}}}, {results['seeds']} seeds, a fresh test set of "
+             f"{results['test_n']:,} points per seed; every number is a median over the seeds.", "",
+             *summary_lines(results), "", *READING, "", "## Error − OPT per scenario", ""]
+    for marginal in marginals:
+        for noise in noises:
+            figure = scenario_figure(out / f"agnostic_benchmark_{marginal}_{noise}.png", results, marginal, noise)
+            paths.append(figure)
+            lines += [*scenario_table(results, marginal, noise), "", f"![{marginal}, {noise}]({figure.name})", ""]
+    paths[0].write_text("\n".join(lines) + "\n")
+    return paths, TITLE
