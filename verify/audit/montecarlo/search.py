@@ -32,8 +32,9 @@ half and scored on the second, so that an event that won on noise among the thou
 compares (intervals, value sets, an overfitted score) does not outrank the others; learned scores
 are fitted on the first half and thresholded on the second. Both the choice and the score are
 the Wilson bound the split-1 frequencies would give on the runs split 2 will estimate them on
-(:class:`Objective`, ``target``): the bound the audit can expect, not the bound of a smaller
-sample, which would favour frequent events over the rare ones that certify most.
+(:class:`Objective`, ``target``; frequencies shrunk by one standard error first): the bound the
+audit can expect, not the bound of a smaller sample, which would favour frequent events over the
+rare ones that certify most.
 
 Only split 1 is looked at here, so nothing in this module needs a multiplicity correction — however
 many families, coordinates and events it compares; the audit corrects for the candidates it then
@@ -71,7 +72,7 @@ from dpledger.verify.audit.montecarlo.events import (
     row_keys,
 )
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
-from dpledger.verify.audit.montecarlo.statistics import delta_lower_search, epsilon_lower_search
+from dpledger.verify.audit.montecarlo.statistics import delta_lower_search, epsilon_lower_search, wilson_bounds
 
 CENTRAL_QUANTILES = 64
 LATTICE_BITS = (4, 8, 12)
@@ -149,12 +150,16 @@ class Objective:
     target: tuple[int, int] | None
 
     def project(self, counts: tuple[np.ndarray, int, np.ndarray, int], forward: bool) -> tuple:
-        """``(k_p, n_p, k_q, n_q)`` rescaled to the target runs: the expected counts there."""
+        """``(k_p, n_p, k_q, n_q)`` rescaled to the target runs: the counts expected there, the
+        frequencies first shrunk by one standard error (Wilson bounds at z = 1: p down, q up), so
+        that a handful of split-1 hits — or none — is not taken for a precise frequency."""
         if self.target is None:
             return counts
         k_p, n_p, k_q, n_q = counts
         t_p, t_q = self.target if forward else self.target[::-1]
-        return k_p * (t_p / n_p), t_p, k_q * (t_q / n_q), t_q
+        p_low, _ = wilson_bounds(k_p, n_p, 1.0)
+        _, q_high = wilson_bounds(k_q, n_q, 1.0)
+        return p_low * t_p, t_p, q_high * t_q, t_q
 
 
 def _best_cells(
