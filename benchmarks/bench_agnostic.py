@@ -20,11 +20,13 @@ scikit-learn ≤ 1.7.2, so run this in its own environment, on top of the develo
         > /tmp/agnostic-bench-env/lib/python3.11/site-packages/dpledger-dev.pth
     /tmp/agnostic-bench-env/bin/pip install "scikit-learn==1.7.2" "diffprivlib==0.6.6"
     OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 /tmp/agnostic-bench-env/bin/python benchmarks/bench_agnostic.py \\
-        --json benchmarks/results/agnostic_grid.json
+        --marginals gaussian --json benchmarks/results/agnostic_grid_gaussian.json
+    OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 /tmp/agnostic-bench-env/bin/python benchmarks/bench_agnostic.py \\
+        --marginals uniform student-t --n 20000 100000 --seeds 3 --json benchmarks/results/agnostic_grid_other.json
 
 (the venv's own site-packages come first, so its scikit-learn 1.7.2 shadows the dev venv's).
 Missing packages are reported as "not installed". ``verify/reports/agnostic_benchmark.py`` turns
-the JSON into ``reports/agnostic_benchmark.md``.
+the JSON files of ``benchmarks/results/agnostic_grid_*.json`` into ``reports/agnostic_benchmark.md``.
 """
 from __future__ import annotations
 
@@ -87,8 +89,12 @@ def measure(factory: Factory, eps: float | None, seed: int, train: HalfspaceSamp
 
 
 def run_grid(args: argparse.Namespace) -> dict[str, Any]:
+    """Every cell of the grid; with ``--json`` the file is rewritten after each dataset, so an
+    interrupted run leaves its finished cells."""
     rows: list[dict[str, Any]] = []
     missing: dict[str, str] = {}
+    results = {"dim": args.dim, "noise": args.noise, "delta": DELTA, "test_n": args.test_n, "seeds": args.seeds,
+               "missing": missing, "rows": rows}
     for marginal in args.marginals:
         for noise_model in args.noise_models:
             for n in args.n:
@@ -110,9 +116,11 @@ def run_grid(args: argparse.Namespace) -> dict[str, Any]:
                     for name, factory, eps in runs:
                         error, seconds = measure(factory, eps, seed, train, test)
                         rows.append({**cell, "method": name, "epsilon": eps, "error": error, "cpu_seconds": seconds})
+                    if args.json:
+                        args.json.parent.mkdir(parents=True, exist_ok=True)
+                        args.json.write_text(json.dumps(results, indent=1) + "\n")
                     print(f"{marginal} {noise_model} n={n} seed {seed}: done", file=sys.stderr, flush=True)
-    return {"dim": args.dim, "noise": args.noise, "delta": DELTA, "test_n": args.test_n, "seeds": args.seeds,
-            "missing": missing, "rows": rows}
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -128,9 +136,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the raw results here (the report reads them)")
     args = parser.parse_args(argv)
     results = run_grid(args)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
     from dpledger.verify.reports.agnostic_benchmark import summary_lines
     print("\n".join(summary_lines(results)))
     return 0

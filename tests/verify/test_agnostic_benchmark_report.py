@@ -33,7 +33,9 @@ def test_benchmark_report_checks_the_goals_against_the_results() -> None:
 def test_benchmark_report_writes_one_figure_per_scenario(tmp_path: Path) -> None:
     from dpledger.verify.reports.agnostic_benchmark import write
 
-    path = tmp_path / "results.json"
-    path.write_text(json.dumps(_results()))
-    paths, _ = write(tmp_path, path)
+    results = _results()
+    half = len(results["rows"]) // 2
+    for index, rows in enumerate((results["rows"][:half], results["rows"][half:])):
+        (tmp_path / f"agnostic_grid_{index}.json").write_text(json.dumps({**results, "rows": rows}))
+    paths, _ = write(tmp_path, tmp_path)
     assert paths[0].read_text().count("![gaussian") == 3 and all(p.exists() for p in paths)
