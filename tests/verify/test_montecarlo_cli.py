@@ -223,3 +223,18 @@ def test_search_without_a_defined_input_space_is_refused_with_status_2(main, cap
                    "--workers", "1", *arguments])
     error = capsys.readouterr().err.strip().splitlines()
     assert status == 2 and message in error[-1] and error[-1].startswith("dpledger: error:")
+
+
+@pytest.mark.parametrize("arguments,message", [
+    (["--algorithm", "proper", "--epsilon", "1", "--samples", "10"], "too few samples"),
+    (["--algorithm", "nonparametric", "--epsilon", "1"], "invalid choice"),
+    (["--algorithm", "proper", "--epsilon", "1", "--extreme", "-1"], "must be > 0"),
+    (["--algorithm", "proper", "--epsilon", "0"], "epsilon must be in"),
+])
+def test_audit_learner_bad_input_is_one_line_with_status_2(main, capsys, arguments, message):
+    try:
+        status = main(["audit", "learner", *arguments, "--workers", "1"])
+    except SystemExit as exit_:  # argparse's refusals
+        status = exit_.code
+    error = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and message in error[-1] and error[-1].startswith("dpledger: error:")

@@ -108,3 +108,100 @@ def test_lemma_3_17_carrier_release_not_flagged_at_ln_4e():
     result = audit(per_sample(carrier_release), [NeighbourPair(S, S_prime, "last label flipped")],
                    float(np.log(4 * np.e)), samples=20000, executor=InProcessExecutor(), seed=2)
     assert not result.violation and result.epsilon_lower <= np.log(4 * np.e)
+
+
+# Issue 18, item 4: learners audited on datasets chosen to be hard.
+
+from unittest import mock  # noqa: E402
+
+import dpledger.learners.agnostic.proper as proper_module  # noqa: E402
+from dpledger.learners.noise import gaussian_noise  # noqa: E402
+from dpledger.verify.audit.montecarlo import local_processes  # noqa: E402
+from dpledger.verify.audit.montecarlo.learner_adapter import (  # noqa: E402
+    DecisionsAt,
+    FittedState,
+    audit_learner_hard,
+    probe_points,
+    smallest_size,
+)
+from dpledger.verify.audit.montecarlo.pairs import hard_learner_pairs  # noqa: E402
+from dpledger.verify.service.audit import LEARNER_SAMPLES, RELEASED  # noqa: E402
+
+
+def tenfold_quieter_gaussian_noise(value, sigma, sensitivity, delta, rng):
+    """The planted bug: the release drawn at σ/10, the event recorded for σ (the accountant still
+    certifies the claim, so only an audit of the output can see it)."""
+    release, _ = gaussian_noise(value, sigma / 10, sensitivity, delta, rng)
+    return release, gaussian_noise(value, sigma, sensitivity, delta, Sampled(0))[1]
+
+
+class QuietProperLearner(PrivateProperLearner):
+    """The proper learner (Theorem 3.1) with its correlation noise 10× too small, claim unchanged."""
+
+    def _fit(self, X, labels, privacy):
+        with mock.patch.object(proper_module, "gaussian_noise", tenfold_quieter_gaussian_noise):
+            return super()._fit(X, labels, privacy)
+
+
+@dataclass(frozen=True)
+class DefaultFactory:
+    """A learner at (ε, δ) = (1, 1e-5) and its defaults otherwise, as ``dpledger audit learner`` builds it."""
+
+    learner_class: type
+
+    def __call__(self, seed: int):
+        return self.learner_class(1.0, 1e-5, random_state=seed)
+
+
+def test_planted_bug_is_invisible_to_the_accountant():
+    X, y = hard_learner_pairs(20, 2)[0].a
+    quiet = QuietProperLearner(1.0, 1e-5, random_state=0).fit(X, y)
+    assert quiet.claim_holds() and quiet.guarantee_.epsilon_upper <= 1.0
+
+
+def test_hard_pairs_are_identical_records_and_one_changed_record():
+    pairs = hard_learner_pairs(5, 3, labels=(0, 1), extreme=4.0)
+    assert [p.label.split(", ")[-1] for p in pairs] == ["one label changed", "canary at the opposite extreme",
+                                                         "canary at a perpendicular extreme"]
+    for pair in pairs:
+        (X, y), (X_other, y_other) = pair.a, pair.b
+        assert np.all(X == [4.0, 0.0, 0.0]) and np.all(y == 1)
+        changed = np.any(X != X_other, axis=1) | (y != y_other)
+        assert changed.tolist() == [True, False, False, False, False] and np.linalg.norm(X_other[0]) == 4.0
+
+
+@pytest.mark.parametrize("records, dimension, extreme, labels", [(0, 2, 1.0, (0, 1)), (3, 2, -1.0, (0, 1)),
+                                                                  (3, 2, 1.0, (1, 1))])
+def test_hard_pairs_refuse_empty_data_a_negative_extreme_and_equal_labels(records, dimension, extreme, labels):
+    with pytest.raises(ValueError):
+        hard_learner_pairs(records, dimension, extreme=extreme, labels=labels)
+
+
+def test_smallest_size_is_the_fewest_records_the_learner_accepts():
+    factory = DefaultFactory(PrivateProperLearner)
+    n = smallest_size(factory, 2)
+    factory(0).fit(np.ones((n, 2)), np.ones(n))
+    with pytest.raises(ValueError):
+        factory(0).fit(np.ones((n - 1, 2)), np.ones(n - 1))
+
+
+def test_fitted_state_and_decisions_are_the_released_numbers():
+    X, y = hard_learner_pairs(20, 2)[0].a
+    learner = PrivateProperLearner(1.0, 1e-5, random_state=0).fit(X, y)
+    state = FittedState(RELEASED["proper"])(learner)
+    assert state.size == learner.polynomial_.size + 3 and state[-1] == learner.intercept_
+    decisions = DecisionsAt(probe_points(2))(learner)
+    assert np.allclose(decisions, [learner.intercept_, *(learner.coef_ + learner.intercept_)])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("learner_class, flagged", [(QuietProperLearner, True), (PrivateProperLearner, False)])
+def test_default_learner_audit_flags_tenfold_too_little_noise_and_not_the_learner(learner_class, flagged):
+    """The default audit (hard pairs, released state, LEARNER_SAMPLES fits per input, 2 processes):
+    the planted bug is a VIOLATION, the correct proper learner is not flagged."""
+    with local_processes(2) as executor:
+        result = audit_learner_hard(DefaultFactory(learner_class), 1.0, dimension=2, delta=1e-5,
+                                    featurize=FittedState(RELEASED["proper"]), samples=LEARNER_SAMPLES,
+                                    executor=executor, seed=0)
+    assert result.violation is flagged
+    assert (result.epsilon_lower > 1.0) is flagged

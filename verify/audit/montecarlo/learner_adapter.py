@@ -77,6 +77,21 @@ class DecisionsAt:
         return np.asarray(estimator.decision_function(self.points), dtype=float)
 
 
+@dataclass(frozen=True)
+class FittedState:
+    """Featurizer: the fitted attributes ``names`` of the estimator, flattened and concatenated.
+
+    A fitted estimator releases all its state (whoever gets the model gets its attributes), so a
+    learner's privacy claim must cover the noisy statistics it keeps (a correlation vector, block
+    coefficients), not only its predictions; auditing them audits the release where a noise bug
+    is least masked by the selection steps that follow it."""
+
+    names: tuple[str, ...]
+
+    def __call__(self, estimator: Any) -> np.ndarray:
+        return np.concatenate([np.ravel(np.asarray(getattr(estimator, name), dtype=float)) for name in self.names])
+
+
 def probe_points(dimension: int) -> np.ndarray:
     """The origin and the d unit vectors of R^d."""
     return np.vstack([np.zeros(dimension), np.eye(dimension)])
@@ -90,10 +105,14 @@ def smallest_size(factory: Callable[[int], Any], dimension: int, labels: tuple[A
     """The smallest number of records on which ``factory(0)`` fits (doubling, then bisection on
     identical records; a learner refuses too small data with a ``ValueError``). Assumes that a
     learner accepting n records accepts more."""
+    refusal = ""
+
     def fits(n: int) -> bool:
+        nonlocal refusal
         try:
             factory(0).fit(np.ones((n, dimension)), np.full(n, labels[1]))
-        except ValueError:
+        except ValueError as error:
+            refusal = str(error)
             return False
         return True
 
@@ -101,7 +120,8 @@ def smallest_size(factory: Callable[[int], Any], dimension: int, labels: tuple[A
     while not fits(high):
         high *= 2
         if high > MAX_RECORDS:
-            raise ValueError(f"the learner fits on no dataset of up to {MAX_RECORDS} records (dimension {dimension})")
+            raise ValueError(f"the learner fits on no dataset of up to {MAX_RECORDS} records (dimension {dimension}): "
+                             f"{refusal}")
     low = high // 2
     while high - low > 1:
         middle = (low + high) // 2
