@@ -1,5 +1,5 @@
 """``dpledger audit``: the command lines of :mod:`dpledger.verify.service.audit` —
-``macro-block``, ``mechanism``, ``learner``, ``catalog`` and ``labelboost``."""
+``macro-block``, ``mechanism``, ``learner``, ``catalog``, ``suites`` and ``labelboost``."""
 from __future__ import annotations
 
 import argparse
@@ -10,7 +10,7 @@ from typing import Any
 from dpledger.learners.concept_classes import CLASS_NAMES
 from dpledger.verify.cli.commands import claim_number, decimal_text, finite_float, group, integer, leaf, positive_int, seed
 from dpledger.verify.paper.labelboost_audit import RELEASES
-from dpledger.verify.service.audit import catalog, labelboost, learner, macro_block, mechanism
+from dpledger.verify.service.audit import catalog, labelboost, learner, macro_block, mechanism, suites
 
 MAX_SAMPLES = 10**10
 """Runs per input of one audit: about 20 minutes at the measured 9·10⁶ runs per second."""
@@ -103,6 +103,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help=f"runs per input (default 2e5, at most {MAX_SAMPLES:.0e})")
     parser.add_argument("--only", action="append", metavar="NAME", help="audit only this mechanism (repeatable)")
     _add_run_options(parser)
+
+    parser = leaf(table, "suites", "audit StatDP's and DP-Sniper's mechanism suites (ε = 0.1) on DP-Sniper's pairs, beside "
+                  "the optimal-statistic limit and DP-Sniper's published bounds", suites)
+    parser.add_argument("--samples", type=sample_count, metavar="N",
+                        help=f"runs per input (default 1e5, at most {MAX_SAMPLES:.0e})")
+    parser.add_argument("--only", action="append", metavar="NAME", help="audit only this mechanism (repeatable)")
+    parser.add_argument("--seed", type=seed, help="root seed")
+    parser.add_argument("--scheduler", metavar="ADDR", help="Dask scheduler address, or 'local' for a LocalCluster")
+    parser.add_argument("--workers", type=positive_int, metavar="W", help="local worker processes (default: one per core)")
 
     parser = leaf(
         table, "labelboost",
