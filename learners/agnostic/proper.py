@@ -4,7 +4,9 @@ Diakonikolas–Kane–Kontonis–Tzamos–Zarifis 2021a, privatised).
 Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unless cited):
 
 1. Partition S value-independently into a training block T (size m) and two validation blocks
-   V₁, V₂ (together ⌊validation_fraction·n⌋, halves).
+   V₁, V₂ (together ⌊validation_fraction·n⌋, halves; default fraction 0.3: at d = 10, n = 20 000 the
+   noise of step 2 costs more than the selections' sampling error, so the training block gets
+   70 %; median error − OPT at ε = 1 fell from 0.021 to 0.016, issue 19).
 2. Step 5, private polynomial (Lemma 3.4): with Hermite features clipped to ‖φ‖ ≤ B (default
    2√F) and the labels y ∈ {±1} (already inside the clipping interval [−1, 1] of Section 3.1),
    the correlation vector ĉ = (1/m)Σ_i y_i φ(x_i) + exact discrete Gaussian noise on a grid
@@ -22,7 +24,7 @@ Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unle
    keeping the cover finite and small; for D' = 1, M has rank 1, so only k = 1).
 4. Cover: unit normals u = V a with a on the normalised surface grid of the cube [−1, 1]^k of
    spacing γ' = 2/⌈2/γ⌉ (a γ'√(k−1)-cover of S^{k−1}; the explicit cover of Fact B.11), and
-   thresholds at n_thresholds evenly spaced points of [−τ, τ] (τ = 3: beyond it a halfspace is
+   thresholds at n_thresholds (default 121, spacing 0.05) evenly spaced points of [−τ, τ] (τ = 3: beyond it a halfspace is
    within Φ(−3) < 0.0014 of constant); candidates sign(⟨u, x⟩ − t) for u in the union of the
    covers of all (D', k) — model selection of degree and subspace size inside Step 7.
 5. Step 7, in two exponential mechanisms on disjoint blocks (each ε-DP, sensitivity 1): on V₁ the
@@ -107,9 +109,9 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         degree: int | tuple[int, ...] = (1, 2),
         subspace_dim: int | tuple[int, ...] = (1, 2),
         cover_resolution: float = 0.04,
-        n_thresholds: int = 161,
+        n_thresholds: int = 121,
         threshold_range: float = 3.0,
-        validation_fraction: float = 0.5,
+        validation_fraction: float = 0.3,
         clip_norm: float | None = None,
         labels: tuple[Any, Any] = (-1, 1),
         random_state: Any = None,
