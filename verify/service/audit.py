@@ -311,8 +311,8 @@ def event_text(event: dict[str, Any]) -> str:
     return f"{subject} lies in ({lower:.6g}, {upper:.6g}]"
 
 
-LEARNER_SAMPLES = 1_000
-"""Default fits per input of ``audit learner``: the three hard pairs cost 6,000 fits (one chunk, one
+LEARNER_SAMPLES = 600
+"""Default fits per input of ``audit learner``: the three hard pairs cost 3,600 fits (one chunk, one
 stage); the proper learner fits in about 25 ms."""
 
 RELEASED = {

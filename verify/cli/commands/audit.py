@@ -93,7 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="records per dataset (default: the fewest the learner accepts, the hardest)")
     parser.add_argument("--extreme", type=positive_float, metavar="R",
                         help="distance of the canaries from the origin (default 10, beyond every clipping radius)")
-    parser.add_argument("--samples", type=sample_count, metavar="N", help="fits per input (default 1000)")
+    parser.add_argument("--samples", type=sample_count, metavar="N", help="fits per input (default 600)")
     parser.add_argument("--timeout", type=positive_float, metavar="SECONDS",
                         help="stop the audit after this many seconds (exit status 2); default: no limit")
     _add_run_options(parser)
