@@ -7,7 +7,9 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from functools import partial
 
 import pytest
+import sympy
 from dpledger.learners.randomness import enumerate_outputs
+from dpledger.verify.audit.exact import worst_case
 from dpledger.verify.audit.montecarlo.executors import InProcessExecutor, dask_executor
 from dpledger.verify.paper.labelboost_audit import (
     LabelBoostAudit,
@@ -115,3 +117,25 @@ def test_dask_executor_gives_the_same_audit():
     audit = LabelBoostAudit("thresholds", 4, 2, 1, "weights")
     with dask_executor(None, workers=2, processes=False) as executor:
         assert audit_labelboost(audit, executor=executor) == audit_labelboost(audit, workers=1)
+
+
+def _shifted_coin(d: int, rng) -> int:
+    return d + rng.choice_log_weights([1, 0])  # d or d + 1, with probabilities e/(1+e), 1/(1+e)
+
+
+def test_worst_case_with_a_reduction_enumerates_less_and_finds_the_same_worst_case():
+    """``reduce``: the distribution of d is that of 0 shifted by d, so one enumeration serves all."""
+    def neighbours(d):
+        return [d - 1, d + 1]
+
+    def shift(d):
+        return 0, lambda output: output + d
+
+    plain = worst_case(_shifted_coin, list(range(5)), neighbours, sympy.Integer(2), leaves_per_run=2, workers=1)
+    reduced = worst_case(_shifted_coin, list(range(5)), neighbours, sympy.Integer(2), leaves_per_run=2, workers=1,
+                         reduce=shift)
+    assert plain.epsilon[0] == float("inf")  # neighbours' supports differ: {d, d+1} against {d+1, d+2}
+    assert (plain.distributions, reduced.distributions) == (5, 1)
+    assert (reduced.epsilon, reduced.worst_pair, reduced.delta_at_bound) == (
+        plain.epsilon, plain.worst_pair, plain.delta_at_bound)
+    assert reduced.worst_delta_profile == plain.worst_delta_profile
