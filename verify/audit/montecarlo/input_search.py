@@ -4,7 +4,8 @@ An audit certifies a bound on one set of pairs; a leak on a pair outside it is m
 pairs are searched, in three steps:
 
 1. **Patterns.** The input families of the DP-testing literature: for query-answer vectors the
-   patterns of StatDP (Ding et al. 2018, §5.1), which DP-Sniper reuses (Bichsel et al. 2021, §VI)
+   patterns of StatDP (Ding et al. 2018, §5.1), which DP-Sniper reuses (Bichsel et al. 2021; its
+   ``PatternGenerator``)
    (:func:`~dpledger.verify.audit.montecarlo.pairs.statdp_patterns`); for datasets of records
    over a domain, identical records with one record substituted by an extreme value, and half
    low/half high records — the datasets where one record weighs most.
