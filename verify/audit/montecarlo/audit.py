@@ -323,44 +323,55 @@ def audit(
     searched = corrected = stages_run = done = 0
     with contextlib.nullcontext(executor) if executor is not None else owned_processes() as pool:
         check_probe(wait.result(pool.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe"))
-        for stage_end, stage_alpha in zip(plan, alphas):
-            stages_run += 1
-            start = runs.chunks_done()
-            futures = [
+
+        def submit(stage: int) -> list[list[tuple[int, Future]]]:
+            """Submit the chunks of ``stage`` (per pair: (side, future))."""
+            start = plan[stage - 1] if stage else 0
+            return [
                 [
-                    (
-                        side,
-                        pool.submit(
-                            ChunkTask(mechanism, (pair.a, pair.b)[side], sizes[c], seeds[p][side][c])
-                        ),
-                    )
+                    (side, pool.submit(ChunkTask(mechanism, (pair.a, pair.b)[side], sizes[c], seeds[p][side][c])))
                     for side in (0, 1)
-                    for c in range(start, stage_end)
+                    for c in range(start, plan[stage])
                 ]
                 for p, pair in enumerate(pairs)
             ]
 
-            def arrivals() -> Iterator[tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]]:
-                """Each pair's splits as soon as its chunks are in (searching overlaps generation)."""
-                nonlocal done
-                for p, pair_futures in enumerate(futures):
-                    for side, future in pair_futures:
-                        runs.add(p, side, wait.result(future, f"stage {stages_run}"))
-                        done += 1
-                        if on_progress:
-                            on_progress(done, total_tasks)
-                    yield runs.splits(p)
+        # Chunks of the next stage are queued before this stage is searched, so that the workers
+        # generate them meanwhile (not in process, where a task runs at submission).
+        prefetch = not isinstance(pool, InProcessExecutor)
+        upcoming = submit(0)
+        try:
+            for stage, stage_alpha in enumerate(alphas):
+                stages_run += 1
+                futures = upcoming if prefetch or not stage else submit(stage)
+                upcoming = submit(stage + 1) if prefetch and stage + 1 < len(plan) else []
 
-            estimates, examined, estimated = _run_stage(arrivals(), delta, stage_alpha, candidates, claimed_epsilon)
-            searched += examined
-            corrected += estimated
-            for estimate in estimates:
-                kind = estimate.candidate.event.float_artefact
-                if kind not in best or estimate.epsilon > best[kind].epsilon:
-                    best[kind] = estimate
-                best_delta[kind] = max(best_delta.get(kind, -math.inf), estimate.delta_at_claim)
-            if _fails(False, best, best_delta, claimed_epsilon, delta):
-                break
+                def arrivals() -> Iterator[tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]]:
+                    """Each pair's splits as soon as its chunks are in (searching overlaps generation)."""
+                    nonlocal done
+                    for p, pair_futures in enumerate(futures):
+                        for side, future in pair_futures:
+                            runs.add(p, side, wait.result(future, f"stage {stages_run}"))
+                            done += 1
+                            if on_progress:
+                                on_progress(done, total_tasks)
+                        yield runs.splits(p)
+
+                estimates, examined, estimated = _run_stage(arrivals(), delta, stage_alpha, candidates,
+                                                            claimed_epsilon)
+                searched += examined
+                corrected += estimated
+                for estimate in estimates:
+                    kind = estimate.candidate.event.float_artefact
+                    if kind not in best or estimate.epsilon > best[kind].epsilon:
+                        best[kind] = estimate
+                    best_delta[kind] = max(best_delta.get(kind, -math.inf), estimate.delta_at_claim)
+                if _fails(False, best, best_delta, claimed_epsilon, delta):
+                    break
+        finally:
+            for pair_futures in upcoming:  # stopped early or failed: drop the queued chunks
+                for _, future in pair_futures:
+                    future.cancel()
     if on_progress and done < total_tasks:  # stopped early: close the bar
         on_progress(total_tasks, total_tasks)
     used = sum(sizes[: runs.chunks_done()])
