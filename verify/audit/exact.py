@@ -269,7 +269,7 @@ def worst_case(
 
     ``mechanism(k, rng)`` runs on the enumeration key ``k = key(D)`` (datasets with equal keys
     share one distribution, and pairs with equal keys are screened once); ``view(k, k′)``, when
-    given, returns the map from an output to what is compared on that pair (e.g. the labeling
+    given, returns the map from an output of ``k`` to what is compared with ``k′`` on that pair (e.g. the labeling
     restricted to the common points, Lemma 3.14); probabilities of merged outputs are summed.
     ``reduce(k) = (r, rename)``, when given, is an exact invariance of the mechanism: the
     distribution of ``k`` is that of ``r`` with each output o renamed ``rename(o)`` (injective),
@@ -307,7 +307,7 @@ def worst_case(
         if view is None:
             aligned = _aligned([(floats_of[a], floats_of[b]) for a, b in chunk])
         else:
-            aligned = _aligned([(_viewed(floats_of[a], view(a, b)), _viewed(floats_of[b], view(a, b))) for a, b in chunk])
+            aligned = _aligned([(_viewed(floats_of[a], view(a, b)), _viewed(floats_of[b], view(b, a))) for a, b in chunk])
         screen = screen_pairs(*aligned, factor_low)
         low[start: start + batch], high[start: start + batch] = screen.ratio_low, screen.ratio_high
         delta[start: start + batch] = screen.delta_high
@@ -327,7 +327,7 @@ def worst_case(
     def profile(a: Any, b: Any) -> dict[str, Any]:
         P, Q = ({o: iv.make_mpf(raw) for o, raw in raw_of[k].items()} for k in (a, b))
         if view is not None:
-            P, Q = _viewed_exact(P, view(a, b)), _viewed_exact(Q, view(a, b))
+            P, Q = _viewed_exact(P, view(a, b)), _viewed_exact(Q, view(b, a))
         return privacy_profile(P, Q, [0, Fraction(1, 2), 1, 2, bound])
 
     return AuditResult((lower_float(epsilon), upper_float(epsilon)), bound, holds, pairs, len(datasets), len(enumerated),

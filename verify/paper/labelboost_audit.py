@@ -245,9 +245,12 @@ def _point(x: Any) -> Any:
 
 
 def _common_labeling(d: Dataset, other: Dataset) -> Callable[[Hashable], Hashable]:
-    """The map from a labeling of P to z = h|_K on the common points K = P₁ ∩ P₂ of the pair (Lemma 3.14)."""
-    common = _points(d) & _points(other)
-    return lambda output: tuple((x, label) for x, label in output if x in common)
+    """The map from a labeling of d's points P₁ to z = h|_K on the common points K = P₁ ∩ P₂ of the
+    pair (Lemma 3.14). Every output of the weights release lists P₁ in sorted order (``np.unique``),
+    so K is a fixed set of positions in it."""
+    other_points = _points(other)
+    keep = [i for i, x in enumerate(sorted(_points(d))) if x in other_points]
+    return lambda output: tuple(map(output.__getitem__, keep))
 
 
 def _points(dataset: Dataset) -> set[Any]:
