@@ -97,7 +97,10 @@ class AuditResult:
     and float-artefact events (both hold at once with probability ≥ ``confidence``);
     ``epsilon_lower`` is the larger. ``witness`` is the event behind the verdict (the real one
     for ``VIOLATION``, the float one for ``FLOAT LEAK``, else the larger bound's);
-    ``real_witness`` and ``float_witness`` are each kind's best event.
+    ``real_witness`` and ``float_witness`` are each kind's best event. ``delta_lower``: the
+    largest certified lower bound on δ at the claimed ε among the estimated events of the kind
+    behind the verdict (the real one for ``VIOLATION``, the float one for ``FLOAT LEAK``); a
+    claim also fails when it exceeds the claimed δ.
     """
 
     epsilon_lower: float
