@@ -195,15 +195,21 @@ CHUNK_KEYS = 32
 task's transport. Each key's distribution is computed alone, so the chunking never changes a number."""
 
 
-def _distributions(mechanism: Callable[[Any, Randomness], Hashable], keys: list[Any], leaves_per_run: int,
-                   executor: Executor, advance: Callable[[int], None] | None,
-                   ) -> tuple[dict[Any, dict[Hashable, tuple]], dict[Any, FloatDistribution]]:
-    """The distribution of every key (raw exact, float), in chunks mapped over ``executor``
-    (results are collected in key order, so any executor gives the same numbers)."""
+def _start_distributions(mechanism: Callable[[Any, Randomness], Hashable], keys: list[Any], leaves_per_run: int,
+                         executor: Executor) -> Iterator[list[tuple[dict[Hashable, tuple], FloatDistribution]]]:
+    """Submit the enumeration of every key, in chunks, to ``executor`` (``Executor.map`` submits at
+    once, so the workers start while the caller goes on); the results come in key order."""
     chunks = [keys[i: i + CHUNK_KEYS] for i in range(0, len(keys), CHUNK_KEYS)]
-    task = partial(_enumerate_chunk, mechanism, limit=leaves_per_run)
+    return executor.map(partial(_enumerate_chunk, mechanism, limit=leaves_per_run), chunks)
+
+
+def _collected(keys: list[Any], results: Iterator[list[tuple[dict[Hashable, tuple], FloatDistribution]]],
+               advance: Callable[[int], None] | None,
+               ) -> tuple[dict[Any, dict[Hashable, tuple]], dict[Any, FloatDistribution]]:
+    """The distribution of every key (raw exact, float) from the chunks' results, in key order
+    (so any executor gives the same numbers)."""
     parts: list[tuple[dict[Hashable, tuple], FloatDistribution]] = []
-    for part in executor.map(task, chunks):
+    for part in results:
         parts.extend(part)
         if advance is not None:
             advance(len(parts))
@@ -291,10 +297,11 @@ def worst_case(
     if predicted > limit:
         raise ValueError(f"limit: the audit would enumerate up to {predicted} leaves "
                          f"({len(enumerated)} distributions × {leaves_per_run}), more than {limit}; use smaller sizes")
-    pairs, witness = _neighbour_pairs(datasets, neighbours, key_of)
-    advance = progress(len(enumerated), "distributions") if progress else None
     with _default_executor(workers, len(enumerated)) if executor is None else contextlib.nullcontext(executor) as pool:
-        raw_of, floats_of = _renamed(reduced, *_distributions(mechanism, enumerated, leaves_per_run, pool, advance))
+        results = _start_distributions(mechanism, enumerated, leaves_per_run, pool)
+        pairs, witness = _neighbour_pairs(datasets, neighbours, key_of)  # while the workers enumerate
+        advance = progress(len(enumerated), "distributions") if progress else None
+        raw_of, floats_of = _renamed(reduced, *_collected(enumerated, results, advance))
 
     factor = enclose(sympy.exp(bound))
     factor_low, factor_high = lower_float(factor), upper_float(factor)
