@@ -7,7 +7,7 @@ import pytest
 from dpledger.verify.cli.main import build_parser, service_call
 from dpledger.verify.reports import audits, calibration, runs
 
-COMMANDS = [*audits.LABELBOOST, *audits.BLOCKS, audits.CATALOG, *runs.CARRY_FORWARD, *runs.AGNOSTIC,
+COMMANDS = [*audits.LABELBOOST, *audits.BLOCKS, audits.CATALOG, audits.SUITES, *runs.CARRY_FORWARD, *runs.AGNOSTIC,
             calibration.COMMAND]
 
 
