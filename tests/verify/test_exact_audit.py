@@ -197,3 +197,15 @@ def test_exact_auditor_parses_a_text_epsilon_and_never_evaluates_it(tmp_path, mo
     with pytest.raises(ValueError, match="not a number or an arithmetic expression"):
         hockey_stick(P, Q, "__import__('os').system('touch PWNED')")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_audit_labelboost_on_a_local_dask_cluster_gives_the_result_of_local_processes():
+    pytest.importorskip("distributed")
+    from dpledger.verify.service.audit import labelboost
+
+    on_processes = labelboost(class_name="intervals", domain_size=4, labeled=2, unlabeled=1, workers=1).payload
+    on_dask = labelboost(class_name="intervals", domain_size=4, labeled=2, unlabeled=1, workers=2,
+                         scheduler="local").payload
+    for payload in (on_processes, on_dask):
+        payload.pop("seconds", None)
+    assert on_dask == on_processes

@@ -40,17 +40,24 @@ def _describe(pair: Any) -> dict[str, Any]:
 
 
 def labelboost(*, class_name: str, domain_size: int, labeled: int, unlabeled: int, release: str = "carrier",
-               continuation_epsilon: Exact = "0.5", workers: int = 2) -> Output:
+               continuation_epsilon: Exact = "0.5", workers: int = 2, scheduler: str | None = None) -> Output:
     """The exact privacy of the LabelBoost ``release`` for ``class_name`` on [0, D)^d over all
     neighbour pairs of datasets with ``labeled`` labeled and ``unlabeled`` unlabeled records,
-    enumerated by ``workers`` processes ('hypothesis' releases the selected representative, which
+    enumerated by ``workers`` processes, or on Dask when a ``scheduler`` address (or "local") is
+    given — the same result bit for bit ('hypothesis' releases the selected representative, which
     no lemma covers). Exit status 1 unless the bound is proved to hold."""
     from dpledger.verify.audit.exact import json_number
     from dpledger.verify.paper.labelboost_audit import LabelBoostAudit, audit_labelboost
 
     audit = LabelBoostAudit(class_name, domain_size, labeled, unlabeled, release, Fraction(continuation_epsilon))
     started = time.perf_counter()
-    result = audit_labelboost(audit, workers=workers, progress=progress)
+    if scheduler is None:
+        result = audit_labelboost(audit, workers=workers, progress=progress)
+    else:
+        from dpledger.verify.audit.montecarlo.executors import open_executor
+
+        with open_executor(scheduler, workers) as executor:
+            result = audit_labelboost(audit, executor=executor, progress=progress)
     seconds = time.perf_counter() - started
     holds = result.holds
     payload = {
@@ -78,7 +85,9 @@ def labelboost(*, class_name: str, domain_size: int, labeled: int, unlabeled: in
         "certified": "epsilon_exact is the upper end of a certified interval; holds is decided rigorously "
                      "(null when certified arithmetic cannot decide)",
         "reduction": "S and T are enumerated as multisets and pairs substitute one element "
-                     "(LabelBoost depends on S as a multiset and on T through its distinct points)",
+                     "(LabelBoost depends on S as a multiset and on T through its distinct points); "
+                     "for thresholds, intervals and rectangles each distribution is enumerated once per "
+                     "rank pattern of the points, the hypothesis release excepted (the same certified intervals)",
     }
     verdict = {True: "holds", False: "VIOLATED", None: "undecided"}[holds]
     text = (

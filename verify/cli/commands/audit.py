@@ -130,6 +130,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--continuation-epsilon", type=decimal_text,
                         help="ε of the realizable-private continuation (release continuation), default 0.5")
     parser.add_argument("--workers", type=positive_int, help="processes for the enumeration (default 2)")
+    parser.add_argument("--scheduler", metavar="ADDR",
+                        help="enumerate on Dask: a scheduler address, or 'local' for a LocalCluster of --workers "
+                             "workers (the same result as local processes)")
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:
