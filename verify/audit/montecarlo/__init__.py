@@ -6,7 +6,8 @@ Modules: :mod:`~dpledger.verify.audit.montecarlo.mechanism` (interface, per-samp
 on split 1), :mod:`~dpledger.verify.audit.montecarlo.statistics` (Clopper–Pearson, ε and δ bounds),
 :mod:`~dpledger.verify.audit.montecarlo.executors` (deterministic chunking, local processes, Dask),
 :mod:`~dpledger.verify.audit.montecarlo.audit` (the audit), :mod:`~dpledger.verify.audit.montecarlo.catalog` (mechanisms with
-known ε), :mod:`~dpledger.verify.audit.montecarlo.suites` (StatDP's and DP-Sniper's suites),
+known ε), :mod:`~dpledger.verify.audit.montecarlo.limit` (the optimal-statistic limit and the power
+suite), :mod:`~dpledger.verify.audit.montecarlo.suites` (StatDP's and DP-Sniper's suites),
 :mod:`~dpledger.verify.audit.montecarlo.input_search` (searching neighbour pairs) and
 :mod:`~dpledger.verify.audit.montecarlo.learner_adapter` (learners as mechanisms, on hard pairs).
 """
