@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dpledger import __version__
-from dpledger.verify.reports import (audits, calibration, calibration_agnostic, calibration_agnostic_sample,
+from dpledger.verify.reports import (agnostic_benchmark, audits, calibration, calibration_agnostic, calibration_agnostic_sample,
                                      calibration_theorems, proofs, provenance, runs, write_reports)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,6 +16,7 @@ NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf")
 
 WRITERS = [
     pytest.param(proofs.write, "proofs.md", id="proofs"),
+    pytest.param(agnostic_benchmark.write, "agnostic_benchmark.md", id="agnostic-benchmark"),
     pytest.param(calibration_agnostic_sample.write, "calibration_agnostic_sample.md", id="calibration-agnostic-sample"),
     pytest.param(runs.write, "learner_runs.md", id="learner-runs", marks=pytest.mark.slow),
     pytest.param(calibration.write, "calibration_carry_forward.md", id="calibration", marks=pytest.mark.slow),
@@ -79,6 +80,7 @@ def test_dpledger_report_indexes_every_report_and_each_names_its_command(tmp_pat
     reports = [p for p in written if p.suffix == ".md" and p.name != "README.md"]
     assert {p.name for p in reports} == {"calibration_carry_forward.md", "calibration_theorems.md",
                                          "calibration_agnostic.md", "calibration_agnostic_sample.md", "learner_runs.md",
+                                         "agnostic_benchmark.md",
                                          "audits.md", "proofs.md"}
     for report in reports:
         assert f"]({report.name})" in index

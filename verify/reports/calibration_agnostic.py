@@ -12,8 +12,8 @@ from dpledger.verify.reports.plotting import line_plot
 
 TITLE = "Agnostic learners: certified noise calibration (seed 002, Theorems 2.1, D.1, 3.1, 4.1)"
 DELTA = Fraction(1, 10**5)
-STEPS = 300
-"""T of the private L1 optimiser (``PrivateImproperLearner(steps=300)``, its default)."""
+STEPS = 30
+"""T of the private L1 optimiser (``PrivateImproperLearner(steps=30)``, its default)."""
 SWEEP_EPSILON = ["0.25", "0.5", "1", "2", "4"]
 SWEEP_STEPS = [10, 30, 100, 300, 1000]
 

@@ -24,7 +24,8 @@ from dpledger.verify.service.progress import progress, progress_callback
 
 SUBSTITUTES = {
     "improper": "private L1 optimiser: noisy projected subgradient descent (substitute for Kulkarni–Lee–Liu 2021)",
-    "proper": "subspace: top-k eigenvectors of E[∇p∇pᵀ] with fixed k (substitute for DKKTZ21a's eigenvalue threshold)",
+    "proper": "subspace: top-k eigenvectors of E[∇p∇pᵀ], k in (1, 2) chosen privately with the degree "
+              "(substitute for DKKTZ21a's eigenvalue threshold)",
     "semi-agnostic": "ramp surrogate of width = OPT guess (stand-in for the seed's lost Equation 12)",
 }
 
@@ -173,6 +174,7 @@ def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact =
         "claimed": {"statement": claim.statement, "epsilon": epsilon, "delta": delta},
         "holds": private.claim_holds(),
         "substitute": SUBSTITUTES[algorithm],
+        "selections": [selection.to_dict() for selection in private.selections_],
         "trace": derivation.to_dict(),
     }
     g = private.guarantee_
@@ -184,6 +186,8 @@ def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact =
         f"  certified         ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g}",
         f"  claimed           ε = {epsilon}, δ = {delta}: {'holds' if payload['holds'] else 'FAILS'}",
         f"  substitute        {payload['substitute']}",
+        "selections (candidates and choice of every private selection step):",
+        *[f"  {selection.to_text()}" for selection in private.selections_],
         "derivation:",
         derivation.to_text(),
     ])

@@ -56,10 +56,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dim", type=positive_int, required=True, help="dimension d")
     parser.add_argument("--n", type=positive_int, required=True, help="training sample size (the test set has the same size)")
     parser.add_argument("--noise", type=finite_float, help="fraction of flipped labels, in [0, 0.5)")
-    parser.add_argument("--noise-model", choices=("random", "adversarial"))
+    parser.add_argument("--noise-model", choices=("random", "adversarial", "two-sided"))
     parser.add_argument("--epsilon", type=decimal_text, required=True, help="ε (> 0, ≤ 100)")
     parser.add_argument("--delta", type=decimal_text, help="δ in (0, 1)")
-    parser.add_argument("--degree", type=positive_int, help="polynomial degree (improper, proper; default: the learner's)")
+    parser.add_argument("--degree", type=positive_int, help="polynomial degree (improper, proper; default: chosen privately among 1 and 2)")
     parser.add_argument("--seed", type=seed, help=SEED_HELP)
 
 
