@@ -362,3 +362,12 @@ def test_learner_adapter_flags_the_buggy_learner_and_passes_the_correct_one(scor
 def test_catalog_names_are_unique_and_claims_positive():
     entries = catalog()
     assert len({e.name for e in entries}) == len(entries) and all(e.claimed_epsilon > 0 for e in entries)
+
+
+def test_estimation_runs_from_the_chunk_shape_equal_the_listed_chunks_and_never_list_huge_budgets():
+    from dpledger.verify.audit.montecarlo.audit import estimation_runs, minimum_samples, selection_runs
+
+    for samples in (1, 1023, 1024, 100_000, 1_000_003, 10**7 + 17):
+        assert estimation_runs(samples) == samples - sum(selection_runs(size) for size in chunk_sizes(samples))
+    assert minimum_samples(30.0, 0.0, 0.01) > 2**45  # found without listing 2^30 chunks of the budgets it tries
+    assert minimum_samples(40.0, 0.0, 0.01) is None  # beyond any budget of 2^50 runs

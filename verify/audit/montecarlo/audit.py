@@ -63,8 +63,8 @@ from typing import Any
 import numpy as np
 
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
-from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, chunk_seeds, chunk_sizes,
-                                                      owned_processes)
+from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, chunk_seeds, chunk_shape,
+                                                      chunk_sizes, owned_processes)
 from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise, ship
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
@@ -169,8 +169,10 @@ def selection_runs(size: int) -> int:
 
 
 def estimation_runs(samples: int) -> int:
-    """Runs per input of a budget of ``samples`` that go to the estimation split (split 2)."""
-    return samples - sum(selection_runs(size) for size in chunk_sizes(samples))
+    """Runs per input of a budget of ``samples`` that go to the estimation split (split 2);
+    computed from the chunks' shape, never by listing them (budgets up to 2⁵⁰ are asked for)."""
+    size, full, rest = chunk_shape(samples)
+    return samples - full * selection_runs(size) - (selection_runs(rest) if rest else 0)
 
 
 class _Runs:

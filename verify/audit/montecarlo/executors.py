@@ -32,10 +32,16 @@ MAX_CHUNK = 1 << 16
 TARGET_CHUNKS = 16
 
 
-def chunk_sizes(samples: int) -> list[int]:
-    """Chunk sizes for ``samples`` runs on one input: about 16 chunks of 1024–65536 runs."""
+def chunk_shape(samples: int) -> tuple[int, int, int]:
+    """``(size, full, rest)``: ``samples`` runs cut into ``full`` chunks of ``size`` and one of
+    ``rest`` when ``rest > 0`` (about 16 chunks of 1024–65536 runs)."""
     size = min(max(math.ceil(samples / TARGET_CHUNKS), MIN_CHUNK), MAX_CHUNK)
-    full, rest = divmod(samples, size)
+    return (size, *divmod(samples, size))
+
+
+def chunk_sizes(samples: int) -> list[int]:
+    """Chunk sizes for ``samples`` runs on one input (:func:`chunk_shape`)."""
+    size, full, rest = chunk_shape(samples)
     return [size] * full + ([rest] if rest else [])
 
 
