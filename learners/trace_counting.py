@@ -113,7 +113,7 @@ class CountedTrace:
                  labels: np.ndarray) -> None:
         self.C, self.prefix, self.P = C, tuple(prefix), P
         r = len(P)
-        self.automaton = automaton = PhaseAutomaton(C, len(self.prefix))
+        self.automaton = PhaseAutomaton(C, len(self.prefix))
         self.residual = C.state(self.prefix, P).astype(np.int64)
         self.n = np.stack([np.bincount(index[labels == b], minlength=r) for b in (0, 1)], axis=1)  # n_b(p_l)
         self.transitions = self._determinise()

@@ -21,17 +21,9 @@ import pytest
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 README = DOCS.parent / "README.md"
-FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 REQUIRES = re.compile(r"^<!-- requires: ([\w., ]+) -->$", re.MULTILINE)
 EXIT = re.compile(r"\s+#\s*exit\s+(\d+)\s*$")
 PAGES = sorted(DOCS.glob("*.md"))
-
-
-def blocks(page: Path) -> list[tuple[str, str, int]]:
-    """``(language, code, first line number)`` of each fenced block of ``page``."""
-    text = page.read_text(encoding="utf-8")
-    return [(match.group(1), match.group(2), text.count("\n", 0, match.start()) + 2)
-            for match in FENCE.finditer(text)]
 
 
 def command_line(line: str) -> tuple[list[str], int]:
@@ -52,13 +44,14 @@ def _marks(page: Path) -> list:
 
 
 @pytest.mark.parametrize("page", [pytest.param(page, id=page.name, marks=_marks(page)) for page in PAGES])
-def test_every_code_block_of_the_page_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_code_block_of_the_page_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           docs_blocks) -> None:
     for needed in REQUIRES.findall(page.read_text(encoding="utf-8")):
         for module in needed.split(","):
             pytest.importorskip(module.strip())
     monkeypatch.chdir(tmp_path)
     namespace: dict = {"__name__": f"docs_{page.stem}"}
-    for language, code, line in blocks(page):
+    for language, code, line in docs_blocks(page):
         where = f"{page.name}, block at line {line}"
         if language == "python":
             exec(compile(code, where, "exec"), namespace)  # noqa: S102 — the project's own docs

@@ -160,17 +160,18 @@ def test_bad_input_is_a_value_error_naming_the_parameter(call, message):
         call()
 
 
-def test_the_docs_own_code_calibrates_a_gaussian_mechanism_for_k_compositions():
+def test_the_docs_own_code_calibrates_a_gaussian_mechanism_for_k_compositions(docs_blocks):
     """Issue 15 item 2's criterion: the Python of docs/calibrate.md up to and including "Your
     Gaussian mechanism, k times" runs and certifies σ for k = 10 (the whole page runs in the slow
     docs test)."""
-    import re
     from pathlib import Path
 
-    page = (Path(__file__).resolve().parents[2] / "docs" / "calibrate.md").read_text(encoding="utf-8")
-    section = page[: page.index("## A per-step budget")]
+    page = Path(__file__).resolve().parents[2] / "docs" / "calibrate.md"
+    text = page.read_text(encoding="utf-8")
+    section_end = text.count("\n", 0, text.index("## A per-step budget"))
     namespace: dict = {}
-    for code in re.findall(r"^```python\n(.*?)^```", section, re.MULTILINE | re.DOTALL):
-        exec(compile(code, "docs/calibrate.md", "exec"), namespace)  # noqa: S102 — the project's own docs
+    for language, code, line in docs_blocks(page):
+        if language == "python" and line < section_end:
+            exec(compile(code, f"docs/calibrate.md, line {line}", "exec"), namespace)  # noqa: S102 — the project's own docs
     assert 11.79 < namespace["sigma"] < 11.80
     assert namespace["account"](namespace["result"].event).guarantee.meets("1", "1e-5").holds

@@ -7,7 +7,6 @@ import json
 import math
 import os
 import sys
-import textwrap
 import time
 from decimal import Decimal
 from fractions import Fraction
