@@ -365,47 +365,18 @@ def learner(*, algorithm: str, epsilon: float, delta: float = 1e-5, dimension: i
 def suites(*, samples: int = 100_000, only: Sequence[str] | None = None, seed: int = 0,
            scheduler: str | None = None, workers: int | None = None) -> Output:
     """dpledger's lower bound on each mechanism of StatDP's and DP-Sniper's suites (``only``: these
-    names) with ``samples`` runs per input on DP-Sniper's pair, beside the true ε, the
-    optimal-statistic limit at the same runs and DP-Sniper's published bound. Exit status 1 when a
-    correct mechanism (true ε ≤ 0.1) is flagged or a bound exceeds the true ε (the audit unsound);
-    how many buggy ones are flagged is reported (it grows with ``samples``)."""
+    names) with ``samples`` runs per input on DP-Sniper's pair, against the mechanism's claim,
+    beside the true ε, the optimal-statistic limit at the same runs and DP-Sniper's published
+    bound (:func:`dpledger.verify.audit.montecarlo.suites.run_suites`). Exit status 1 when a
+    correct mechanism is flagged or a bound exceeds the true ε (the audit unsound); how many buggy
+    ones are flagged is reported (it grows with ``samples``)."""
     from dpledger.verify.audit.montecarlo.executors import open_executor
-    from dpledger.verify.audit.montecarlo.suites import CONFIDENCE, EPSILON, audit_row, suite
+    from dpledger.verify.audit.montecarlo.suites import run_suites, select, suites_text
 
-    rows = suite()
-    unknown = sorted(set(only or ()) - {row.name for row in rows})
-    if unknown:
-        raise ValueError(f"unknown suite mechanism(s) {', '.join(unknown)}; known: {', '.join(r.name for r in rows)}")
-    entries = []
+    rows = select(only)
     with open_executor(scheduler, workers) as executor:
-        for row in rows:
-            if only and row.name not in only:
-                continue
-            result = audit_row(row, samples, executor, seed, progress_callback(row.name))
-            entries.append({
-                "name": row.name, "suites": row.suites, "true_epsilon": row.true_text,
-                "epsilon_lower": result.real_epsilon_lower, "flagged": result.real_epsilon_lower > EPSILON,
-                "optimal_limit": None if row.limit is None else row.limit(samples, CONFIDENCE),
-                "dp_sniper_published": row.dp_sniper, "pair": [row.a, row.b],
-                "sound": result.real_epsilon_lower <= row.true_epsilon,
-            })
-    payload = {"samples": samples, "confidence": CONFIDENCE, "claimed_epsilon": EPSILON, "mechanisms": entries,
-               "all_sound": all(entry["sound"] and not (entry["flagged"] and row_correct(entry)) for entry in entries),
-               "buggy_flagged": sum(entry["flagged"] for entry in entries if not row_correct(entry)),
-               "buggy": sum(not row_correct(entry) for entry in entries)}
-    header = f"{'mechanism':<18} {'true ε':>7} {'dpledger':>9} {'limit':>8} {'DP-Sniper':>9}  flagged"
-    lines = [header, "-" * len(header)] + [
-        f"{e['name']:<18} {e['true_epsilon']:>7} {e['epsilon_lower']:>9.4f} "
-        f"{'—' if e['optimal_limit'] is None else format(e['optimal_limit'], '.4f'):>8} {e['dp_sniper_published']:>9}  "
-        f"{e['flagged']}" for e in entries]
-    lines.append(f"buggy mechanisms flagged: {payload['buggy_flagged']} of {payload['buggy']}; "
-                 f"no correct one flagged and no bound above the true ε: {payload['all_sound']}")
-    return Output(payload=payload, text="\n".join(lines), status=0 if payload["all_sound"] else 1)
-
-
-def row_correct(entry: dict[str, Any]) -> bool:
-    """Whether a suite mechanism is correct at the suites' ε = 0.1 (true ε ≤ 0.1)."""
-    return entry["true_epsilon"] != "inf" and float(entry["true_epsilon"]) <= 0.1
+        payload = run_suites(rows, samples, executor, seed, progress_callback)
+    return Output(payload=payload, text=suites_text(payload), status=0 if payload["all_sound"] else 1)
 
 
 def catalog(*, samples: int = 200_000, only: Sequence[str] | None = None, confidence: float = 0.95, seed: int = 0,
