@@ -187,7 +187,7 @@ def suite() -> list[Row]:
     svt3 = NumericSparseVector(2 / eps, 1 / (eps / 2), 1)
     svt3_c2, svt4_c2 = NumericSparseVector(2 / eps, 2 * 2 / eps, 2), SparseVector(4 / eps, 4 / (3 * eps), 2)
     argmax = "no closed-form likelihood ratio for the argmax (an integral over the other noises)"
-    unbounded = "unknown; > {c} (Lyu–Su–Li: not ε′-DP for any ε′ over unbounded query streams)"
+    unbounded = "unknown; > {c} by DP-Sniper's bound (not ε-DP: Lyu–Su–Li 2017)"
     return [
         Row("LaplaceMechanism", "DP-Sniper", Laplace(1 / eps), [1.0], [2.0], eps, eps, False, 0.0968,
             laplace_limit(1.0, 1 / eps)),
