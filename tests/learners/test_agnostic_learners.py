@@ -116,7 +116,8 @@ RELEASED = {
     PrivateImproperLearner: LEDGER | {"bases_", "clip_norms_", "noise_sigmas_", "thresholds_", "block_coefs_", "block_degrees_",
                                       "block_", "degree_", "coef_", "threshold_", "selections_"},
     PrivateProperLearner: LEDGER | {"clip_norm_", "thresholds_", "polynomial_", "directions_", "coef_", "intercept_", "selections_"},
-    PrivateSemiAgnosticLearner: LEDGER | {"clip_radius_", "guesses_", "thresholds_", "run_coefs_", "run_thresholds_", "coef_",
+    PrivateSemiAgnosticLearner: LEDGER | {"clip_radius_", "schedule_", "guesses_", "thresholds_", "iterates_", "run_coefs_",
+                                          "run_thresholds_", "coef_",
                                           "intercept_", "selections_"},
 }
 """Every fitted attribute, reviewed: public (parameters, n, d, the declared labels), a private

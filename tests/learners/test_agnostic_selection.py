@@ -77,9 +77,9 @@ def test_proper_learner_output_is_a_candidate_of_its_selections() -> None:
 
 def test_semi_agnostic_selections_show_each_runs_threshold_and_the_final_choice() -> None:
     sample = halfspace_data(3000, 3, 0.1, "random", Sampled(5))
-    learner = PrivateSemiAgnosticLearner(1, "1e-6", n_guesses=2, steps=2, random_state=0).fit(sample.X, sample.y)
-    *thresholds, final = learner.selections_
-    assert len(thresholds) == 2 and final.count == 2 * learner.n_thresholds
+    learner = PrivateSemiAgnosticLearner(1, "1e-6", n_guesses=2, steps=2, max_step_noise=None, random_state=0)
+    *thresholds, final = learner.fit(sample.X, sample.y).selections_
+    assert len(thresholds) == 2 and final.count == 2 * 3 * learner.n_thresholds  # 2 runs × iterates w₀, w₁, w₂
     assert -learner.intercept_ in learner.thresholds_.tolist()
     label_mean = PrivateSemiAgnosticLearner(1, "1e-6", n_guesses=2, steps=2, threshold="label-mean", random_state=0)
     assert len(label_mean.fit(sample.X, sample.y).selections_) == 1

@@ -49,7 +49,8 @@ def _recorded_steps(monkeypatch: pytest.MonkeyPatch, epsilon: float | None, step
     monkeypatch.setattr(semi_agnostic, "noisy_mean", noisy_mean)
     monkeypatch.setattr(semi_agnostic, "normalise", normalise)
     sample = halfspace_data(4000, 6, 0.05, "random", Sampled(3))
-    learner = PrivateSemiAgnosticLearner(epsilon=epsilon, delta=1e-5, n_guesses=1, steps=steps, random_state=7)
+    learner = PrivateSemiAgnosticLearner(epsilon=epsilon, delta=1e-5, n_guesses=1, steps=steps, max_step_noise=None,
+                                         random_state=7)
     learner.fit(sample.X, sample.y)
     # call 0 of each: the initial direction u and w_0 = u/‖u‖; call k + 1: step k.
     assert len(means) == len(normalised) == steps + 1
@@ -153,19 +154,21 @@ def test_algorithm_2_returns_a_cover_halfspace_in_the_top_subspace_of_its_privat
 
 def test_algorithms_3_and_4_one_run_per_geometric_guess_then_one_selection_among_the_runs():
     """Algorithm 4: guesses ŏ_j = ŏ₀·2^{−j} (j < J), one run of Algorithm 3 per guess, then one
-    exponential mechanism over the J runs' directions and the candidate thresholds; the output is
-    one run's direction with one threshold. Each run of Algorithm 3 releases, in order, one discrete
-    Gaussian (the initial direction, step 11), one exponential mechanism (step 7's threshold by a
-    private ERM along that direction) and one discrete Gaussian per gradient step."""
+    exponential mechanism over the J runs' iterates w₀, …, w_T and the candidate thresholds; the
+    output is one run's iterate with one threshold. Each run of Algorithm 3 releases, in order, one
+    discrete Gaussian (the initial direction, step 11), one exponential mechanism (step 7's
+    threshold by a private ERM along that direction) and one discrete Gaussian per gradient step."""
     sample = halfspace_data(4000, 3, 0.05, "random", Sampled(5))
-    learner = PrivateSemiAgnosticLearner(4, "1e-6", n_guesses=3, first_guess=0.25, steps=3, random_state=5)
+    learner = PrivateSemiAgnosticLearner(4, "1e-6", n_guesses=3, first_guess=0.25, steps=3, max_step_noise=None,
+                                         random_state=5)
     learner.fit(sample.X, sample.y)
+    assert learner.schedule_ == (3, 3)
     assert learner.guesses_.tolist() == [0.25, 0.125, 0.0625]
-    assert learner.run_coefs_.shape == (3, 3)
-    assert any(np.array_equal(learner.coef_, learner.run_coefs_[j]) for j in range(3))
+    assert learner.iterates_.shape == (3, 4, 3) and np.array_equal(learner.run_coefs_, learner.iterates_[:, -1])
+    assert any(np.array_equal(learner.coef_, w) for w in learner.iterates_.reshape(-1, 3))
     assert -learner.intercept_ in learner.thresholds_.tolist()
     *runs, em = learner.trace_.child.children
-    assert len(runs) == 3 and isinstance(em, ExponentialMechanism) and em.candidates == 3 * learner.n_thresholds
+    assert len(runs) == 3 and isinstance(em, ExponentialMechanism) and em.candidates == 3 * 4 * learner.n_thresholds
     for run in runs:
         kinds = [type(event) for event in run.children]
         assert kinds == [DiscreteGaussian, ExponentialMechanism] + [DiscreteGaussian] * 3
