@@ -16,9 +16,13 @@ covers them:
 
 **Sampling without listing.** Under :class:`~dpledger.learners.randomness.Sampled` randomness, a
 class whose trace can be counted by score (Boolean compositions of thresholds and intervals and
-their restrictions, :mod:`dpledger.learners.trace_counting`) is never listed: the score group is
-drawn from the counts N_s and a labeling uniformly inside it — the same distribution over
-(labeling, representative), the same two random draws. Under
+their restrictions, :mod:`dpledger.learners.trace_counting`; halfspaces on [[±X]]^d, d ≤ 2, and
+their restrictions, :mod:`dpledger.learners.halfspaces.arrangement_counting`) is never listed: the
+score group is drawn from the counts N_s and a labeling uniformly inside it — the same
+distribution over labelings, the same two random draws. The representative is the listed one for
+compositions and for one free halfspace coefficient; with two free halfspace coefficients it is
+another exact rational point of the labeling's cell, a function of the labeling (line 4 allows
+"an arbitrary g"), used by CarryForwardLearner only as its internal witness. Under
 :class:`~dpledger.learners.randomness.Enumerated` (the exact auditor) the trace is always listed,
 so the audit checks the listed mechanism, and the tests check the counted one against it.
 
@@ -107,8 +111,9 @@ def labelboost_counted(concept_class: ConceptClass, x_labeled: Any, y_labeled: A
                        rng: Randomness) -> LabelBoostResult | None:
     """Algorithm 1 through the trace counted by score, never listed (None when the class has no
     counted trace, :func:`dpledger.learners.trace_counting.counted_trace`): line 5's score group by
-    :func:`exponential_mechanism_counted`, then a uniform labeling of that score. The same output
-    distribution as :func:`labelboost` with the listed trace, under any randomness."""
+    :func:`exponential_mechanism_counted`, then a uniform labeling of that score. The same
+    distribution over labelings as :func:`labelboost` with the listed trace, under any randomness
+    (and over representatives where the counted trace keeps the listed ones; see the module docstring)."""
     xs, ys, xt = _labeled_sample(concept_class, x_labeled, y_labeled, x_unlabeled)
     points, position = np.unique(np.concatenate((xs, xt), axis=0), axis=0, return_inverse=True)  # line 3
     position = position.reshape(-1)

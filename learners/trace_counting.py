@@ -25,17 +25,23 @@ whose free components are thresholds or intervals on one line:
   :meth:`CountedTrace.representative` finds that same tuple greedily, component by component,
   each candidate checked by a forward pass of the automaton. So the draw has exactly the
   distribution of the listed exponential mechanism, representative included.
+
+:func:`counted_trace` also dispatches halfspaces on [[±X]]^d and their restrictions to
+:mod:`dpledger.learners.halfspaces.arrangement_counting` (the cells of the arrangement counted by
+score); every counted trace has the interface of :class:`~dpledger.learners.score_counts.CountedTraceLike`.
 """
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from dpledger.learners.boolean.composition import LINE_PHASES, BooleanComposition
 from dpledger.learners.concept_classes import Components, ConceptClass, Restricted, Thresholds
+from dpledger.learners.halfspaces.arrangement_counting import halfspace_counted_trace
+from dpledger.learners.halfspaces.geometry import GridHalfspaces, RestrictedHalfspaces
+from dpledger.learners.score_counts import CountedTraceLike, ScoreCounts
 
 _INT64_SAFE = 2**62
 
@@ -89,19 +95,6 @@ class PhaseAutomaton:
     def component_mask(self, j: int, phases: Sequence[int]) -> int:
         """The joint phases whose free component j (0-based among the free) is in ``phases``."""
         return sum(1 << t for t, q in enumerate(self.phases) if q[j] in phases)
-
-
-@dataclass(frozen=True)
-class ScoreCounts:
-    """N_s for every score s with N_s > 0: ``scores`` increasing, ``counts`` Python ints."""
-
-    scores: list[int]
-    counts: list[int]
-
-    @property
-    def size(self) -> int:
-        """|Π_C(P)|."""
-        return sum(self.counts)
 
 
 class CountedTrace:
@@ -249,10 +242,23 @@ def _interval(search: _ComponentSearch, P: np.ndarray, domain_size: int) -> tupl
     raise ValueError("labels is not a labeling of the trace")
 
 
+def _halfspace_prefix(concept_class: ConceptClass) -> tuple[GridHalfspaces, Components] | None:
+    """(C, prefix) when ``concept_class`` is GridHalfspaces C or a restriction C(prefix) of it."""
+    if isinstance(concept_class, (Restricted, RestrictedHalfspaces)) and isinstance(concept_class.parent, GridHalfspaces):
+        return concept_class.parent, tuple(concept_class.prefix)
+    return (concept_class, ()) if isinstance(concept_class, GridHalfspaces) else None
+
+
 def counted_trace(concept_class: ConceptClass, points: np.ndarray, index: np.ndarray, labels: np.ndarray,
-                  ) -> CountedTrace | None:
+                  ) -> CountedTraceLike | None:
     """The counted trace of ``concept_class`` on the distinct points ``points`` for the labeled
-    sample (points[index], labels), or None when the class is not a line composition."""
+    sample (points[index], labels): a line composition (:class:`CountedTrace`), halfspaces on
+    [[±X]]^d (:func:`~dpledger.learners.halfspaces.arrangement_counting.halfspace_counted_trace`),
+    or None (the trace is listed)."""
+    index, labels = np.asarray(index, dtype=np.int64), np.asarray(labels, dtype=np.int64)
+    halfspaces = _halfspace_prefix(concept_class)
+    if halfspaces is not None:
+        return halfspace_counted_trace(halfspaces[0].dimension, halfspaces[1], np.asarray(points), index, labels)
     found = line_composition(concept_class)
     if found is None:
         return None
