@@ -3,10 +3,10 @@
 Prints, per whole audit on ``--workers`` local worker processes: mechanism runs per second of wall
 time, and where the CPU time went — the workers (generating runs and sending them), the caller's
 main thread (event search on split 1, estimation on split 2, buffering) and its other threads
-(receiving and unpickling the runs). Beside it, the CPU time the mechanism alone takes to generate
-the same chunks in this process (the floor no audit can beat), so that the auditor's own share is
-visible. On a shared machine wall time is inflated by other processes, CPU time much less so:
-``CPU-bound`` is the rate the measured CPU times allow on ``--workers`` idle cores,
+(receiving and unpickling the runs). Beside it, the workers' CPU time for generating the same chunks
+without sending them back (the floor no audit can beat), so that the auditor's own share — sending
+included — is visible. On a shared machine wall time is inflated by other processes, CPU time
+much less so: ``CPU-bound`` is the rate the measured CPU times allow on ``--workers`` idle cores,
 runs / max(total CPU / workers, caller main-thread CPU) — the caller's main thread is serial.
 ``--profile`` adds the caller's main-thread CPU profile (cumulative, dpledger functions).
 
@@ -49,15 +49,32 @@ class Measured:
         return self.runs / max(total / cores, self.main_cpu)
 
 
-def generation_cpu(mechanism: Laplace, inputs: tuple, samples: int) -> float:
-    """CPU seconds the mechanism takes, in this process, for the audit's chunks on both inputs."""
+@dataclass(frozen=True)
+class Discard:
+    """A chunk task whose runs are generated and dropped: the workers' CPU without sending them."""
+
+    task: ChunkTask
+
+    def __call__(self) -> None:
+        self.task()
+
+
+def generation_cpu(mechanism: Laplace, inputs: tuple, samples: int, workers: int) -> float:
+    """Worker CPU seconds of generating the audit's chunks on both inputs, sending nothing back."""
     sizes = chunk_sizes(samples)
     seeds = chunk_seeds(0, 1, len(sizes))[0]
-    started = time.process_time()
-    for side, data in enumerate(inputs):
-        for size, seed in zip(sizes, seeds[side]):
-            ChunkTask(mechanism, data, size, seed)()
-    return time.process_time() - started
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with local_processes(workers) as pool:
+        for future in [pool.submit(Discard(ChunkTask(mechanism, data, size, seed)))
+                       for side, data in enumerate(inputs) for size, seed in zip(sizes, seeds[side])]:
+            future.result()
+    return _children_cpu(children)
+
+
+def _children_cpu(before: resource.struct_rusage) -> float:
+    """CPU seconds of the child processes that exited since ``before`` was read."""
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def measure(mechanism: Laplace, pairs: list, samples: int, stages: int, workers: int,
@@ -74,9 +91,7 @@ def measure(mechanism: Laplace, pairs: list, samples: int, stages: int, workers:
             profile.disable()
         wall, process, main = (time.perf_counter() - wall, time.process_time() - process,
                                time.thread_time() - main)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    workers_cpu = (after.ru_utime - children.ru_utime) + (after.ru_stime - children.ru_stime)
-    return Measured(result.samples_total, wall, workers_cpu, main, process - main), result
+    return Measured(result.samples_total, wall, _children_cpu(children), main, process - main), result
 
 
 def main() -> None:
@@ -92,9 +107,10 @@ def main() -> None:
         a, b = (np.zeros(dimension), np.ones(dimension)) if dimension > 1 else (0.0, 1.0)
         pairs = [NeighbourPair(a, b, "0 vs 1 in every coordinate")]
         mechanism = Laplace(float(dimension))  # ε = 1 over all coordinates
-        generation = generation_cpu(mechanism, (a, b), args.samples)
-        print(f"{dimension:>3}-d generation alone (this process, the audit's chunks): {generation:.2f} CPU s "
-              f"= {2 * args.samples / generation / 1e6:.2f}·10⁶ runs/s per core", flush=True)
+        generation = generation_cpu(mechanism, (a, b), args.samples, args.workers)
+        print(f"{dimension:>3}-d generation alone (the audit's chunks on {args.workers} worker processes, "
+              f"nothing sent back): {generation:.2f} CPU s = {2 * args.samples / generation / 1e6:.2f}·10⁶ runs/s "
+              f"per core", flush=True)
         for stages in args.stages:
             for repeat in range(args.repeats):
                 profile = cProfile.Profile(time.thread_time) if args.profile else None
@@ -104,7 +120,7 @@ def main() -> None:
                     f"{dimension:>3}-d {stages} stage{'s' if stages > 1 else ' '} run {repeat + 1}: "
                     f"{measured.runs:,} runs in {measured.wall:.2f} s = "
                     f"{measured.runs / measured.wall / 1e6:.2f}·10⁶ runs/s wall on {args.workers} workers; "
-                    f"CPU s: workers {measured.workers_cpu:.2f}, caller main {measured.main_cpu:.2f}, "
+                    f"CPU s: workers {measured.workers_cpu:.2f} (sending {measured.workers_cpu - generation:.2f}), caller main {measured.main_cpu:.2f}, "
                     f"caller other threads {measured.other_cpu:.2f} (total {total:.2f}); "
                     f"CPU-bound {measured.cpu_bound_rate(args.workers) / 1e6:.2f}·10⁶ runs/s on "
                     f"{args.workers} cores (ε_lower {result.epsilon_lower:.4f}, claim 1, {result.verdict})",
