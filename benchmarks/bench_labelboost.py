@@ -6,9 +6,12 @@ neighbour pairs, for D = 6 (288,288 pairs; issue 17 target: under 10 s on 2 core
 (1,958,400 pairs; target: under 2 minutes), on 2 local processes and, with ``--dask``, on a local
 Dask cluster of 2 workers — the same certified ε on both; (2) the time of one sampled LabelBoost
 run on |S| = |T| = 1000 points for intervals on a grid of 10^6 (target: under 1 s; ≈ 2·10^6
-candidates), and (3) the exact ε and tightness of every lemma for each class at moderate sizes
+candidates), (3) halfspaces on [[±256]]² at |S| = |T| = m = 200, 500, 1000 (issue 20: d = 2 at
+m = 1,000): the time to count the trace by score, of one exact draw (score group, labeling,
+representative), and of today's listing where it still runs (m = 200; all three with
+``--listing``), and (4) the exact ε and tightness of every lemma for each class at moderate sizes
 (``--table``). Wall times depend on the machine's load, so the load average is printed beside them.
-Run: python benchmarks/bench_labelboost.py [--quick] [--dask] [--table]
+Run: python benchmarks/bench_labelboost.py [--quick] [--dask] [--table] [--listing]
 """
 from __future__ import annotations
 
@@ -19,7 +22,11 @@ import time
 import numpy as np
 from dpledger.learners.carry_forward import CarryForwardLearner
 from dpledger.learners.concept_classes import Intervals, Rectangles
-from dpledger.learners.labelboost import labelboost
+from dpledger.learners.exponential_mechanism import exponential_mechanism_counted
+from dpledger.learners.halfspaces import GridHalfspaces
+from dpledger.learners.halfspaces.geometry import restricted_trace
+from dpledger.learners.labelboost import LABELBOOST_EPSILON, labelboost
+from dpledger.learners.trace_counting import counted_trace
 from dpledger.learners.randomness import Sampled
 from dpledger.verify.audit.montecarlo.executors import dask_executor
 from dpledger.verify.paper.labelboost_audit import (
@@ -88,6 +95,34 @@ def rectangle_figures(quick: bool) -> None:
           f"test error {1 - learner.score(X_test, C.evaluate(target, X_test)):.4f}")
 
 
+def halfspace_figure(m: int, listing: bool) -> None:
+    """Algorithm 1 over halfspaces on [[±256]]², S labeled by a fixed halfspace, |S| = |T| = m."""
+    C, data = GridHalfspaces(2, 256), np.random.default_rng(m)
+    records = data.integers(-256, 257, (2 * m, 2))
+    ys = C.evaluate((1, 3, -2), records[:m]).astype(np.int64)
+    points, position = np.unique(records, axis=0, return_inverse=True)
+    position = position.reshape(-1)[:m]
+    start = time.perf_counter()
+    counted = counted_trace(C, points, position, ys)
+    table = counted.score_counts()
+    count = time.perf_counter() - start
+    start, rng = time.perf_counter(), Sampled(0)
+    group = exponential_mechanism_counted(table.scores, table.counts, LABELBOOST_EPSILON, 1, rng)
+    labeling = counted.labeling(table.scores[group], rng.integer(table.counts[group]))
+    hypothesis = counted.representative(labeling)
+    draw = time.perf_counter() - start
+    assert (C.evaluate(hypothesis, points) == labeling).all()
+    line = (f"halfspaces d = 2 on [[±256]]², m = {m}, |P| = {len(points)}: {table.size} labelings counted in "
+            f"{count:.2f} s; one exact draw (score group, labeling, representative) "
+            f"{draw:.2f} s, score {table.scores[group]}/{m}")
+    if listing:
+        start = time.perf_counter()
+        listed = restricted_trace(C, (), points)
+        listed.agreement(position, ys)
+        line += f"; listing {listed.size} labelings {time.perf_counter() - start:.1f} s"
+    print(line + f" (load average {os.getloadavg()[0]:.1f})")
+
+
 def lemma_table() -> None:
     sizes = {"thresholds": (6, 3, 3), "intervals": (6, 3, 3), "rectangles": (2, 3, 2), "halfspaces": (3, 2, 2)}
     for name, (domain, labeled, unlabeled) in sizes.items():
@@ -103,6 +138,8 @@ def lemma_table() -> None:
 
 if __name__ == "__main__":
     sampled_figure(1000)
+    for size in (200, 500, 1000):
+        halfspace_figure(size, size == 200 or "--listing" in sys.argv)
     rectangle_figures("--quick" in sys.argv)
     schedulers = ["processes", "dask"] if "--dask" in sys.argv else ["processes"]
     for scheduler in schedulers:

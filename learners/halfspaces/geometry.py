@@ -23,6 +23,10 @@ Traces, exact for d ≤ 2 (|P| distinct points):
   |P| = 400, 40 000–80 000 labelings in 4–10 s (more for grids with many collinear points,
   whose vertices carry more than two lines). All lines parallel: a 1-D trace.
 * the empty prefix: the union over w ∈ {−1, 1}.
+
+This listing is what the exact auditor (Enumerated randomness) enumerates. Sampled LabelBoost never
+calls it: :mod:`~dpledger.learners.halfspaces.arrangement_counting` counts the same labelings by
+score in O(|P|² log |P|) and draws one by rank (issue 20).
 """
 from __future__ import annotations
 
