@@ -88,13 +88,29 @@ def measure(factory: Factory, eps: float | None, seed: int, train: HalfspaceSamp
     return float(np.mean(model.predict(test.X) != test.y)), elapsed
 
 
-def run_grid(args: argparse.Namespace) -> dict[str, Any]:
-    """Every cell of the grid; with ``--json`` the file is rewritten after each dataset, so an
-    interrupted run leaves its finished cells."""
-    rows: list[dict[str, Any]] = []
+def settings(args: argparse.Namespace) -> dict[str, Any]:
+    return {"dim": args.dim, "noise": args.noise, "delta": DELTA, "test_n": args.test_n, "seeds": args.seeds}
+
+
+def kept_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """``--update``: the rows of the results file ``path`` for the datasets (marginal, noise model,
+    n) this run does not cover; its settings must be this run's."""
+    if not path.exists():
+        return []
+    old = json.loads(path.read_text())
+    for key, value in settings(args).items():
+        if old[key] != value:
+            raise ValueError(f"{path}: {key} = {old[key]} differs from this run's {value}; run without --update")
+    covered = {(m, z, n) for m in args.marginals for z in args.noise_models for n in args.n}
+    return [row for row in old["rows"] if (row["marginal"], row["noise_model"], row["n"]) not in covered]
+
+
+def run_grid(args: argparse.Namespace, kept: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every cell of the grid after the ``kept`` rows; with ``--json`` the file is rewritten after
+    each dataset, so an interrupted run leaves its finished cells (and the kept ones)."""
+    rows: list[dict[str, Any]] = list(kept)
     missing: dict[str, str] = {}
-    results = {"dim": args.dim, "noise": args.noise, "delta": DELTA, "test_n": args.test_n, "seeds": args.seeds,
-               "missing": missing, "rows": rows}
+    results = {**settings(args), "missing": missing, "rows": rows}
     for marginal in args.marginals:
         for noise_model in args.noise_models:
             for n in args.n:
@@ -134,8 +150,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noise-models", nargs="+", choices=NOISE_MODELS, default=list(NOISE_MODELS))
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--json", type=Path, help="write the raw results here (the report reads them)")
+    parser.add_argument("--update", action="store_true",
+                        help="keep the --json file's rows for the datasets (marginal, noise model, n) not run here")
     args = parser.parse_args(argv)
-    results = run_grid(args)
+    if args.update and args.json is None:
+        parser.error("--update needs --json")
+    try:
+        kept = kept_rows(args.json, args) if args.update else []
+    except (ValueError, KeyError, json.JSONDecodeError) as error:
+        print(f"bench_agnostic: cannot update {args.json}: {error}", file=sys.stderr)
+        return 2
+    results = run_grid(args, kept)
     from dpledger.verify.reports.agnostic_benchmark import summary_lines
     print("\n".join(summary_lines(results)))
     return 0

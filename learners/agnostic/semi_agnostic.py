@@ -69,7 +69,7 @@ from scipy.special import ndtri
 from dpledger.accountant.events import DiscreteGaussian, DiscreteLaplace, Event, ParallelComposition
 from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
 from dpledger.learners.agnostic.blocks import equal_blocks, partition
-from dpledger.learners.calibration.agnostic_noise import certified_ratio, laplace_scale, sigma_for
+from dpledger.learners.calibration.agnostic_noise import certified_ratio, check_privacy, laplace_scale, sigma_for
 from dpledger.learners.noise import gaussian_noise, laplace_noise
 from dpledger.learners.agnostic.hermite import clip_rows
 from dpledger.learners.agnostic.selection import Selection, grid_text, select, threshold_errors
@@ -243,22 +243,17 @@ class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
 
     def _fit(self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None) -> Event | None:
         n, dim = X.shape
-        guesses = check_int(self.n_guesses, "n_guesses", 1, 30)
+        guesses, steps = self.schedule_ = self.planned_schedule(n, dim)
         first = check_real(self.first_guess, "first_guess", 0.0, 1.0)
-        steps = check_int(self.steps, "steps", 1, 10_000)
         fraction = check_real(self.validation_fraction, "validation_fraction", 0.0, 0.9)
         radius = check_real(self.clip_radius, "clip_radius", 0.0, 1e12, optional=True)
         n_thresholds = check_int(self.n_thresholds, "n_thresholds", 1, 10_000)
         tau = check_real(self.threshold_range, "threshold_range", 0.0, 100.0)
         if self.threshold not in THRESHOLD_ESTIMATORS:
             raise ValueError(f"threshold must be one of {THRESHOLD_ESTIMATORS}, got {self.threshold!r}")
-        max_noise = check_real(self.max_step_noise, "max_step_noise", 0.0, 1e6, optional=True)
         self.clip_radius_ = default_clip_radius(n, dim) if radius is None else radius
         self.thresholds_ = np.linspace(-tau, tau, n_thresholds)
         n_val = max(1, int(fraction * n))
-        guesses, steps = self.schedule_ = block_schedule(
-            n - n_val, dim, guesses=guesses, steps=steps, radius=self.clip_radius_, first_guess=first, privacy=privacy,
-            max_step_noise=max_noise)
         per_run = equal_blocks(n - n_val, guesses, steps + 2, "n")
         b = equal_blocks(per_run, steps + 2, 1, "n")
         rng = self._sampler()
@@ -284,6 +279,19 @@ class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
         if privacy is None:
             return None
         return ParallelComposition(children=(*[r.event for r in runs], em_event))
+
+    def planned_schedule(self, n: int, dim: int) -> tuple[int, int]:
+        """The block schedule (J, T) that ``fit`` takes on n records in d dimensions: a function of
+        n, d, ε, δ and the parameters only (module doc)."""
+        check_int(n, "n", 2)
+        check_int(dim, "dim", 1)
+        fraction = check_real(self.validation_fraction, "validation_fraction", 0.0, 0.9)
+        radius = check_real(self.clip_radius, "clip_radius", 0.0, 1e12, optional=True)
+        return block_schedule(
+            n - max(1, int(fraction * n)), dim, guesses=check_int(self.n_guesses, "n_guesses", 1, 30),
+            steps=check_int(self.steps, "steps", 1, 10_000), radius=default_clip_radius(n, dim) if radius is None else radius,
+            first_guess=check_real(self.first_guess, "first_guess", 0.0, 1.0), privacy=check_privacy(self.epsilon, self.delta),
+            max_step_noise=check_real(self.max_step_noise, "max_step_noise", 0.0, 1e6, optional=True))
 
     def _selections(self, runs: list[RunResult], run: int, iterate: int, threshold: int, *, private: bool) -> list[Selection]:
         steps = []
