@@ -44,7 +44,7 @@ from dpledger.accountant.events import (Event, ExponentialMechanism, LabelBoostC
 from dpledger.learners.concept_classes import Components, ConceptClass, Trace
 from dpledger.learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_counted
 from dpledger.learners.randomness import Number, Randomness, Sampled
-from dpledger.learners.trace_counting import counted_trace
+from dpledger.learners.trace_counting import best_agreement, counted_trace
 
 LABELBOOST_EPSILON = 1
 """The privacy parameter of the exponential mechanism in Algorithm 1 line 5."""
@@ -175,11 +175,8 @@ def labelboost_then(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any,
 
 def realizable(concept_class: ConceptClass, X: Any, y: Any) -> bool:
     """Whether the labeled sample (X, y) is C-realizable (Definition 3.6)."""
-    points, position = np.unique(concept_class.points(X), axis=0, return_inverse=True)
     labels = np.asarray(y, dtype=np.int64).reshape(-1)
-    if len(labels) == 0:
-        return True
-    return int(concept_class.trace(points).agreement(position.reshape(-1), labels).max()) == len(labels)
+    return len(labels) == 0 or best_agreement(concept_class, X, labels) == len(labels)
 
 
 def realizable_randomized_response(concept_class: ConceptClass, epsilon: Number) -> Continuation:

@@ -165,8 +165,8 @@ class PlaneCells:
         for part in vertex_parts:
             for store, values in zip((lines, partners, scores, hashes), part):
                 store.append(values)
-        self.cell_line = np.concatenate(lines).astype(np.int64)
-        self.cell_partner = np.concatenate(partners).astype(np.int64)
+        self.cell_line = np.concatenate(lines).astype(np.int32)
+        self.cell_partner = np.concatenate(partners).astype(np.int32)
         self.cell_score = np.concatenate(scores).astype(np.int64)
         self.cell_hash = np.concatenate(hashes).astype(np.int64)
         self.histogram = np.bincount(self.cell_score, minlength=self.total + 1)
