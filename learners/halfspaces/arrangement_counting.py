@@ -86,6 +86,11 @@ class _Chunk:
 _FAR = np.iinfo(np.int64).max
 
 
+def record_counts(size: int, index: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(n_0, n_1): the labeled records with label 0 / 1 at each of ``size`` points (q(S, g) = Σ_j n_{g_j})."""
+    return tuple(np.bincount(index[labels == b], minlength=size) for b in (0, 1))
+
+
 class PlaneCells:
     """The cells of the arrangement {a : ⟨a, x_j⟩ = 1} of the points ``P`` (n × 2 integers,
     distinct), scored by n0/n1 (records labeled 0/1 at each point); see the module docstring."""
@@ -143,8 +148,8 @@ class PlaneCells:
             order = np.argsort(chunk.key, axis=1, kind="stable")
             key = np.take_along_axis(chunk.key, order, axis=1)
             sign = np.sign(np.take_along_axis(chunk.dot, order, axis=1))
-            dk = self.d[order]
-            cw = (self.d[J, 0][:, None] * dk[..., 1] - self.d[J, 1][:, None] * dk[..., 0]) < 0
+            turn = np.multiply.outer(self.d[J, 0], self.d[:, 1]) - np.multiply.outer(self.d[J, 1], self.d[:, 0])
+            cw = np.take_along_axis(turn < 0, order, axis=1)  # cross(d_j, d_k) < 0: d_k clockwise of d_j
             valid = key != _FAR
             row, _ = np.nonzero(valid)
             k, key, sign, cw = order[valid], key[valid], sign[valid], cw[valid]
@@ -277,7 +282,7 @@ class PlaneTrace:
     ``signs`` = (w,) for the prefix (w,), (−1, 1) for the class itself (see the module docstring)."""
 
     def __init__(self, P: np.ndarray, index: np.ndarray, labels: np.ndarray, signs: tuple[int, ...]) -> None:
-        n0, n1 = (np.bincount(index[labels == b], minlength=len(P)) for b in (0, 1))
+        n0, n1 = record_counts(len(P), index, labels)
         self.signs, self.total = signs, len(labels)
         self.cells = PlaneCells(P, n0, n1)
         self.union = len(signs) == 2
@@ -363,7 +368,7 @@ class LineCells:
         self.prefix = tuple(prefix)
         system = coordinate_constraints(P, np.ones(len(P), dtype=np.int64), self.prefix)
         alpha, gamma = system.alpha.tolist(), system.gamma.tolist()
-        n0, n1 = (np.bincount(index[labels == b], minlength=len(P)) for b in (0, 1))
+        n0, n1 = record_counts(len(P), index, labels)
         ends = [Fraction(-g, a) if a else None for a, g in zip(alpha, gamma)]
         self.breakpoints = sorted({e for e in ends if e is not None})
         position = {e: i for i, e in enumerate(self.breakpoints)}

@@ -14,7 +14,7 @@ from scipy import stats
 import dpledger.learners.halfspaces.geometry as geometry
 from dpledger.learners.completion_scores import restrict
 from dpledger.learners.halfspaces import GridHalfspaces
-from dpledger.learners.halfspaces.arrangement_counting import PlaneCells, PlaneTrace, central_labelings
+from dpledger.learners.halfspaces.arrangement_counting import PlaneCells, PlaneTrace, central_labelings, record_counts
 from dpledger.learners.labelboost import labelboost, labelboost_counted
 from dpledger.learners.randomness import Sampled, enumerate_outputs
 from dpledger.learners.trace_counting import best_agreement, counted_trace
@@ -108,8 +108,7 @@ def test_representative_realizes_its_labeling_and_depends_on_it_alone(sample):
 @given(grid_samples(max_points=10))
 def test_locating_a_cell_from_its_labels_finds_the_enumerated_cell(sample):
     C, P, index, labels = sample
-    n0, n1 = (np.bincount(index[labels == b], minlength=len(P)) for b in (0, 1))
-    cells = PlaneCells(P, n0, n1)
+    cells = PlaneCells(P, *record_counts(len(P), index, labels))
     for i in range(len(cells.cell_score)):
         name = cells.cell(i)
         labeling = cells.cell_labels(*name)
