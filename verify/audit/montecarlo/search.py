@@ -20,8 +20,9 @@ whose split-1 counts give the largest ε lower bound (Wilson-score approximation
 * ``distinguisher`` — intervals of a learned score over the whole output vector
   (:func:`fit_distinguisher`, :class:`~dpledger.verify.audit.montecarlo.events.LearnedScore`)
   for continuous, integer and binary vectors: the score is fitted on split 1 and its
-  thresholds are chosen on split 1 too; ``count`` — intervals of the number of coordinates
-  above their split-1 centre.
+  thresholds are chosen on split 1 too; ``count`` — threshold events of the number of
+  coordinates above their split-1 centre, chosen on a fitted model of that count
+  (:func:`tilted_count_model`).
 
 For an (ε, δ) claim with δ > 0, every family also offers the event of largest δ lower bound at
 the claimed ε (``p_lo − e^ε q_hi``, Wilson bounds; family name suffixed ``δ``): the event that
@@ -34,7 +35,9 @@ are fitted on the first half and thresholded on the second. Both the choice and 
 the Wilson bound the split-1 frequencies would give on the runs split 2 will estimate them on
 (:class:`Objective`, ``target``; frequencies shrunk by one standard error first): the bound the
 audit can expect, not the bound of a smaller sample, which would favour frequent events over the
-rare ones that certify most.
+rare ones that certify most. The ``count`` family is the exception: its threshold is chosen and
+scored on a model fitted on all of split 1 with one parameter, shrunk by its standard error
+(raw tail frequencies of a count over many weak coordinates are mostly noise on split 1, issue 18).
 
 Only split 1 is looked at here, so nothing in this module needs a multiplicity correction — however
 many families, coordinates and events it compares; the audit corrects for the candidates it then
@@ -149,14 +152,17 @@ class Objective:
     claim: float | None
     target: tuple[int, int] | None
 
-    def project(self, counts: tuple[np.ndarray, int, np.ndarray, int], forward: bool) -> tuple:
+    def project(self, counts: tuple[np.ndarray, int, np.ndarray, int], forward: bool, shrink: bool = True) -> tuple:
         """``(k_p, n_p, k_q, n_q)`` rescaled to the target runs: the counts expected there, the
         frequencies first shrunk by one standard error (Wilson bounds at z = 1: p down, q up), so
-        that a handful of split-1 hits — or none — is not taken for a precise frequency."""
+        that a handful of split-1 hits — or none — is not taken for a precise frequency
+        (``shrink=False``: expected counts of a fitted model, whose caution lies in the fit)."""
         if self.target is None:
             return counts
         k_p, n_p, k_q, n_q = counts
         t_p, t_q = self.target if forward else self.target[::-1]
+        if not shrink:
+            return k_p / n_p * t_p, t_p, k_q / n_q * t_q, t_q
         p_low, _ = wilson_bounds(k_p, n_p, 1.0)
         _, q_high = wilson_bounds(k_q, n_q, 1.0)
         return p_low * t_p, t_p, q_high * t_q, t_q
@@ -165,13 +171,13 @@ class Objective:
 def _best_cells(
     chosen_on: tuple[np.ndarray, int, np.ndarray, int],
     scored_on: tuple[np.ndarray, int, np.ndarray, int],
-    objective: Objective, forward: bool, valid: np.ndarray | None = None,
+    objective: Objective, forward: bool, valid: np.ndarray | None = None, shrink: bool = True,
 ) -> list[tuple[int, float, str]]:
     """``(flat index, score, family suffix)`` of the ε-best cell of ``chosen_on`` (counts
     ``k_p, n_p, k_q, n_q``) and, with a claim, of its δ-best cell at the claimed ε if it differs;
     each scored by its ε bound on ``scored_on`` (cells scoring −∞ there are left out). Counts are
-    projected onto the objective's target runs first."""
-    chosen_on, scored_on = objective.project(chosen_on, forward), objective.project(scored_on, forward)
+    projected onto the objective's target runs first (``shrink``: see :meth:`Objective.project`)."""
+    chosen_on, scored_on = (objective.project(counts, forward, shrink) for counts in (chosen_on, scored_on))
     by_epsilon = epsilon_lower_search(*chosen_on, objective.delta, objective.z)
     if valid is not None:
         by_epsilon = np.where(valid, by_epsilon, -np.inf)
@@ -205,8 +211,59 @@ def _distinguisher_candidates(
         results.append(_interval_candidates(score, rest_a, rest_b, pair_index, family, objective))
     head = np.concatenate([a[: min(fit_a, DISTINGUISHER_ROWS)], b[: min(fit_b, DISTINGUISHER_ROWS)]])
     centre = np.asarray(head, dtype=float).reshape(len(head), -1).mean(axis=0)
-    results.append(_interval_candidates(CountAbove(centre), a, b, pair_index, "count", objective))
+    results.append(_count_candidates(CountAbove(centre), a, b, pair_index, objective))
     return results
+
+
+def _count_candidates(
+    count: CountAbove, a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
+) -> SearchResult:
+    """Per direction the best threshold event ``count ≥ k`` (or ``≤ k``) of the number of
+    coordinates above their centre, chosen and scored on a smoothed model of the count's
+    distributions fitted on all of split 1 (:func:`tilted_count_model`), not on raw frequencies:
+    when every coordinate carries a tiny part of the privacy loss (parallel composition), raw
+    tail frequencies on split 1 are mostly noise, while the model pools every run and every
+    coordinate into one fitted number."""
+    values_a, values_b = count(a), count(b)
+    if min(len(values_a), len(values_b)) == 0:
+        return SearchResult([], 0)
+    coordinates = len(count.centre)
+    model_a, model_b = tilted_count_model(values_a, values_b, coordinates)
+    # Tail probabilities of {count ≥ k} for k = 1 … d ("up") and of {count ≤ k} for k = 0 … d − 1 ("down"),
+    # as expected hit counts on the split-1 runs.
+    up = [np.cumsum(model[::-1])[::-1][1:] for model in (model_a, model_b)]
+    down = [np.cumsum(model)[:-1] for model in (model_a, model_b)]
+    runs = (len(values_a), len(values_b))
+    out = []
+    for forward in (True, False):
+        p, q = (0, 1) if forward else (1, 0)
+        for tails, event_of in ((up, lambda k: IntervalEvent(k + 0.5, math.inf, count)),
+                                (down, lambda k: IntervalEvent(-math.inf, k, count))):
+            counts = (tails[p] * runs[p], runs[p], tails[q] * runs[q], runs[q])
+            for index, score, suffix in _best_cells(counts, counts, objective, forward, shrink=False):
+                out.append(Candidate(pair_index, forward, event_of(index), "count" + suffix, score))
+    return SearchResult(out, 4 * coordinates)
+
+
+def tilted_count_model(values_a: np.ndarray, values_b: np.ndarray, coordinates: int) -> tuple[np.ndarray, np.ndarray]:
+    """Smoothed distributions of a count ``C ∈ {0, …, d}`` on a and on b: the pooled frequencies
+    ``P₀`` tilted by ``e^{∓λk/2}`` (an exponential family in k, so that the likelihood ratio
+    ``P_b(k)/P_a(k) ∝ e^{λk}`` is monotone, as it is exactly for a binomial count), with
+    ``λ = Δ / Var₀(C)`` from the difference of the means ``Δ`` shrunk towards 0 by one standard
+    error — the first-order fit of the tilt, cautious about a difference that could be noise."""
+    k = np.arange(coordinates + 1)
+    frequencies = [np.bincount(values.astype(np.int64), minlength=coordinates + 1) / len(values)
+                   for values in (values_a, values_b)]
+    pooled = (frequencies[0] + frequencies[1]) / 2
+    variance = float(pooled @ k**2 - (pooled @ k) ** 2)
+    difference = float(values_b.mean() - values_a.mean())
+    error = math.sqrt(values_a.var() / len(values_a) + values_b.var() / len(values_b))
+    tilt = math.copysign(max(abs(difference) - error, 0.0), difference) / variance if variance > 0 else 0.0
+    models = []
+    for sign in (-1.0, 1.0):
+        weights = pooled * np.exp(sign * tilt * (k - pooled @ k) / 2)
+        models.append(weights / weights.sum())
+    return models[0], models[1]
 
 
 def _vector_lattice_candidates(
