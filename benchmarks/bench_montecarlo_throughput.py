@@ -12,7 +12,7 @@ runs / max(total CPU / workers, caller main-thread CPU) — the caller's main th
 
 Targets (issue 18): ≥ 5·10⁶ runs/s for scalars, ≥ 2·10⁶ runs/s for 20-d outputs, on 2 cores.
 Usage: python benchmarks/bench_montecarlo_throughput.py [--samples N] [--dimensions 1 20] [--workers W]
-       [--stages 4 1] [--repeats R] [--profile]
+       [--stages 4 1] [--repeats R] [--seed S] [--profile]
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def _children_cpu(before: resource.struct_rusage) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure(mechanism: Laplace, pairs: list, samples: int, stages: int, workers: int,
+def measure(mechanism: Laplace, pairs: list, samples: int, stages: int, workers: int, seed: int,
             profile: cProfile.Profile | None) -> tuple[Measured, object]:
     """One audit on a fresh pool (its workers' CPU is read once they have exited)."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -86,7 +86,7 @@ def measure(mechanism: Laplace, pairs: list, samples: int, stages: int, workers:
         wall, process, main = time.perf_counter(), time.process_time(), time.thread_time()
         if profile:
             profile.enable()
-        result = audit(mechanism, pairs, 1.0, samples=samples, stages=stages, executor=pool)
+        result = audit(mechanism, pairs, 1.0, samples=samples, stages=stages, executor=pool, seed=seed)
         if profile:
             profile.disable()
         wall, process, main = (time.perf_counter() - wall, time.process_time() - process,
@@ -101,6 +101,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="worker processes = cores assumed")
     parser.add_argument("--stages", type=int, nargs="+", default=[4, 1])
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0, help="the audits' seed")
     parser.add_argument("--profile", action="store_true", help="profile the caller's main thread")
     args = parser.parse_args()
     for dimension in args.dimensions:
@@ -114,7 +115,8 @@ def main() -> None:
         for stages in args.stages:
             for repeat in range(args.repeats):
                 profile = cProfile.Profile(time.thread_time) if args.profile else None
-                measured, result = measure(mechanism, pairs, args.samples, stages, args.workers, profile)
+                measured, result = measure(mechanism, pairs, args.samples, stages, args.workers, args.seed,
+                                            profile)
                 total = measured.workers_cpu + measured.main_cpu + measured.other_cpu
                 print(
                     f"{dimension:>3}-d {stages} stage{'s' if stages > 1 else ' '} run {repeat + 1}: "

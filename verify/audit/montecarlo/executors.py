@@ -83,45 +83,7 @@ class ChunkTask:
 
     def __call__(self) -> np.ndarray:
         with seeded_globals(self.seed):
-            outputs = run_mechanism(self.mechanism, self.data, self.n_samples, np.random.default_rng(self.seed))
-        return outputs.view(CompactRuns) if outputs.dtype == np.float64 else outputs
-
-
-PROBE_RUNS = 64
-"""Runs of a chunk checked first for an exact float32 form, so that a chunk that has none is
-shipped without converting all of it."""
-
-
-class CompactRuns(np.ndarray):
-    """A chunk's float64 runs that travel as float32 when every value is a float32 exactly.
-
-    Pickled — to a worker's caller, by a process pool or any executor that pickles results — the
-    runs become float32 (half the bytes through the pipe) when converting each value to float32 and
-    back gives the same float64, bit for bit; unpickling widens them back to a plain float64 array.
-    The caller thus receives exactly the float64 values the mechanism returned (the float-artefact
-    events, which read their low bits, see the same bits); a chunk with any value that is not a
-    float32 — naive float noise — travels as float64. Outputs snapped to a grid (the catalog's
-    2⁻¹⁰, below 2¹⁴ in magnitude) are float32 values. Within one process nothing is converted.
-    """
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        plain = self.view(np.ndarray)
-        narrow = exact_float32(plain)
-        return plain.__reduce_ex__(protocol) if narrow is None else (widen, (narrow,))
-
-
-def exact_float32(values: np.ndarray) -> np.ndarray | None:
-    """``values`` (float64) as float32 when that conversion is exact for every value, else None."""
-    head = values[:PROBE_RUNS]
-    if not np.array_equal(head.astype(np.float32), head):
-        return None
-    narrow = values.astype(np.float32)
-    return narrow if np.array_equal(narrow, values) else None
-
-
-def widen(narrow: np.ndarray) -> np.ndarray:
-    """float32 runs back to float64 (exact)."""
-    return narrow.astype(np.float64)
+            return run_mechanism(self.mechanism, self.data, self.n_samples, np.random.default_rng(self.seed))
 
 
 class InProcessExecutor(Executor):
