@@ -1,0 +1,583 @@
+"""Halfspaces in d = 3: the trace Π_C(P) counted by score and drawn by rank, never listed
+(issue 20; seed 000, Algorithm 1 line 5 and Appendix C).
+
+C = {x ↦ 1[⟨a, x⟩ ≥ w] : w ∈ {−1, 1}, a ∈ Q³} on distinct integer points P ⊂ [[±256]]³. Exact:
+integer arithmetic (int64 where bounded below 2^62, Python ints and Fractions otherwise); no
+float decides anything (floats only pre-sort keys whose ties are settled exactly).
+
+**Cells.** For fixed w ≠ 0 the labelings are the cells of the arrangement A_w of the planes
+{a : ⟨a, x_j⟩ = w} (x_j ≠ 0; x_j = 0 has the constant label [0 ≥ w]): a point on planes J can step
+along a·sign(w), which raises every ⟨·, x_j⟩ − w, j ∈ J, and changes nothing else, so every face's
+≥-labeling is a cell's; distinct cells are separated by a plane (distinct points give distinct
+planes). T_{−1} = {1 − g : g ∈ T_1} (b = −a). Only A := A_1 is built.
+
+**Each cell once.** The height h(a) = ⟨c, a⟩, c = (1, K, K²) with K = 4X² + 1 (X = max |x|), is
+generic: ⟨c, y⟩ ≠ 0 for every non-zero integer y with |y| ≤ 2X² (its sign is that of the last
+non-zero coordinate of y: :func:`_lexsign`), so no line of A (direction x_i × x_j) and no plane is
+level. A cell either
+
+1. has a lowest point, a vertex v of A (a 1- or 2-dimensional lowest face would be level); the
+   cells with lowest vertex v are the cells σ of the local central arrangement {⟨u, x_l⟩ = 0},
+   l ∈ I(v), whose closed cone is h-positive. Three planes (the general case): exactly one, the
+   octant σ_l = sign(det)·sign⟨c, x_m × x_n⟩ (c ∈ int cone{σ_l x_l}). More planes: every local cell
+   is found next to one of its extreme rays ±r (r a local line, the planes J_r through it) by the
+   slightly rotated critical directions ±(r × x_l) ± x_l/K₂, and kept when each ray ±r in its
+   closure is h-positive (:func:`_local_cells`); there are S − k + 1 of them (k planes, S = Σ over
+   local lines of (#planes − 1), Zaslavsky);
+2. or is unbounded below: it meets the plane H = {h = −T} (T below every vertex) in one cell of the
+   line arrangement A ∩ H, with coordinates (α, β) ↦ (−T + Kα + K²β, −α, −β) and lines
+   ⟨(α, β), n_l⟩ = 1 + T x_l1, n_l = (K x_l1 − x_l2, K² x_l1 − x_l3). With c₂ = (1, M) (M ≥ 0 the
+   first with no n_l ∥ c₂) a cell of A ∩ H
+   a. has a c₂-lowest vertex: the point where a line L of A (planes J_L) crosses H — the sectors
+      between consecutive upward rays of the lines n_l, l ∈ J_L (|J_L| − 1 of them; for two planes
+      σ_i = ε·sign τ_j, σ_j = −ε·sign τ_i with τ_l = det(c₂, n_l), ε = sign det(n_i, n_j) =
+      sign⟨c, x_i × x_j⟩); every other plane has there its sign at the lower end of L;
+   b. or is unbounded below in H: an interval of the line {c₂·(α, β) = −T₂} of H, T₂ below every
+      vertex of A ∩ H, between consecutive crossings (all distinct): |lines| + 1 intervals.
+
+**Scores** q(S, g) = Σ_j n_{g_j}(x_j) and a linear 64-bit hash Σ_j g_j R_j (for membership only;
+every hit is verified exactly) are prefix sums along each line of A: on the line of planes i < j
+the other planes' crossings are sorted (float keys −F/G of exact integers, correctly rounded so
+monotone; equal keys compared exactly by cross-multiplication; a row with an unresolved
+collision goes to the exact path) and a vertex of exactly three planes gets its score in O(1).
+Vertices of more planes, lines of more than two planes and collision rows take the exact slow
+path. Vertex v is built on the line of the two smallest planes through it; line L on the row of
+its two smallest planes. O(|P|³) integer work in chunks; |T_1| ≈ |P|³/6.
+
+**Union over w** (no prefix): Π_C(P) = T_{−1} ∪ T_1; g ∈ T_1 ∩ T_{−1} iff g and 1 − g are both in
+T_1 (then u = a + b for a realizing g at w = 1 and b realizing it at w = −1 separates strictly: the
+central arrangement's cells; none when 0 ∈ P). Those cells of T_1 are marked through the hash and
+verified exactly. Ranks of score s: first T_{−1}'s (complements of T_1 of score |S| − s), then the
+cells of T_1 of score s outside T_{−1} — the ordering of :mod:`~dpledger.learners.halfspaces.
+arrangement_counting` (d ≤ 2).
+
+**Representatives**: an exact rational point strictly inside the cell, found from the labeling
+alone (hash lookup, verified): w = −1 when the labeling is in T_{−1}. Vertex cells v + u/K'
+(u into the local cell), line cells a point far down the line plus such a step, far cells a point
+of H ∩ {c₂·(α, β) = −T₂} (large integers). Not the listed trace's choice (d = 3 has no listing);
+each is checked by evaluating the halfspace exactly.
+"""
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from dpledger.learners.concept_classes import Components
+from dpledger.learners.score_counts import ScoreCounts
+
+GRID_BOUND = 256
+"""Largest |coordinate|: keeps every sweep quantity below 2^47 (int64 and float-exact)."""
+
+_CELLS = 1 << 19
+"""Entries of a chunk's rows × |P| matrices."""
+
+_HASH_SEED = 3
+_OTHER = np.array([[1, 2], [0, 2], [0, 1]])
+
+
+def _lexsign(y: np.ndarray) -> np.ndarray:
+    """sign⟨c, y⟩ for c = (1, K, K²), K > 2·max|y| + 1: the sign of y's last non-zero coordinate."""
+    y = np.asarray(y)
+    return np.where(y[..., 2] != 0, np.sign(y[..., 2]), np.where(y[..., 1] != 0, np.sign(y[..., 1]), np.sign(y[..., 0])))
+
+
+def _local_cells(XI: np.ndarray) -> tuple[list[tuple[np.ndarray, tuple[int, ...]]], np.ndarray]:
+    """The cells of the central arrangement {⟨u, x_l⟩ = 0} (rows x_l of XI, rank 3, distinct
+    planes) whose closed cone is h-positive, each as (signs σ_l, recipe of an inside direction
+    for :func:`_local_direction`), and the local lines r (module docstring, case 1)."""
+    k = len(XI)
+    a, b = np.triu_indices(k, 1)
+    R = np.cross(XI[a], XI[b])
+    R //= np.gcd.reduce(np.abs(R), axis=1)[:, None]
+    R *= _lexsign(R)[:, None]
+    rays = np.unique(R, axis=0)
+    dots = rays @ XI.T  # (lines, k)
+    found: dict[bytes, tuple[np.ndarray, tuple[int, ...]]] = {}
+    for line, r in enumerate(rays):
+        J = np.flatnonzero(dots[line] == 0)
+        outside = np.sign(dots[line])
+        turn = np.sign(np.cross(r, XI[J]) @ XI.T)  # sign⟨r × x_l, x_m⟩, l ∈ J
+        for s in (1, -1):
+            for pos, l in enumerate(J):
+                for s2 in (1, -1):
+                    for t in (1, -1):
+                        sigma = s * outside
+                        sigma[J] = s2 * turn[pos, J]
+                        sigma[l] = t
+                        found.setdefault(sigma.astype(np.int8).tobytes(), (sigma, (line, s, int(l), s2, t)))
+    cells = list(found.values())
+    signs = np.array([sigma for sigma, _ in cells])
+    both = np.concatenate([rays, -rays])
+    inside = np.all(signs[:, None, :] * (both @ XI.T)[None, :, :] >= 0, axis=2)  # ray in the cell's closure
+    positive = np.all(~inside | (_lexsign(both) > 0)[None, :], axis=1)
+    return [(cells[c][0], (*cells[c][1],)) for c in np.flatnonzero(positive)], rays
+
+
+def _local_direction(XI: np.ndarray, rays: np.ndarray, recipe: tuple[int, ...]) -> list[int]:
+    """u = K₁·s·r + K₂·s₂·(r × x_l) + t·x_l, strictly inside the local cell of ``recipe``."""
+    line, s, l, s2, t = recipe
+    X = [[int(v) for v in x] for x in XI.tolist()]
+    r = [int(v) for v in rays[line]]
+    J = [m for m in range(len(X)) if sum(p * q for p, q in zip(r, X[m])) == 0]
+    K2 = max(abs(sum(p * q for p, q in zip(X[l], X[m]))) for m in J) + 1
+    rx = [r[1] * X[l][2] - r[2] * X[l][1], r[2] * X[l][0] - r[0] * X[l][2], r[0] * X[l][1] - r[1] * X[l][0]]
+    omega = [K2 * s2 * p + t * q for p, q in zip(rx, X[l])]
+    K1 = max(abs(sum(p * q for p, q in zip(omega, x))) for x in X) + 1
+    return [K1 * s * p + q for p, q in zip(r, omega)]
+
+
+class UpperCells:
+    """The cells T_1 of A = {a : ⟨a, x_j⟩ = 1} for the distinct points ``P`` (n × 3 integers),
+    scored by n0/n1 (records labeled 0/1 at each point), each once (module docstring)."""
+
+    def __init__(self, P: np.ndarray, n0: np.ndarray, n1: np.ndarray) -> None:
+        self.P = np.asarray(P, dtype=np.int64).reshape(-1, 3)
+        self.n = len(self.P)
+        self.planes = np.flatnonzero(np.any(self.P != 0, axis=1))
+        self.X = self.P[self.planes]
+        self.m = len(self.planes)
+        bound = max(int(np.abs(self.P).max()) if self.n else 1, 1)
+        self.K = 4 * bound * bound + 1
+        self.T = (1 + self.K + self.K**2) * 6 * bound * bound + 1
+        self.M = next(M for M in range(self.m + 1) if not np.any(self.X @ self._psi(M) == 0))
+        self.tau = self.X @ self._psi(self.M)  # det(c₂, n_l)
+        self.floor = int(np.asarray(n0).sum())  # score of the all-zero labeling
+        self.gain = (np.asarray(n1, dtype=np.int64) - np.asarray(n0, dtype=np.int64))[self.planes]
+        weights = np.random.default_rng(_HASH_SEED).integers(0, 2**63, self.n, dtype=np.int64).astype(np.uint64)
+        self.weights = weights * np.uint64(2) + np.uint64(1)
+        self.hw = self.weights[self.planes]
+        self._simple: list[np.ndarray] = []  # (i, j, k, score, hash) per chunk
+        self._lines_found: list[np.ndarray] = []  # (i, j, score, hash) per chunk
+        self._rows: list[np.ndarray] = []  # explicit labelings (packed) of the other cells
+        self._recipes: list[tuple] = []
+        self._escore: list[int] = []
+        self._ehash: list[int] = []
+        pairs = np.stack(np.triu_indices(self.m, 1), axis=1)
+        pairs = pairs[np.any(np.cross(self.X[pairs[:, 0]], self.X[pairs[:, 1]]) != 0, axis=1)]
+        step = max(1, _CELLS // max(self.m, 1))
+        for start in range(0, len(pairs), step):
+            self._sweep(pairs[start:start + step, 0], pairs[start:start + step, 1])
+        self._far()
+        self._finish()
+
+    def _psi(self, M: int) -> np.ndarray:
+        """ψ with ⟨ψ, x⟩ = det(c₂, n(x)) for c₂ = (1, M)."""
+        return np.array([self.K * self.K - M * self.K, M, -1], dtype=np.int64)
+
+    # -- storage -----------------------------------------------------------------------------
+
+    def _explicit(self, labels: np.ndarray, recipe: tuple) -> None:
+        """Record a cell by its labels over the planes (0/1) and how to rebuild a point in it."""
+        self._rows.append(np.packbits(self._full(labels)))
+        self._recipes.append(recipe)
+        self._escore.append(self.floor + int(labels @ self.gain))
+        self._ehash.append(int(np.sum(self.hw[labels.astype(bool)], dtype=np.uint64)))
+
+    def _full(self, labels: np.ndarray) -> np.ndarray:
+        full = np.zeros(self.n, dtype=np.int8)
+        full[self.planes] = labels
+        return full
+
+    # -- the sweep over lines --------------------------------------------------------------
+
+    def _lines(self, I: np.ndarray, J: np.ndarray) -> tuple[np.ndarray, ...]:
+        """For the lines of planes i < j: d = x_i × x_j, a point num/den on it (den > 0) and, per
+        plane l, F = den·(⟨p, x_l⟩ − 1), G = ⟨d, x_l⟩: at p + (s/den)·d, den·f_l = F + s·G."""
+        xi, xj = self.X[I], self.X[J]
+        d = np.cross(xi, xj)
+        r = np.arange(len(I))
+        star = np.abs(d).argmax(axis=1)
+        a, b = _OTHER[star, 0], _OTHER[star, 1]
+        den = xi[r, a] * xj[r, b] - xi[r, b] * xj[r, a]
+        num = np.zeros((len(I), 3), dtype=np.int64)
+        num[r, a] = xj[r, b] - xi[r, b]
+        num[r, b] = xi[r, a] - xj[r, a]
+        flip = np.sign(den)
+        den, num = den * flip, num * flip[:, None]
+        return d, num, den, num @ self.X.T - den[:, None], d @ self.X.T
+
+    def _sweep(self, I: np.ndarray, J: np.ndarray) -> None:
+        d, num, den, F, G = self._lines(I, J)
+        cols = np.arange(self.m)
+        on = (G == 0) & (F == 0)
+        crossing = G != 0
+        eps = _lexsign(d)
+        count_on = on.sum(axis=1)
+        lower = (on & (cols < J[:, None])).sum(axis=1) == 1  # no plane of the line below j
+        positive_parallel = ((G == 0) & (F > 0)) * 1
+        below = np.where(crossing, eps[:, None] * G < 0, F > 0).astype(np.int8)
+        two = lower & (count_on == 2)
+        if two.any():
+            labels = self._line_labels(I[two], J[two], below[two], eps[two])
+            self._lines_found.append(np.stack([I[two], J[two], self.floor + labels @ self.gain,
+                                               self._hash_rows(labels).view(np.int64)], axis=1))
+        for row in np.flatnonzero(lower & (count_on > 2)):
+            on_row = np.flatnonzero(on[row])
+            labels = below[row].copy()
+            for sigma, u in self._sectors(on_row):
+                labels[on_row] = sigma > 0
+                self._explicit(labels, ("line", int(I[row]), int(J[row]), u))
+        key = np.full(F.shape, np.inf)
+        key[crossing] = -F[crossing] / G[crossing]
+        order = np.argsort(key, axis=1, kind="stable")
+        sk, sF, sG = (np.take_along_axis(A, order, axis=1) for A in (key, F, G))
+        valid = np.isfinite(sk)
+        same = valid[:, 1:] & (sk[:, 1:] == sk[:, :-1])
+        exact = sF[:, 1:] * sG[:, :-1] == sF[:, :-1] * sG[:, 1:]
+        hard = np.any(same & ~exact, axis=1)
+        tie = same & exact
+        pad = np.zeros((len(I), 1), dtype=bool)
+        alone = valid & ~np.hstack([pad, tie]) & ~np.hstack([tie, pad])
+        fast = alone & (count_on == 2)[:, None] & ~hard[:, None] & (order > J[:, None]) & lower[:, None]
+        rr, pp = np.nonzero(fast)
+        if len(rr):
+            self._simple_vertices(I, J, rr, pp, order, sG, valid, positive_parallel)
+        for row in np.flatnonzero(hard & lower):
+            self._exact_row(int(I[row]), int(J[row]), num[row], int(den[row]), d[row], F[row], G[row], on[row])
+        slow = valid & (~alone | (count_on > 2)[:, None]) & ~hard[:, None] & lower[:, None]
+        for row in np.flatnonzero(slow.any(axis=1)):
+            others = np.flatnonzero(on[row])
+            if np.any((others != I[row]) & (others < J[row])):
+                continue
+            groups = np.split(np.arange(self.m), np.flatnonzero(~tie[row]) + 1)
+            for group in groups:
+                if not valid[row, group[0]] or not slow[row, group[0]]:
+                    continue
+                members = order[row, group]
+                if np.any(members < J[row]):
+                    continue
+                k = int(members[0])
+                self._vertex(np.concatenate([others, members]), num[row] * G[row, k] - F[row, k] * d[row],
+                             int(den[row] * G[row, k]))
+
+    def _simple_vertices(self, I, J, rr, pp, order, sG, valid, positive_parallel) -> None:
+        """Vertices of exactly three planes i < j < k: one cell each, scored by prefix sums."""
+        gain = self.gain[order]
+        hw = self.hw[order]
+        up, down = valid & (sG > 0), valid & (sG < 0)
+        before = np.cumsum(np.where(up, gain, 0), axis=1) - np.where(up, gain, 0)
+        after = np.where(down, gain, 0).sum(axis=1)[:, None] - np.cumsum(np.where(down, gain, 0), axis=1)
+        zero = np.uint64(0)
+        hup, hdown = np.where(up, hw, zero), np.where(down, hw, zero)
+        hbefore = np.cumsum(hup, axis=1, dtype=np.uint64) - hup
+        hafter = hdown.sum(axis=1, dtype=np.uint64)[:, None] - np.cumsum(hdown, axis=1, dtype=np.uint64)
+        par = positive_parallel @ self.gain
+        hpar = (positive_parallel.astype(np.uint64) * self.hw[None, :]).sum(axis=1, dtype=np.uint64)
+        i, j, k = I[rr], J[rr], order[rr, pp]
+        sigma = self._octant(i, j, k)
+        own = (sigma > 0)
+        score = self.floor + before[rr, pp] + after[rr, pp] + par[rr] + (own * self.gain[np.stack([i, j, k], 1)]).sum(1)
+        hsh = hbefore[rr, pp] + hafter[rr, pp] + hpar[rr] + np.where(own, self.hw[np.stack([i, j, k], 1)], zero).sum(
+            axis=1, dtype=np.uint64)
+        self._simple.append((np.stack([i, j, k], axis=1).astype(np.int16), score.astype(np.int32), hsh))
+
+    def _octant(self, i: np.ndarray, j: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """σ of the h-positive octant at the vertex of planes i, j, k (module docstring, case 1)."""
+        xi, xj, xk = self.X[i], self.X[j], self.X[k]
+        cjk, cki, cij = np.cross(xj, xk), np.cross(xk, xi), np.cross(xi, xj)
+        det = np.sign((xi * cjk).sum(axis=1))
+        return det[:, None] * np.stack([_lexsign(cjk), _lexsign(cki), _lexsign(cij)], axis=1)
+
+    def _exact_row(self, i, j, num, den, d, F, G, on) -> None:
+        """A line whose float keys collide: its vertices by exact Fractions, all on the slow path."""
+        others = np.flatnonzero(on)
+        if np.any((others != i) & (others < j)):
+            return
+        groups: dict[Fraction, list[int]] = {}
+        for l in np.flatnonzero(G != 0).tolist():
+            groups.setdefault(Fraction(-int(F[l]), int(G[l])), []).append(l)
+        for members in groups.values():
+            if min(members) > j:
+                k = members[0]
+                self._vertex(np.concatenate([others, members]), num * G[k] - F[k] * d, int(den * G[k]))
+
+    def _vertex(self, incident: np.ndarray, V: np.ndarray, D: int) -> None:
+        """The cells with lowest vertex v = V/D on the planes ``incident`` (exact slow path)."""
+        g = math.gcd(D, *(int(v) for v in V))
+        V, D = (np.asarray(V, dtype=np.int64) * int(np.sign(D))) // g, abs(D) // g
+        labels = (self.X @ V - D > 0).astype(np.int8)
+        incident = np.unique(incident)
+        cells, rays = _local_cells(self.X[incident])
+        for sigma, recipe in cells:
+            labels[incident] = sigma > 0
+            self._explicit(labels, ("vertex", tuple(int(v) for v in V), D, tuple(incident.tolist()), rays, recipe))
+
+    def _line_labels(self, i: np.ndarray, j: np.ndarray, below: np.ndarray, eps: np.ndarray) -> np.ndarray:
+        """Labels of the cell of A ∩ H with lowest vertex where the line of exactly the planes
+        i, j crosses H: ``below`` (the signs at the line's lower end) and the one sector."""
+        labels = below.copy()
+        r = np.arange(len(i))
+        labels[r, i] = eps * np.sign(self.tau[j]) > 0
+        labels[r, j] = -eps * np.sign(self.tau[i]) > 0
+        return labels
+
+    def _hash_rows(self, labels: np.ndarray) -> np.ndarray:
+        return np.where(labels.astype(bool), self.hw[None, :], np.uint64(0)).sum(axis=1, dtype=np.uint64)
+
+    def _normal(self, l: int) -> tuple[int, int]:
+        x1, x2, x3 = (int(v) for v in self.X[l])
+        return self.K * x1 - x2, self.K * self.K * x1 - x3
+
+    def _sectors(self, on: np.ndarray) -> list[tuple[np.ndarray, tuple[int, int]]]:
+        """The sectors between consecutive c₂-upward rays of the lines n_l, l ∈ ``on``, in H."""
+        normals = [self._normal(int(l)) for l in on]
+        rays = []
+        for a, b in normals:
+            t = (-b, a)
+            rays.append(t if t[0] + self.M * t[1] > 0 else (b, -a))
+        rays.sort(key=functools.cmp_to_key(lambda p, q: -1 if p[0] * q[1] - p[1] * q[0] > 0 else 1))
+        out = []
+        for p, q in itertools.pairwise(rays):
+            u = (p[0] + q[0], p[1] + q[1])
+            out.append((np.array([1 if u[0] * a + u[1] * b > 0 else -1 for a, b in normals]), u))
+        return out
+
+    # -- cells unbounded below in H ----------------------------------------------------------
+
+    def _far_setup(self) -> tuple[int, list[Fraction]]:
+        """T₂ and the crossing parameters τ_l of the lines of H with {c₂·(α, β) = −T₂}."""
+        bound = max(int(np.abs(self.P).max()) if self.n else 1, 1)
+        B = 2 * bound + (self.T + (1 + self.K + self.K**2) * 2 * bound) * 2 * bound * bound
+        T2 = (1 + self.M) * B + 1
+        norm = 1 + self.M * self.M
+        taus = []
+        for l in range(self.m):
+            n1, n2 = self._normal(l)
+            b = 1 + self.T * int(self.X[l, 0])
+            taus.append(Fraction(b * norm + T2 * (n1 + self.M * n2), norm * int(self.tau[l])))
+        return T2, taus
+
+    def _far(self) -> None:
+        """The |lines| + 1 intervals of the far line of H (module docstring, case 2b)."""
+        _, taus = self._far_setup()
+        order = sorted(range(self.m), key=taus.__getitem__)
+        rank = np.empty(self.m, dtype=np.int64)
+        rank[order] = np.arange(self.m)
+        start = (self.tau < 0).astype(np.int8)  # τ → −∞: sign f_l = −sign det(c₂, n_l)
+        for q in range(self.m + 1):
+            self._explicit(start ^ (rank < q), ("far", q, tuple(order)))
+
+    def _finish(self) -> None:
+        found = list(zip(*self._simple)) or [[np.zeros((0, 3), np.int16)], [np.zeros(0, np.int32)], [np.zeros(0, np.uint64)]]
+        lines = np.concatenate(self._lines_found) if self._lines_found else np.zeros((0, 4), dtype=np.int64)
+        self.simple = np.concatenate(found[0])
+        self.lines = lines[:, :2].astype(np.int16)
+        self.implicit = len(self.simple) + len(self.lines)
+        self.rows = np.array(self._rows, dtype=np.uint8).reshape(len(self._rows), -1)
+        self.recipes = self._recipes
+        self.score = np.concatenate([*found[1], lines[:, 2].astype(np.int32), np.array(self._escore, dtype=np.int32)])
+        self.hash = np.concatenate([*found[2], lines[:, 3].view(np.uint64), np.array(self._ehash, dtype=np.uint64)])
+        self.sorted_hash = np.argsort(self.hash)
+        self.hash_sorted = self.hash[self.sorted_hash]
+        del self._simple, self._lines_found, self._rows, self._escore, self._ehash
+
+    # -- reading cells back -------------------------------------------------------------------
+
+    def labels(self, cells: np.ndarray) -> np.ndarray:
+        """The labelings (rows over P) of the cells ``cells`` (indices in the enumeration order:
+        three-plane vertices, two-plane lines, then the explicitly stored cells)."""
+        cells = np.asarray(cells, dtype=np.int64).reshape(-1)
+        out = np.zeros((len(cells), self.n), dtype=np.int8)
+        vertex = cells < len(self.simple)
+        if vertex.any():
+            i, j, k = self.simple[cells[vertex]].T
+            xi, xj, xk = self.X[i], self.X[j], self.X[k]
+            cjk, cki, cij = np.cross(xj, xk), np.cross(xk, xi), np.cross(xi, xj)
+            D = (xi * cjk).sum(axis=1)
+            lab = ((cjk + cki + cij) @ self.X.T - D[:, None]) * np.sign(D)[:, None] > 0
+            r = np.arange(len(i))
+            sigma = self._octant(i, j, k) > 0
+            lab[r, i], lab[r, j], lab[r, k] = sigma[:, 0], sigma[:, 1], sigma[:, 2]
+            out[np.ix_(vertex, self.planes)] = lab
+        line = (cells >= len(self.simple)) & (cells < self.implicit)
+        if line.any():
+            i, j = self.lines[cells[line] - len(self.simple)].T
+            d, _, _, F, G = self._lines(i, j)
+            eps = _lexsign(d)
+            below = np.where(G != 0, eps[:, None] * G < 0, F > 0).astype(np.int8)
+            out[np.ix_(line, self.planes)] = self._line_labels(i, j, below, eps)
+        rest = cells[cells >= self.implicit] - self.implicit
+        if len(rest):
+            out[cells >= self.implicit] = np.unpackbits(self.rows[rest], axis=1, count=self.n).astype(np.int8)
+        return out
+
+    def hash_of(self, labels: np.ndarray) -> np.uint64:
+        return np.sum(self.weights[np.asarray(labels).astype(bool)], dtype=np.uint64)
+
+    def find(self, code: np.uint64) -> np.ndarray:
+        """The cells whose hash is ``code`` (candidates; compare labels exactly)."""
+        lo = np.searchsorted(self.hash_sorted, code, side="left")
+        hi = np.searchsorted(self.hash_sorted, code, side="right")
+        return self.sorted_hash[lo:hi]
+
+    def locate(self, labels: np.ndarray) -> int | None:
+        """The cell with labeling ``labels``, or None when it is not in T_1."""
+        for cell in self.find(self.hash_of(labels)).tolist():
+            if np.array_equal(self.labels([cell])[0], labels):
+                return cell
+        return None
+
+    # -- representatives ---------------------------------------------------------------------
+
+    def point(self, cell: int) -> tuple[Fraction, Fraction, Fraction]:
+        """An exact rational point strictly inside the cell (module docstring), checked."""
+        X = [[int(v) for v in x] for x in self.X.tolist()]
+        if cell < len(self.simple):
+            i, j, k = (int(v) for v in self.simple[cell])
+            xi, xj, xk = X[i], X[j], X[k]
+            cjk, cki, cij = _cross(xj, xk), _cross(xk, xi), _cross(xi, xj)
+            D = sum(p * q for p, q in zip(xi, cjk))
+            sigma = self._octant(np.array([i]), np.array([j]), np.array([k]))[0].tolist()
+            sD = 1 if D > 0 else -1
+            u = [sD * (sigma[0] * p + sigma[1] * q + sigma[2] * r) for p, q, r in zip(cjk, cki, cij)]
+            base = [Fraction(p + q + r, D) for p, q, r in zip(cjk, cki, cij)]
+            a = _step(X, base, u)
+        elif cell < self.implicit:
+            i, j = (int(v) for v in self.lines[cell - len(self.simple)])
+            a = self._line_point(i, j, None)
+        else:
+            recipe = self.recipes[cell - self.implicit]
+            if recipe[0] == "vertex":
+                _, V, D, incident, rays, local = recipe
+                u = _local_direction(self.X[list(incident)], rays, local)
+                a = _step(X, [Fraction(v, D) for v in V], u)
+            elif recipe[0] == "line":
+                a = self._line_point(*recipe[1:])
+            else:
+                a = self._far_point(*recipe[1:])
+        expected = self.labels([cell])[0][self.planes]
+        got = [int(sum(p * q for p, q in zip(a, x)) > 1) for x in X]
+        if got != expected.tolist():
+            raise RuntimeError(f"internal error: the point built for cell {cell} is not inside it")
+        return a[0], a[1], a[2]
+
+    def _line_point(self, i: int, j: int, u2: tuple[int, int] | None) -> list[Fraction]:
+        d, num, den, F, _ = (v[0] for v in self._lines(np.array([i]), np.array([j])))
+        eps = int(_lexsign(d))
+        if u2 is None:
+            u2 = self._sectors(np.array([i, j]))[0][1]
+        far = -eps * (int(np.abs(F).max()) + 1)
+        base = [Fraction(int(p) + far * int(q), int(den)) for p, q in zip(num, d)]
+        u = [u2[0] * self.K + u2[1] * self.K * self.K, -u2[0], -u2[1]]
+        return _step([[int(v) for v in x] for x in self.X.tolist()], base, u)
+
+    def _far_point(self, q: int, order: tuple[int, ...]) -> list[Fraction]:
+        T2, taus = self._far_setup()
+        sorted_taus = [taus[l] for l in order]
+        if not sorted_taus:
+            t = Fraction(0)
+        elif q == 0:
+            t = sorted_taus[0] - 1
+        elif q == len(sorted_taus):
+            t = sorted_taus[-1] + 1
+        else:
+            t = (sorted_taus[q - 1] + sorted_taus[q]) / 2
+        norm = 1 + self.M * self.M
+        alpha, beta = Fraction(-T2, norm) - self.M * t, Fraction(-T2 * self.M, norm) + t
+        return [-self.T + self.K * alpha + self.K * self.K * beta, -alpha, -beta]
+
+
+def _cross(p: list[int], q: list[int]) -> list[int]:
+    return [p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]]
+
+
+def _step(X: list[list[int]], base: list[Fraction], u: list[int]) -> list[Fraction]:
+    """base + u/K' with K' so large that no plane off ``base`` changes side (those through it take
+    the side of u)."""
+    gaps = [abs(sum(p * q for p, q in zip(base, x)) - 1) for x in X]
+    gap = min((g for g in gaps if g), default=Fraction(1))
+    reach = max((abs(sum(p * q for p, q in zip(u, x))) for x in X), default=0)
+    K = math.floor(reach / gap) + 1
+    return [p + Fraction(q, K) for p, q in zip(base, u)]
+
+
+class HalfspaceTrace3D:
+    """Π_{C(prefix)}(P) for halfspaces in R³ counted by score (module docstring): ``signs`` = (w,)
+    for the prefix (w,), (−1, 1) for the class itself. ``points`` distinct integer rows,
+    |coordinates| ≤ 256; the labeled sample is (points[index], labels)."""
+
+    def __init__(self, points: np.ndarray, index: np.ndarray, labels: np.ndarray, signs: tuple[int, ...] = (-1, 1),
+                 ) -> None:
+        P = np.asarray(points)
+        if P.ndim != 2 or P.shape[1] != 3 or not np.issubdtype(P.dtype, np.integer):
+            raise ValueError(f"points must be an n × 3 integer array, got shape {P.shape} and dtype {P.dtype}")
+        if len(P) and int(np.abs(P).max()) > GRID_BOUND:
+            raise ValueError(f"points must have |coordinates| ≤ {GRID_BOUND}")
+        if len(np.unique(P, axis=0)) != len(P):
+            raise ValueError("points must be distinct")
+        index, labels = np.asarray(index, dtype=np.int64).reshape(-1), np.asarray(labels, dtype=np.int64).reshape(-1)
+        if len(index) != len(labels) or (len(index) and (index.min() < 0 or index.max() >= len(P))):
+            raise ValueError("index must give, for every label, a row of points")
+        if not np.all((labels == 0) | (labels == 1)):
+            raise ValueError("labels must be 0/1")
+        if signs not in ((1,), (-1,), (-1, 1)):
+            raise ValueError(f"signs must be (1,), (-1,) or (-1, 1), got {signs!r}")
+        n0, n1 = (np.bincount(index[labels == b], minlength=len(P)) for b in (0, 1))
+        self.signs, self.total = signs, len(labels)
+        self.cells = UpperCells(P.astype(np.int64), n0, n1)
+        upper = np.bincount(self.cells.score, minlength=self.total + 1)
+        self.shared = np.zeros(len(self.cells.score), dtype=bool)
+        if signs == (1,):
+            self.histogram = upper
+        elif signs == (-1,):
+            self.histogram = upper[::-1].copy()
+        else:
+            self.shared = self._shared_cells()
+            self.negative = upper[::-1].copy()
+            self.histogram = self.negative + np.bincount(self.cells.score[~self.shared], minlength=self.total + 1)
+
+    def _shared_cells(self) -> np.ndarray:
+        """Cells g of T_1 with 1 − g in T_1 (= T_1 ∩ T_{−1}): hash of the complement, verified."""
+        cells = self.cells
+        complement = np.sum(cells.weights, dtype=np.uint64) - cells.hash
+        position = np.searchsorted(cells.hash_sorted, complement)
+        position = np.minimum(position, len(cells.hash) - 1)
+        partner = cells.sorted_hash[position]
+        hit = np.flatnonzero(cells.hash[partner] == complement)
+        shared = np.zeros(len(cells.hash), dtype=bool)
+        for start in range(0, len(hit), 4096):
+            batch = hit[start:start + 4096]
+            same = np.all(cells.labels(batch) == 1 - cells.labels(partner[batch]), axis=1)
+            shared[batch[same]] = True
+            for cell in batch[~same].tolist():  # a hash collision: every cell of that hash, exactly
+                mine = cells.labels([cell])[0]
+                shared[cell] = any(np.array_equal(cells.labels([other])[0], 1 - mine)
+                                   for other in cells.find(complement[cell]).tolist())
+        return shared
+
+    @property
+    def size(self) -> int:
+        return int(self.histogram.sum())
+
+    def score_counts(self) -> ScoreCounts:
+        return ScoreCounts.of_histogram(self.histogram)
+
+    def labeling(self, score: int, rank: int) -> np.ndarray:
+        """The rank-th labeling of score ``score``: T_{−1}'s first, then T_1's outside T_{−1}."""
+        if not 0 <= score <= self.total or not 0 <= rank < self.histogram[score]:
+            raise ValueError(f"rank out of range for score {score}")
+        cells = self.cells
+        if self.signs == (1,):
+            return cells.labels([np.flatnonzero(cells.score == score)[rank]])[0]
+        negative = int(np.count_nonzero(cells.score == self.total - score))
+        if rank < negative:
+            return 1 - cells.labels([np.flatnonzero(cells.score == self.total - score)[rank]])[0]
+        chosen = np.flatnonzero((cells.score == score) & ~self.shared)[rank - negative]
+        return cells.labels([chosen])[0]
+
+    def representative(self, labels: np.ndarray) -> Components:
+        """(w, a_1, a_2, a_3) with 1[⟨a, x⟩ ≥ w] = ``labels`` on P: w = −1 when the labeling is in
+        T_{−1}; a an exact point strictly inside its cell (a function of the labeling alone)."""
+        g = np.asarray(labels, dtype=np.int8).reshape(-1)
+        if len(g) != self.cells.n or not np.all((g == 0) | (g == 1)):
+            raise ValueError(f"labels must be {self.cells.n} values 0/1")
+        for w in self.signs:
+            cell = self.cells.locate(g if w == 1 else 1 - g)
+            if cell is not None:
+                a = self.cells.point(cell)
+                return (w, *a) if w == 1 else (w, *(-v for v in a))
+        raise ValueError("labels is not a labeling of the trace")
