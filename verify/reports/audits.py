@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from scipy import stats
+
 from dpledger.verify.reports import provenance
 from dpledger.verify.reports.commands import Command
 from dpledger.verify.service import audit
@@ -115,11 +117,12 @@ def suites_benchmark_lines(results: dict[str, Any]) -> list[str]:
     alarms = results["false_alarms"]
     audits_run = alarms["repeats"] * len(alarms["per_mechanism"])
     per = ", ".join(f"{name} {count}" for name, count in alarms["per_mechanism"].items())
-    lines += [f"* False alarms: {sum(alarms['per_mechanism'].values())} of {audits_run} audits of the correct "
-              f"mechanisms at {alarms['samples']:,} runs per input ({alarms['repeats']} seeds each: {per}); a sound "
-              f"audit flags a correct mechanism with probability at most 1 − confidence = "
-              f"{1 - results['confidence']:.2f} per audit, {(1 - results['confidence']) * audits_run:.1f} expected "
-              "at most.", ""]
+    flagged = sum(alarms["per_mechanism"].values())
+    rate = stats.beta.ppf(results["confidence"], flagged + 1, audits_run - flagged) if audits_run else 1.0
+    lines += [f"* False alarms: {flagged} of {audits_run} audits of the correct mechanisms at {alarms['samples']:,} "
+              f"runs per input ({alarms['repeats']} seeds each: {per}; {alarms['seconds']:.0f} s); the rate is at "
+              f"most {rate:.2%} at {results['confidence']:.0%} confidence (Clopper–Pearson), where a sound audit "
+              f"allows 1 − confidence = {1 - results['confidence']:.0%} per audit.", ""]
     return lines
 
 
