@@ -132,13 +132,13 @@ def test_audit_suites_refuses_unknown_names_with_status_2(capsys):
 
 def test_report_marks_sizes_not_run_and_counts_false_alarms_per_size():
     run = {"epsilon_lower": 0.2, "verdict": "VIOLATION", "flagged": True, "seconds": 1.0}
-    results = {"confidence": 0.95, "sizes": [100000, 10000000], "mechanisms": [
+    results = {"confidence": 0.95, "sizes": [100000, 10000000], "limit_samples": 1000000, "mechanisms": [
         {"name": "SVT5", "suites": "StatDP", "claimed_epsilon": 0.1, "true_epsilon": "inf", "buggy": True,
          "runs": {"100000": run, "10000000": {"skipped": "estimated 2000 s > 900 s"}}, "limit": None,
          "limit_note": "no ratio", "dp_sniper": 1.76}],
         "false_alarms": {"samples": 100000, "repeats": 20, "per_mechanism": {"LaplaceMechanism": 1}, "seconds": 3.0}}
     text = "\n".join(suites_benchmark_lines(results))
-    assert "0.2000 ⚑ | not run (estimated 2000 s > 900 s) | —1 |" in text and "flagged (buggy)" in text
+    assert "0.2000 ⚑ | not run (estimated 2000 s > 900 s) | —1 | — |" in text and "flagged (buggy)" in text
     assert "False alarms: 1 of 20 audits" in text and "at most 21.61% at 95% confidence" in text
 
 

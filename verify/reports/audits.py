@@ -92,9 +92,10 @@ def suites_benchmark_lines(results: dict[str, Any]) -> list[str]:
              "(verdict not `NO VIOLATION FOUND`). The optimal-statistic limit is the bound the best event fixed in "
              "advance would give at the same runs per input (expected hit counts); DP-Sniper's figures are its "
              "published lower bounds (`eval_sp2021/reference-results/dd_search_reg_data.log` of "
-             "github.com/eth-sri/dp-sniper, logistic regression). Verdict at the largest size run.", "",
-             f"| mechanism | suites | claimed ε | true ε | {powers} | optimal statistic 10⁶ | DP-Sniper (published) "
-             "| verdict | seconds |", "|" + "---|" * (len(sizes) + 8)]
+             "github.com/eth-sri/dp-sniper, logistic regression). Verdict at the largest size run; seconds: wall "
+             "time per size on 2 cores.", "",
+             f"| mechanism | suites | claimed ε | true ε | {powers} | optimal statistic 10⁶ | dpledger / limit "
+             "at 10⁶ | DP-Sniper (published) | verdict | seconds |", "|" + "---|" * (len(sizes) + 9)]
     notes: dict[str, int] = {}
     for m in results["mechanisms"]:
         runs = [m["runs"][size] for size in sizes]
@@ -102,10 +103,12 @@ def suites_benchmark_lines(results: dict[str, Any]) -> list[str]:
         if m["limit"] is None:
             notes.setdefault(m["limit_note"], len(notes) + 1)
         limit = f"—{notes[m['limit_note']]}" if m["limit"] is None else f"{m['limit']:.4f}"
+        at_limit = m["runs"].get(str(results["limit_samples"]), {}).get("epsilon_lower")
+        ratio = "—" if m["limit"] is None or at_limit is None else f"{at_limit / m['limit']:.2f}"
         seconds = " / ".join(f"{run['seconds']:.1f}" for run in runs if "skipped" not in run)
         lines.append(f"| {m['name']} | {m['suites']} | {m['claimed_epsilon']:.4g} | {m['true_epsilon']} | "
                      + " | ".join(_bound(run) for run in runs)
-                     + f" | {limit} | {m['dp_sniper']} | {verdict_text({**m, 'flagged': last['flagged']})} | {seconds} |")
+                     + f" | {limit} | {ratio} | {m['dp_sniper']} | {verdict_text({**m, 'flagged': last['flagged']})} | {seconds} |")
     lines += [""] + [f"—{number}: {note}." for note, number in notes.items()] + [""]
     for size in sizes:
         done = [m for m in results["mechanisms"] if "skipped" not in m["runs"][size]]
