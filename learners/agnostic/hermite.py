@@ -124,3 +124,10 @@ def gradient_gram(coef: np.ndarray, indices: np.ndarray) -> np.ndarray:
                 beta[i] -= 1
                 v[i, position[tuple(beta)]] += coef[row] * math.sqrt(alpha[i])
     return v @ v.T
+
+
+def top_subspace(coef: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray:
+    """The top-k eigenvectors of E[∇p ∇pᵀ] (:func:`gradient_gram`) as a (d, min(k, d))
+    orthonormal matrix (the subspace of Diakonikolas et al. 2021a, Section 3)."""
+    values, vectors = np.linalg.eigh(gradient_gram(coef, indices))
+    return vectors[:, np.argsort(values)[::-1][:k]]

@@ -14,6 +14,10 @@ moves g_k by at most Δ = 2B/m in L2. The T steps use the *same* data, so they c
 adaptively: ``Composition(DiscreteGaussian(σ/γ, 2B/(mγ) + √F, δ/(2T)) × T, target_delta=δ)``
 (:mod:`dpledger.learners.calibration.agnostic_noise`).
 
+The products Φw and Φᵀs are single-threaded ``einsum`` contractions: a multithreaded BLAS
+matrix–vector product of this shape costs about five times more user CPU on a loaded two-core
+machine (issue 19: 0.49 s against 0.08 s for 30 steps at m = 34 000, F = 66), for no speed-up.
+
 **Step size** (our choice): η = R/(G₀√T) with G₀² = 1 + Fσ². For orthonormal features the
 population subgradient E[sign(·)φ(x)] has norm ≤ 1 by Bessel's inequality, so G₀ is the typical
 size of g_k + z_k; the worst case B = 2√F would make η needlessly small. η is public.
@@ -93,7 +97,7 @@ def private_l1_regression(
     step_events = set()
     for _ in range(steps):
         total += w
-        gradient = features.T @ np.sign(features @ w - labels) / m
+        gradient = np.einsum("ij,i->j", features, np.sign(np.einsum("ij,j->i", features, w) - labels)) / m
         if sigma > 0:
             gradient, step_event = gaussian_noise(gradient, sigma, sensitivity, step_delta(delta, steps), rng)
             step_events.add(step_event)

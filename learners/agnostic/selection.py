@@ -51,12 +51,44 @@ def select(
 
 
 def threshold_errors(scores: np.ndarray, labels: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
-    """Errors of sign(score − θ) (+1 when score ≥ θ) for every θ, by sorting once."""
-    positive = np.sort(scores[labels > 0])
-    negative = np.sort(scores[labels <= 0])
-    false_negatives = np.searchsorted(positive, thresholds, side="left")
-    false_positives = negative.size - np.searchsorted(negative, thresholds, side="left")
-    return false_negatives + false_positives
+    """Errors of sign(score − θ) (+1 when score ≥ θ) for every θ (any order)."""
+    thresholds = np.asarray(thresholds, dtype=float)
+    order = np.argsort(thresholds, kind="stable")
+    errors = np.empty(thresholds.size, dtype=np.int64)
+    errors[order] = column_threshold_errors(np.asarray(scores, dtype=float)[:, None], labels, thresholds[order])[0]
+    return errors
+
+
+def column_threshold_errors(scores: np.ndarray, labels: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """The (columns, thresholds) table of errors of sign(scores[:, c] − θ) (+1 when ≥ θ) on the
+    labelled records, for ascending θ: one grid lookup of every score (:func:`grid_cells`) and two
+    histograms per column (a record with score s is predicted positive at θ_j exactly when
+    j < #{θ ≤ s}), instead of a sort per column. Each record adds at most 1 to every entry."""
+    thresholds = np.asarray(thresholds, dtype=float)
+    if np.any(np.diff(thresholds) < 0):
+        raise ValueError("thresholds must be ascending")
+    rows, columns = scores.shape
+    width = thresholds.size + 1
+    cells = grid_cells(scores, thresholds) + width * np.arange(columns)
+    positive = labels > 0
+    below = np.cumsum(np.bincount(cells[positive].ravel(), minlength=width * columns).reshape(columns, width), axis=1)
+    negatives = np.bincount(cells[~positive].ravel(), minlength=width * columns).reshape(columns, width)
+    above = (rows - int(positive.sum())) - np.cumsum(negatives, axis=1)
+    return below[:, :-1] + above[:, :-1]
+
+
+def grid_cells(scores: np.ndarray, thresholds: np.ndarray) -> np.ndarray:
+    """#{θ ≤ s} for every score s (``searchsorted(thresholds, s, side="right")``); on an evenly
+    spaced grid by arithmetic, the float rounding of (s − θ₀)/spacing corrected by one comparison
+    with the grid point on each side (several times faster than the bisection on 10⁶ scores)."""
+    size = thresholds.size
+    spacing = (thresholds[-1] - thresholds[0]) / (size - 1) if size > 1 else 0.0
+    if size < 3 or spacing <= 0 or not np.allclose(np.diff(thresholds), spacing, rtol=1e-9, atol=0.0):
+        return np.searchsorted(thresholds, scores, side="right")
+    cells = np.clip(np.floor((scores - thresholds[0]) / spacing) + 1, 0, size).astype(np.int64)
+    cells += (cells < size) & (scores >= thresholds[np.minimum(cells, size - 1)])
+    cells -= (cells > 0) & (scores < thresholds[np.maximum(cells - 1, 0)])
+    return cells
 
 
 def grid_text(values: np.ndarray, name: str = "θ") -> str:

@@ -113,7 +113,8 @@ def test_neighbours_differing_in_one_label_have_the_same_output_space(learner_cl
 
 LEDGER = {"classes_", "n_features_in_", "trace_", "derivation_", "guarantee_"}
 RELEASED = {
-    PrivateImproperLearner: LEDGER | {"bases_", "clip_norms_", "noise_sigmas_", "thresholds_", "block_coefs_", "block_degrees_",
+    PrivateImproperLearner: LEDGER | {"block_bases_", "block_projections_", "clip_norms_", "noise_sigmas_", "thresholds_",
+                                      "block_coefs_", "block_degrees_", "subspace_", "directions_", "direction_",
                                       "block_", "degree_", "coef_", "threshold_", "selections_"},
     PrivateProperLearner: LEDGER | {"clip_norm_", "thresholds_", "polynomial_", "directions_", "coef_", "intercept_", "selections_"},
     PrivateSemiAgnosticLearner: LEDGER | {"clip_radius_", "schedule_", "guesses_", "thresholds_", "iterates_", "run_coefs_",

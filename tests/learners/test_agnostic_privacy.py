@@ -175,9 +175,11 @@ def test_model_selection_is_one_selection_per_block_and_parallel() -> None:
     release; the selections' events are exponential mechanisms at the full ε on disjoint blocks."""
     X, y = _data(3000, 3, 6)
     improper = PrivateImproperLearner("1", "1e-6", degree=(1, 2, 3), steps=5, random_state=0).fit(X, y)
-    *regressions, em = improper.trace_.child.children
-    assert improper.block_degrees_.tolist() == [1, 2, 3] and len(regressions) == 3
-    assert em == ExponentialMechanism(epsilon=1, candidates=3 * improper.n_thresholds)
+    *regressions, directions, along, em = improper.trace_.child.children
+    assert improper.block_degrees_.tolist() == [1, 2, 3, improper.subspace_degree] and len(regressions) == 3
+    assert directions == ExponentialMechanism(epsilon=1, candidates=improper.n_directions)
+    assert type(along) is type(regressions[0])  # the subspace step's 1-D regression: the same private optimiser
+    assert em == ExponentialMechanism(epsilon=1, candidates=4 * improper.n_thresholds)
     proper = PrivateProperLearner("1", "1e-6", degree=(1, 2), subspace_dim=(1, 2), cover_resolution=0.5, random_state=0).fit(X, y)
     _, directions, thresholds = proper.trace_.child.children
     assert directions.candidates == proper.directions_.shape[0] == 2 + 2 + cover_size(2, 0.5)  # (D, k) = (1, 1), (2, 1), (2, 2)

@@ -56,7 +56,8 @@ def test_semi_agnostic_learner_gets_within_0_03_of_opt_under_far_flips_without_p
 
 def test_improper_learner_fits_one_degree_per_block_and_the_selection_names_them() -> None:
     sample = halfspace_data(4000, 3, 0.1, "random", Sampled(3))
-    learner = PrivateImproperLearner(1, "1e-6", degree=(1, 2), n_blocks=2, steps=5, random_state=0).fit(sample.X, sample.y)
+    learner = PrivateImproperLearner(1, "1e-6", degree=(1, 2), n_blocks=2, steps=5, subspace_degree=None,
+                                     random_state=0).fit(sample.X, sample.y)
     assert learner.block_degrees_.tolist() == [1, 2, 1, 2]
     assert [len(c) for c in learner.block_coefs_] == [4, 10, 4, 10]  # C(3+D, D) features
     (selection,) = learner.selections_
