@@ -85,13 +85,19 @@ def _lexsign(y: np.ndarray) -> np.ndarray:
     return np.where(y[..., 2] != 0, np.sign(y[..., 2]), np.where(y[..., 1] != 0, np.sign(y[..., 1]), np.sign(y[..., 0])))
 
 
+def _cross(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Row-wise p × q of integer arrays (…, 3)."""
+    return np.stack([p[..., 1] * q[..., 2] - p[..., 2] * q[..., 1], p[..., 2] * q[..., 0] - p[..., 0] * q[..., 2],
+                     p[..., 0] * q[..., 1] - p[..., 1] * q[..., 0]], axis=-1)
+
+
 def _local_cells(XI: np.ndarray) -> tuple[list[tuple[np.ndarray, tuple[int, ...]]], np.ndarray]:
     """The cells of the central arrangement {⟨u, x_l⟩ = 0} (rows x_l of XI, rank 3, distinct
     planes) whose closed cone is h-positive, each as (signs σ_l, recipe of an inside direction
     for :func:`_local_direction`), and the local lines r (module docstring, case 1)."""
     k = len(XI)
     a, b = np.triu_indices(k, 1)
-    R = np.cross(XI[a], XI[b])
+    R = _cross(XI[a], XI[b])
     R //= np.gcd.reduce(np.abs(R), axis=1)[:, None]
     R *= _lexsign(R)[:, None]
     rays = np.unique(R, axis=0)
@@ -100,7 +106,7 @@ def _local_cells(XI: np.ndarray) -> tuple[list[tuple[np.ndarray, tuple[int, ...]
     for line, r in enumerate(rays):
         J = np.flatnonzero(dots[line] == 0)
         outside = np.sign(dots[line])
-        turn = np.sign(np.cross(r, XI[J]) @ XI.T)  # sign⟨r × x_l, x_m⟩, l ∈ J
+        turn = np.sign(_cross(r, XI[J]) @ XI.T)  # sign⟨r × x_l, x_m⟩, l ∈ J
         for s in (1, -1):
             for pos, l in enumerate(J):
                 for s2 in (1, -1):
@@ -145,6 +151,7 @@ class UpperCells:
         self.T = (1 + self.K + self.K**2) * 6 * bound * bound + 1
         self.M = next(M for M in range(self.m + 1) if not np.any(self.X @ self._psi(M) == 0))
         self.tau = self.X @ self._psi(self.M)  # det(c₂, n_l)
+        self.turn = _lexsign(_cross(self.X[:, None, :], self.X[None, :, :])).astype(np.int8)  # sign⟨c, x_a × x_b⟩
         self.floor = int(np.asarray(n0).sum())  # score of the all-zero labeling
         self.gain = (np.asarray(n1, dtype=np.int64) - np.asarray(n0, dtype=np.int64))[self.planes]
         weights = np.random.default_rng(_HASH_SEED).integers(0, 2**63, self.n, dtype=np.int64).astype(np.uint64)
@@ -157,7 +164,7 @@ class UpperCells:
         self._escore: list[int] = []
         self._ehash: list[int] = []
         pairs = np.stack(np.triu_indices(self.m, 1), axis=1)
-        pairs = pairs[np.any(np.cross(self.X[pairs[:, 0]], self.X[pairs[:, 1]]) != 0, axis=1)]
+        pairs = pairs[np.any(_cross(self.X[pairs[:, 0]], self.X[pairs[:, 1]]) != 0, axis=1)]
         step = max(1, _CELLS // max(self.m, 1))
         for start in range(0, len(pairs), step):
             self._sweep(pairs[start:start + step, 0], pairs[start:start + step, 1])
@@ -188,7 +195,7 @@ class UpperCells:
         """For the lines of planes i < j: d = x_i × x_j, a point num/den on it (den > 0) and, per
         plane l, F = den·(⟨p, x_l⟩ − 1), G = ⟨d, x_l⟩: at p + (s/den)·d, den·f_l = F + s·G."""
         xi, xj = self.X[I], self.X[J]
-        d = np.cross(xi, xj)
+        d = _cross(xi, xj)
         r = np.arange(len(I))
         star = np.abs(d).argmax(axis=1)
         a, b = _OTHER[star, 0], _OTHER[star, 1]
@@ -221,9 +228,8 @@ class UpperCells:
             for sigma, u in self._sectors(on_row):
                 labels[on_row] = sigma > 0
                 self._explicit(labels, ("line", int(I[row]), int(J[row]), u))
-        key = np.full(F.shape, np.inf)
-        key[crossing] = -F[crossing] / G[crossing]
-        order = np.argsort(key, axis=1, kind="stable")
+        key = self._keys(F, G)
+        order = np.argsort(key, axis=1)
         sk, sF, sG = (np.take_along_axis(A, order, axis=1) for A in (key, F, G))
         valid = np.isfinite(sk)
         same = valid[:, 1:] & (sk[:, 1:] == sk[:, :-1])
@@ -239,48 +245,54 @@ class UpperCells:
         for row in np.flatnonzero(hard & lower):
             self._exact_row(int(I[row]), int(J[row]), num[row], int(den[row]), d[row], F[row], G[row], on[row])
         slow = valid & (~alone | (count_on > 2)[:, None]) & ~hard[:, None] & lower[:, None]
+        positions = np.arange(self.m)
+        first = np.maximum.accumulate(np.where(np.hstack([~pad, ~tie]), positions, 0), axis=1)
+        last = np.minimum.accumulate(np.where(np.hstack([~tie, ~pad]), positions, self.m)[:, ::-1], axis=1)[:, ::-1]
         for row in np.flatnonzero(slow.any(axis=1)):
             others = np.flatnonzero(on[row])
             if np.any((others != I[row]) & (others < J[row])):
                 continue
-            groups = np.split(np.arange(self.m), np.flatnonzero(~tie[row]) + 1)
-            for group in groups:
-                if not valid[row, group[0]] or not slow[row, group[0]]:
-                    continue
-                members = order[row, group]
+            for start in np.unique(first[row, slow[row]]).tolist():
+                members = order[row, start:last[row, start] + 1]
                 if np.any(members < J[row]):
                     continue
                 k = int(members[0])
                 self._vertex(np.concatenate([others, members]), num[row] * G[row, k] - F[row, k] * d[row],
                              int(den[row] * G[row, k]))
 
+    @staticmethod
+    def _keys(F: np.ndarray, G: np.ndarray) -> np.ndarray:
+        """Float pre-sort keys of the crossings s = −F/G (∞: no crossing). Division of integers
+        below 2^53 is correctly rounded, hence monotone: unequal keys are ordered exactly; equal
+        keys are compared exactly by the caller."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(G != 0, -F / G, np.inf)
+
     def _simple_vertices(self, I, J, rr, pp, order, sG, valid, positive_parallel) -> None:
         """Vertices of exactly three planes i < j < k: one cell each, scored by prefix sums."""
-        gain = self.gain[order]
-        hw = self.hw[order]
+        gain, hw = self.gain[order], self.hw[order]
         up, down = valid & (sG > 0), valid & (sG < 0)
-        before = np.cumsum(np.where(up, gain, 0), axis=1) - np.where(up, gain, 0)
-        after = np.where(down, gain, 0).sum(axis=1)[:, None] - np.cumsum(np.where(down, gain, 0), axis=1)
         zero = np.uint64(0)
+        # before + after = Σ_{up, <π} + Σ_{down, >π} = Σ_down + cumsum(up − down)[π] − up[π]
+        walk = np.cumsum(np.where(up, gain, 0) - np.where(down, gain, 0), axis=1) - np.where(up, gain, 0)
+        walk += np.where(down, gain, 0).sum(axis=1)[:, None]
         hup, hdown = np.where(up, hw, zero), np.where(down, hw, zero)
-        hbefore = np.cumsum(hup, axis=1, dtype=np.uint64) - hup
-        hafter = hdown.sum(axis=1, dtype=np.uint64)[:, None] - np.cumsum(hdown, axis=1, dtype=np.uint64)
+        hwalk = np.cumsum(hup - hdown, axis=1, dtype=np.uint64) - hup + hdown.sum(axis=1, dtype=np.uint64)[:, None]
         par = positive_parallel @ self.gain
         hpar = (positive_parallel.astype(np.uint64) * self.hw[None, :]).sum(axis=1, dtype=np.uint64)
         i, j, k = I[rr], J[rr], order[rr, pp]
-        sigma = self._octant(i, j, k)
+        sigma = self._octant(i, j, k, sG[rr, pp])
         own = (sigma > 0)
-        score = self.floor + before[rr, pp] + after[rr, pp] + par[rr] + (own * self.gain[np.stack([i, j, k], 1)]).sum(1)
-        hsh = hbefore[rr, pp] + hafter[rr, pp] + hpar[rr] + np.where(own, self.hw[np.stack([i, j, k], 1)], zero).sum(
+        score = self.floor + walk[rr, pp] + par[rr] + (own * self.gain[np.stack([i, j, k], 1)]).sum(1)
+        hsh = hwalk[rr, pp] + hpar[rr] + np.where(own, self.hw[np.stack([i, j, k], 1)], zero).sum(
             axis=1, dtype=np.uint64)
         self._simple.append((np.stack([i, j, k], axis=1).astype(np.int16), score.astype(np.int32), hsh))
 
-    def _octant(self, i: np.ndarray, j: np.ndarray, k: np.ndarray) -> np.ndarray:
-        """σ of the h-positive octant at the vertex of planes i, j, k (module docstring, case 1)."""
-        xi, xj, xk = self.X[i], self.X[j], self.X[k]
-        cjk, cki, cij = np.cross(xj, xk), np.cross(xk, xi), np.cross(xi, xj)
-        det = np.sign((xi * cjk).sum(axis=1))
-        return det[:, None] * np.stack([_lexsign(cjk), _lexsign(cki), _lexsign(cij)], axis=1)
+    def _octant(self, i: np.ndarray, j: np.ndarray, k: np.ndarray, det: np.ndarray) -> np.ndarray:
+        """σ of the h-positive octant at the vertex of planes i, j, k with det(x_i, x_j, x_k) =
+        ``det`` (module docstring, case 1): σ_i = sign(det)·sign⟨c, x_j × x_k⟩ and cyclically."""
+        s = np.sign(det)[:, None]
+        return s * np.stack([self.turn[j, k], self.turn[k, i], self.turn[i, j]], axis=1)
 
     def _exact_row(self, i, j, num, den, d, F, G, on) -> None:
         """A line whose float keys collide: its vertices by exact Fractions, all on the slow path."""
@@ -386,11 +398,11 @@ class UpperCells:
         if vertex.any():
             i, j, k = self.simple[cells[vertex]].T
             xi, xj, xk = self.X[i], self.X[j], self.X[k]
-            cjk, cki, cij = np.cross(xj, xk), np.cross(xk, xi), np.cross(xi, xj)
+            cjk, cki, cij = _cross(xj, xk), _cross(xk, xi), _cross(xi, xj)
             D = (xi * cjk).sum(axis=1)
             lab = ((cjk + cki + cij) @ self.X.T - D[:, None]) * np.sign(D)[:, None] > 0
             r = np.arange(len(i))
-            sigma = self._octant(i, j, k) > 0
+            sigma = self._octant(i, j, k, D) > 0
             lab[r, i], lab[r, j], lab[r, k] = sigma[:, 0], sigma[:, 1], sigma[:, 2]
             out[np.ix_(vertex, self.planes)] = lab
         line = (cells >= len(self.simple)) & (cells < self.implicit)
@@ -429,9 +441,9 @@ class UpperCells:
         if cell < len(self.simple):
             i, j, k = (int(v) for v in self.simple[cell])
             xi, xj, xk = X[i], X[j], X[k]
-            cjk, cki, cij = _cross(xj, xk), _cross(xk, xi), _cross(xi, xj)
+            cjk, cki, cij = _cross_ints(xj, xk), _cross_ints(xk, xi), _cross_ints(xi, xj)
             D = sum(p * q for p, q in zip(xi, cjk))
-            sigma = self._octant(np.array([i]), np.array([j]), np.array([k]))[0].tolist()
+            sigma = self._octant(np.array([i]), np.array([j]), np.array([k]), np.array([D]))[0].tolist()
             sD = 1 if D > 0 else -1
             u = [sD * (sigma[0] * p + sigma[1] * q + sigma[2] * r) for p, q, r in zip(cjk, cki, cij)]
             base = [Fraction(p + q + r, D) for p, q, r in zip(cjk, cki, cij)]
@@ -481,7 +493,7 @@ class UpperCells:
         return [-self.T + self.K * alpha + self.K * self.K * beta, -alpha, -beta]
 
 
-def _cross(p: list[int], q: list[int]) -> list[int]:
+def _cross_ints(p: list[int], q: list[int]) -> list[int]:
     return [p[1] * q[2] - p[2] * q[1], p[2] * q[0] - p[0] * q[2], p[0] * q[1] - p[1] * q[0]]
 
 
@@ -533,15 +545,19 @@ class HalfspaceTrace3D:
     def _shared_cells(self) -> np.ndarray:
         """Cells g of T_1 with 1 − g in T_1 (= T_1 ∩ T_{−1}): hash of the complement, verified."""
         cells = self.cells
-        complement = np.sum(cells.weights, dtype=np.uint64) - cells.hash
-        position = np.searchsorted(cells.hash_sorted, complement)
-        position = np.minimum(position, len(cells.hash) - 1)
-        partner = cells.sorted_hash[position]
-        hit = np.flatnonzero(cells.hash[partner] == complement)
+        full = np.sum(cells.weights, dtype=np.uint64)
+        complement = full - cells.hash
+        # the complements of the sorted hashes, sorted in O(n): full − h decreases in h on both
+        # sides of the wrap-around at h = full
+        split = int(np.searchsorted(cells.hash_sorted, full, side="right"))
+        queries = np.concatenate([cells.sorted_hash[:split][::-1], cells.sorted_hash[split:][::-1]])
+        position = np.minimum(np.searchsorted(cells.hash_sorted, complement[queries]), len(cells.hash) - 1)
+        match = cells.hash_sorted[position] == complement[queries]
+        hit, partner = queries[match], cells.sorted_hash[position[match]]
         shared = np.zeros(len(cells.hash), dtype=bool)
         for start in range(0, len(hit), 4096):
             batch = hit[start:start + 4096]
-            same = np.all(cells.labels(batch) == 1 - cells.labels(partner[batch]), axis=1)
+            same = np.all(cells.labels(batch) == 1 - cells.labels(partner[start:start + 4096]), axis=1)
             shared[batch[same]] = True
             for cell in batch[~same].tolist():  # a hash collision: every cell of that hash, exactly
                 mine = cells.labels([cell])[0]

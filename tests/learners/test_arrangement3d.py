@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
-from dpledger.learners.halfspaces.arrangement3d import HalfspaceTrace3D, _lexsign, _local_cells
+from dpledger.learners.halfspaces.arrangement3d import HalfspaceTrace3D, UpperCells, _lexsign, _local_cells
 from dpledger.learners.halfspaces.geometry import GridHalfspaces
 
 
@@ -167,3 +167,15 @@ def test_a_labeling_outside_the_trace_has_no_representative():
 def test_bad_input_is_refused_with_a_clear_message(points, index, labels, message):
     with pytest.raises(ValueError, match=message):
         HalfspaceTrace3D(points, np.array(index), np.array(labels))
+
+
+def test_rows_with_colliding_float_keys_take_the_exact_path_and_count_the_same(monkeypatch):
+    """Force every pre-sort key to collide: each line is then swept with exact Fractions."""
+    rng = np.random.default_rng(4)
+    P = np.unique(rng.integers(-3, 4, (9, 3)), axis=0)
+    index, labels = rng.integers(0, len(P), 20), rng.integers(0, 2, 20)
+    fast = HalfspaceTrace3D(P, index, labels)
+    monkeypatch.setattr(UpperCells, "_keys", staticmethod(lambda F, G: np.where(G != 0, 0.0, np.inf)))
+    exact = HalfspaceTrace3D(P, index, labels)
+    assert len(exact.cells.simple) == 0 < len(fast.cells.simple)
+    assert np.array_equal(exact.histogram, fast.histogram)
