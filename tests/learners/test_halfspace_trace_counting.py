@@ -17,6 +17,7 @@ from dpledger.learners.halfspaces import GridHalfspaces
 from dpledger.learners.halfspaces.arrangement_counting import PlaneCells, PlaneTrace, central_labelings, record_counts
 from dpledger.learners.labelboost import labelboost, labelboost_counted
 from dpledger.learners.randomness import Sampled, enumerate_outputs
+from dpledger.learners.score_counts import ScoreCounts
 from dpledger.learners.trace_counting import best_agreement, counted_trace
 
 
@@ -186,3 +187,14 @@ def test_sampled_halfspace_labelboost_never_lists_the_trace(monkeypatch):
     second = labelboost(restrict(C, (result.hypothesis[0],)), xs, ys, xt, Sampled(1))
     assert second.hypothesis[0] == result.hypothesis[0]
     assert np.array_equal(C.evaluate(second.hypothesis, xt), second.carrier)
+
+
+def test_both_restrictions_of_halfspaces_are_counted_with_their_prefix():
+    C = GridHalfspaces(2, 3)
+    P, index, labels = np.array([[-2, 1], [0, 3], [1, 1], [3, -1]]), np.array([0, 2, 3]), np.array([1, 0, 1])
+    for K in (C.restrict((1,)), restrict(C, (1,))):
+        counted = counted_trace(K, P, index, labels)
+        listed = np.bincount(K.trace(P).agreement(index, labels), minlength=len(labels) + 1)
+        assert counted.score_counts() == ScoreCounts.of_histogram(listed)
+        table = counted.score_counts()
+        assert counted.representative(counted.labeling(table.scores[0], 0))[0] == 1
