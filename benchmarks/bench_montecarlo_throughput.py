@@ -59,10 +59,10 @@ class Discard:
         self.task()
 
 
-def generation_cpu(mechanism: Laplace, inputs: tuple, samples: int, workers: int) -> float:
+def generation_cpu(mechanism: Laplace, inputs: tuple, samples: int, workers: int, seed: int) -> float:
     """Worker CPU seconds of generating the audit's chunks on both inputs, sending nothing back."""
     sizes = chunk_sizes(samples)
-    seeds = chunk_seeds(0, 1, len(sizes))[0]
+    seeds = chunk_seeds(seed, 1, len(sizes))[0]
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     with local_processes(workers) as pool:
         for future in [pool.submit(Discard(ChunkTask(mechanism, data, size, seed)))
@@ -108,7 +108,7 @@ def main() -> None:
         a, b = (np.zeros(dimension), np.ones(dimension)) if dimension > 1 else (0.0, 1.0)
         pairs = [NeighbourPair(a, b, "0 vs 1 in every coordinate")]
         mechanism = Laplace(float(dimension))  # ε = 1 over all coordinates
-        generation = generation_cpu(mechanism, (a, b), args.samples, args.workers)
+        generation = generation_cpu(mechanism, (a, b), args.samples, args.workers, args.seed)
         print(f"{dimension:>3}-d generation alone (the audit's chunks on {args.workers} worker processes, "
               f"nothing sent back): {generation:.2f} CPU s = {2 * args.samples / generation / 1e6:.2f}·10⁶ runs/s "
               f"per core", flush=True)
@@ -122,7 +122,8 @@ def main() -> None:
                     f"{dimension:>3}-d {stages} stage{'s' if stages > 1 else ' '} run {repeat + 1}: "
                     f"{measured.runs:,} runs in {measured.wall:.2f} s = "
                     f"{measured.runs / measured.wall / 1e6:.2f}·10⁶ runs/s wall on {args.workers} workers; "
-                    f"CPU s: workers {measured.workers_cpu:.2f} (sending {measured.workers_cpu - generation:.2f}), caller main {measured.main_cpu:.2f}, "
+                    f"CPU s: workers {measured.workers_cpu:.2f} (sending ≈ {measured.workers_cpu - generation:.2f}), "
+                    f"caller main {measured.main_cpu:.2f}, "
                     f"caller other threads {measured.other_cpu:.2f} (total {total:.2f}); "
                     f"CPU-bound {measured.cpu_bound_rate(args.workers) / 1e6:.2f}·10⁶ runs/s on "
                     f"{args.workers} cores (ε_lower {result.epsilon_lower:.4f}, claim 1, {result.verdict})",
