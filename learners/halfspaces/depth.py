@@ -134,7 +134,9 @@ def _sorted_ends(A: np.ndarray, B: np.ndarray) -> tuple[list[Fraction], np.ndarr
     if A.dtype == np.int64 and max(int(np.abs(A).max()), int(np.abs(B).max())) < 2**31:
         num, den = -B * np.sign(A), np.abs(A)
         g = np.gcd(num, den)
-        pairs, inverse = np.unique(np.stack([num // g, den // g], axis=1), axis=0, return_inverse=True)
+        # one int64 code per pair (0 < den < 2^31, |num| < 2^31: injective), a 1-D unique is ~10× faster
+        codes, inverse = np.unique((num // g) * 2**32 + den // g, return_inverse=True)
+        pairs = np.stack([codes >> 32, codes & (2**32 - 1)], axis=1)
         order = np.argsort(pairs[:, 0] / pairs[:, 1], kind="stable")
         ordered = pairs[order]
         if np.all(ordered[:-1, 0] * ordered[1:, 1] < ordered[1:, 0] * ordered[:-1, 1]):
