@@ -221,9 +221,10 @@ READING = [
     "selection on the same block); `max_step_noise=None` is the seed's fixed schedule. *Proper:* the one Gaussian "
     "release of the 66 degree-≤ 2 coefficients (clipping B = 2√66) gave the degree-1 coefficients — the Chow "
     "direction that wins under random noise — the noise of all 66; the release now weights the degree-2 features by "
-    "λ = 1/4 (`degree_decay`; B = 2√14.4: degree-1 noise × 0.47, degree-2 × 1.9) and the training block gets 80 % "
+    "λ = 1/2 (`degree_decay`; B = 2√24.75: degree-1 noise × 0.61, degree-2 × 1.23) and the training block gets 80 % "
     "(`validation_fraction` 0.2; with the two selections replaced by arg-min the error barely moved, so the noise, "
-    "not the selection, was the cost). Gaussian, ε = 1: proper +0.018 → +0.0125, semi-agnostic +0.034 → +0.010.",
+    "not the selection, was the cost). Gaussian, ε = 1: proper +0.018 → +0.012, semi-agnostic +0.034 → +0.010. "
+    "`degree_decay=1` is the unweighted release (better when the far flips' degree-2 part matters at small ε).",
 ]
 
 
