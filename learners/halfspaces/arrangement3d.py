@@ -102,25 +102,21 @@ def _local_cells(XI: np.ndarray) -> tuple[list[tuple[np.ndarray, tuple[int, ...]
     R *= _lexsign(R)[:, None]
     rays = np.unique(R, axis=0)
     dots = rays @ XI.T  # (lines, k)
-    found: dict[bytes, tuple[np.ndarray, tuple[int, ...]]] = {}
-    for line, r in enumerate(rays):
-        J = np.flatnonzero(dots[line] == 0)
-        outside = np.sign(dots[line])
-        turn = np.sign(_cross(r, XI[J]) @ XI.T)  # sign⟨r × x_l, x_m⟩, l ∈ J
-        for s in (1, -1):
-            for pos, l in enumerate(J):
-                for s2 in (1, -1):
-                    for t in (1, -1):
-                        sigma = s * outside
-                        sigma[J] = s2 * turn[pos, J]
-                        sigma[l] = t
-                        found.setdefault(sigma.astype(np.int8).tobytes(), (sigma, (line, s, int(l), s2, t)))
-    cells = list(found.values())
-    signs = np.array([sigma for sigma, _ in cells])
+    line, l = np.nonzero(dots == 0)  # plane l contains local line r
+    turn = np.sign(_cross(rays[line], XI[l]) @ XI.T)  # sign⟨r × x_l, x_m⟩ (m on r) per (line, l)
+    through = dots[line] == 0
+    recipes, signs = [], []
+    for s, s2, t in itertools.product((1, -1), repeat=3):
+        sigma = np.where(through, s2 * turn, s * np.sign(dots[line]))
+        sigma[np.arange(len(l)), l] = t
+        signs.append(sigma)
+        recipes.append(np.stack([line, np.full_like(l, s), l, np.full_like(l, s2), np.full_like(l, t)], axis=1))
+    signs, recipes = np.concatenate(signs), np.concatenate(recipes)
+    signs, first = np.unique(signs, axis=0, return_index=True)
     both = np.concatenate([rays, -rays])
     inside = np.all(signs[:, None, :] * (both @ XI.T)[None, :, :] >= 0, axis=2)  # ray in the cell's closure
     positive = np.all(~inside | (_lexsign(both) > 0)[None, :], axis=1)
-    return [(cells[c][0], (*cells[c][1],)) for c in np.flatnonzero(positive)], rays
+    return [(signs[c], tuple(int(v) for v in recipes[first[c]])) for c in np.flatnonzero(positive)], rays
 
 
 def _local_direction(XI: np.ndarray, rays: np.ndarray, recipe: tuple[int, ...]) -> list[int]:
