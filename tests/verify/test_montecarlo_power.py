@@ -12,7 +12,7 @@ from dpledger.verify.audit.montecarlo import InProcessExecutor, NeighbourPair, a
 from dpledger.verify.audit.montecarlo.audit import NO_VIOLATION, VIOLATION, estimation_runs
 from dpledger.verify.audit.montecarlo.catalog import Laplace, RandomizedResponseVector
 from dpledger.verify.audit.montecarlo.limit import limit_suite, optimal_statistic_bound
-from dpledger.verify.audit.montecarlo.search import fit_distinguisher
+from dpledger.verify.audit.montecarlo.search import fit_distinguisher, tilted_count_model
 from dpledger.verify.audit.montecarlo.statistics import ranked_levels, stage_alphas
 
 SERIAL = InProcessExecutor()
@@ -64,6 +64,24 @@ def test_binary_vector_claimed_at_a_quarter_of_its_epsilon_is_flagged_by_an_even
     assert result.verdict == VIOLATION and (family == "count" or family.startswith("distinguisher"))
 
 
+def test_tilted_count_model_has_the_monotone_likelihood_ratio_of_binomial_counts():
+    rng = np.random.default_rng(0)
+    runs = 200_000
+    a, b = rng.binomial(20, 0.45, runs).astype(float), rng.binomial(20, 0.55, runs).astype(float)
+    model_a, model_b = tilted_count_model(a, b, 20)
+    slopes = np.diff(np.log(model_b) - np.log(model_a))
+    # Binomial counts: log P_b(k)/P_a(k) is linear in k with slope logit(0.55) − logit(0.45) ≈ 0.401
+    # (the fit is shrunk towards 0 by one standard error of the difference of the means, ≈ 0.0157/5 here).
+    exact = math.log(0.55 / 0.45) - math.log(0.45 / 0.55)
+    assert np.allclose(slopes, slopes[0]) and abs(slopes[0] / exact - 1) < 0.05
+
+
+def test_tilted_count_model_sees_no_direction_in_a_difference_below_one_standard_error():
+    a, b = np.array([9.0, 10.0, 11.0] * 100), np.array([9.0, 10.0, 11.0] * 99 + [12.0, 10.0, 11.0])
+    model_a, model_b = tilted_count_model(a, b, 20)
+    assert np.array_equal(model_a, model_b)
+
+
 def test_optimal_statistic_limit_of_scalar_laplace_lies_just_below_its_true_epsilon():
     case = limit_suite()[0]
     rng = np.random.default_rng(0)
@@ -101,6 +119,18 @@ def test_exactly_tight_vector_mechanisms_raise_false_alarms_at_most_one_minus_co
         for seed in range(runs)
     )
     assert alarms <= stats.binom.ppf(1 - 1e-4, runs, 1 - confidence)
+
+
+@pytest.mark.slow
+def test_laplace_parallel_audit_at_a_million_samples_reaches_most_of_the_optimal_statistic_limit():
+    # DP-Sniper's LaplaceParallel: 20 coordinates at ε/20, every one carrying 1/20 of a small loss.
+    (case,) = [case for case in limit_suite() if case.name == "laplace_parallel"]
+    samples = 1_000_000
+    rng = np.random.default_rng(1)
+    runs = [case.log_ratio(case.mechanism(data, samples, rng)) for _ in range(2) for data in (case.pair.a, case.pair.b)]
+    limit = optimal_statistic_bound(runs[2], runs[3], 0.95, runs[0], runs[1])
+    result = audit(case.mechanism, [case.pair], case.true_epsilon, samples=samples, executor=SERIAL)
+    assert 0.8 * limit <= result.epsilon_lower < case.true_epsilon and result.witness["family"] == "count"
 
 
 @pytest.mark.slow

@@ -249,13 +249,15 @@ def tilted_count_model(values_a: np.ndarray, values_b: np.ndarray, coordinates: 
     """Smoothed distributions of a count ``C ∈ {0, …, d}`` on a and on b: the pooled frequencies
     ``P₀`` tilted by ``e^{∓λk/2}`` (an exponential family in k, so that the likelihood ratio
     ``P_b(k)/P_a(k) ∝ e^{λk}`` is monotone, as it is exactly for a binomial count), with
-    ``λ = Δ / Var₀(C)`` from the difference of the means ``Δ`` shrunk towards 0 by one standard
-    error — the first-order fit of the tilt, cautious about a difference that could be noise."""
+    ``λ = Δ / V`` from the difference of the means ``Δ`` shrunk towards 0 by one standard error
+    and the mean ``V`` of the two variances — the first-order fit of the tilt (the mean of an
+    exponential family moves by its variance per unit of tilt), cautious about a difference that
+    could be noise."""
     k = np.arange(coordinates + 1)
     frequencies = [np.bincount(values.astype(np.int64), minlength=coordinates + 1) / len(values)
                    for values in (values_a, values_b)]
     pooled = (frequencies[0] + frequencies[1]) / 2
-    variance = float(pooled @ k**2 - (pooled @ k) ** 2)
+    variance = float(values_a.var() + values_b.var()) / 2
     difference = float(values_b.mean() - values_a.mean())
     error = math.sqrt(values_a.var() / len(values_a) + values_b.var() / len(values_b))
     tilt = math.copysign(max(abs(difference) - error, 0.0), difference) / variance if variance > 0 else 0.0
