@@ -29,16 +29,21 @@ Algorithm 1 (as implemented; the seed lost the formulas, constants are ours unle
    the direction u, is selected privately: V = the top-2 eigenvectors of E[∇p ∇pᵀ] of the first
    block of the largest degree (post-processing of its private w_j; the subspace of Diakonikolas
    et al. 2021a that the seed's Algorithm 2 uses, :func:`~dpledger.learners.agnostic.hermite.top_subspace`);
-   candidates u = V(cos a, sin a) at ``n_directions`` (default 180, 2°) angles; the exponential
-   mechanism on the first subspace block (ε-DP) with score −min_t #errors of sign(⟨u, x⟩ − t) over
-   121 values of t in [−3, 3] (a minimum of counts that each move by ≤ 1: sensitivity 1); then the
+   candidates u = V(cos a, sin a) at ``n_directions`` (even, default 180: 2°) angles a = 2πi/n; the
+   exponential mechanism on the first subspace block (ε-DP) with score −min_t #errors of
+   sign(⟨u, x⟩ − t) over 121 values of t in [−3, 3] (a minimum of counts that each move by ≤ 1:
+   sensitivity 1). The second half of the circle is the first negated, and for u = −u' the
+   halfspaces are taken open (⟨u', x⟩ < −t, ties — probability 0 — negative), the complements of
+   u''s: its errors are m − errors(u', −t), so one table over the half circle scores both; then the
    private L1 regression of degree ``subspace_degree`` in the Hermite features h_k(⟨u, x⟩) (⟨u, x⟩
-   ∼ N(0, 1), so they are orthonormal) on the second subspace block ((ε, δ)-DP). Why: with flips far
-   from the boundary on one side, the labels are the target XOR a far halfspace, and a low-degree L1
-   fit of all of x is pulled towards that second boundary (0.11 above OPT at n = 100 000, without
-   privacy too); along a line close to the target normal the pull is gone. **Substitute**: the
-   direction selection is not in Algorithm 1 (it is the shape of Algorithm 2's step 7 with a 1-D
-   cover); Algorithm 1's own candidates are all still fitted and compete in step 5.
+   ∼ N(0, 1), so they are orthonormal) on the second subspace block ((ε, δ)-DP; ``subspace_steps``
+   = 10 steps: with D + 1 = 6 features, as accurate as 30 at n = 20 000 and 100 000, issue 19).
+   Why: with flips far from the boundary on one side, the labels are the target XOR a far
+   halfspace, and a low-degree L1 fit of all of x is pulled towards that second boundary (0.11
+   above OPT at n = 100 000, without privacy too); along a line close to the target normal the pull
+   is gone. **Substitute**: the direction selection is not in Algorithm 1 (it is Algorithm 2's
+   step 7 over a cover of the unit circle of a 2-D subspace); Algorithm 1's own candidates are all
+   still fitted and compete in step 5.
 4. Candidates h_{j,θ}(x) = sign(⟨w_j, φ_j(x)⟩ − θ) for every training block and the subspace
    block, θ in n_thresholds (default 101) evenly spaced points of [−1, 1] (Kalai et al. 2008
    threshold the regression polynomial at a θ ∈ [−1, 1]; a grid of 21 points cost up to 0.03 in
@@ -97,6 +102,7 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         subspace_degree: int | None = 5,
         n_directions: int = 180,
         subspace_fraction: float = 0.2,
+        subspace_steps: int = 10,
         labels: tuple[Any, Any] = (-1, 1),
         random_state: Any = None,
     ) -> None:
@@ -114,6 +120,7 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         self.subspace_degree = subspace_degree
         self.n_directions = n_directions
         self.subspace_fraction = subspace_fraction
+        self.subspace_steps = subspace_steps
         self.labels = labels
         self.random_state = random_state
 
@@ -134,7 +141,10 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         degrees = candidate_degrees(self.degree)
         subspace_degree = None if self.subspace_degree is None else check_int(self.subspace_degree, "subspace_degree", 1, 50)
         n_directions = check_int(self.n_directions, "n_directions", 2, 10_000)
+        if n_directions % 2:
+            raise ValueError(f"n_directions must be even (the cover holds u and −u), got {n_directions}")
         subspace_fraction = check_real(self.subspace_fraction, "subspace_fraction", 0.0, 0.9)
+        subspace_steps = check_int(self.subspace_steps, "subspace_steps", 1, 100_000)
         n, dim = X.shape
         bases = [make_basis(self.marginal, dim, D) for D in degrees]
         n_val = max(1, int(fraction * n))
@@ -164,7 +174,7 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         self.subspace_ = self.directions_ = self.direction_ = None
         if source is not None:
             events += self._fit_subspace_block(X, labels, training[blocks:], degrees.index(source), subspace_degree,
-                                               n_directions, epsilon, regression)
+                                               n_directions, subspace_steps, epsilon, regression)
         self.thresholds_ = np.linspace(-1.0, 1.0, n_thresholds)
         scores = np.column_stack([self._block_scores(X[validation], j) for j in range(len(self.block_coefs_))])
         errors = column_threshold_errors(scores, labels[validation], self.thresholds_).ravel()
@@ -185,7 +195,7 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
 
     def _fit_subspace_block(
         self, X: np.ndarray, labels: np.ndarray, blocks: list[np.ndarray], source: int, degree: int, n_directions: int,
-        epsilon: Fraction | None, regression: dict[str, Any],
+        steps: int, epsilon: Fraction | None, regression: dict[str, Any],
     ) -> list[Event | None]:
         """The subspace candidate (module doc, step 3): subspace of training block ``source``'s
         polynomial, direction chosen privately on ``blocks[0]``, 1-D regression on ``blocks[1]``."""
@@ -193,13 +203,13 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         self.subspace_ = top_subspace(self.block_coefs_[source], self.block_bases_[source].indices, 2)
         self.directions_ = circle_cover(self.subspace_, n_directions)
         grid = np.linspace(-DIRECTION_RANGE, DIRECTION_RANGE, DIRECTION_THRESHOLDS)
-        projections = np.einsum("ij,kj->ik", X[direction_block], self.directions_)  # single-threaded (private_l1)
-        best = column_threshold_errors(projections, labels[direction_block], grid).min(axis=1)
-        chosen, direction_event = select(best, epsilon, regression["rng"])
+        half = self.directions_[:len(self.directions_) // 2]
+        projections = np.einsum("ij,kj->ik", X[direction_block], half)  # single-threaded (private_l1)
+        chosen, direction_event = select(direction_scores(projections, labels[direction_block], grid), epsilon, regression["rng"])
         self.direction_ = self.directions_[chosen]
         basis = HermiteBasis(1, degree)
         features, clip_norm = clipped_features(basis, X[fit_block] @ self.direction_[:, None], self.clip_norm)
-        fit = private_l1_regression(features, labels[fit_block], clip_norm=clip_norm, **regression)
+        fit = private_l1_regression(features, labels[fit_block], clip_norm=clip_norm, **{**regression, "steps": steps})
         self.block_bases_.append(basis)
         self.block_projections_.append(self.direction_[:, None])
         self.block_degrees_ = np.append(self.block_degrees_, degree)
@@ -209,9 +219,10 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         self.selections_.append(Selection(
             "subspace step (a substitute, not in Algorithm 1): direction u of the 1-D regression, in the top-2 "
             f"subspace of E[∇p∇pᵀ], p = block {source + 1}'s polynomial",
-            ((f"{n_directions} unit vectors u at angles 2πi/{n_directions} in the subspace, "
+            ((f"{len(self.directions_)} unit vectors u at angles 2πi/{len(self.directions_)} in the subspace, "
               f"score min over {grid_text(grid, 't')} of the errors of sign(⟨u, x⟩ − t)"),),
-            n_directions, f"direction {chosen + 1} (angle {360 * chosen / n_directions:.4g}°)", epsilon is not None))
+            len(self.directions_), f"direction {chosen + 1} (angle {360 * chosen / len(self.directions_):.4g}°)",
+            epsilon is not None))
         return [direction_event, fit.event]
 
     def _block_scores(self, X: np.ndarray, block: int) -> np.ndarray:
@@ -245,11 +256,21 @@ def subspace_source(degrees: tuple[int, ...], marginal: ProductMarginal | None, 
     return max(degrees) if subspace_degree is not None and gaussian and max(degrees) >= 2 else None
 
 
+def direction_scores(projections: np.ndarray, labels: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """The subspace step's scores (module doc, step 3), as error counts: for each column u of
+    ``projections`` (⟨u, x_i⟩ over the first half of the cover) min_t #errors of the closed
+    halfspaces ⟨u, x⟩ ≥ t, then for each −u min_t #errors of the open ⟨−u, x⟩ > t — the complements,
+    m − #errors(u, −t), so one table serves both. Each is a minimum of counts: sensitivity 1."""
+    errors = column_threshold_errors(projections, labels, grid)
+    return np.concatenate([errors.min(axis=1), labels.size - errors.max(axis=1)])
+
+
 def circle_cover(subspace: np.ndarray, count: int) -> np.ndarray:
-    """``count`` unit vectors V(cos a, sin a) at the angles a = 2πi/count of the plane spanned by
-    the orthonormal columns of the (d, 2) matrix V (for d = 1, V has one column: the two unit
-    vectors ±V), as rows."""
+    """``count`` (even) unit vectors V(cos a, sin a) at the angles a = 2πi/count of the plane
+    spanned by the orthonormal columns of the (d, 2) matrix V, as rows; row i + count/2 is exactly
+    −(row i). For d = 1, V has one column and the cover is ±V."""
     if subspace.shape[1] == 1:
         return np.vstack([subspace[:, 0], -subspace[:, 0]])
-    angles = 2 * np.pi * np.arange(count) / count
-    return np.column_stack([np.cos(angles), np.sin(angles)]) @ subspace.T
+    angles = 2 * np.pi * np.arange(count // 2) / count
+    half = np.column_stack([np.cos(angles), np.sin(angles)]) @ subspace.T
+    return np.vstack([half, -half])

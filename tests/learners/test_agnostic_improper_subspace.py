@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from dpledger.accountant.events import ExponentialMechanism, ParallelComposition
 from dpledger.learners.agnostic import PrivateImproperLearner, ProductMarginal
 from dpledger.learners.agnostic.data import halfspace_data
-from dpledger.learners.agnostic.improper import circle_cover
+from dpledger.learners.agnostic.improper import circle_cover, direction_scores
 from dpledger.learners.agnostic.selection import column_threshold_errors, grid_cells, threshold_errors
 from dpledger.learners.randomness import Sampled
 
@@ -50,6 +50,18 @@ def test_circle_cover_is_unit_vectors_of_the_subspace() -> None:
     assert np.allclose(cover[0], -cover[6])  # both orientations of every line
 
 
+@given(st.lists(st.tuples(half_units, st.booleans()), min_size=1, max_size=30))
+@settings(max_examples=100, deadline=None)
+def test_direction_scores_of_minus_u_are_the_best_open_halfspace_errors(records) -> None:
+    """Law: score(−u) = min_t #errors of [⟨−u, x⟩ > t] over the negated grid, counted directly."""
+    projection = np.array([[p] for p, _ in records])
+    labels = np.array([1.0 if positive else -1.0 for _, positive in records])
+    grid = np.linspace(-2, 2, 9)
+    plus, minus = direction_scores(projection, labels, grid)
+    assert plus == min(int(np.sum(np.where(projection[:, 0] >= t, 1.0, -1.0) != labels)) for t in grid)
+    assert minus == min(int(np.sum(np.where(-projection[:, 0] > -t, 1.0, -1.0) != labels)) for t in grid)
+
+
 def test_subspace_step_adds_one_block_along_a_privately_chosen_direction_and_stays_parallel() -> None:
     sample = halfspace_data(6000, 3, 0.1, "adversarial", Sampled(2))
     learner = PrivateImproperLearner(1, "1e-6", steps=5, n_directions=36, random_state=0).fit(sample.X, sample.y)
@@ -63,6 +75,7 @@ def test_subspace_step_adds_one_block_along_a_privately_chosen_direction_and_sta
     children = learner.trace_.child.children
     assert isinstance(learner.trace_.child, ParallelComposition) and len(children) == 5
     assert children[2] == ExponentialMechanism(epsilon=1, candidates=36)
+    assert children[3].repeat == learner.subspace_steps == 10  # the 1-D regression's own step count
     assert children[4] == ExponentialMechanism(epsilon=1, candidates=3 * learner.n_thresholds)
     assert learner.claim_holds()
     assert np.array_equal(learner.predict(sample.X[:50]), learner.predict(sample.X[:50]))
@@ -82,7 +95,8 @@ def test_subspace_step_is_skipped_when_its_blocks_would_be_empty() -> None:
     assert learner.direction_ is None
 
 
-@pytest.mark.parametrize("name, value", [("subspace_degree", 0), ("n_directions", 1), ("subspace_fraction", 1.5)])
+@pytest.mark.parametrize("name, value", [("subspace_degree", 0), ("n_directions", 1), ("n_directions", 7),
+                                         ("subspace_fraction", 1.5), ("subspace_steps", 0)])
 def test_bad_subspace_parameters_are_refused(name, value) -> None:
     sample = halfspace_data(400, 2, 0.1, "random", Sampled(6))
     with pytest.raises(ValueError, match=name):
