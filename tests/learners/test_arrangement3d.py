@@ -66,7 +66,8 @@ def check_against_listing(P, index, labels, signs):
     truth = listed(P, signs)
     assert np.array_equal(trace.histogram, histogram(truth, P, index, labels))
     drawn = set()
-    for score, count in zip(*trace.score_counts().__dict__.values()):
+    table = trace.score_counts()
+    for score, count in zip(table.scores, table.counts):
         for rank in range(count):
             g = trace.labeling(score, rank)
             drawn.add(tuple(g.tolist()))
