@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
+from dpledger.learners.halfspaces import arrangement3d
 from dpledger.learners.halfspaces.arrangement3d import HalfspaceTrace3D, UpperCells, _lexsign, _local_cells
 from dpledger.learners.halfspaces.geometry import GridHalfspaces
 
@@ -180,3 +181,28 @@ def test_rows_with_colliding_float_keys_take_the_exact_path_and_count_the_same(m
     exact = HalfspaceTrace3D(P, index, labels)
     assert len(exact.cells.simple) == 0 < len(fast.cells.simple)
     assert np.array_equal(exact.histogram, fast.histogram)
+
+
+def test_hash_collisions_are_resolved_by_exact_comparison(monkeypatch):
+    """With every hash weight equal (the hash only counts ones) the shared cells and the
+    representatives are still found exactly."""
+    rng = np.random.default_rng(8)
+    P = np.unique(rng.integers(-2, 3, (8, 3)), axis=0)
+    index, labels = rng.integers(0, len(P), 10), rng.integers(0, 2, 10)
+    expected = HalfspaceTrace3D(P, index, labels)
+
+    class Ones:
+        def integers(self, low, high, size, dtype):
+            return np.zeros(size, dtype=dtype)
+
+    monkeypatch.setattr(arrangement3d.np.random, "default_rng", lambda seed: Ones())
+    colliding = HalfspaceTrace3D(P, index, labels)
+    assert len(np.unique(colliding.cells.hash)) <= len(P) + 1 < len(colliding.cells.hash)
+    assert np.array_equal(colliding.histogram, expected.histogram)
+    assert np.array_equal(colliding.shared, expected.shared)
+    table = colliding.score_counts()
+    for score, count in zip(table.scores, table.counts):
+        for rank in range(count):
+            g = colliding.labeling(score, rank)
+            w, *a = colliding.representative(g)
+            assert [int(sum(Fraction(c) * int(v) for c, v in zip(a, x)) >= w) for x in P.tolist()] == g.tolist()
