@@ -110,18 +110,21 @@ def _local_cells(XI: np.ndarray) -> tuple[list[tuple[np.ndarray, tuple[int, ...]
     line, l = np.nonzero(dots == 0)  # plane l contains local line r
     turn = np.sign(_cross(rays[line], XI[l]) @ XI.T)  # sign⟨r × x_l, x_m⟩ (m on r) per (line, l)
     through = dots[line] == 0
-    recipes, signs = [], []
-    for s, s2, t in itertools.product((1, -1), repeat=3):
-        sigma = np.where(through, s2 * turn, s * np.sign(dots[line]))
-        sigma[np.arange(len(l)), l] = t
-        signs.append(sigma)
-        recipes.append(np.stack([line, np.full_like(l, s), l, np.full_like(l, s2), np.full_like(l, t)], axis=1))
-    signs, recipes = np.concatenate(signs), np.concatenate(recipes)
-    signs, first = np.unique(signs, axis=0, return_index=True)
+    combos = np.array(list(itertools.product((1, -1), repeat=3)))  # (s, s₂, t)
+    sigma = np.where(through[None], combos[:, 1, None, None] * turn[None], combos[:, 0, None, None] * np.sign(dots[line])[None])
+    sigma[:, np.arange(len(l)), l] = combos[:, 2, None]
+    sigma = sigma.reshape(-1, k)
+    if k < 63:  # one integer per sign vector
+        _, first = np.unique((sigma > 0) @ (1 << np.arange(k, dtype=np.int64)), return_index=True)
+    else:
+        _, first = np.unique(sigma, axis=0, return_index=True)
+    signs = sigma[first]
+    combo, pair = np.divmod(first, len(l))
+    recipes = np.stack([line[pair], combos[combo, 0], l[pair], combos[combo, 1], combos[combo, 2]], axis=1)
     both = np.concatenate([rays, -rays])
     inside = np.all(signs[:, None, :] * (both @ XI.T)[None, :, :] >= 0, axis=2)  # ray in the cell's closure
     positive = np.all(~inside | (_lexsign(both) > 0)[None, :], axis=1)
-    return [(signs[c], tuple(int(v) for v in recipes[first[c]])) for c in np.flatnonzero(positive)], rays
+    return [(signs[c], tuple(int(v) for v in recipes[c])) for c in np.flatnonzero(positive)], rays
 
 
 def _local_direction(XI: np.ndarray, rays: np.ndarray, recipe: tuple[int, ...]) -> list[int]:
