@@ -45,9 +45,9 @@ path. Vertex v is built on the line of the two smallest planes through it; line 
 its two smallest planes. O(|P|³ log |P|) vectorised integer work in chunks; |T_1| ≈ |P|³/6 cells,
 three-plane vertices stored implicitly as (i, j, k) with their score and hash (≈ 30 bytes each).
 Measured (benchmarks/bench_labelboost_3d.py, random points of [[±256]]³, 2 shared cores): |P| = 400,
-|Π_C(P)| ≈ 2.1·10⁷ counted in ≈ 12 s CPU (≈ 1.2 GB peak), one draw < 0.1 s. The slow path costs
-≈ 1 ms per degenerate vertex: on dense small grids (|P| = 120 on [[±4]]³, 60% of the cells
-degenerate) counting takes ≈ 25 s CPU.
+|Π_C(P)| ≈ 2.1·10⁷ counted in ≈ 15 s CPU (≈ 1.2 GB peak), one draw < 0.1 s. The slow path costs
+≈ 0.2–1 ms per degenerate vertex: on dense small grids (|P| = 120 on [[±4]]³, 18% of the cells
+on the slow path) counting takes ≈ 16 s CPU.
 
 **Union over w** (no prefix): Π_C(P) = T_{−1} ∪ T_1; g ∈ T_1 ∩ T_{−1} iff g and 1 − g are both in
 T_1 (then u = a + b for a realizing g at w = 1 and b realizing it at w = −1 separates strictly: the
