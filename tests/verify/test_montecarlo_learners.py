@@ -194,6 +194,21 @@ def test_fitted_state_and_decisions_are_the_released_numbers():
     assert np.allclose(decisions, [learner.intercept_, *(learner.coef_ + learner.intercept_)])
 
 
+def test_fitted_state_of_the_improper_learner_flattens_its_blocks_of_different_lengths():
+    """The improper learner keeps one coefficient vector per degree block (different lengths) and,
+    when its subspace step runs, the selected direction: all of it is released state."""
+    from dpledger.learners.agnostic import PrivateImproperLearner
+    from dpledger.learners.agnostic.data import halfspace_data
+
+    sample = halfspace_data(4000, 3, 0.1, "random", Sampled(0))
+    learner = PrivateImproperLearner(1.0, 1e-5, random_state=0).fit(sample.X, sample.y)
+    state = FittedState(RELEASED["improper"])(learner)
+    blocks = sum(np.size(part) for part in learner.block_coefs_)
+    direction = 0 if learner.direction_ is None else np.size(learner.direction_)
+    assert len({np.size(part) for part in learner.block_coefs_}) > 1
+    assert state.size == blocks + direction + np.size(learner.coef_) + np.size(learner.threshold_)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("learner_class, flagged", [(QuietProperLearner, True), (PrivateProperLearner, False)])
 def test_default_learner_audit_flags_tenfold_too_little_noise_and_not_the_learner(learner_class, flagged):

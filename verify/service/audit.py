@@ -325,7 +325,7 @@ LEARNER_SAMPLES = 600
 stage); the proper learner fits in about 25 ms."""
 
 RELEASED = {
-    "improper": ("block_coefs_", "coef_", "threshold_"),
+    "improper": ("block_coefs_", "direction_", "coef_", "threshold_"),
     "proper": ("polynomial_", "coef_", "intercept_"),
     "semi-agnostic": ("run_coefs_", "run_thresholds_", "coef_", "intercept_"),
 }

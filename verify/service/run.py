@@ -23,7 +23,9 @@ from dpledger.verify.service import Exact, Output
 from dpledger.verify.service.progress import progress, progress_callback
 
 SUBSTITUTES = {
-    "improper": "private L1 optimiser: noisy projected subgradient descent (substitute for Kulkarni–Lee–Liu 2021)",
+    "improper": ("private L1 optimiser: noisy projected subgradient descent (substitute for Kulkarni–Lee–Liu 2021); "
+                 "subspace step: a degree-5 L1 regression along a direction chosen privately in the top-2 subspace "
+                 "of E[∇p∇pᵀ] (not in Algorithm 1)"),
     "proper": "subspace: top-k eigenvectors of E[∇p∇pᵀ], k in (1, 2) chosen privately with the degree "
               "(substitute for DKKTZ21a's eigenvalue threshold)",
     "semi-agnostic": "ramp surrogate of width = OPT guess (stand-in for the seed's lost Equation 12)",

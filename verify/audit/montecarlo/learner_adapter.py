@@ -89,7 +89,14 @@ class FittedState:
     names: tuple[str, ...]
 
     def __call__(self, estimator: Any) -> np.ndarray:
-        return np.concatenate([np.ravel(np.asarray(getattr(estimator, name), dtype=float)) for name in self.names])
+        parts = []
+        for name in self.names:
+            value = getattr(estimator, name)
+            if value is None:  # a step the fit did not take (the improper learner's subspace step)
+                continue
+            # a list attribute (the improper learner's block coefficients) may hold vectors of different lengths
+            parts += [np.ravel(np.asarray(part, dtype=float)) for part in (value if isinstance(value, list) else [value])]
+        return np.concatenate(parts)
 
 
 def probe_points(dimension: int) -> np.ndarray:
