@@ -19,14 +19,20 @@ scikit-learn ≤ 1.7.2, so run this in its own environment, on top of the develo
     echo 'import site; site.addsitedir("/work/venv/lib/python3.11/site-packages")' \\
         > /tmp/agnostic-bench-env/lib/python3.11/site-packages/dpledger-dev.pth
     /tmp/agnostic-bench-env/bin/pip install "scikit-learn==1.7.2" "diffprivlib==0.6.6"
-    OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 /tmp/agnostic-bench-env/bin/python benchmarks/bench_agnostic.py \\
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /tmp/agnostic-bench-env/bin/python benchmarks/bench_agnostic.py \\
         --marginals gaussian --json benchmarks/results/agnostic_grid_gaussian.json
-    OMP_NUM_THREADS=2 OPENBLAS_NUM_THREADS=2 /tmp/agnostic-bench-env/bin/python benchmarks/bench_agnostic.py \\
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /tmp/agnostic-bench-env/bin/python benchmarks/bench_agnostic.py \\
         --marginals uniform student-t --n 20000 100000 --seeds 3 --json benchmarks/results/agnostic_grid_other.json
 
 (the venv's own site-packages come first, so its scikit-learn 1.7.2 shadows the dev venv's).
 Missing packages are reported as "not installed". ``verify/reports/agnostic_benchmark.py`` turns
 the JSON files of ``benchmarks/results/agnostic_grid_*.json`` into ``reports/agnostic_benchmark.md``.
+
+Each took about 6 minutes of wall time (1.6 minutes of user CPU) with the two run side by side on
+the shared 2-core machine (2026-11-30). One thread per fit: the reported fit times are then the
+work of one core, not two threads' spin-waiting on a loaded machine. To rerun part of a grid and
+keep the file's other datasets, add ``--update`` (e.g. ``--noise-models random --update``: the
+random-flip rows are replaced, the far-flip rows kept; the settings must match the file's).
 """
 from __future__ import annotations
 
@@ -100,7 +106,7 @@ def kept_rows(path: Path, args: argparse.Namespace) -> list[dict[str, Any]]:
     old = json.loads(path.read_text())
     for key, value in settings(args).items():
         if old[key] != value:
-            raise ValueError(f"{path}: {key} = {old[key]} differs from this run's {value}; run without --update")
+            raise ValueError(f"{key} = {old[key]} differs from this run's {value}; run without --update")
     covered = {(m, z, n) for m in args.marginals for z in args.noise_models for n in args.n}
     return [row for row in old["rows"] if (row["marginal"], row["noise_model"], row["n"]) not in covered]
 

@@ -39,3 +39,33 @@ def test_benchmark_report_writes_one_figure_per_scenario(tmp_path: Path) -> None
         (tmp_path / f"agnostic_grid_{index}.json").write_text(json.dumps({**results, "rows": rows}))
     paths, _ = write(tmp_path, tmp_path)
     assert paths[0].read_text().count("![gaussian") == 3 and all(p.exists() for p in paths)
+
+
+def test_report_lists_the_semi_agnostic_block_schedule_at_each_n_and_epsilon() -> None:
+    from dpledger.verify.reports.agnostic_benchmark import schedule_lines
+
+    assert "| 100,000 | 1 × 8 | 2 × 8 |" in schedule_lines(_results())  # ε = 0.5, 1 at d = 10, δ = 1e-5
+
+
+def _bench():
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_agnostic.py"
+    spec = importlib.util.spec_from_file_location("bench_agnostic", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_benchmark_update_keeps_the_datasets_not_rerun_and_refuses_other_settings(tmp_path: Path, capsys) -> None:
+    bench = _bench()
+    results = _results()
+    results["rows"].append({**results["rows"][0], "marginal": "uniform"})
+    path = tmp_path / "grid.json"
+    path.write_text(json.dumps(results))
+    args = bench.argparse.Namespace(dim=10, noise=0.1, test_n=20_000, seeds=1, marginals=["gaussian"],
+                                    noise_models=["random", "two-sided"], n=[100_000])
+    kept = bench.kept_rows(path, args)
+    assert {(r["marginal"], r["noise_model"]) for r in kept} == {("gaussian", "adversarial"), ("uniform", "random")}
+    assert bench.main(["--json", str(path), "--update", "--seeds", "2", "--n", "100"]) == 2
+    assert "seeds = 1 differs" in capsys.readouterr().err
