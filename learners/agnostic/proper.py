@@ -61,7 +61,7 @@ from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, che
 from dpledger.learners.agnostic.blocks import partition
 from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_for
 from dpledger.learners.noise import gaussian_noise
-from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, gradient_gram
+from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, top_subspace
 from dpledger.learners.agnostic.improper import candidate_degrees
 from dpledger.learners.agnostic.selection import Selection, grid_text, select, threshold_errors
 from dpledger.learners.randomness import Randomness
@@ -102,12 +102,6 @@ def private_correlation(
 def degree_weights(indices: np.ndarray, decay: float) -> np.ndarray:
     """λ^{max(|α| − 1, 0)} for each Hermite multi-index α (module doc, step 2)."""
     return decay ** np.maximum(indices.sum(axis=1) - 1, 0).astype(float)
-
-
-def top_subspace(coef: np.ndarray, indices: np.ndarray, k: int) -> np.ndarray:
-    """Step 6: the top-k eigenvectors of E[∇p ∇pᵀ] as a (d, k) orthonormal matrix."""
-    values, vectors = np.linalg.eigh(gradient_gram(coef, indices))
-    return vectors[:, np.argsort(values)[::-1][:k]]
 
 
 class PrivateProperLearner(HalfspaceLearnerBase):

@@ -11,8 +11,8 @@ from scipy.stats import norm
 from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner
 from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
 from dpledger.learners.agnostic.hermite import multi_indices
-from dpledger.learners.agnostic.hermite import HermiteBasis
-from dpledger.learners.agnostic.proper import cover_size, private_correlation, sphere_cover, top_subspace
+from dpledger.learners.agnostic.hermite import HermiteBasis, top_subspace
+from dpledger.learners.agnostic.proper import cover_size, private_correlation, sphere_cover
 from dpledger.learners.agnostic.semi_agnostic import RHO, private_threshold
 from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_for
 from dpledger.learners.noise import grid
