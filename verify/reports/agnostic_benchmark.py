@@ -192,40 +192,64 @@ READING = [
     "algorithm without noise, with arg-min selections: the gap between the two rows is the price of privacy.",
     "* Every private fit's guarantee is certified by the accountant from its trace (`claim_holds()`; the tests in "
     "`tests/learners/test_agnostic_privacy.py` check it for random parameters); the benchmark does not re-check it.",
-    "",
-    "## Where the seed's algorithms cannot match logistic regression, why, and the choice offered",
-    "",
-    "* **Improper learner, far one-sided flips** (Gaussian, n = 100,000, ε = 1: +0.108; privacy off: +0.106). L1 "
-    "polynomial regression of degree ≤ 2 is pulled by flips placed far from the boundary, with or without noise (the "
-    "exact L1 program does the same, issue 19); the theorem's degree ⌈1/α²⌉ (400 for α = 0.05) is out of reach at "
-    "d = 10, and degree 3 did no better in a check without privacy (+0.09 at n = 30,000). Choice: the proper learner "
-    "(+0.009 there), whose private ERM over a cover of its polynomial's top subspace is not pulled, or the "
-    "semi-agnostic learner (+0.029).",
-    "* **Improper learner, uniform cube, random flips.** Outside Theorem 2.1: on the cube the L1 regression's "
-    "polynomial does not point along the target, with or without privacy (privacy off: +0.0126 against "
-    "scikit-learn's +0.0057 at n = 20,000), so the privacy noise's share crosses the margin. Theorem D.1's basis "
-    "(`marginal=ProductMarginal(\"uniform\")`) did no better (+0.0169 at n = 20,000, ε = 1, as the Hermite "
-    "default); `degree=1` measured +0.0087 at ε = 1 and +0.0098 at ε = 4 (3 seeds, n = 20,000). Choice: the "
-    "semi-agnostic learner (within the margin in every cube cell), or `degree=1`.",
-    "* **Proper learner, uniform cube, random flips, n = 20,000.** Outside Theorem 3.1: on the cube the correlation "
-    "vector E[y·φ(x)] of the Hermite features is not parallel to the target (the features are orthonormal only under "
-    "N(0, I_d)); without privacy the learner is already at +0.0086 against scikit-learn's +0.0057 (5 seeds), and the "
-    "noise adds about 0.005 at ε = 1. Choice: the semi-agnostic learner, whose gradient steps correct the initial "
-    "direction.",
-    "* **What was changed for random noise at n = 20,000 (issue 19 (3)).** *Semi-agnostic:* Algorithm 3 spends a "
-    "fresh block on every statistic, so J = 2 runs × (T = 8 steps + 2) made 20 blocks of 900 records, and a "
-    "gradient step's noise (Δ₂ = R/(s·b)) had norm √d·σ = 0.90 at ε = 1, larger than the gradient: +0.034 against "
-    "diffprivlib's +0.012. The learner now takes the first schedule of (2, 8), (1, 8), (1, 4), (1, 2), (1, 1) whose "
-    "step noise norm is at most `max_step_noise` = 0.2 (a function of n, d, ε, δ only; table below), and its final "
-    "exponential mechanism chooses among every iterate w₀, …, w_T of every run (no extra privacy: one ε-DP "
-    "selection on the same block); `max_step_noise=None` is the seed's fixed schedule. *Proper:* the one Gaussian "
-    "release of the 66 degree-≤ 2 coefficients (clipping B = 2√66) gave the degree-1 coefficients — the Chow "
-    "direction that wins under random noise — the noise of all 66; the release now weights the degree-2 features by "
-    "λ = 1/2 (`degree_decay`; B = 2√24.75: degree-1 noise × 0.61, degree-2 × 1.23) and the training block gets 80 % "
-    "(`validation_fraction` 0.2; with the two selections replaced by arg-min the error barely moved, so the noise, "
-    "not the selection, was the cost). Gaussian, ε = 1: proper +0.018 → +0.012, semi-agnostic +0.034 → +0.010. "
-    "`degree_decay=1` is the unweighted release (better when the far flips' degree-2 part matters at small ε).",
 ]
+
+
+def why_lines(results: dict[str, Any]) -> list[str]:
+    """Why cells miss, per learner, and the choice offered; the figures are read off ``results``
+    (median error − OPT, "—" where the grid lacks the cell)."""
+    cells = _cells(results)
+
+    def v(marginal: str, noise: str, n: int, method: str, eps: Any) -> str:
+        return _fmt(_median(cells, (marginal, noise, n, method, eps)))
+
+    return [
+        "## Where the seed's algorithms cannot match logistic regression, why, and the choice offered",
+        "",
+        "* **What was changed for random noise at n = 20,000 (issue 19 (3)).** *Semi-agnostic:* Algorithm 3 spends a "
+        "fresh block on every statistic, so J = 2 runs × (T = 8 steps + 2) made 20 blocks of 900 records, and a "
+        "gradient step's noise (Δ₂ = R/(s·b)) had norm √d·σ = 0.90 at ε = 1, larger than the gradient (+0.034 against "
+        "diffprivlib's +0.012). The learner now takes the first schedule of (2, 8), (1, 8), (1, 4), (1, 2), (1, 1) "
+        "whose step noise norm is at most `max_step_noise` = 0.2 (a function of n, d, ε and δ only; table below), and "
+        "its final exponential mechanism chooses among every iterate w₀, …, w_T of every run (no extra privacy: one "
+        "ε-DP selection on the same block, the iterates already released); `max_step_noise=None` is the seed's fixed "
+        f"schedule. Now: {v('gaussian', 'random', 20_000, 'semi-agnostic', 1.0)} at ε = 1 against "
+        f"{v('gaussian', 'random', 20_000, PRIVATE_BASELINE, 1.0)}. *Proper:* its one Gaussian release of the 66 "
+        "degree-≤ 2 coefficients (clipping B = 2√66) gave the degree-1 coefficients — the Chow direction that wins "
+        "under random noise — the noise of all 66 (+0.018 at ε = 1); the release now weights the degree-2 features by "
+        "λ = 1/2 (`degree_decay`; B = 2√24.75: degree-1 noise × 0.61, degree-2 × 1.23) and the training block gets "
+        "80 % (`validation_fraction` 0.2; with both selections replaced by arg-min the error barely moved: the noise, "
+        f"not the selection, was the cost). Now: {v('gaussian', 'random', 20_000, 'proper', 1.0)} at ε = 1. "
+        "`degree_decay=1` is the unweighted release.",
+        "* **Proper learner, uniform cube, random flips, n = 20,000.** Outside Theorem 3.1: the Hermite features are "
+        "orthonormal only under N(0, I_d), and on the cube the correlation vector's degree-1 part is not the target "
+        f"normal. Privacy off it is near scikit-learn ({v('uniform', 'random', 20_000, 'proper', None)} against "
+        f"{v('uniform', 'random', 20_000, PUBLIC_BASELINE, None)}), but at ε = 1 it is at "
+        f"{v('uniform', 'random', 20_000, 'proper', 1.0)} against diffprivlib's "
+        f"{v('uniform', 'random', 20_000, PRIVATE_BASELINE, 1.0)} (on the Gaussian: "
+        f"{v('gaussian', 'random', 20_000, 'proper', 1.0)}). Choice: the semi-agnostic learner "
+        f"({v('uniform', 'random', 20_000, 'semi-agnostic', 1.0)} there), whose gradient steps correct the initial "
+        "direction.",
+        "* **Improper learner, random flips, n = 20,000.** Its two degree blocks share the data with the validation "
+        "block and the subspace step's two blocks (about a third of n each), so each private L1 regression runs on "
+        "about 6,800 records; privacy off it is at "
+        f"{v('gaussian', 'random', 20_000, 'improper', None)} on the Gaussian (scikit-learn "
+        f"{v('gaussian', 'random', 20_000, PUBLIC_BASELINE, None)}) and "
+        f"{v('uniform', 'random', 20_000, 'improper', None)} on the cube (outside Theorem 2.1: the L1 fit's "
+        "polynomial does not point along the target there; Theorem D.1's basis, `marginal=ProductMarginal(\"uniform\")`, "
+        "did no better in a check at n = 20,000). At ε = 1: "
+        f"{v('gaussian', 'random', 20_000, 'improper', 1.0)} (Gaussian) and "
+        f"{v('uniform', 'random', 20_000, 'improper', 1.0)} (cube) against diffprivlib's "
+        f"{v('gaussian', 'random', 20_000, PRIVATE_BASELINE, 1.0)} and "
+        f"{v('uniform', 'random', 20_000, PRIVATE_BASELINE, 1.0)}. Choice under random noise: the semi-agnostic "
+        "or the proper learner (within the margin in every Gaussian cell).",
+        "* **Semi-agnostic learner, far one-sided flips** (Gaussian, n = 100,000, ε = 1: "
+        f"{v('gaussian', 'adversarial', 100_000, 'semi-agnostic', 1.0)}; privacy off: "
+        f"{v('gaussian', 'adversarial', 100_000, 'semi-agnostic', None)}). Within its goal of 0.03; the ramp surrogate "
+        "is still pulled by flips far from the boundary. Choice there: the proper "
+        f"({v('gaussian', 'adversarial', 100_000, 'proper', 1.0)}) or the improper learner "
+        f"({v('gaussian', 'adversarial', 100_000, 'improper', 1.0)}).",
+    ]
 
 
 def schedule_lines(results: dict[str, Any]) -> list[str]:
@@ -256,7 +280,7 @@ def write(out: Path, results_folder: Path = RESULTS) -> tuple[list[Path], str]:
              f"{{{', '.join(f'{e:g}' for e in epsilons)}}}, seeds per marginal: {seeds}; a fresh test set of "
              f"{results['test_n']:,} points per seed. Error rates are measured, not bounds; every number is a median "
              "over the seeds.", "",
-             *summary_lines(results), "", *READING, "", *schedule_lines(results), "", "## Error − OPT per scenario", ""]
+             *summary_lines(results), "", *READING, "", *why_lines(results), "", *schedule_lines(results), "", "## Error − OPT per scenario", ""]
     for marginal in marginals:
         for noise in noises:
             figure = scenario_figure(out / f"agnostic_benchmark_{marginal}_{noise}.png", results, marginal, noise)
