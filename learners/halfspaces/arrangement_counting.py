@@ -60,6 +60,7 @@ from fractions import Fraction
 import numpy as np
 
 from dpledger.learners.concept_classes import Components
+from dpledger.learners.halfspaces.arrangement3d import HalfspaceTrace3D
 from dpledger.learners.halfspaces.depth import coordinate_constraints
 from dpledger.learners.halfspaces.domains import simplest_between
 from dpledger.learners.score_counts import ScoreCounts
@@ -429,10 +430,12 @@ class LineCells:
 
 
 def halfspace_counted_trace(dimension: int, prefix: Components, P: np.ndarray, index: np.ndarray,
-                            labels: np.ndarray) -> PlaneTrace | LineCells | None:
-    """The counted trace of halfspaces on [[±X]]^d restricted to ``prefix`` (None: not counted
+                            labels: np.ndarray) -> PlaneTrace | LineCells | HalfspaceTrace3D | None:
+    """The counted trace of halfspaces on [[±X]]^d restricted to ``prefix``, d ≤ 3 (d = 3 by
+    :mod:`~dpledger.learners.halfspaces.arrangement3d`, prefixes () and (w,)); None: not counted
     here — d = 1 without prefix, whose ≤ 4|P| + 2 labelings the listing handles, or no free
-    coefficient)."""
+    coefficient. d = 3 after (w, a_1) (two free coefficients whose lines have point-dependent
+    offsets) is refused."""
     free = dimension + 1 - len(prefix)
     P = np.asarray(P, dtype=np.int64).reshape(len(P), dimension)
     if free == 1:
@@ -441,4 +444,10 @@ def halfspace_counted_trace(dimension: int, prefix: Components, P: np.ndarray, i
         return PlaneTrace(P, index, labels, (int(prefix[0]),))
     if dimension == 2 and free == 3:
         return PlaneTrace(P, index, labels, (-1, 1))
+    if dimension == 3 and free == 4:
+        return HalfspaceTrace3D(P, index, labels, (-1, 1))
+    if dimension == 3 and free == 3:
+        return HalfspaceTrace3D(P, index, labels, (int(prefix[0]),))
+    if dimension == 3:
+        raise ValueError("halfspaces in d = 3: the trace restricted to (w, a_1) is neither counted nor listed")
     return None

@@ -8,7 +8,8 @@ Appendix C: "the halfspace parameters lie in R^{d+1}", Lemma 8.7: a prefix is co
 coefficients (e.g. zeros). So :meth:`contains` accepts any rational completion, while
 :meth:`prefix_valid` (what oracles must produce) requires every coordinate in its domain.
 
-Traces, exact for d ≤ 2 (|P| distinct points):
+Traces, exact for d ≤ 2 (|P| distinct points) — d = 3 (prefixes () and (w,)) is counted by
+:mod:`~dpledger.learners.halfspaces.arrangement3d` and listed by unranking it (:func:`_listed_3d`):
 
 * one free coefficient u (d = 1 after w, d = 2 after (w, a_1)): labels [α_j u + γ_j ≥ 0]
   change only at the breakpoints −γ_j/α_j; one labeling per point and open interval,
@@ -37,7 +38,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from dpledger.learners.concept_classes import Components, ConceptClass, Trace
+from dpledger.learners.concept_classes import DEFAULT_TRACE_LIMIT, Components, ConceptClass, Trace
+from dpledger.learners.halfspaces.arrangement3d import HalfspaceTrace3D
 from dpledger.learners.halfspaces.depth import SUPPORTED_DIMENSIONS, coordinate_constraints
 from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain, coordinate_domain, simplest_between
 
@@ -47,18 +49,25 @@ a ``len`` and uniform draws by index work, and the arrangement's arithmetic stay
 
 _CHUNK = 4096
 
+TRACE_DIMENSIONS = (1, 2, 3)
+"""Dimensions whose traces are exact: d ≤ 2 listed or counted, d = 3 counted (prefixes () and
+(w,), :mod:`~dpledger.learners.halfspaces.arrangement3d`); the coordinate objective Q_i^S, and so
+the oracles and CarryForwardLearner, only for :data:`~dpledger.learners.halfspaces.depth.SUPPORTED_DIMENSIONS`."""
+
 
 def _rational(value: Any) -> bool:
     return isinstance(value, (int, Fraction, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 class GridHalfspaces(ConceptClass):
-    """Halfspaces on [[±X]]^d, d ∈ {1, 2}, X ∈ [1, 256], with the finite coordinate domains of
-    Definition 8.2 (``next_values``) and arrangement traces (see the module docstring)."""
+    """Halfspaces on [[±X]]^d, d ∈ {1, 2, 3}, X ∈ [1, 256], with the finite coordinate domains of
+    Definition 8.2 (``next_values``) and arrangement traces (see the module docstring). d = 3 has
+    traces (LabelBoost) but no coordinate objective: its oracles refuse it."""
 
     def __init__(self, dimension: int, grid: int) -> None:
-        if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension not in SUPPORTED_DIMENSIONS:
-            raise ValueError(f"dimension must be one of {SUPPORTED_DIMENSIONS} (exact traces and Q_i^S), got {dimension!r}")
+        if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension not in TRACE_DIMENSIONS:
+            raise ValueError(f"dimension must be one of {TRACE_DIMENSIONS} (exact traces; Q_i^S for "
+                             f"{SUPPORTED_DIMENSIONS}), got {dimension!r}")
         if isinstance(grid, bool) or not isinstance(grid, int) or not 1 <= grid <= MAX_GRID:
             raise ValueError(f"grid must be an integer X in [1, {MAX_GRID}], got {grid!r}")
         self.dimension, self.grid = dimension, grid
@@ -266,8 +275,10 @@ def _parallel(patterns: _Patterns, P: np.ndarray, w: int, lines: np.ndarray, zer
 def restricted_trace(C: GridHalfspaces, prefix: Components, points: Any) -> Trace:
     """Π_{C(prefix)}(P) for the distinct points P of ``points`` (exact; see the module docstring)."""
     P = C.distinct(points)
-    patterns = _Patterns(len(P))
     free = C.k - len(prefix)
+    if C.dimension == 3 and free >= 2:
+        return _listed_3d(P, prefix)
+    patterns = _Patterns(len(P))
     if free == 0:
         patterns.add(C.evaluate(prefix, P), lambda: tuple(prefix))
     elif not prefix:
@@ -286,3 +297,22 @@ def _by_threshold(C: GridHalfspaces, patterns: _Patterns, P: np.ndarray, w: Any)
         _one_free(patterns, P, (w,))
     else:
         _plane(patterns, P, w)
+
+
+def _listed_3d(P: np.ndarray, prefix: Components) -> Trace:
+    """Π_{C(prefix)}(P) in d = 3 listed by unranking the counted trace
+    (:class:`~dpledger.learners.halfspaces.arrangement3d.HalfspaceTrace3D`, checked against an
+    exact Fourier–Motzkin listing in its tests) — for the exact auditor's small instances; the
+    prefix (w, a_1) is refused (neither counted nor listed)."""
+    if len(prefix) > 1:
+        raise ValueError("halfspaces in d = 3: the trace restricted to (w, a_1) is neither counted nor listed")
+    counted = HalfspaceTrace3D(P, np.zeros(0, np.int64), np.zeros(0, np.int64), (int(prefix[0]),) if prefix else (-1, 1))
+    if counted.size > DEFAULT_TRACE_LIMIT:
+        raise ValueError(f"trace_limit: {counted.size} labelings of {len(P)} points in d = 3 are too many to list "
+                         f"(limit {DEFAULT_TRACE_LIMIT}); LabelBoost samples them counted, under Sampled randomness")
+    matrix = np.array([counted.labeling(0, rank) for rank in range(counted.size)], dtype=np.int8).reshape(counted.size, len(P))
+
+    def agreement(index: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        return (matrix[:, index] == np.asarray(labels, dtype=np.int8)).sum(axis=1)
+
+    return Trace(P, counted.size, lambda i: matrix[i].copy(), lambda i: counted.representative(matrix[i]), agreement)

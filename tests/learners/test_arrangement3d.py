@@ -206,3 +206,51 @@ def test_hash_collisions_are_resolved_by_exact_comparison(monkeypatch):
             g = colliding.labeling(score, rank)
             w, *a = colliding.representative(g)
             assert [int(sum(Fraction(c) * int(v) for c, v in zip(a, x)) >= w) for x in P.tolist()] == g.tolist()
+
+
+def test_grid_halfspaces_in_3d_list_the_fourier_motzkin_trace_for_the_exact_auditor():
+    """GridHalfspaces(3, X).trace (what Enumerated randomness, the exact auditor, uses) is the
+    listing by exact feasibility, for the class and for the prefix (w,)."""
+    P = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 1], [1, 1, 1], [-1, 2, 0], [2, -1, 1]], dtype=np.int64)
+    C = GridHalfspaces(3, 2)
+    for prefix, signs in [((), (-1, 1)), ((1,), (1,)), ((-1,), (-1,))]:
+        trace = C.restrict(prefix).trace(P) if prefix else C.trace(P)
+        rows = {tuple(trace.labeling(i).tolist()) for i in range(trace.size)}
+        assert rows == listed(trace.points, signs) and len(rows) == trace.size
+        for i in range(trace.size):
+            assert C.evaluate(trace.representative(i), trace.points).tolist() == trace.labeling(i).tolist()
+
+
+def test_labelboost_on_3d_halfspaces_samples_the_counted_trace_without_listing(monkeypatch):
+    """Sampled LabelBoost over GridHalfspaces(3, X) draws from the counted trace (the listing is
+    never called) and its representative realizes the drawn labeling."""
+    from dpledger.learners.halfspaces import geometry
+    from dpledger.learners.labelboost import labelboost
+    from dpledger.learners.randomness import Sampled
+
+    def never(*args, **kwargs):
+        raise AssertionError("the 3-D trace was listed")
+
+    monkeypatch.setattr(geometry, "_listed_3d", never)
+    rng = np.random.default_rng(3)
+    X = rng.integers(-16, 17, size=(60, 3))
+    y = (X @ np.array([1, -2, 1]) >= 1).astype(int)
+    C = GridHalfspaces(3, 16)
+    result = labelboost(C, X[:30], y[:30], X[30:], Sampled(0))
+    assert C.evaluate(result.hypothesis, result.points).tolist() == result.labeling.tolist()
+    assert result.candidates == HalfspaceTrace3D(result.points, np.zeros(0, np.int64), np.zeros(0, np.int64)).size
+
+
+def test_3d_halfspaces_refuse_what_is_neither_counted_nor_listed():
+    """d = 3 after (w, a_1) (two free coefficients with point-dependent offsets) and the
+    coordinate objective Q_i^S (the oracles) are refused with a clear ValueError."""
+    from dpledger.learners.carry_forward import CarryForwardLearner
+    from dpledger.learners.halfspaces.oracles import IPConcaveOracle
+
+    C = GridHalfspaces(3, 4)
+    P = np.array([[0, 0, 1], [1, 2, 0], [3, 1, 1]])
+    with pytest.raises(ValueError, match=r"\(w, a_1\) is neither counted nor listed"):
+        C.restrict((1, Fraction(1, 2))).trace(P)
+    X = np.random.default_rng(0).integers(-4, 5, size=(600, 3))
+    with pytest.raises(ValueError, match="Q_i\\^S"):
+        CarryForwardLearner(C, m=10, oracle=IPConcaveOracle(), random_state=0).fit(X, (X.sum(axis=1) >= 0).astype(int))

@@ -62,7 +62,7 @@ def test_points_off_the_grid_and_unsupported_sizes_are_refused():
     with pytest.raises(ValueError, match="grid"):
         C.trace(np.array([[5, 0]]))
     with pytest.raises(ValueError, match="dimension"):
-        GridHalfspaces(3, 4)
+        GridHalfspaces(4, 4)
     with pytest.raises(ValueError, match="grid"):
         GridHalfspaces(2, MAX_GRID + 1)
     with pytest.raises(ValueError, match="prefix"):
