@@ -327,7 +327,7 @@ stage); the proper learner fits in about 25 ms."""
 RELEASED = {
     "improper": ("block_coefs_", "direction_", "coef_", "threshold_"),
     "proper": ("polynomial_", "coef_", "intercept_"),
-    "semi-agnostic": ("run_coefs_", "run_thresholds_", "coef_", "intercept_"),
+    "semi-agnostic": ("iterates_", "run_thresholds_", "coef_", "intercept_"),
 }
 """The fitted state each learner releases and its theorem's claim covers (the noisy statistics of
 its trace and the selected hypothesis), audited by ``audit learner``
