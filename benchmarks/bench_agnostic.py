@@ -124,7 +124,8 @@ def run_grid(args: argparse.Namespace, kept: list[dict[str, Any]]) -> dict[str, 
                 for seed in range(args.seeds):
                     rng = Sampled(1000 + seed)
                     train = halfspace_data(n, args.dim, args.noise, noise_model, rng, marginal)
-                    test = labelled_sample(args.test_n, train.w, train.t, args.noise, noise_model, rng, marginal)
+                    test = labelled_sample(args.test_n, train.w, train.t, args.noise, noise_model, rng, marginal,
+                                           tilt=train.tilt)
                     opt = float(np.mean(test.target_predictions(test.X) != test.y))
                     cell = {"marginal": marginal, "noise_model": noise_model, "n": n, "seed": seed, "opt": opt}
                     runs: list[tuple[str, Factory, float | None]] = [

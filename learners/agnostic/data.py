@@ -33,12 +33,14 @@ MAX_DIM = 1000
 
 @dataclass(frozen=True)
 class HalfspaceSample:
-    """A labelled sample with its generating halfspace sign(⟨w, x⟩ − t) (before label noise)."""
+    """A labelled sample with its generating halfspace sign(⟨w, x⟩ − t) (before label noise) and the
+    tilt v of its far flips (``None`` under random noise or without flips)."""
 
     X: np.ndarray
     y: np.ndarray
     w: np.ndarray
     t: float
+    tilt: np.ndarray | None = None
 
     def target_predictions(self, X: np.ndarray) -> np.ndarray:
         return np.where(X @ self.w - self.t >= 0, 1, -1)
@@ -82,9 +84,13 @@ def halfspace_data(n: int, dim: int, noise: float, noise_model: str, rng: Random
 
 
 def labelled_sample(
-    n: int, w: np.ndarray, t: float, noise: float, noise_model: str, rng: Randomness, marginal: str = "gaussian"
+    n: int, w: np.ndarray, t: float, noise: float, noise_model: str, rng: Randomness, marginal: str = "gaussian",
+    tilt: np.ndarray | None = None,
 ) -> HalfspaceSample:
-    """n fresh points of ``marginal`` for the halfspace (w, t), labels flipped as in the module doc."""
+    """n fresh points of ``marginal`` for the halfspace (w, t), labels flipped as in the module doc.
+
+    Far flips follow ``tilt`` (a unit vector ⊥ w, e.g. a training sample's ``tilt``, so that a test set
+    comes from the training distribution); a fresh random tilt is drawn when it is ``None``."""
     X = sample_marginal(marginal, n, w.size, rng)
     margin = X @ w - t
     y = np.where(margin >= 0, 1.0, -1.0)
@@ -93,12 +99,18 @@ def labelled_sample(
         if noise_model == "random":
             chosen = rng.subset(n, flips)
         else:
-            v = np.asarray(rng.gaussian(1.0, w.size))
-            v -= (v @ w) * w
-            v /= np.linalg.norm(v) if w.size > 1 else 1.0
-            chosen = far_flips(margin, X @ v, flips, two_sided=noise_model == "two-sided")
+            tilt = random_tilt(w, rng) if tilt is None else tilt
+            chosen = far_flips(margin, X @ tilt, flips, two_sided=noise_model == "two-sided")
         y[chosen] *= -1
-    return HalfspaceSample(X, y, w, t)
+    return HalfspaceSample(X, y, w, t, tilt if noise_model != "random" else None)
+
+
+def random_tilt(w: np.ndarray, rng: Randomness) -> np.ndarray:
+    """A random unit vector v ⊥ w (v = 0 when d = 1: no direction is orthogonal)."""
+    v = np.asarray(rng.gaussian(1.0, w.size))
+    v -= (v @ w) * w
+    v /= np.linalg.norm(v) if w.size > 1 else 1.0
+    return v
 
 
 def far_flips(margin: np.ndarray, tilt: np.ndarray, flips: int, *, two_sided: bool) -> np.ndarray:

@@ -151,7 +151,7 @@ def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact =
     advance = progress(3, f"run agnostic {algorithm} (data, private fit, privacy-off fit)")
     rng = Sampled(data_seed)
     train = halfspace_data(n, dim, noise, noise_model, rng)
-    test = labelled_sample(n, train.w, train.t, noise, noise_model, rng)
+    test = labelled_sample(n, train.w, train.t, noise, noise_model, rng, tilt=train.tilt)
     advance(1)
     options: dict[str, Any] = {} if degree is None else {"degree": degree}
     learner_class = LEARNERS[algorithm]
