@@ -176,51 +176,48 @@ def estimation_runs(samples: int) -> int:
 
 
 class _Runs:
-    """Outputs per pair and input, written in place into two buffers: every chunk's first
-    quarter (:func:`selection_runs`) goes to the search split, the rest to the estimation split
-    (no copying per stage)."""
+    """Outputs per pair and input: every chunk's first quarter (:func:`selection_runs`) is copied
+    into the search buffer (split 1, searched as one array); the rest of the chunk is kept as it
+    arrived, one part per chunk (split 2, estimated part by part: never copied)."""
 
     def __init__(self, pairs: int, sizes: list[int]) -> None:
         self.selection = [selection_runs(size) for size in sizes]
-        self.offsets = (
-            np.concatenate([[0], np.cumsum(self.selection)]),
-            np.concatenate([[0], np.cumsum(np.asarray(sizes) - np.asarray(self.selection))]),
-        )
-        self.buffers: list[list[tuple[np.ndarray, np.ndarray] | None]] = [[None, None] for _ in range(pairs)]
+        self.offsets = np.concatenate([[0], np.cumsum(self.selection)])
+        self.buffers: list[list[np.ndarray | None]] = [[None, None] for _ in range(pairs)]
+        self.rest: list[list[list[np.ndarray]]] = [[[], []] for _ in range(pairs)]
         self.filled = [[0, 0] for _ in range(pairs)]
 
     def add(self, pair: int, side: int, outputs: np.ndarray) -> None:
         """Store the next chunk of runs of ``pair`` on input ``side``."""
         chunk = self.filled[pair][side]
-        buffers = self.buffers[pair][side]
-        if buffers is None:
-            buffers = tuple(np.empty((int(o[-1]),) + outputs.shape[1:], outputs.dtype) for o in self.offsets)
-        elif buffers[0].shape[1:] != outputs.shape[1:]:
+        buffer = self.buffers[pair][side]
+        if buffer is None:
+            buffer = np.empty((int(self.offsets[-1]),) + outputs.shape[1:], outputs.dtype)
+        elif buffer.shape[1:] != outputs.shape[1:]:
             raise ValueError(
                 f"mechanism outputs have inconsistent shapes across runs: "
-                f"{buffers[0].shape[1:]} and {outputs.shape[1:]}"
+                f"{buffer.shape[1:]} and {outputs.shape[1:]}"
             )
-        elif np.result_type(buffers[0].dtype, outputs.dtype) != buffers[0].dtype:
-            common = np.result_type(buffers[0].dtype, outputs.dtype)
-            buffers = tuple(buffer.astype(common) for buffer in buffers)
+        elif np.result_type(buffer.dtype, outputs.dtype) != buffer.dtype:
+            buffer = buffer.astype(np.result_type(buffer.dtype, outputs.dtype))
         half = self.selection[chunk]
-        for buffer, offsets, part in zip(buffers, self.offsets, (outputs[:half], outputs[half:])):
-            buffer[offsets[chunk] : offsets[chunk + 1]] = part
-        self.buffers[pair][side] = buffers
+        buffer[self.offsets[chunk] : self.offsets[chunk + 1]] = outputs[:half]
+        self.buffers[pair][side] = buffer
+        self.rest[pair][side].append(outputs[half:])
         self.filled[pair][side] = chunk + 1
 
     def chunks_done(self) -> int:
         return self.filled[0][0]
 
-    def splits(self, pair: int) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
-        """``((a1, b1), (a2, b2))``: the search and estimation splits of the chunks so far."""
+    def splits(self, pair: int) -> tuple[tuple[np.ndarray, np.ndarray], list[tuple[np.ndarray, np.ndarray]]]:
+        """``((a1, b1), [(a2, b2) per chunk])``: the search split of the chunks so far, as one
+        array per input, and the estimation split, as one part per chunk — every part in the
+        search split's type (value-set events compare the bytes of rows)."""
         chunks = self.filled[pair][0]
-        views = [
-            tuple(buffer[: offsets[chunks]] for buffer, offsets in zip(buffers, self.offsets))
-            for buffers in self.buffers[pair]
-        ]
-        (a1, a2), (b1, b2) = views
-        return harmonise(a1, b1), harmonise(a2, b2)
+        a1, b1 = harmonise(*(buffer[: self.offsets[chunks]] for buffer in self.buffers[pair]))
+        parts = [tuple(part.astype(a1.dtype, copy=False) for part in harmonise(a2, b2))
+                 for a2, b2 in zip(*(side[:chunks] for side in self.rest[pair]))]
+        return (a1, b1), parts
 
 
 def validate(
@@ -351,7 +348,7 @@ def audit(
                 futures = upcoming if prefetch or not stage else submit(stage)
                 upcoming = submit(stage + 1) if prefetch and stage + 1 < len(plan) else []
 
-                def arrivals() -> Iterator[tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]]:
+                def arrivals() -> Iterator[tuple[tuple[np.ndarray, np.ndarray], list[tuple[np.ndarray, np.ndarray]]]]:
                     """Each pair's splits as soon as its chunks are in (searching overlaps generation)."""
                     nonlocal done
                     for p, pair_futures in enumerate(futures):
@@ -447,7 +444,7 @@ def _fails(kind: bool, best: dict[bool, _Estimate], best_delta: dict[bool, float
 
 
 def _run_stage(
-    splits: Iterable[tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]],
+    splits: Iterable[tuple[tuple[np.ndarray, np.ndarray], list[tuple[np.ndarray, np.ndarray]]]],
     delta: float,
     alpha: float,
     keep: int,
@@ -460,7 +457,8 @@ def _run_stage(
     z = search_z(LEAD_SHARE * alpha / 2)  # the level of the leading candidate's bounds
     found, estimation = [], []
     for p, ((a1, b1), split2) in enumerate(splits):
-        found.append(search_pair(a1, b1, p, delta, z, claimed_epsilon, (len(split2[0]), len(split2[1]))))
+        target = (sum(len(a2) for a2, _ in split2), sum(len(b2) for _, b2 in split2))
+        found.append(search_pair(a1, b1, p, delta, z, claimed_epsilon, target))
         estimation.append(split2)
     examined = sum(result.examined for result in found)
     ranked = sorted((c for result in found for c in result.candidates), key=lambda c: -c.score)
@@ -476,18 +474,19 @@ def _run_stage(
 
 
 def _estimate(
-    candidate: Candidate, split2: tuple[np.ndarray, np.ndarray], delta: float, claimed_epsilon: float, level: float,
-    values: dict[tuple[int, int], np.ndarray],
+    candidate: Candidate, split2: list[tuple[np.ndarray, np.ndarray]], delta: float, claimed_epsilon: float,
+    level: float, values: dict[tuple[int, int], np.ndarray],
 ) -> _Estimate:
-    """Clopper–Pearson bounds at ``level`` on split 2, the ε bound at δ and the δ bound at the
-    claimed ε of one candidate (``values``: the statistics already evaluated on these runs)."""
-    a2, b2 = split2
-    p_runs, q_runs = (a2, b2) if candidate.forward else (b2, a2)
-    k_p, k_q = (_hits(candidate.event, runs, values) for runs in (p_runs, q_runs))
-    p_lo = clopper_pearson_lower(k_p, len(p_runs), level)
-    q_hi = clopper_pearson_upper(k_q, len(q_runs), level)
+    """Clopper–Pearson bounds at ``level`` on split 2 (counted part by part), the ε bound at δ and
+    the δ bound at the claimed ε of one candidate (``values``: the statistics already evaluated on
+    these runs)."""
+    k_a, k_b = (sum(_hits(candidate.event, part[side], values) for part in split2) for side in (0, 1))
+    n_a, n_b = (sum(len(part[side]) for part in split2) for side in (0, 1))
+    k_p, n_p, k_q, n_q = (k_a, n_a, k_b, n_b) if candidate.forward else (k_b, n_b, k_a, n_a)
+    p_lo = clopper_pearson_lower(k_p, n_p, level)
+    q_hi = clopper_pearson_upper(k_q, n_q, level)
     return _Estimate(epsilon_lower(p_lo, q_hi, delta), delta_lower(p_lo, q_hi, claimed_epsilon), candidate,
-                     (k_p, len(p_runs), k_q, len(q_runs)), (p_lo, q_hi), level)
+                     (k_p, n_p, k_q, n_q), (p_lo, q_hi), level)
 
 
 def _hits(event: Event, runs: np.ndarray, values: dict[tuple[int, int], np.ndarray]) -> int:
