@@ -63,8 +63,9 @@ from typing import Any
 import numpy as np
 
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
-from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, chunk_seeds, chunk_shape,
-                                                      chunk_sizes, owned_processes)
+from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, SharedChunkTask, chunk_seeds,
+                                                      chunk_shape, chunk_sizes, owned_processes, received,
+                                                      shared_directory)
 from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise, ship
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
@@ -323,19 +324,25 @@ def audit(
     best: dict[bool, _Estimate] = {}  # float_artefact → the estimate of largest ε bound of that kind
     best_delta: dict[bool, float] = {}  # float_artefact → the largest δ lower bound at the claimed ε
     searched = corrected = stages_run = done = 0
-    with contextlib.nullcontext(executor) if executor is not None else owned_processes() as pool:
+    with (contextlib.nullcontext(executor) if executor is not None else owned_processes()) as pool, \
+            shared_directory(pool) as shared:
         check_probe(wait.result(pool.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe"))
+
+        def task(p: int, side: int, c: int) -> ChunkTask | SharedChunkTask:
+            """Chunk ``c`` of pair ``p`` on input ``side``; through shared memory on a local pool."""
+            chunk = ChunkTask(mechanism, (pairs[p].a, pairs[p].b)[side], sizes[c], seeds[p][side][c])
+            return chunk if shared is None else SharedChunkTask(chunk, shared)
 
         def submit(stage: int) -> list[list[tuple[int, Future]]]:
             """Submit the chunks of ``stage`` (per pair: (side, future))."""
             start = plan[stage - 1] if stage else 0
             return [
                 [
-                    (side, pool.submit(ChunkTask(mechanism, (pair.a, pair.b)[side], sizes[c], seeds[p][side][c])))
+                    (side, pool.submit(task(p, side, c)))
                     for side in (0, 1)
                     for c in range(start, plan[stage])
                 ]
-                for p, pair in enumerate(pairs)
+                for p in range(len(pairs))
             ]
 
         # Chunks of the next stage are queued before this stage is searched, so that the workers
@@ -353,7 +360,7 @@ def audit(
                     nonlocal done
                     for p, pair_futures in enumerate(futures):
                         for side, future in pair_futures:
-                            runs.add(p, side, wait.result(future, f"stage {stages_run}"))
+                            runs.add(p, side, received(wait.result(future, f"stage {stages_run}")))
                             done += 1
                             if on_progress:
                                 on_progress(done, total_tasks)

@@ -10,14 +10,24 @@ Python's ``random`` instead still gets reproducible, non-repeating numbers: ever
 from its own seed sequence before it runs (and restores them after, so an in-process audit leaves
 the caller's global state alone). Threads share those global generators, so only a mechanism
 that uses its ``rng`` is reproducible on a thread pool.
+
+Transport. On a local process pool a chunk's runs are not pickled through the pool's pipe (for
+20-d outputs that cost as much CPU as generating them, issue 18): the worker writes them to a file
+in shared memory (``/dev/shm``, :class:`SharedChunkTask`) and the caller maps that file and
+removes its name (:class:`SharedRuns`) — the bytes are written once and never copied again. A
+worker that cannot write there (no ``/dev/shm``, or it is full) returns the runs as before; Dask
+and other executors always do.
 """
 
 from __future__ import annotations
 
 import contextlib
 import math
+import mmap
 import os
 import random
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -84,6 +94,73 @@ class ChunkTask:
     def __call__(self) -> np.ndarray:
         with seeded_globals(self.seed):
             return run_mechanism(self.mechanism, self.data, self.n_samples, np.random.default_rng(self.seed))
+
+
+SHARED_MEMORY = "/dev/shm"
+
+
+@dataclass(frozen=True)
+class SharedRuns:
+    """A chunk's runs left by a local worker in a file of shared memory."""
+
+    path: str
+    shape: tuple[int, ...]
+    dtype: np.dtype
+
+    def load(self) -> np.ndarray:
+        """The runs, mapped copy-on-write rather than read; the file's name is removed at once (the
+        mapping keeps the memory until the runs are dropped)."""
+        with open(self.path, "rb") as file:
+            mapped = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_COPY)
+        os.unlink(self.path)
+        return np.frombuffer(mapped, dtype=self.dtype).reshape(self.shape)
+
+
+@dataclass(frozen=True)
+class SharedChunkTask:
+    """A :class:`ChunkTask` whose runs go back through a file in ``directory`` (shared memory)
+    instead of the pool's pipe; the runs themselves when the file cannot be written."""
+
+    task: ChunkTask
+    directory: str
+
+    def __call__(self) -> np.ndarray | SharedRuns:
+        outputs = np.ascontiguousarray(self.task())
+        if outputs.nbytes == 0:
+            return outputs
+        path = os.path.join(self.directory, "-".join(map(str, self.task.seed.spawn_key)))
+        try:
+            with open(path, "xb") as file:
+                file.write(outputs.reshape(-1).view(np.uint8))
+        except OSError:  # full, or gone: the pipe still works
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            return outputs
+        return SharedRuns(path, outputs.shape, outputs.dtype)
+
+
+def received(result: np.ndarray | SharedRuns) -> np.ndarray:
+    """A chunk task's runs, mapped from shared memory when the worker left them there."""
+    return result.load() if isinstance(result, SharedRuns) else result
+
+
+@contextlib.contextmanager
+def shared_directory(executor: Executor) -> Iterator[str | None]:
+    """A fresh directory in shared memory for the chunks of a local process pool, removed with
+    whatever is left in it (chunks of a stopped audit) at the end; None for other executors or
+    where there is no ``/dev/shm``."""
+    if not isinstance(executor, ProcessPoolExecutor) or not os.path.isdir(SHARED_MEMORY):
+        yield None
+        return
+    try:
+        directory = tempfile.mkdtemp(prefix="dpledger-audit-", dir=SHARED_MEMORY)
+    except OSError:
+        yield None
+        return
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 class InProcessExecutor(Executor):
