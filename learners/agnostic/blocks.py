@@ -32,3 +32,13 @@ def equal_blocks(total: int, count: int, minimum: int, name: str) -> int:
     if size < minimum:
         raise ValueError(f"{name}: {total} records give blocks of {size} < {minimum}; increase n or lower the block count")
     return size
+
+
+def weighted_blocks(total: int, weights: Sequence[float], minimum: int, name: str) -> list[int]:
+    """⌊total·w_b/Σw⌋ for every weight w_b (public), refusing (naming ``name``) when a block is below
+    ``minimum``."""
+    scale = total / sum(weights)
+    sizes = [int(scale * weight) for weight in weights]
+    if min(sizes) < minimum:
+        raise ValueError(f"{name}: {total} records give a block of {min(sizes)} < {minimum}; increase n or lower the block count")
+    return sizes

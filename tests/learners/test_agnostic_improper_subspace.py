@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from dpledger.accountant.events import ExponentialMechanism, ParallelComposition
 from dpledger.learners.agnostic import PrivateImproperLearner, ProductMarginal
 from dpledger.learners.agnostic.data import halfspace_data
-from dpledger.learners.agnostic.improper import circle_cover, direction_scores
+from dpledger.learners.agnostic.blocks import weighted_blocks
+from dpledger.learners.agnostic.improper import circle_cover, direction_scores, source_block_share
 from dpledger.learners.agnostic.selection import column_threshold_errors, grid_cells, threshold_errors
 from dpledger.learners.randomness import Sampled
 
@@ -117,3 +118,35 @@ def test_subspace_step_removes_the_far_one_sided_bias_of_low_degree_l1_regressio
 
     assert excess(PrivateImproperLearner(None, None, subspace_degree=None, random_state=0)) > 0.05
     assert excess(PrivateImproperLearner(1, 1e-5, random_state=0)) <= 0.02
+
+
+@pytest.mark.parametrize("n, share", [(5_000, 0.4), (20_000, 0.4), (30_000, 0.6), (50_000, 1.0), (100_000, 1.0)])
+def test_source_block_share_grows_with_n_from_0_4_to_equal_blocks_at_50000(n, share) -> None:
+    assert source_block_share(n) == pytest.approx(share)
+
+
+def test_weighted_blocks_split_in_proportion_and_refuse_a_block_below_the_minimum() -> None:
+    assert weighted_blocks(1501, [1.0, 0.5], 2, "n") == [1000, 500]
+    with pytest.raises(ValueError, match="n: 10 records give a block of 0 < 2"):
+        weighted_blocks(10, [1.0, 0.1], 2, "n")
+
+
+def test_default_source_share_is_the_rule_on_n_and_changes_the_fit_only_below_50000() -> None:
+    sample = halfspace_data(50_000, 3, 0.1, "random", Sampled(8))
+    options = {"steps": 3, "subspace_steps": 2, "random_state": 0}
+    default = PrivateImproperLearner(1, 1e-5, **options).fit(sample.X, sample.y)
+    equal = PrivateImproperLearner(1, 1e-5, source_share=1.0, **options).fit(sample.X, sample.y)
+    assert np.array_equal(default.block_coefs_[0], equal.block_coefs_[0])
+    small = slice(0, 20_000)
+    default = PrivateImproperLearner(1, 1e-5, **options).fit(sample.X[small], sample.y[small])
+    shared = PrivateImproperLearner(1, 1e-5, source_share=0.4, **options).fit(sample.X[small], sample.y[small])
+    equal = PrivateImproperLearner(1, 1e-5, source_share=1.0, **options).fit(sample.X[small], sample.y[small])
+    assert np.array_equal(default.block_coefs_[0], shared.block_coefs_[0])
+    assert not np.array_equal(default.block_coefs_[0], equal.block_coefs_[0])
+
+
+@pytest.mark.parametrize("share", [0, -0.5, 1.5, "half", True])
+def test_bad_source_share_is_refused(share) -> None:
+    sample = halfspace_data(400, 2, 0.1, "random", Sampled(6))
+    with pytest.raises(ValueError, match="source_share must be a number in"):
+        PrivateImproperLearner(1, 1e-5, source_share=share).fit(sample.X, sample.y)
