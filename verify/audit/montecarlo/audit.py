@@ -66,10 +66,10 @@ from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
 from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, SharedChunkTask, chunk_seeds,
                                                       chunk_shape, chunk_sizes, owned_processes, received,
                                                       shared_directory)
-from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent
+from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent, Statistic
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise, ship
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
-from dpledger.verify.audit.montecarlo.search import Candidate, search_pair
+from dpledger.verify.audit.montecarlo.search import Candidate, Fits, search_pair
 from dpledger.verify.audit.montecarlo.statistics import (
     best_possible_epsilon,
     clopper_pearson_lower,
@@ -324,6 +324,7 @@ def audit(
     best: dict[bool, _Estimate] = {}  # float_artefact → the estimate of largest ε bound of that kind
     best_delta: dict[bool, float] = {}  # float_artefact → the largest δ lower bound at the claimed ε
     searched = corrected = stages_run = done = 0
+    values = _Values(Fits())  # fits and statistic values kept across stages
     with (contextlib.nullcontext(executor) if executor is not None else owned_processes()) as pool, \
             shared_directory(pool) as shared:
         check_probe(wait.result(pool.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe"))
@@ -367,7 +368,7 @@ def audit(
                         yield runs.splits(p)
 
                 estimates, examined, estimated = _run_stage(arrivals(), delta, stage_alpha, candidates,
-                                                            claimed_epsilon)
+                                                            claimed_epsilon, values)
                 searched += examined
                 corrected += estimated
                 for estimate in estimates:
@@ -450,39 +451,63 @@ def _fails(kind: bool, best: dict[bool, _Estimate], best_delta: dict[bool, float
     return kind in best and (best[kind].epsilon > claimed_epsilon or best_delta[kind] > delta)
 
 
+class _Values:
+    """Statistic values per (statistic, runs), each computed once: within a stage for every
+    statistic (candidates of both directions, or of ε and δ, often share one), across stages for
+    the statistics ``fits`` keeps (split 2's parts are the same arrays at every stage, so a kept
+    fit scores only the parts that are new). Entries hold their statistic and runs, so that the
+    object ids in the keys stay theirs."""
+
+    def __init__(self, fits: Fits) -> None:
+        self.fits = fits
+        self.kept: dict[tuple[int, int], tuple[Statistic, np.ndarray, np.ndarray]] = {}
+
+    def of(self, statistic: Statistic, runs: np.ndarray) -> np.ndarray:
+        key = (id(statistic), id(runs))
+        if key not in self.kept:
+            self.kept[key] = (statistic, runs, statistic(runs))
+        return self.kept[key][2]
+
+    def end_stage(self) -> None:
+        """Forget the values of statistics no later stage can use."""
+        self.kept = {key: entry for key, entry in self.kept.items() if self.fits.holds(entry[0])}
+
+
 def _run_stage(
     splits: Iterable[tuple[tuple[np.ndarray, np.ndarray], list[tuple[np.ndarray, np.ndarray]]]],
     delta: float,
     alpha: float,
     keep: int,
     claimed_epsilon: float,
+    values: _Values,
 ) -> tuple[list[_Estimate], int, int]:
     """Search each pair on split 1; per kind of event (real-number, float-artefact) estimate the
     ``keep`` best on split 2. The kinds, ranked by their best split-1 score, share ``alpha`` by
     :func:`ranked_levels`, and so do the candidates within a kind; each candidate's two bounds
-    are taken at half its level."""
+    are taken at half its level. ``values``: the audit's statistic values and fits, kept across
+    stages."""
     z = search_z(LEAD_SHARE * alpha / 2)  # the level of the leading candidate's bounds
     found, estimation = [], []
     for p, ((a1, b1), split2) in enumerate(splits):
         target = (sum(len(a2) for a2, _ in split2), sum(len(b2) for _, b2 in split2))
-        found.append(search_pair(a1, b1, p, delta, z, claimed_epsilon, target))
+        found.append(search_pair(a1, b1, p, delta, z, claimed_epsilon, target, values.fits))
         estimation.append(split2)
     examined = sum(result.examined for result in found)
     ranked = sorted((c for result in found for c in result.candidates), key=lambda c: -c.score)
     pools = [pool for kind in (False, True) if (pool := [c for c in ranked if c.event.float_artefact == kind][:keep])]
     pools.sort(key=lambda pool: -pool[0].score)
-    values: dict[tuple[int, int], np.ndarray] = {}  # statistic values per (statistic, runs): computed once
     estimates = [
         _estimate(candidate, estimation[candidate.pair_index], delta, claimed_epsilon, level / 2, values)
         for pool, kind_level in zip(pools, ranked_levels(alpha, len(pools)))
         for candidate, level in zip(pool, ranked_levels(kind_level, len(pool)))
     ]
+    values.end_stage()
     return estimates, examined, len(estimates)
 
 
 def _estimate(
     candidate: Candidate, split2: list[tuple[np.ndarray, np.ndarray]], delta: float, claimed_epsilon: float,
-    level: float, values: dict[tuple[int, int], np.ndarray],
+    level: float, values: _Values,
 ) -> _Estimate:
     """Clopper–Pearson bounds at ``level`` on split 2 (counted part by part), the ε bound at δ and
     the δ bound at the claimed ε of one candidate (``values``: the statistics already evaluated on
@@ -496,16 +521,11 @@ def _estimate(
                      (k_p, n_p, k_q, n_q), (p_lo, q_hi), level)
 
 
-def _hits(event: Event, runs: np.ndarray, values: dict[tuple[int, int], np.ndarray]) -> int:
-    """The runs in ``event``; an interval event's statistic is evaluated once per runs (candidates
-    of both directions, or of ε and δ, often share it). Keys are object ids: the statistics and
-    the runs stay alive for the whole stage."""
+def _hits(event: Event, runs: np.ndarray, values: _Values) -> int:
+    """The runs in ``event``; an interval event's statistic is evaluated once per runs."""
     if not isinstance(event, IntervalEvent):
         return int(np.count_nonzero(event.indicator(runs)))
-    key = (id(event.statistic), id(runs))
-    if key not in values:
-        values[key] = event.statistic(runs)
-    return int(np.count_nonzero(event.within(values[key])))
+    return int(np.count_nonzero(event.within(values.of(event.statistic, runs))))
 
 
 def _witness(estimate: _Estimate, pairs: Sequence[NeighbourPair]) -> dict[str, Any]:

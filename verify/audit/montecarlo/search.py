@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,9 +110,32 @@ class SearchResult:
     examined: int
 
 
+class Fits:
+    """The statistics fitted on split 1, kept across the stages of an audit (issue 18: refitting
+    them every stage cost more than the search). A fit reads a prefix of each input's split-1 runs
+    — their first ``n`` runs, which no later stage changes, as split 1 only grows at its end — so a
+    fit of the same kind, pair and ``n`` is the same fit: it is taken from here, and only the
+    latest fit of each (pair, kind) is kept."""
+
+    def __init__(self) -> None:
+        self.latest: dict[tuple[int, str], tuple[tuple[int, int], Statistic]] = {}
+
+    def get(self, pair_index: int, kind: str, rows: tuple[int, int], fit: Callable[[], Statistic]) -> Statistic:
+        """The fit of ``kind`` on the first ``rows`` runs of each input of the pair (``fit()`` when new)."""
+        kept = self.latest.get((pair_index, kind))
+        if kept is None or kept[0] != rows:
+            kept = (rows, fit())
+            self.latest[(pair_index, kind)] = kept
+        return kept[1]
+
+    def holds(self, statistic: Statistic) -> bool:
+        """Whether ``statistic`` is one of the fits kept (its values may be kept across stages too)."""
+        return any(kept is statistic for _, kept in self.latest.values())
+
+
 def search_pair(
     a: np.ndarray, b: np.ndarray, pair_index: int, delta: float, z: float, claimed_epsilon: float | None = None,
-    target: tuple[int, int] | None = None,
+    target: tuple[int, int] | None = None, fits: Fits | None = None,
 ) -> SearchResult:
     """The best event of every applicable family, in both directions, on split-1 outputs a, b.
 
@@ -120,6 +143,7 @@ def search_pair(
     δ lower bound at the claimed ε (family suffix ``δ``), when that is not its ε-best event.
     ``target``: the runs on a and on b the candidates will be estimated on (split 2); events are
     chosen and ranked by the bound their split-1 frequencies would give on that many runs.
+    ``fits``: the fitted statistics of earlier stages of the same runs (:class:`Fits`).
     """
     kind = output_kind(a)
     results: list[SearchResult] = []
@@ -135,7 +159,7 @@ def search_pair(
     if kind == "discrete" or _few_distinct(a, b):
         results.append(_value_set_candidates(a, b, pair_index, objective))
     if kind == "vector" or (kind == "discrete" and a.ndim > 1 and a.dtype.kind in "biu"):
-        results.extend(_distinguisher_candidates(a, b, pair_index, objective))
+        results.extend(_distinguisher_candidates(a, b, pair_index, objective, fits or Fits()))
     if kind == "vector":
         results.extend(_vector_lattice_candidates(a, b, pair_index, objective))
     return SearchResult([c for r in results for c in r.candidates], sum(r.examined for r in results))
@@ -194,25 +218,33 @@ def _best_cells(
 
 
 def _distinguisher_candidates(
-    a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
+    a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective, fits: Fits
 ) -> list[SearchResult]:
     """Interval events of the learned scores (per-coordinate and tied weights) and of the number of
     coordinates above their centre. Each score is fitted on the first half of split 1 (at most
     ``DISTINGUISHER_ROWS`` runs per input, ``TIED_ROWS`` for the tied score's five features), its
     thresholds chosen — and its split-1 rank scored — on the other half, so that an overfitted
     score does not outrank an honest one. The count, which fits nothing but its centre (the mean
-    of ``DISTINGUISHER_ROWS`` runs per input), has its thresholds chosen on all of split 1."""
+    of ``DISTINGUISHER_ROWS`` runs per input), has its thresholds chosen on all of split 1.
+    Fits on the same first runs as an earlier stage's are taken from ``fits``."""
     fit_a, fit_b = len(a) // 2, len(b) // 2
     rest_a, rest_b = a[fit_a:], b[fit_b:]
     results = []
     for tied, rows in ((False, DISTINGUISHER_ROWS), (True, TIED_ROWS)):
-        score = fit_distinguisher(a[: min(fit_a, rows)], b[: min(fit_b, rows)], tied)
+        n_a, n_b = min(fit_a, rows), min(fit_b, rows)
         family = "distinguisher (tied)" if tied else "distinguisher"
+        score = fits.get(pair_index, family, (n_a, n_b), lambda: fit_distinguisher(a[:n_a], b[:n_b], tied))
         results.append(_interval_candidates(score, rest_a, rest_b, pair_index, family, objective))
-    head = np.concatenate([a[: min(fit_a, DISTINGUISHER_ROWS)], b[: min(fit_b, DISTINGUISHER_ROWS)]])
-    centre = np.asarray(head, dtype=float).reshape(len(head), -1).mean(axis=0)
-    results.append(_count_candidates(CountAbove(centre), a, b, pair_index, objective))
+    n_a, n_b = min(fit_a, DISTINGUISHER_ROWS), min(fit_b, DISTINGUISHER_ROWS)
+    count = fits.get(pair_index, "count", (n_a, n_b), lambda: CountAbove(_centre(a[:n_a], b[:n_b])))
+    results.append(_count_candidates(count, a, b, pair_index, objective))
     return results
+
+
+def _centre(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The mean output vector of the runs of both inputs."""
+    head = np.concatenate([a, b])
+    return np.asarray(head, dtype=float).reshape(len(head), -1).mean(axis=0)
 
 
 def _count_candidates(

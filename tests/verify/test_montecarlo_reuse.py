@@ -1,0 +1,48 @@
+"""Fits and statistic values kept across the stages of an audit give the numbers refitting gives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpledger.verify.audit.montecarlo import NeighbourPair, audit, search
+from dpledger.verify.audit.montecarlo.catalog import Laplace
+from dpledger.verify.audit.montecarlo.events import Identity
+from dpledger.verify.audit.montecarlo.executors import InProcessExecutor
+
+
+def test_fits_reuse_a_fit_on_the_same_first_runs_and_refit_on_more():
+    fits, made = search.Fits(), []
+
+    def fit():
+        made.append(Identity())
+        return made[-1]
+
+    first = fits.get(0, "distinguisher", (100, 100), fit)
+    assert fits.get(0, "distinguisher", (100, 100), fit) is first and len(made) == 1
+    assert fits.get(1, "distinguisher", (100, 100), fit) is not first  # another pair
+    larger = fits.get(0, "distinguisher", (200, 100), fit)
+    assert larger is not first and fits.holds(larger) and not fits.holds(first)
+
+
+def _vector_audit(seed: int) -> dict:
+    pairs = [NeighbourPair(np.zeros(6), np.ones(6), "0 vs 1")]
+    result = audit(Laplace(6.0), pairs, 1.0, samples=40_000, stages=4, seed=seed, executor=InProcessExecutor())
+    payload = result.to_json()
+    payload.pop("seconds")
+    return payload
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_audit_with_fits_kept_across_stages_equals_the_audit_that_refits_every_stage(monkeypatch, seed):
+    monkeypatch.setattr(search, "DISTINGUISHER_ROWS", 400)  # caps reached from the second stage on
+    monkeypatch.setattr(search, "TIED_ROWS", 1000)
+    calls = []
+    original = search.fit_distinguisher
+    monkeypatch.setattr(search, "fit_distinguisher", lambda *args: calls.append(1) or original(*args))
+    kept = _vector_audit(seed)
+    fits_kept = len(calls)
+    monkeypatch.setattr(search.Fits, "get", lambda self, pair, kind, rows, fit: fit())
+    monkeypatch.setattr(search.Fits, "holds", lambda self, statistic: False)
+    assert _vector_audit(seed) == kept
+    assert fits_kept < len(calls) - fits_kept  # fewer fits when kept
