@@ -104,8 +104,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--only", action="append", metavar="NAME", help="audit only this mechanism (repeatable)")
     _add_run_options(parser)
 
-    parser = leaf(table, "suites", "audit StatDP's and DP-Sniper's mechanism suites (ε = 0.1) on DP-Sniper's pairs, beside "
-                  "the optimal-statistic limit and DP-Sniper's published bounds", suites)
+    parser = leaf(table, "suites", "audit StatDP's and DP-Sniper's mechanism suites (DP-Sniper's parameters, each against its own "
+                  "claim) on DP-Sniper's pairs, beside the optimal-statistic limit and DP-Sniper's published bounds", suites)
     parser.add_argument("--samples", type=sample_count, metavar="N",
                         help=f"runs per input (default 1e5, at most {MAX_SAMPLES:.0e})")
     parser.add_argument("--only", action="append", metavar="NAME", help="audit only this mechanism (repeatable)")
