@@ -158,10 +158,12 @@ class CountAbove(Statistic):
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         rows = np.asarray(outputs).reshape(len(outputs), -1)
+        ones = np.ones(rows.shape[1])  # a product with ones counts exactly, faster than a sum along short rows
         return np.concatenate(
-            [(rows[start : start + SCORE_CHUNK] > self.centre).sum(axis=1) for start in range(0, len(rows), SCORE_CHUNK)]
+            [(rows[start : start + SCORE_CHUNK] > self.centre).astype(float) @ ones
+             for start in range(0, len(rows), SCORE_CHUNK)]
             or [np.empty(0)]
-        ).astype(float)
+        )
 
     def defined(self, outputs: np.ndarray) -> np.ndarray:
         return self(outputs)
@@ -199,8 +201,9 @@ class LearnedScore(Statistic):
         z *= 1.0 / self.scale
         score = z @ self.linear
         score += np.sign(z) @ self.sign
-        score += self.extra[0] * z.max(axis=1)
-        score += self.extra[1] * z.min(axis=1)
+        columns = np.ascontiguousarray(z.T)  # max and min along short rows are slow, along columns fast
+        score += self.extra[0] * columns.max(axis=0)
+        score += self.extra[1] * columns.min(axis=0)
         z *= z
         score += z @ self.quadratic
         return score
