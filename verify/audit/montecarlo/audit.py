@@ -54,7 +54,7 @@ import contextlib
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, Future
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -69,7 +69,7 @@ from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExec
 from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent, Statistic
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise, ship
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
-from dpledger.verify.audit.montecarlo.search import Candidate, Fits, search_pair
+from dpledger.verify.audit.montecarlo.search import Candidate, Fits, one_blas_thread, search_pair
 from dpledger.verify.audit.montecarlo.statistics import (
     best_possible_epsilon,
     clopper_pearson_lower,
@@ -84,6 +84,9 @@ from dpledger.verify.audit.montecarlo.statistics import (
 
 Progress = Callable[[int, int], None]
 
+
+ESTIMATION_THREADS = 2
+"""Threads of the caller that evaluate the candidates' statistics on split 2."""
 
 VIOLATION = "VIOLATION"
 FLOAT_LEAK = "FLOAT LEAK"
@@ -326,7 +329,8 @@ def audit(
     searched = corrected = stages_run = done = 0
     values = _Values(Fits())  # fits and statistic values kept across stages
     with (contextlib.nullcontext(executor) if executor is not None else owned_processes()) as pool, \
-            shared_directory(pool) as shared:
+            shared_directory(pool) as shared, ThreadPoolExecutor(ESTIMATION_THREADS) as threads, \
+            one_blas_thread():
         check_probe(wait.result(pool.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe"))
 
         def task(p: int, side: int, c: int) -> ChunkTask | SharedChunkTask:
@@ -368,7 +372,7 @@ def audit(
                         yield runs.splits(p)
 
                 estimates, examined, estimated = _run_stage(arrivals(), delta, stage_alpha, candidates,
-                                                            claimed_epsilon, values)
+                                                            claimed_epsilon, values, threads)
                 searched += examined
                 corrected += estimated
                 for estimate in estimates:
@@ -468,6 +472,14 @@ class _Values:
             self.kept[key] = (statistic, runs, statistic(runs))
         return self.kept[key][2]
 
+    def evaluate(self, needed: Iterable[tuple[Statistic, np.ndarray]], threads: Executor) -> None:
+        """Compute the values of ``needed`` not kept yet on ``threads`` (numpy releases the GIL in
+        the arithmetic: the estimation no longer runs on one core); the same numbers as serially."""
+        missing = {(id(statistic), id(runs)): (statistic, runs) for statistic, runs in needed}
+        missing = {key: job for key, job in missing.items() if key not in self.kept}
+        for (key, (statistic, runs)), computed in zip(missing.items(), threads.map(_apply, missing.values())):
+            self.kept[key] = (statistic, runs, computed)
+
     def end_stage(self) -> None:
         """Forget the values of statistics no later stage can use."""
         self.kept = {key: entry for key, entry in self.kept.items() if self.fits.holds(entry[0])}
@@ -480,12 +492,13 @@ def _run_stage(
     keep: int,
     claimed_epsilon: float,
     values: _Values,
+    threads: Executor,
 ) -> tuple[list[_Estimate], int, int]:
     """Search each pair on split 1; per kind of event (real-number, float-artefact) estimate the
     ``keep`` best on split 2. The kinds, ranked by their best split-1 score, share ``alpha`` by
     :func:`ranked_levels`, and so do the candidates within a kind; each candidate's two bounds
     are taken at half its level. ``values``: the audit's statistic values and fits, kept across
-    stages."""
+    stages; the candidates' statistics are evaluated on split 2 on ``threads``."""
     z = search_z(LEAD_SHARE * alpha / 2)  # the level of the leading candidate's bounds
     found, estimation = [], []
     for p, ((a1, b1), split2) in enumerate(splits):
@@ -496,6 +509,9 @@ def _run_stage(
     ranked = sorted((c for result in found for c in result.candidates), key=lambda c: -c.score)
     pools = [pool for kind in (False, True) if (pool := [c for c in ranked if c.event.float_artefact == kind][:keep])]
     pools.sort(key=lambda pool: -pool[0].score)
+    values.evaluate(((candidate.event.statistic, part[side]) for pool in pools for candidate in pool
+                     if isinstance(candidate.event, IntervalEvent)
+                     for part in estimation[candidate.pair_index] for side in (0, 1)), threads)
     estimates = [
         _estimate(candidate, estimation[candidate.pair_index], delta, claimed_epsilon, level / 2, values)
         for pool, kind_level in zip(pools, ranked_levels(alpha, len(pools)))
@@ -503,6 +519,11 @@ def _run_stage(
     ]
     values.end_stage()
     return estimates, examined, len(estimates)
+
+
+def _apply(job: tuple[Statistic, np.ndarray]) -> np.ndarray:
+    statistic, runs = job
+    return statistic(runs)
 
 
 def _estimate(

@@ -468,15 +468,16 @@ def fit_distinguisher(
 
 def _logistic(design: np.ndarray, positives: int, ridge: float, iterations: int) -> np.ndarray:
     """Weights (without intercept) of a ridge-penalised logistic regression of "row < positives"."""
-    with _one_blas_thread():
+    with one_blas_thread():
         return _newton(np.concatenate([design, np.ones((len(design), 1))], axis=1), positives, ridge, iterations)
 
 
 @contextlib.contextmanager
-def _one_blas_thread() -> Iterator[None]:
+def one_blas_thread() -> Iterator[None]:
     """BLAS on one thread (threadpoolctl, when installed): the workers generating runs hold the
     other cores, and a multithreaded Newton step on an oversubscribed machine runs several times
-    slower than a single-threaded one."""
+    slower than a single-threaded one (the audit holds it for its whole run, where the caller's
+    estimation threads would otherwise each wake BLAS threads that spin)."""
     if threadpool_limits is None:
         yield
         return
