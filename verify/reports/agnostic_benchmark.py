@@ -248,9 +248,10 @@ def why_lines(results: dict[str, Any]) -> list[str]:
         f"{v('gaussian', 'adversarial', 20_000, 'improper', 1.0)}, still far below diffprivlib's "
         f"{v('gaussian', 'adversarial', 20_000, PRIVATE_BASELINE, 1.0)}); `source_share=1` restores equal blocks. "
         "On the cube (outside Theorem 2.1) the degree-1 L1 fit's polynomial does not point along the target, at any n "
-        f"(n = 20,000, ε = 1: {v('uniform', 'random', 20_000, 'improper', 1.0)}; n = 100,000: "
-        f"{v('uniform', 'random', 100_000, 'improper', 1.0)}; diffprivlib "
-        f"{v('uniform', 'random', 20_000, PRIVATE_BASELINE, 1.0)} and "
+        f"(n = 20,000, ε = 4: {v('uniform', 'random', 20_000, 'improper', 4.0)}; n = 100,000, ε = 1: "
+        f"{v('uniform', 'random', 100_000, 'improper', 1.0)}; privacy off at n = 100,000: "
+        f"{v('uniform', 'random', 100_000, 'improper', None)}; diffprivlib "
+        f"{v('uniform', 'random', 20_000, PRIVATE_BASELINE, 4.0)} and "
         f"{v('uniform', 'random', 100_000, PRIVATE_BASELINE, 1.0)}; Theorem D.1's basis, "
         "`marginal=ProductMarginal(\"uniform\")`, did no better in a check at n = 20,000). Choice under random "
         "noise: the semi-agnostic or the proper learner.",
