@@ -1,9 +1,9 @@
 """Throughput of the Monte Carlo auditor on the catalog's snapped Laplace mechanism, scalar and 20-d.
 
 Prints, per whole audit on ``--workers`` local worker processes: mechanism runs per second of wall
-time, and where the CPU time went — the workers (generating runs and sending them), the caller's
-main thread (event search on split 1, estimation on split 2, buffering) and its other threads
-(receiving and unpickling the runs). Beside it, the workers' CPU time for generating the same chunks
+time, and where the CPU time went — the workers (generating runs and writing them to shared
+memory), the caller's main thread (event search on split 1, buffering split 1) and its other
+threads (evaluating the candidates' statistics on split 2, receiving the pool's results). Beside it, the workers' CPU time for generating the same chunks
 without sending them back (the floor no audit can beat), so that the auditor's own share — sending
 included — is visible. On a shared machine wall time is inflated by other processes, CPU time
 much less so: ``CPU-bound`` is the rate the measured CPU times allow on ``--workers`` idle cores,

@@ -42,6 +42,14 @@ floating-point implementation leaks through its low bits (Mironov 2012); the aud
 its stages, so that a real-number violation, had the budget shown one, takes precedence.
 Otherwise ``NO VIOLATION FOUND``. Both failing verdicts are failed claims (``violation``).
 
+Throughput (issue 18). Only split 1 is copied into one array per input (the search reads it
+whole); split 2 stays as it arrived, one part per chunk, and is counted part by part. On a local
+process pool chunks come back through shared memory (:class:`executors.SharedChunkTask`), not
+pickled through the pipe. Fits whose rows are unchanged (the caps of :mod:`search`) are kept across
+stages with their values on split 2's parts (:class:`search.Fits`), and the candidates' statistics
+are evaluated on split 2 on ``ESTIMATION_THREADS`` threads of the caller. None of this changes a
+number: the same seed gives the same events, counts and bounds.
+
 Before any stage a cheap probe checks the mechanism's contract (:mod:`contract`: outputs that
 depend on the rng, independent outputs within a batch); a ``timeout`` bounds the wall-clock time
 of the whole audit. Any failure — the mechanism's, a worker's, the probe's, the timeout — is a
