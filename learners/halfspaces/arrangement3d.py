@@ -72,7 +72,7 @@ from fractions import Fraction
 import numpy as np
 
 from dpledger.learners.concept_classes import Components
-from dpledger.learners.score_counts import ScoreCounts
+from dpledger.learners.score_counts import SignUnion
 
 GRID_BOUND = 256
 """Largest |coordinate|: keeps every sweep quantity below 2^47 (int64 and float-exact)."""
@@ -511,7 +511,7 @@ def _step(X: list[list[int]], base: list[Fraction], u: list[int]) -> list[Fracti
     return [p + Fraction(q, K) for p, q in zip(base, u)]
 
 
-class HalfspaceTrace3D:
+class HalfspaceTrace3D(SignUnion):
     """Π_{C(prefix)}(P) for halfspaces in R³ counted by score (module docstring): ``signs`` = (w,)
     for the prefix (w,), (−1, 1) for the class itself. ``points`` distinct integer rows,
     |coordinates| ≤ 256; the labeled sample is (points[index], labels)."""
@@ -533,18 +533,8 @@ class HalfspaceTrace3D:
         if signs not in ((1,), (-1,), (-1, 1)):
             raise ValueError(f"signs must be (1,), (-1,) or (-1, 1), got {signs!r}")
         n0, n1 = (np.bincount(index[labels == b], minlength=len(P)) for b in (0, 1))
-        self.signs, self.total = signs, len(labels)
         self.cells = UpperCells(P.astype(np.int64), n0, n1)
-        upper = np.bincount(self.cells.score, minlength=self.total + 1)
-        self.shared = np.zeros(len(self.cells.score), dtype=bool)
-        if signs == (1,):
-            self.histogram = upper
-        elif signs == (-1,):
-            self.histogram = upper[::-1].copy()
-        else:
-            self.shared = self._shared_cells()
-            self.negative = upper[::-1].copy()
-            self.histogram = self.negative + np.bincount(self.cells.score[~self.shared], minlength=self.total + 1)
+        super().__init__(self.cells.score, len(labels), signs, self._shared_cells)
 
     def _shared_cells(self) -> np.ndarray:
         """Cells g of T_1 with 1 − g in T_1 (= T_1 ∩ T_{−1}): hash of the complement, verified."""
@@ -569,25 +559,11 @@ class HalfspaceTrace3D:
                                    for other in cells.find(complement[cell]).tolist())
         return shared
 
-    @property
-    def size(self) -> int:
-        return int(self.histogram.sum())
-
-    def score_counts(self) -> ScoreCounts:
-        return ScoreCounts.of_histogram(self.histogram)
-
     def labeling(self, score: int, rank: int) -> np.ndarray:
         """The rank-th labeling of score ``score``: T_{−1}'s first, then T_1's outside T_{−1}."""
-        if not 0 <= score <= self.total or not 0 <= rank < self.histogram[score]:
-            raise ValueError(f"rank out of range for score {score}")
-        cells = self.cells
-        if self.signs == (1,):
-            return cells.labels([np.flatnonzero(cells.score == score)[rank]])[0]
-        negative = int(np.count_nonzero(cells.score == self.total - score))
-        if rank < negative:
-            return 1 - cells.labels([np.flatnonzero(cells.score == self.total - score)[rank]])[0]
-        chosen = np.flatnonzero((cells.score == score) & ~self.shared)[rank - negative]
-        return cells.labels([chosen])[0]
+        cell, complemented = self.cell(score, rank)
+        labels = self.cells.labels([cell])[0]
+        return 1 - labels if complemented else labels
 
     def representative(self, labels: np.ndarray) -> Components:
         """(w, a_1, a_2, a_3) with 1[⟨a, x⟩ ≥ w] = ``labels`` on P: w = −1 when the labeling is in
@@ -595,9 +571,6 @@ class HalfspaceTrace3D:
         g = np.asarray(labels, dtype=np.int8).reshape(-1)
         if len(g) != self.cells.n or not np.all((g == 0) | (g == 1)):
             raise ValueError(f"labels must be {self.cells.n} values 0/1")
-        for w in self.signs:
-            cell = self.cells.locate(g if w == 1 else 1 - g)
-            if cell is not None:
-                a = self.cells.point(cell)
-                return (w, *a) if w == 1 else (w, *(-v for v in a))
-        raise ValueError("labels is not a labeling of the trace")
+        w, cell = self.located(g, self.cells.locate)
+        a = self.cells.point(cell)
+        return (w, *a) if w == 1 else (w, *(-v for v in a))

@@ -63,7 +63,7 @@ from dpledger.learners.concept_classes import Components
 from dpledger.learners.halfspaces.arrangement3d import HalfspaceTrace3D
 from dpledger.learners.halfspaces.depth import coordinate_constraints
 from dpledger.learners.halfspaces.domains import simplest_between
-from dpledger.learners.score_counts import ScoreCounts
+from dpledger.learners.score_counts import ScoreCounts, SignUnion
 
 _ROWS = 256
 """Lines swept per chunk (the chunk's matrices are _ROWS × |P| integers)."""
@@ -99,7 +99,6 @@ class PlaneCells:
     def __init__(self, P: np.ndarray, n0: np.ndarray, n1: np.ndarray) -> None:
         self.P = np.asarray(P, dtype=np.int64).reshape(-1, 2)
         self.n0, self.n1 = np.asarray(n0, dtype=np.int64), np.asarray(n1, dtype=np.int64)
-        self.total = int(self.n0.sum() + self.n1.sum())
         bound = int(np.abs(self.P).max()) if len(self.P) else 0
         self.K = bound + 1
         self.scale = (2 * bound * bound + 1) ** 2  # B² with B > |⟨d_j, x_k⟩|
@@ -175,7 +174,6 @@ class PlaneCells:
         self.cell_partner = np.concatenate(partners).astype(np.int32)
         self.cell_score = np.concatenate(scores).astype(np.int64)
         self.cell_hash = np.concatenate(hashes).astype(np.int64)
-        self.histogram = np.bincount(self.cell_score, minlength=self.total + 1)
 
     def _score(self, labels: np.ndarray) -> int:
         return int(np.where(labels == 1, self.n1, self.n0).sum())
@@ -278,23 +276,14 @@ def _step(P: np.ndarray, q: list[Fraction], u: list[int]) -> tuple[Fraction, Fra
     return q[0] + Fraction(u[0], K), q[1] + Fraction(u[1], K)
 
 
-class PlaneTrace:
+class PlaneTrace(SignUnion):
     """Π_{C(prefix)}(P) for halfspaces on [[±X]]² with two free coefficients, counted by score:
     ``signs`` = (w,) for the prefix (w,), (−1, 1) for the class itself (see the module docstring)."""
 
     def __init__(self, P: np.ndarray, index: np.ndarray, labels: np.ndarray, signs: tuple[int, ...]) -> None:
         n0, n1 = record_counts(len(P), index, labels)
-        self.signs, self.total = signs, len(labels)
         self.cells = PlaneCells(P, n0, n1)
-        self.union = len(signs) == 2
-        histogram = self.cells.histogram
-        if not self.union:
-            self.histogram = histogram if signs == (1,) else histogram[::-1].copy()
-            return
-        self.shared = self._shared_cells()
-        shared_histogram = np.bincount(self.cells.cell_score[self.shared], minlength=self.total + 1)
-        self.negative = histogram[::-1].copy()  # T_{−1} by score
-        self.histogram = self.negative + histogram - shared_histogram
+        super().__init__(self.cells.cell_score, len(labels), signs, self._shared_cells)
 
     def _shared_cells(self) -> np.ndarray:
         """Which cells of T_1 are also labelings of T_{−1}: the central arrangement's cells,
@@ -309,31 +298,17 @@ class PlaneTrace:
             shared[i] = cells.cell_labels(*cells.cell(int(i))).tobytes() in central
         return shared
 
-    def score_counts(self) -> ScoreCounts:
-        return ScoreCounts.of_histogram(self.histogram)
-
     def labeling(self, score: int, rank: int) -> np.ndarray:
-        if not 0 <= score <= self.total or not 0 <= rank < self.histogram[score]:
-            raise ValueError(f"rank out of range for score {score}")
-        cells = self.cells
-        if self.union and rank >= self.negative[score]:
-            chosen = np.flatnonzero((cells.cell_score == score) & ~self.shared)[rank - self.negative[score]]
-            return cells.cell_labels(*cells.cell(int(chosen)))
-        if self.signs == (1,):
-            return cells.cell_labels(*cells.cell(int(np.flatnonzero(cells.cell_score == score)[rank])))
-        chosen = np.flatnonzero(cells.cell_score == self.total - score)[rank]
-        return 1 - cells.cell_labels(*cells.cell(int(chosen)))
+        cell, complemented = self.cell(score, rank)
+        labels = self.cells.cell_labels(*self.cells.cell(cell))
+        return 1 - labels if complemented else labels
 
     def representative(self, labels: np.ndarray) -> Components:
         """(w, a_1, a_2): w = −1 when the labeling is in T_{−1} (as the listed trace prefers),
         a strictly inside its cell (see :meth:`PlaneCells.witness`)."""
-        g = np.asarray(labels, dtype=np.int8).reshape(-1)
-        for w in self.signs:
-            name = self.cells.locate(g if w == 1 else 1 - g)
-            if name is not None:
-                a = self.cells.witness(*name)
-                return (w, a[0], a[1]) if w == 1 else (w, -a[0], -a[1])
-        raise ValueError("labels is not a labeling of the trace")
+        w, name = self.located(np.asarray(labels, dtype=np.int8).reshape(-1), self.cells.locate)
+        a = self.cells.witness(*name)
+        return (w, a[0], a[1]) if w == 1 else (w, -a[0], -a[1])
 
 
 def central_labelings(P: np.ndarray) -> list[np.ndarray]:

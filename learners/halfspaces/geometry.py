@@ -42,6 +42,7 @@ from dpledger.learners.concept_classes import DEFAULT_TRACE_LIMIT, Components, C
 from dpledger.learners.halfspaces.arrangement3d import HalfspaceTrace3D
 from dpledger.learners.halfspaces.depth import SUPPORTED_DIMENSIONS, coordinate_constraints
 from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain, coordinate_domain, simplest_between
+from dpledger.learners.score_counts import unranked
 
 MAX_GRID = 256
 """Largest grid bound X: the domain sizes (≈ 64X⁶ pairs for d = 2) stay below 2^62, so they have
@@ -310,7 +311,7 @@ def _listed_3d(P: np.ndarray, prefix: Components) -> Trace:
     if counted.size > DEFAULT_TRACE_LIMIT:
         raise ValueError(f"trace_limit: {counted.size} labelings of {len(P)} points in d = 3 are too many to list "
                          f"(limit {DEFAULT_TRACE_LIMIT}); LabelBoost samples them counted, under Sampled randomness")
-    matrix = np.array([counted.labeling(0, rank) for rank in range(counted.size)], dtype=np.int8).reshape(counted.size, len(P))
+    matrix = np.array([labeling for _, labeling in unranked(counted)], dtype=np.int8).reshape(counted.size, len(P))
 
     def agreement(index: np.ndarray, labels: np.ndarray) -> np.ndarray:
         return (matrix[:, index] == np.asarray(labels, dtype=np.int8)).sum(axis=1)

@@ -15,6 +15,7 @@ from scipy import stats
 from dpledger.learners.halfspaces import arrangement3d
 from dpledger.learners.halfspaces.arrangement3d import HalfspaceTrace3D, UpperCells, _lexsign, _local_cells
 from dpledger.learners.halfspaces.geometry import GridHalfspaces
+from dpledger.learners.score_counts import unranked
 
 
 def strictly_feasible(constraints: list[tuple[tuple[int, ...], int]]) -> bool:
@@ -39,6 +40,12 @@ def listed(P: np.ndarray, signs: tuple[int, ...]) -> set[tuple[int, ...]]:
             if strictly_feasible([(tuple(s * int(v) for v in x), -s * w) for x, s in zip(P.tolist(), side)]):
                 found.add(g)
     return found
+
+
+def realizes(hypothesis, P: np.ndarray, g: np.ndarray) -> bool:
+    """1[⟨a, x⟩ ≥ w] = g on every point of P, exactly."""
+    w, *a = hypothesis
+    return [int(sum(Fraction(c) * int(v) for c, v in zip(a, x)) >= w) for x in P.tolist()] == g.tolist()
 
 
 def histogram(labelings, P: np.ndarray, index: np.ndarray, labels: np.ndarray) -> np.ndarray:
@@ -67,13 +74,9 @@ def check_against_listing(P, index, labels, signs):
     truth = listed(P, signs)
     assert np.array_equal(trace.histogram, histogram(truth, P, index, labels))
     drawn = set()
-    table = trace.score_counts()
-    for score, count in zip(table.scores, table.counts):
-        for rank in range(count):
-            g = trace.labeling(score, rank)
-            drawn.add(tuple(g.tolist()))
-            w, *a = trace.representative(g)
-            assert [int(sum(Fraction(c) * int(v) for c, v in zip(a, x)) >= w) for x in P.tolist()] == g.tolist()
+    for _, g in unranked(trace):
+        drawn.add(tuple(g.tolist()))
+        assert realizes(trace.representative(g), P, g)
     assert drawn == truth and len(drawn) == trace.size
 
 
@@ -200,12 +203,8 @@ def test_hash_collisions_are_resolved_by_exact_comparison(monkeypatch):
     assert len(np.unique(colliding.cells.hash)) <= len(P) + 1 < len(colliding.cells.hash)
     assert np.array_equal(colliding.histogram, expected.histogram)
     assert np.array_equal(colliding.shared, expected.shared)
-    table = colliding.score_counts()
-    for score, count in zip(table.scores, table.counts):
-        for rank in range(count):
-            g = colliding.labeling(score, rank)
-            w, *a = colliding.representative(g)
-            assert [int(sum(Fraction(c) * int(v) for c, v in zip(a, x)) >= w) for x in P.tolist()] == g.tolist()
+    for _, g in unranked(colliding):
+        assert realizes(colliding.representative(g), P, g)
 
 
 def test_grid_halfspaces_in_3d_list_the_fourier_motzkin_trace_for_the_exact_auditor():

@@ -17,7 +17,7 @@ from dpledger.learners.halfspaces import GridHalfspaces
 from dpledger.learners.halfspaces.arrangement_counting import PlaneCells, PlaneTrace, central_labelings, record_counts
 from dpledger.learners.labelboost import labelboost, labelboost_counted
 from dpledger.learners.randomness import Sampled, enumerate_outputs
-from dpledger.learners.score_counts import ScoreCounts
+from dpledger.learners.score_counts import ScoreCounts, unranked
 from dpledger.learners.trace_counting import best_agreement, counted_trace
 
 
@@ -58,11 +58,9 @@ def assert_counted_equals_listed(C, P, index, labels, seed: int = 0) -> None:
         table = counted.score_counts()
         assert dict(zip(table.scores, table.counts)) == dict(Counter(listed.agreement(index, labels).tolist()))
         seen = set()
-        for score, count in zip(table.scores, table.counts):
-            for rank in range(count):
-                labeling = counted.labeling(score, rank)
-                assert int(np.sum(labeling[index] == labels)) == score
-                seen.add(labeling.tobytes())
+        for score, labeling in unranked(counted):
+            assert int(np.sum(labeling[index] == labels)) == score
+            seen.add(labeling.tobytes())
         assert seen == {listed.labeling(i).tobytes() for i in range(listed.size)}
 
 

@@ -16,6 +16,7 @@ from dpledger.learners.completion_scores import restrict
 from dpledger.learners.concept_classes import Intervals
 from dpledger.learners.labelboost import labelboost, labelboost_counted
 from dpledger.learners.randomness import Enumerated, Sampled, enumerate_outputs
+from dpledger.learners.score_counts import unranked
 from dpledger.learners.trace_counting import best_agreement, counted_trace
 
 CASES = [("x1 and (x2 or not x3)", ("thresholds", "intervals", "thresholds")),
@@ -52,15 +53,12 @@ def test_every_rank_unranks_to_a_distinct_listed_labeling_with_the_listed_repres
         trace = K.trace(points)
         listed = {trace.labeling(i).tobytes(): trace.representative(i) for i in range(trace.size)}
         counted = counted_trace(K, points, index, labels)
-        table = counted.score_counts()
         seen = set()
-        for score, count in zip(table.scores, table.counts):
-            for rank in range(count):
-                labeling = counted.labeling(score, rank)
-                assert int(np.sum(labeling[index] == labels)) == score
-                seen.add(labeling.tobytes())
-                assert counted.representative(labeling) == listed[labeling.tobytes()]
-        assert seen == set(listed) and len(seen) == table.size
+        for score, labeling in unranked(counted):
+            assert int(np.sum(labeling[index] == labels)) == score
+            seen.add(labeling.tobytes())
+            assert counted.representative(labeling) == listed[labeling.tobytes()]
+        assert seen == set(listed) and len(seen) == counted.score_counts().size
 
 
 def test_counted_labelboost_has_exactly_the_listed_output_distribution():
