@@ -45,10 +45,20 @@ Otherwise ``NO VIOLATION FOUND``. Both failing verdicts are failed claims (``vio
 Throughput (issue 18). Only split 1 is copied into one array per input (the search reads it
 whole); split 2 stays as it arrived, one part per chunk, and is counted part by part. On a local
 process pool chunks come back through shared memory (:class:`executors.SharedChunkTask`), not
-pickled through the pipe. Fits whose rows are unchanged (the caps of :mod:`search`) are kept across
-stages with their values on split 2's parts (:class:`search.Fits`), and the candidates' statistics
-are evaluated on split 2 on ``ESTIMATION_THREADS`` threads of the caller. None of this changes a
-number: the same seed gives the same events, counts and bounds.
+pickled through the pipe. A pair's fits (:func:`search.prefit`) are made as soon as the runs they
+read have arrived — while the workers generate the rest — and evaluated at once on split 2's parts
+on ``ESTIMATION_THREADS`` threads of the caller, every statistic sharing one pass over the runs
+(:func:`events.evaluate`); fits whose rows are unchanged (the caps of :mod:`search`) are kept
+across stages with their values (:class:`search.Fits`). When a pair's fits are its last and its
+outputs get no other events (:func:`search.reduction`: float vectors on the lattice, many distinct
+rows), the chunks of its next stages are *reduced* where they are made: the worker keeps their
+split-1 runs and sends, for split 2, only the fits' values (:class:`executors.ReducingChunkTask`)
+— for 20-d outputs the bulk of the runs is never sent, stored or read again. Those chunks are
+queued once the decision is made, while the current stage's chunks still arrive. The decision
+reads split 1 alone, at a fixed point of the arrivals, so it is the same at every run and the
+correction is unchanged; an event that reduced parts cannot count (one of another statistic) is
+not estimated (:func:`_estimable`). None of this changes a number: the same seed gives the same
+events, counts and bounds, with or without reduction (tests/verify/test_montecarlo_reduction.py).
 
 Before any stage a cheap probe checks the mechanism's contract (:mod:`contract`: outputs that
 depend on the rng, independent outputs within a batch); a ``timeout`` bounds the wall-clock time
@@ -71,13 +81,14 @@ from typing import Any
 import numpy as np
 
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
-from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, SharedChunkTask, chunk_seeds,
-                                                      chunk_shape, chunk_sizes, owned_processes, received,
-                                                      shared_directory)
-from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent, Statistic
+from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, ReducedRuns, ReducingChunkTask,
+                                                      SharedChunkTask, chunk_seeds, chunk_shape, chunk_sizes,
+                                                      owned_processes, received, shared_directory)
+from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent, Statistic, evaluate, same_statistic
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise, ship
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
-from dpledger.verify.audit.montecarlo.search import Candidate, Fits, one_blas_thread, search_pair
+from dpledger.verify.audit.montecarlo.search import (Candidate, Fits, fitted_rows, one_blas_thread, prefit, reduction,
+                                                   search_pair)
 from dpledger.verify.audit.montecarlo.statistics import (
     best_possible_epsilon,
     clopper_pearson_lower,
@@ -95,6 +106,11 @@ Progress = Callable[[int, int], None]
 
 ESTIMATION_THREADS = 2
 """Threads of the caller that evaluate the candidates' statistics on split 2."""
+
+QUEUE_AHEAD = 4
+"""Chunks per input of the first stage queued, beyond those its fits read, before the fits are
+made (the workers generate them meanwhile); the first stage's other chunks wait for the fits, so
+that they can be reduced to the fits' values (:func:`search.reduction`)."""
 
 VIOLATION = "VIOLATION"
 FLOAT_LEAK = "FLOAT LEAK"
@@ -187,6 +203,25 @@ def estimation_runs(samples: int) -> int:
     return samples - full * selection_runs(size) - (selection_runs(rest) if rest else 0)
 
 
+@dataclass(frozen=True, eq=False)
+class _Reduced:
+    """A chunk's estimation-split runs, reduced by the worker that made them to the values of
+    ``statistics`` (:class:`executors.ReducingChunkTask`): events of other statistics cannot be
+    estimated on it."""
+
+    statistics: tuple[Statistic, ...]
+    values: tuple[np.ndarray, ...]
+    runs: int
+
+    def __len__(self) -> int:
+        return self.runs
+
+    def values_of(self, statistic: Statistic) -> np.ndarray | None:
+        """The values of ``statistic`` on the runs; None when they were not kept."""
+        return next((values for kept, values in zip(self.statistics, self.values)
+                     if same_statistic(kept, statistic)), None)
+
+
 class _Runs:
     """Outputs per pair and input: every chunk's first quarter (:func:`selection_runs`) is copied
     into the search buffer (split 1, searched as one array); the rest of the chunk is kept as it
@@ -196,40 +231,52 @@ class _Runs:
         self.selection = [selection_runs(size) for size in sizes]
         self.offsets = np.concatenate([[0], np.cumsum(self.selection)])
         self.buffers: list[list[np.ndarray | None]] = [[None, None] for _ in range(pairs)]
-        self.rest: list[list[list[np.ndarray]]] = [[[], []] for _ in range(pairs)]
+        self.rest: list[list[list[np.ndarray | _Reduced]]] = [[[], []] for _ in range(pairs)]
         self.filled = [[0, 0] for _ in range(pairs)]
 
-    def add(self, pair: int, side: int, outputs: np.ndarray) -> None:
-        """Store the next chunk of runs of ``pair`` on input ``side``."""
+    def add(self, pair: int, side: int, outputs: np.ndarray | ReducedRuns,
+            statistics: tuple[Statistic, ...] = ()) -> None:
+        """Store the next chunk of runs of ``pair`` on input ``side`` (reduced by ``statistics``:
+        its search split as runs, its estimation split as their values, :class:`_Reduced`)."""
         chunk = self.filled[pair][side]
+        head = outputs.head if isinstance(outputs, ReducedRuns) else outputs
         buffer = self.buffers[pair][side]
         if buffer is None:
-            buffer = np.empty((int(self.offsets[-1]),) + outputs.shape[1:], outputs.dtype)
-        elif buffer.shape[1:] != outputs.shape[1:]:
+            buffer = np.empty((int(self.offsets[-1]),) + head.shape[1:], head.dtype)
+        elif buffer.shape[1:] != head.shape[1:]:
             raise ValueError(
                 f"mechanism outputs have inconsistent shapes across runs: "
-                f"{buffer.shape[1:]} and {outputs.shape[1:]}"
+                f"{buffer.shape[1:]} and {head.shape[1:]}"
             )
-        elif np.result_type(buffer.dtype, outputs.dtype) != buffer.dtype:
-            buffer = buffer.astype(np.result_type(buffer.dtype, outputs.dtype))
+        elif np.result_type(buffer.dtype, head.dtype) != buffer.dtype:
+            buffer = buffer.astype(np.result_type(buffer.dtype, head.dtype))
         half = self.selection[chunk]
-        buffer[self.offsets[chunk] : self.offsets[chunk + 1]] = outputs[:half]
+        buffer[self.offsets[chunk] : self.offsets[chunk + 1]] = head[:half]
         self.buffers[pair][side] = buffer
-        self.rest[pair][side].append(outputs[half:])
+        self.rest[pair][side].append(_Reduced(statistics, outputs.values, outputs.rest)
+                                     if isinstance(outputs, ReducedRuns) else outputs[half:])
         self.filled[pair][side] = chunk + 1
 
     def chunks_done(self) -> int:
         return self.filled[0][0]
 
-    def splits(self, pair: int) -> tuple[tuple[np.ndarray, np.ndarray], list[tuple[np.ndarray, np.ndarray]]]:
+    def splits(self, pair: int) -> tuple[tuple[np.ndarray, np.ndarray], list[tuple[Any, Any]]]:
         """``((a1, b1), [(a2, b2) per chunk])``: the search split of the chunks so far, as one
         array per input, and the estimation split, as one part per chunk — every part in the
-        search split's type (value-set events compare the bytes of rows)."""
+        search split's type (value-set events compare the bytes of rows), or reduced."""
         chunks = self.filled[pair][0]
         a1, b1 = harmonise(*(buffer[: self.offsets[chunks]] for buffer in self.buffers[pair]))
-        parts = [tuple(part.astype(a1.dtype, copy=False) for part in harmonise(a2, b2))
+        parts = [(a2, b2) if isinstance(a2, _Reduced)
+                 else tuple(part.astype(a1.dtype, copy=False) for part in harmonise(a2, b2))
                  for a2, b2 in zip(*(side[:chunks] for side in self.rest[pair]))]
         return (a1, b1), parts
+
+    def heads(self, pair: int) -> tuple[np.ndarray, np.ndarray]:
+        """The search split's runs of ``pair`` that arrived so far, the same number on each input."""
+        if any(buffer is None for buffer in self.buffers[pair]):
+            return np.empty(0), np.empty(0)
+        chunks = min(self.filled[pair])
+        return harmonise(*(buffer[: self.offsets[chunks]] for buffer in self.buffers[pair]))
 
 
 def validate(
@@ -341,42 +388,68 @@ def audit(
             one_blas_thread():
         check_probe(wait.result(pool.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe"))
 
-        def task(p: int, side: int, c: int) -> ChunkTask | SharedChunkTask:
-            """Chunk ``c`` of pair ``p`` on input ``side``; through shared memory on a local pool."""
-            chunk = ChunkTask(mechanism, (pairs[p].a, pairs[p].b)[side], sizes[c], seeds[p][side][c])
+        final = int(runs.offsets[-1])  # split-1 runs per input at the end of the audit
+        reductions: list[tuple[Statistic, ...]] = [() for _ in pairs]  # per pair, for its next stage's chunks
+
+        def task(p: int, side: int, c: int, statistics: tuple[Statistic, ...]) -> Any:
+            """Chunk ``c`` of pair ``p`` on input ``side``; its estimation split reduced to the
+            values of ``statistics`` when there are any; through shared memory on a local pool."""
+            chunk: Any = ChunkTask(mechanism, (pairs[p].a, pairs[p].b)[side], sizes[c], seeds[p][side][c])
+            if statistics:
+                chunk = ReducingChunkTask(chunk, runs.selection[c], statistics)
             return chunk if shared is None else SharedChunkTask(chunk, shared)
 
-        def submit(stage: int) -> list[list[tuple[int, Future]]]:
-            """Submit the chunks of ``stage`` (per pair: (side, future))."""
-            start = plan[stage - 1] if stage else 0
-            return [
-                [
-                    (side, pool.submit(task(p, side, c)))
-                    for side in (0, 1)
-                    for c in range(start, plan[stage])
-                ]
-                for p in range(len(pairs))
-            ]
+        def submit(p: int, first: int, last: int) -> list[tuple[int, Future, tuple[Statistic, ...]]]:
+            """Submit chunks ``first`` … ``last − 1`` of pair ``p``: (side, future, the reduction's statistics)."""
+            statistics = reductions[p]
+            return [(side, pool.submit(task(p, side, c, statistics)), statistics)
+                    for c in range(first, last) for side in (0, 1)]
 
-        # Chunks of the next stage are queued before this stage is searched, so that the workers
-        # generate them meanwhile (not in process, where a task runs at submission).
+        # The first stage queues, at its start, the chunks its fits read and QUEUE_AHEAD more; the
+        # rest once the fits are made, reduced when they may be. A pair's chunks of the next stage
+        # are queued then too, so that the workers generate them while this stage is searched (not
+        # in process, where a task runs at submission: there a stage's chunks are submitted when it
+        # starts, with the same reduction).
         prefetch = not isinstance(pool, InProcessExecutor)
-        upcoming = submit(0)
+        wave = min(plan[0], int(np.searchsorted(runs.offsets, fitted_rows(int(runs.offsets[plan[0]])))) + QUEUE_AHEAD)
+        upcoming: list[list[tuple[int, Future, tuple[Statistic, ...]]] | None] = [
+            submit(p, 0, wave) for p in range(len(pairs))]
         try:
             for stage, stage_alpha in enumerate(alphas):
                 stages_run += 1
-                futures = upcoming if prefetch or not stage else submit(stage)
-                upcoming = submit(stage + 1) if prefetch and stage + 1 < len(plan) else []
+                futures = (upcoming if prefetch or not stage
+                           else [submit(p, plan[stage - 1], plan[stage]) for p in range(len(pairs))])
+                upcoming = [None] * len(pairs)
+                selection = int(runs.offsets[plan[stage]])
 
-                def arrivals() -> Iterator[tuple[tuple[np.ndarray, np.ndarray], list[tuple[np.ndarray, np.ndarray]]]]:
-                    """Each pair's splits as soon as its chunks are in (searching overlaps generation)."""
+                def decide(p: int, fitted: list[Statistic]) -> None:
+                    """Fix the reduction of pair ``p``'s chunks not queued yet (:func:`search.reduction`)
+                    and queue the first stage's rest and, when prefetching, the next stage."""
+                    reductions[p] = reduction(*runs.heads(p), fitted, (selection, selection), (final, final))
+                    if stage == 0:
+                        futures[p].extend(submit(p, wave, plan[0]))
+                    if prefetch and stage + 1 < len(plan):
+                        upcoming[p] = submit(p, plan[stage], plan[stage + 1])
+
+                def arrivals() -> Iterator[tuple[tuple[np.ndarray, np.ndarray], list[tuple[Any, Any]]]]:
+                    """Each pair's splits as soon as its chunks are in (searching overlaps generation);
+                    meanwhile the pair's fits are made as soon as their runs are in, evaluated on
+                    split 2's parts as they arrive (:meth:`_Values.prefit`), and the pair's next
+                    stage is queued."""
                     nonlocal done
                     for p, pair_futures in enumerate(futures):
-                        for side, future in pair_futures:
-                            runs.add(p, side, received(wait.result(future, f"stage {stages_run}")))
+                        decided = False
+                        for side, future, statistics in pair_futures:
+                            runs.add(p, side, received(wait.result(future, f"stage {stages_run}")), statistics)
+                            fitted = values.prefit(runs, p, selection, threads)
+                            if fitted is not None and not decided:
+                                decide(p, fitted)
+                                decided = True
                             done += 1
                             if on_progress:
                                 on_progress(done, total_tasks)
+                        if not decided:
+                            decide(p, values.prefit(runs, p, selection, threads) or [])
                         yield runs.splits(p)
 
                 estimates, examined, estimated = _run_stage(arrivals(), delta, stage_alpha, candidates,
@@ -392,7 +465,7 @@ def audit(
                     break
         finally:
             for pair_futures in upcoming:  # stopped early or failed: drop the queued chunks
-                for _, future in pair_futures:
+                for _, future, _ in pair_futures or []:
                     future.cancel()
     if on_progress and done < total_tasks:  # stopped early: close the bar
         on_progress(total_tasks, total_tasks)
@@ -474,23 +547,70 @@ class _Values:
         self.fits = fits
         self.kept: dict[tuple[int, int], tuple[Statistic, np.ndarray, np.ndarray]] = {}
 
-    def of(self, statistic: Statistic, runs: np.ndarray) -> np.ndarray:
+    def of(self, statistic: Statistic, runs: np.ndarray | _Reduced) -> np.ndarray:
+        if isinstance(runs, _Reduced):
+            kept = runs.values_of(statistic)
+            if kept is None:  # _estimable keeps such candidates out
+                raise ValueError(f"the values of {statistic.describe()} were not kept on reduced runs")
+            return kept
         key = (id(statistic), id(runs))
         if key not in self.kept:
             self.kept[key] = (statistic, runs, statistic(runs))
-        return self.kept[key][2]
+        values = self.kept[key][2]
+        if isinstance(values, _Pending):
+            values = values.result()
+            self.kept[key] = (statistic, runs, values)
+        return values
+
+    def prefit(self, runs: _Runs, pair: int, selection: int, threads: Executor) -> list[Statistic] | None:
+        """Once the search split's first runs of ``pair`` hold what the stage's fits read
+        (:func:`search.prefit`, for a split 1 of ``selection`` runs per input), make the fits and
+        start evaluating them on every part of split 2 that arrived as runs (on ``threads``, while
+        the workers generate the rest): values the estimation would compute after the search
+        anyway, for the candidates the search keeps — computed early, the same numbers. Returns
+        the fits (empty: none apply; None: not enough runs yet)."""
+        fitted = prefit(*runs.heads(pair), pair, (selection, selection), self.fits)
+        for side in runs.rest[pair] if fitted else ():
+            for part in side:
+                missing = [statistic for statistic in fitted
+                           if not isinstance(part, _Reduced) and (id(statistic), id(part)) not in self.kept]
+                if missing:
+                    future = threads.submit(evaluate, missing, part)
+                    for index, statistic in enumerate(missing):
+                        self.kept[(id(statistic), id(part))] = (statistic, part, _Pending(future, index))
+        return fitted
 
     def evaluate(self, needed: Iterable[tuple[Statistic, np.ndarray]], threads: Executor) -> None:
         """Compute the values of ``needed`` not kept yet on ``threads`` (numpy releases the GIL in
-        the arithmetic: the estimation no longer runs on one core); the same numbers as serially."""
-        missing = {(id(statistic), id(runs)): (statistic, runs) for statistic, runs in needed}
-        missing = {key: job for key, job in missing.items() if key not in self.kept}
-        for (key, (statistic, runs)), computed in zip(missing.items(), threads.map(_apply, missing.values())):
-            self.kept[key] = (statistic, runs, computed)
+        the arithmetic: the estimation no longer runs on one core), the statistics of one runs
+        array together (:func:`events.evaluate`: one pass, shared features); the same numbers as
+        serially."""
+        jobs: dict[int, tuple[np.ndarray, list[Statistic]]] = {}
+        for statistic, runs in needed:
+            if isinstance(runs, _Reduced):
+                continue
+            job = jobs.setdefault(id(runs), (runs, []))
+            if (id(statistic), id(runs)) not in self.kept and all(s is not statistic for s in job[1]):
+                job[1].append(statistic)
+        jobs = {key: job for key, job in jobs.items() if job[1]}
+        for (runs, statistics), computed in zip(jobs.values(), threads.map(_apply, jobs.values())):
+            for statistic, values in zip(statistics, computed):
+                self.kept[(id(statistic), id(runs))] = (statistic, runs, values)
 
     def end_stage(self) -> None:
         """Forget the values of statistics no later stage can use."""
         self.kept = {key: entry for key, entry in self.kept.items() if self.fits.holds(entry[0])}
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """The values of the ``index``-th statistic of an evaluation still running on a thread."""
+
+    future: Future
+    index: int
+
+    def result(self) -> np.ndarray:
+        return self.future.result()[self.index]
 
 
 def _run_stage(
@@ -514,7 +634,8 @@ def _run_stage(
         found.append(search_pair(a1, b1, p, delta, z, claimed_epsilon, target, values.fits))
         estimation.append(split2)
     examined = sum(result.examined for result in found)
-    ranked = sorted((c for result in found for c in result.candidates), key=lambda c: -c.score)
+    ranked = sorted((c for result in found for c in result.candidates if _estimable(c, estimation[c.pair_index])),
+                    key=lambda c: -c.score)
     pools = [pool for kind in (False, True) if (pool := [c for c in ranked if c.event.float_artefact == kind][:keep])]
     pools.sort(key=lambda pool: -pool[0].score)
     values.evaluate(((candidate.event.statistic, part[side]) for pool in pools for candidate in pool
@@ -522,16 +643,26 @@ def _run_stage(
                      for part in estimation[candidate.pair_index] for side in (0, 1)), threads)
     estimates = [
         _estimate(candidate, estimation[candidate.pair_index], delta, claimed_epsilon, level / 2, values)
-        for pool, kind_level in zip(pools, ranked_levels(alpha, len(pools)))
+        for pool, kind_level in zip(pools, ranked_levels(alpha, len(pools)) if pools else [])
         for candidate, level in zip(pool, ranked_levels(kind_level, len(pool)))
     ]
     values.end_stage()
     return estimates, examined, len(estimates)
 
 
-def _apply(job: tuple[Statistic, np.ndarray]) -> np.ndarray:
-    statistic, runs = job
-    return statistic(runs)
+def _estimable(candidate: Candidate, split2: list[tuple[Any, Any]]) -> bool:
+    """Whether the candidate's event can be counted on every part of split 2: parts reduced on the
+    workers keep only their statistics' values (a condition on split 1 alone, see
+    :func:`search.reduction`)."""
+    event = candidate.event
+    return all(not isinstance(part, _Reduced)
+               or (isinstance(event, IntervalEvent) and part.values_of(event.statistic) is not None)
+               for parts in split2 for part in parts)
+
+
+def _apply(job: tuple[np.ndarray, list[Statistic]]) -> list[np.ndarray]:
+    runs, statistics = job
+    return evaluate(statistics, runs)
 
 
 def _estimate(

@@ -43,7 +43,7 @@ real-number event.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -84,6 +84,16 @@ class Identity(Statistic):
 
     def defined(self, outputs: np.ndarray) -> np.ndarray:
         return self(outputs)
+
+
+def same_statistic(first: Statistic, second: Statistic) -> bool:
+    """Whether two statistics are one function: the same object, or of one type with equal fields
+    (a fit made again on the same runs is the same statistic)."""
+    if first is second:
+        return True
+    if type(first) is not type(second) or not is_dataclass(first):
+        return False
+    return all(np.array_equal(getattr(first, f.name), getattr(second, f.name)) for f in fields(first))
 
 
 def on_lattice(values: np.ndarray, bits: int) -> np.ndarray:
@@ -148,32 +158,77 @@ SCORE_CHUNK = 1 << 13
 of a large vector sample's features stays bounded."""
 
 
+class _Block:
+    """One block of rows of a vector sample and the features computed on it, shared by every
+    statistic evaluated on the block: standardised coordinates z (per centre and scale), their
+    signs, squares and row maxima and minima."""
+
+    def __init__(self, rows: np.ndarray) -> None:
+        self.rows = rows
+        self.features: dict[tuple[bytes, bytes], tuple[np.ndarray, ...]] = {}
+
+    def standardised(self, centre: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, ...]:
+        """``(z, sgn z, max_j z_j, min_j z_j, z²)`` for ``z = (rows − centre) / scale``."""
+        key = (centre.tobytes(), scale.tobytes())
+        if key not in self.features:
+            z = np.subtract(self.rows, centre, dtype=float)
+            z *= 1.0 / scale
+            columns = np.ascontiguousarray(z.T)  # max and min along short rows are slow, along columns fast
+            self.features[key] = (z, np.sign(z), columns.max(axis=0), columns.min(axis=0), z * z)
+        return self.features[key]
+
+
+class BlockStatistic(Statistic):
+    """A statistic of vector outputs computed block by block (:data:`SCORE_CHUNK` rows at a time)
+    from features its block shares with the other statistics evaluated on it (:func:`evaluate`)."""
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        return evaluate([self], outputs)[0]
+
+    def defined(self, outputs: np.ndarray) -> np.ndarray:
+        return self(outputs)
+
+    @abstractmethod
+    def on_block(self, block: _Block) -> np.ndarray: ...
+
+
+def evaluate(statistics: list[Statistic], outputs: np.ndarray) -> list[np.ndarray]:
+    """The values of several statistics on the same runs, equal to ``[s(outputs) for s in
+    statistics]`` number for number: block statistics in one pass over the runs, each block's
+    standardised coordinates computed once for all the statistics that share their centre and
+    scale (issue 18: the learned scores and the count of one fit do, and the pass is what costs)."""
+    blockwise = [s for s in statistics if isinstance(s, BlockStatistic)]
+    values = {id(s): s(outputs) for s in statistics if not isinstance(s, BlockStatistic)}
+    if blockwise:
+        rows = np.asarray(outputs).reshape(len(outputs), -1)
+        parts: list[list[np.ndarray]] = [[] for _ in blockwise]
+        for start in range(0, len(rows), SCORE_CHUNK):
+            block = _Block(rows[start : start + SCORE_CHUNK])
+            for part, statistic in zip(parts, blockwise):
+                part.append(statistic.on_block(block))
+        for part, statistic in zip(parts, blockwise):
+            values[id(statistic)] = np.concatenate(part) if part else np.empty(0)
+    return [values[id(s)] for s in statistics]
+
+
 @dataclass(frozen=True, eq=False)
-class CountAbove(Statistic):
+class CountAbove(BlockStatistic):
     """The number of coordinates of a vector output above their ``centre`` (a count statistic:
     the privacy-loss statistic of parallel composition, when every coordinate is a small shift
     of a symmetric noise centred between the two inputs, up to the sign)."""
 
     centre: np.ndarray
 
-    def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        rows = np.asarray(outputs).reshape(len(outputs), -1)
-        ones = np.ones(rows.shape[1])  # a product with ones counts exactly, faster than a sum along short rows
-        return np.concatenate(
-            [(rows[start : start + SCORE_CHUNK] > self.centre).astype(float) @ ones
-             for start in range(0, len(rows), SCORE_CHUNK)]
-            or [np.empty(0)]
-        )
-
-    def defined(self, outputs: np.ndarray) -> np.ndarray:
-        return self(outputs)
+    def on_block(self, block: _Block) -> np.ndarray:
+        # a product with ones counts exactly, faster than a sum along short rows
+        return (block.rows > self.centre).astype(float) @ np.ones(block.rows.shape[1])
 
     def describe(self) -> dict[str, Any]:
         return {"statistic": "number of coordinates above their centre", "centre": self.centre.tolist()}
 
 
 @dataclass(frozen=True, eq=False)
-class LearnedScore(Statistic):
+class LearnedScore(BlockStatistic):
     """``Σ_j (linear_j z_j + quadratic_j z_j² + sign_j sgn z_j) + extra · (max_j z_j, min_j z_j)``
     with ``z = (y − centre) / scale`` per coordinate
     (:func:`dpledger.verify.audit.montecarlo.search.fit_distinguisher`)."""
@@ -186,26 +241,13 @@ class LearnedScore(Statistic):
     extra: np.ndarray
     tied: bool = False
 
-    def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        rows = np.asarray(outputs).reshape(len(outputs), -1)
-        return np.concatenate(
-            [self._score(rows[start : start + SCORE_CHUNK]) for start in range(0, len(rows), SCORE_CHUNK)]
-            or [np.empty(0)]
-        )
-
-    def defined(self, outputs: np.ndarray) -> np.ndarray:
-        return self(outputs)
-
-    def _score(self, rows: np.ndarray) -> np.ndarray:
-        z = np.subtract(rows, self.centre, dtype=float)
-        z *= 1.0 / self.scale
+    def on_block(self, block: _Block) -> np.ndarray:
+        z, signs, largest, smallest, squares = block.standardised(self.centre, self.scale)
         score = z @ self.linear
-        score += np.sign(z) @ self.sign
-        columns = np.ascontiguousarray(z.T)  # max and min along short rows are slow, along columns fast
-        score += self.extra[0] * columns.max(axis=0)
-        score += self.extra[1] * columns.min(axis=0)
-        z *= z
-        score += z @ self.quadratic
+        score += signs @ self.sign
+        score += self.extra[0] * largest
+        score += self.extra[1] * smallest
+        score += squares @ self.quadratic
         return score
 
     def describe(self) -> dict[str, Any]:

@@ -16,7 +16,8 @@ Transport. On a local process pool a chunk's runs are not pickled through the po
 in shared memory (``/dev/shm``, :class:`SharedChunkTask`) and the caller maps that file and
 removes its name (:class:`SharedRuns`) — the bytes are written once and never copied again. A
 worker that cannot write there (no ``/dev/shm``, or it is full) returns the runs as before; Dask
-and other executors always do.
+and other executors always do. A :class:`ReducingChunkTask` sends less: its search-split runs, and
+in place of its estimation-split runs the values of the statistics the audit gave it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from dpledger.verify.audit.montecarlo.events import Statistic, evaluate
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, run_mechanism
 
 MIN_CHUNK = 1024
@@ -117,15 +119,55 @@ class SharedRuns:
 
 
 @dataclass(frozen=True)
-class SharedChunkTask:
-    """A :class:`ChunkTask` whose runs go back through a file in ``directory`` (shared memory)
-    instead of the pool's pipe; the runs themselves when the file cannot be written."""
+class ReducedRuns:
+    """What a :class:`ReducingChunkTask` returns: the chunk's search-split runs (``head``) and, in
+    place of its ``rest`` estimation-split runs, the values on them of the task's statistics."""
+
+    head: np.ndarray | SharedRuns
+    values: tuple[np.ndarray, ...]
+    rest: int
+
+
+@dataclass(frozen=True)
+class ReducingChunkTask:
+    """A :class:`ChunkTask` that keeps only its first ``selection`` runs (they join the search
+    split) and reduces the others (the estimation split) to the values of ``statistics`` — the
+    fitted statistics the estimation will read, evaluated where the runs are made (issue 18: the
+    runs of 20-d outputs cost more to send, store and read again than to make). The same runs as
+    the unreduced task, so the same numbers."""
 
     task: ChunkTask
+    selection: int
+    statistics: tuple[Statistic, ...]
+
+    @property
+    def seed(self) -> np.random.SeedSequence:
+        return self.task.seed
+
+    def __call__(self) -> ReducedRuns:
+        outputs = self.task()
+        rest = outputs[self.selection :]
+        return ReducedRuns(np.ascontiguousarray(outputs[: self.selection]),
+                           tuple(evaluate(list(self.statistics), rest)), len(rest))
+
+
+@dataclass(frozen=True)
+class SharedChunkTask:
+    """A chunk task whose runs go back through a file in ``directory`` (shared memory) instead of
+    the pool's pipe; the runs themselves when the file cannot be written. A reducing task sends
+    its search-split runs that way, and its statistics' values through the pipe."""
+
+    task: ChunkTask | ReducingChunkTask
     directory: str
 
-    def __call__(self) -> np.ndarray | SharedRuns:
-        outputs = np.ascontiguousarray(self.task())
+    def __call__(self) -> np.ndarray | SharedRuns | ReducedRuns:
+        result = self.task()
+        if isinstance(result, ReducedRuns):
+            return ReducedRuns(self._shared(result.head), result.values, result.rest)
+        return self._shared(result)
+
+    def _shared(self, outputs: np.ndarray | SharedRuns) -> np.ndarray | SharedRuns:
+        outputs = np.ascontiguousarray(outputs)
         if outputs.nbytes == 0:
             return outputs
         path = os.path.join(self.directory, "-".join(map(str, self.task.seed.spawn_key)))
@@ -139,21 +181,29 @@ class SharedChunkTask:
         return SharedRuns(path, outputs.shape, outputs.dtype)
 
 
-def received(result: np.ndarray | SharedRuns) -> np.ndarray:
+def received(result: np.ndarray | SharedRuns | ReducedRuns) -> np.ndarray | ReducedRuns:
     """A chunk task's runs, mapped from shared memory when the worker left them there."""
+    if isinstance(result, ReducedRuns):
+        return ReducedRuns(received(result.head), result.values, result.rest)
     return result.load() if isinstance(result, SharedRuns) else result
+
+
+SHARED_PREFIX = "dpledger-audit-"
 
 
 @contextlib.contextmanager
 def shared_directory(executor: Executor) -> Iterator[str | None]:
     """A fresh directory in shared memory for the chunks of a local process pool, removed with
     whatever is left in it (chunks of a stopped audit) at the end; None for other executors or
-    where there is no ``/dev/shm``."""
+    where there is no ``/dev/shm``. Its name carries the caller's process id, so that the
+    directories of audits whose process was killed — the ``finally`` never ran — are removed by
+    the next audit (:func:`remove_orphans`)."""
     if not isinstance(executor, ProcessPoolExecutor) or not os.path.isdir(SHARED_MEMORY):
         yield None
         return
+    remove_orphans()
     try:
-        directory = tempfile.mkdtemp(prefix="dpledger-audit-", dir=SHARED_MEMORY)
+        directory = tempfile.mkdtemp(prefix=f"{SHARED_PREFIX}{os.getpid()}-", dir=SHARED_MEMORY)
     except OSError:
         yield None
         return
@@ -161,6 +211,32 @@ def shared_directory(executor: Executor) -> Iterator[str | None]:
         yield directory
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def remove_orphans() -> list[str]:
+    """Remove this user's chunk directories in shared memory whose audit process no longer runs;
+    returns their paths."""
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(SHARED_MEMORY):
+            owner = entry.name[len(SHARED_PREFIX):].split("-", 1)[0]
+            if (not entry.name.startswith(SHARED_PREFIX) or not owner.isdigit()
+                    or entry.stat(follow_symlinks=False).st_uid != os.getuid() or _running(int(owner))):
+                continue
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.path)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """Whether a process ``pid`` exists (one of another user's counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 class InProcessExecutor(Executor):

@@ -70,6 +70,7 @@ from dpledger.verify.audit.montecarlo.events import (
     OnLattice,
     Statistic,
     ValueSetEvent,
+    evaluate,
     key_to_json,
     on_lattice,
     row_keys,
@@ -158,7 +159,7 @@ def search_pair(
                 results.append(_interval_candidates(statistic, a, b, pair_index, f"lattice-{bits}", objective))
     if kind == "discrete" or _few_distinct(a, b):
         results.append(_value_set_candidates(a, b, pair_index, objective))
-    if kind == "vector" or (kind == "discrete" and a.ndim > 1 and a.dtype.kind in "biu"):
+    if _fits_apply(a):
         results.extend(_distinguisher_candidates(a, b, pair_index, objective, fits or Fits()))
     if kind == "vector":
         results.extend(_vector_lattice_candidates(a, b, pair_index, objective))
@@ -226,19 +227,83 @@ def _distinguisher_candidates(
     thresholds chosen — and its split-1 rank scored — on the other half, so that an overfitted
     score does not outrank an honest one. The count, which fits nothing but its centre (the mean
     of ``DISTINGUISHER_ROWS`` runs per input), has its thresholds chosen on all of split 1.
-    Fits on the same first runs as an earlier stage's are taken from ``fits``."""
-    fit_a, fit_b = len(a) // 2, len(b) // 2
-    rest_a, rest_b = a[fit_a:], b[fit_b:]
+    Fits on the same first runs as an earlier stage's — or made while split 1 arrived
+    (:func:`prefit`) — are taken from ``fits``."""
+    untied, tied, count = _fitted(a, b, pair_index, (len(a), len(b)), fits)
+    rest_a, rest_b = a[len(a) // 2 :], b[len(b) // 2 :]
+    # Both scores on each half in one pass (events.evaluate: their standardised runs are shared).
+    scores = [[evaluate([untied, tied], half) for half in _halves(rest)] for rest in (rest_a, rest_b)]
     results = []
-    for tied, rows in ((False, DISTINGUISHER_ROWS), (True, TIED_ROWS)):
-        n_a, n_b = min(fit_a, rows), min(fit_b, rows)
-        family = "distinguisher (tied)" if tied else "distinguisher"
-        score = fits.get(pair_index, family, (n_a, n_b), lambda: fit_distinguisher(a[:n_a], b[:n_b], tied))
-        results.append(_interval_candidates(score, rest_a, rest_b, pair_index, family, objective))
-    n_a, n_b = min(fit_a, DISTINGUISHER_ROWS), min(fit_b, DISTINGUISHER_ROWS)
-    count = fits.get(pair_index, "count", (n_a, n_b), lambda: CountAbove(_centre(a[:n_a], b[:n_b])))
+    for i, (score, family) in enumerate(((untied, "distinguisher"), (tied, "distinguisher (tied)"))):
+        values = [[together[i] for together in side] for side in scores]
+        results.append(_interval_candidates(score, rest_a, rest_b, pair_index, family, objective, values))
     results.append(_count_candidates(count, a, b, pair_index, objective))
     return results
+
+
+def _fit_rows(selection: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The first runs per input that the (untied, tied) fits read on a split 1 of ``selection``
+    runs per input: the first half of it, at most ``DISTINGUISHER_ROWS`` (``TIED_ROWS``)."""
+    return tuple((min(selection[0] // 2, rows), min(selection[1] // 2, rows))  # type: ignore[return-value]
+                 for rows in (DISTINGUISHER_ROWS, TIED_ROWS))
+
+
+def fitted_rows(selection: int) -> int:
+    """The first runs per input that a pair's fits read on a split 1 of ``selection`` runs per input."""
+    return max(max(rows) for rows in _fit_rows((selection, selection)))
+
+
+def _fitted(a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int, int],
+            fits: Fits) -> tuple[Statistic, Statistic, Statistic]:
+    """The untied and tied learned scores and the count of a pair whose split 1 holds ``selection``
+    runs per input, from ``fits`` or fitted on the first runs ``a``, ``b`` (which must hold them)."""
+    (n_a, n_b), (t_a, t_b) = _fit_rows(selection)
+    return (fits.get(pair_index, "distinguisher", (n_a, n_b), lambda: fit_distinguisher(a[:n_a], b[:n_b])),
+            fits.get(pair_index, "distinguisher (tied)", (t_a, t_b),
+                     lambda: fit_distinguisher(a[:t_a], b[:t_b], True)),
+            fits.get(pair_index, "count", (n_a, n_b), lambda: CountAbove(_centre(a[:n_a], b[:n_b]))))
+
+
+def prefit(a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int, int],
+           fits: Fits) -> list[Statistic] | None:
+    """The fitted statistics the search will ask ``fits`` for on a split 1 of ``selection`` runs per
+    input, made now from the first runs ``a``, ``b`` that arrived: the audit fits while the rest
+    of split 1 is still being generated (issue 18, throughput) — the same fits as the search would
+    make, so nothing changes but when. None while the runs that arrived do not suffice; empty
+    when the outputs get no fitted statistics."""
+    if len(a) == 0 or len(b) == 0:
+        return None
+    if not _fits_apply(a):
+        return []
+    if min(len(a), len(b)) < fitted_rows(max(selection)):
+        return None
+    return list(_fitted(a, b, pair_index, selection, fits))
+
+
+def reduction(a: np.ndarray, b: np.ndarray, fitted: list[Statistic], selection: tuple[int, int],
+              final: tuple[int, int]) -> tuple[Statistic, ...]:
+    """The statistics whose values may stand in for split 2's runs of chunks generated from now on
+    (:class:`~dpledger.verify.audit.montecarlo.executors.ReducingChunkTask`); empty when the runs
+    are still needed. Decided on the first split-1 runs ``a``, ``b`` alone, hence the same at
+    every run of the audit: the ``fitted`` statistics (of a split 1 of ``selection`` runs per
+    input) qualify when they are the audit's last fits (the rows they read are those of the
+    ``final`` split 1's) and the search offers no other family on such outputs — float vectors
+    with many distinct rows, every coordinate on the deepest lattice. Should a later run leave
+    the lattice after all, its lattice events cannot be estimated on reduced chunks and are not
+    offered (a choice made on split 1, so the correction is unchanged)."""
+    if (not fitted or output_kind(a) != "vector" or _fit_rows(selection) != _fit_rows(final)
+            or _few_distinct(a, b)):
+        return ()
+    rows = [np.asarray(x, dtype=np.float64).reshape(len(x), -1) for x in (a, b)]
+    if not all(on_lattice(_low_bits(x), max(LATTICE_BITS))[0] for x in rows):
+        return ()
+    return tuple(fitted)
+
+
+def _fits_apply(a: np.ndarray) -> bool:
+    """Whether the search fits statistics on outputs like ``a``: vectors of floats or integers."""
+    kind = output_kind(a)
+    return kind == "vector" or (kind == "discrete" and a.ndim > 1 and a.dtype.kind in "biu")
 
 
 def _centre(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -307,10 +372,11 @@ def _vector_lattice_candidates(
     rows_a = np.asarray(a, dtype=np.float64).reshape(len(a), -1)
     rows_b = np.asarray(b, dtype=np.float64).reshape(len(b), -1)
     results = []
+    merged = [_low_bits(rows) for rows in (rows_a, rows_b)]
     for bits in LATTICE_BITS:
-        share_a, share_b = on_lattice(rows_a, bits).mean(axis=0), on_lattice(rows_b, bits).mean(axis=0)
-        if np.all(share_a == 1.0) and np.all(share_b == 1.0):
+        if all(on_lattice(low, bits)[0] for low in merged):
             continue  # every coordinate on the lattice: the events would not read low bits
+        share_a, share_b = on_lattice(rows_a, bits).mean(axis=0), on_lattice(rows_b, bits).mean(axis=0)
         chosen = np.argsort(-np.abs(share_a - share_b), kind="stable")[:LATTICE_COORDINATES]
         for j in sorted(chosen.tolist()):
             family = f"lattice-{bits}[{j}]"
@@ -322,6 +388,13 @@ def _vector_lattice_candidates(
             _interval_candidates(count, rows_a, rows_b, pair_index, f"lattice-{bits}-count", objective)
         )
     return results
+
+
+def _low_bits(rows: np.ndarray) -> np.ndarray:
+    """One float64 whose significand's low bits are the OR of those of all ``rows``: it lies on a
+    lattice exactly when every value does (one pass over the runs instead of one per depth)."""
+    merged = np.bitwise_or.reduce(np.ascontiguousarray(rows).view(np.uint64).reshape(-1), initial=np.uint64(0))
+    return np.asarray([merged & np.uint64((1 << max(LATTICE_BITS)) - 1)], dtype=np.uint64).view(np.float64)
 
 
 def cut_points(sorted_a: np.ndarray, sorted_b: np.ndarray) -> np.ndarray:
@@ -350,16 +423,23 @@ def cut_points(sorted_a: np.ndarray, sorted_b: np.ndarray) -> np.ndarray:
     return np.unique(np.concatenate(tails + inner))
 
 
+def _halves(runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return runs[: len(runs) // 2], runs[len(runs) // 2 :]
+
+
 def _interval_candidates(
     statistic: Statistic, a: np.ndarray, b: np.ndarray, pair_index: int, family: str, objective: Objective,
+    values: list[list[np.ndarray]] | None = None,
 ) -> SearchResult:
     """Per direction the best threshold event and the best two-sided interval event (the latter
     only if it scores higher), each chosen on the first half of the split-1 runs and scored on the
     second (the score ranks candidates: an event that won on noise among the thousands of
-    intervals compared does not outrank it)."""
-    halves_a, halves_b = (a[: len(a) // 2], a[len(a) // 2 :]), (b[: len(b) // 2], b[len(b) // 2 :])
-    values_a = [np.sort(statistic.defined(half)) for half in halves_a]
-    values_b = [np.sort(statistic.defined(half)) for half in halves_b]
+    intervals compared does not outrank it). ``values``: the statistic's defined values on the
+    halves of a and of b, when already computed."""
+    halves_a, halves_b = _halves(a), _halves(b)
+    if values is None:
+        values = [[statistic.defined(half) for half in halves] for halves in (halves_a, halves_b)]
+    values_a, values_b = ([np.sort(half) for half in side] for side in values)
     if min(len(halves_a[0]), len(halves_b[0])) == 0 or sum(map(len, values_a + values_b)) < 2:
         return SearchResult([], 0)
     cuts = cut_points(np.sort(np.concatenate(values_a)), np.sort(np.concatenate(values_b)))
