@@ -22,7 +22,10 @@ whose split-1 counts give the largest ε lower bound (Wilson-score approximation
   for continuous, integer and binary vectors: the score is fitted on split 1 and its
   thresholds are chosen on split 1 too; ``count`` — threshold events of the number of
   coordinates above their split-1 centre, chosen on a fitted model of that count
-  (:func:`tilted_count_model`).
+  (:func:`tilted_count_model`). When some coordinates are correlated on split 1, all three
+  again on the output's *innovations* (family suffix ``on innovations``): its coordinates
+  decorrelated in their order, for prefix sums the noisy answers
+  (:mod:`~dpledger.verify.audit.montecarlo.innovations`).
 
 For an (ε, δ) claim with δ > 0, every family also offers the event of largest δ lower bound at
 the claimed ε (``p_lo − e^ε q_hi``, Wilson bounds; family name suffixed ``δ``): the event that
@@ -74,6 +77,7 @@ from dpledger.verify.audit.montecarlo.events import (
     on_lattice,
     row_keys,
 )
+from dpledger.verify.audit.montecarlo.innovations import Innovations, OnInnovations, fit_innovations
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
 from dpledger.verify.audit.montecarlo.statistics import delta_lower_search, epsilon_lower_search, wilson_bounds
 
@@ -226,19 +230,39 @@ def _distinguisher_candidates(
     thresholds chosen — and its split-1 rank scored — on the other half, so that an overfitted
     score does not outrank an honest one. The count, which fits nothing but its centre (the mean
     of ``DISTINGUISHER_ROWS`` runs per input), has its thresholds chosen on all of split 1.
-    Fits on the same first runs as an earlier stage's are taken from ``fits``."""
+    Fits on the same first runs as an earlier stage's are taken from ``fits``.
+
+    When coordinates are correlated on the fitting rows, the same three families are offered on
+    the innovations too (family suffix ``on innovations``; :mod:`~dpledger.verify.audit.montecarlo.innovations`:
+    the coordinates decorrelated in their order — for prefix sums, the noisy answers)."""
     fit_a, fit_b = len(a) // 2, len(b) // 2
-    rest_a, rest_b = a[fit_a:], b[fit_b:]
-    results = []
-    for tied, rows in ((False, DISTINGUISHER_ROWS), (True, TIED_ROWS)):
-        n_a, n_b = min(fit_a, rows), min(fit_b, rows)
-        family = "distinguisher (tied)" if tied else "distinguisher"
-        score = fits.get(pair_index, family, (n_a, n_b), lambda: fit_distinguisher(a[:n_a], b[:n_b], tied))
-        results.append(_interval_candidates(score, rest_a, rest_b, pair_index, family, objective))
     n_a, n_b = min(fit_a, DISTINGUISHER_ROWS), min(fit_b, DISTINGUISHER_ROWS)
-    count = fits.get(pair_index, "count", (n_a, n_b), lambda: CountAbove(_centre(a[:n_a], b[:n_b])))
-    results.append(_count_candidates(count, a, b, pair_index, objective))
+    views: list[tuple[str, Innovations | None]] = [("", None)]
+    innovations = fit_innovations(a[:n_a], b[:n_b])
+    if innovations is not None:
+        views.append((" on innovations", innovations))
+    results = []
+    for suffix, view in views:
+        for tied, rows in ((False, DISTINGUISHER_ROWS), (True, TIED_ROWS)):
+            m_a, m_b = min(fit_a, rows), min(fit_b, rows)
+            family = ("distinguisher (tied)" if tied else "distinguisher") + suffix
+            score = fits.get(pair_index, family, (m_a, m_b), lambda: _on_view(
+                view, fit_distinguisher(_seen(view, a[:m_a]), _seen(view, b[:m_b]), tied)))
+            results.append(_interval_candidates(score, a[fit_a:], b[fit_b:], pair_index, family, objective))
+        count = fits.get(pair_index, "count" + suffix, (n_a, n_b), lambda: _on_view(
+            view, CountAbove(_centre(_seen(view, a[:n_a]), _seen(view, b[:n_b])))))
+        results.append(_count_candidates(count, a, b, pair_index, objective, "count" + suffix))
     return results
+
+
+def _seen(view: Innovations | None, runs: np.ndarray) -> np.ndarray:
+    """The runs as a statistic on ``view`` reads them: their innovations, or the runs themselves (None)."""
+    return runs if view is None else view(np.asarray(runs).reshape(len(runs), -1))
+
+
+def _on_view(view: Innovations | None, statistic: Statistic) -> Statistic:
+    """``statistic``, fitted on the runs as ``view`` shows them, as a statistic of the outputs."""
+    return statistic if view is None else OnInnovations(view, statistic)
 
 
 def _centre(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -248,7 +272,7 @@ def _centre(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _count_candidates(
-    count: CountAbove, a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
+    count: Statistic, a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective, family: str = "count"
 ) -> SearchResult:
     """Per direction the best threshold event ``count ≥ k`` (or ``≤ k``) of the number of
     coordinates above their centre, chosen and scored on a smoothed model of the count's
@@ -259,7 +283,7 @@ def _count_candidates(
     values_a, values_b = count(a), count(b)
     if min(len(values_a), len(values_b)) == 0:
         return SearchResult([], 0)
-    coordinates = len(count.centre)
+    coordinates = np.asarray(a).reshape(len(a), -1).shape[1]
     model_a, model_b = tilted_count_model(values_a, values_b, coordinates)
     # Tail probabilities of {count ≥ k} for k = 1 … d ("up") and of {count ≤ k} for k = 0 … d − 1 ("down"),
     # as expected hit counts on the split-1 runs.
@@ -273,7 +297,7 @@ def _count_candidates(
                                 (down, lambda k: IntervalEvent(-math.inf, k, count))):
             counts = (tails[p] * runs[p], runs[p], tails[q] * runs[q], runs[q])
             for index, score, suffix in _best_cells(counts, counts, objective, forward, shrink=False):
-                out.append(Candidate(pair_index, forward, event_of(index), "count" + suffix, score))
+                out.append(Candidate(pair_index, forward, event_of(index), family + suffix, score))
     return SearchResult(out, 4 * coordinates)
 
 
