@@ -25,7 +25,10 @@ whose split-1 counts give the largest ε lower bound (Wilson-score approximation
   (:func:`tilted_count_model`). When some coordinates are correlated on split 1, all three
   again on the output's *innovations* (family suffix ``on innovations``): its coordinates
   decorrelated in their order, for prefix sums the noisy answers
-  (:mod:`~dpledger.verify.audit.montecarlo.innovations`).
+  (:mod:`~dpledger.verify.audit.montecarlo.innovations`). Opt-in (``audit(..., network=True)``):
+  ``network`` — intervals of a one-hidden-layer perceptron's score, DP-Sniper's MLP
+  (:mod:`~dpledger.verify.audit.montecarlo.network`), for losses that no linear score of
+  per-coordinate features expresses.
 
 For an (ε, δ) claim with δ > 0, every family also offers the event of largest δ lower bound at
 the claimed ε (``p_lo − e^ε q_hi``, Wilson bounds; family name suffixed ``δ``): the event that
@@ -79,6 +82,7 @@ from dpledger.verify.audit.montecarlo.events import (
 )
 from dpledger.verify.audit.montecarlo.innovations import Innovations, OnInnovations, fit_innovations
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
+from dpledger.verify.audit.montecarlo.network import fit_network
 from dpledger.verify.audit.montecarlo.statistics import delta_lower_search, epsilon_lower_search, wilson_bounds
 
 CENTRAL_QUANTILES = 64
@@ -87,6 +91,7 @@ LATTICE_COORDINATES = 16
 FEW_DISTINCT = 256
 DISTINGUISHER_ROWS = 20_000
 TIED_ROWS = 50_000
+NETWORK_ROWS = 10_000
 TAIL_EXACT = 256
 SUBSAMPLE = 1 << 16
 
@@ -119,9 +124,14 @@ class Fits:
     them every stage cost more than the search). A fit reads a prefix of each input's split-1 runs
     — their first ``n`` runs, which no later stage changes, as split 1 only grows at its end — so a
     fit of the same kind, pair and ``n`` is the same fit: it is taken from here, and only the
-    latest fit of each (pair, kind) is kept."""
+    latest fit of each (pair, kind) is kept.
 
-    def __init__(self) -> None:
+    ``network``: whether the search fits the perceptron too (family ``network``,
+    :mod:`~dpledger.verify.audit.montecarlo.network`), opt-in: it reaches privacy losses outside
+    the linear scores, but costs a fit per stage and pair (~0.4 s) where it adds nothing."""
+
+    def __init__(self, network: bool = False) -> None:
+        self.network = network
         self.latest: dict[tuple[int, str], tuple[tuple[int, int], Statistic]] = {}
 
     def get(self, pair_index: int, kind: str, rows: tuple[int, int], fit: Callable[[], Statistic]) -> Statistic:
@@ -234,7 +244,9 @@ def _distinguisher_candidates(
 
     When coordinates are correlated on the fitting rows, the same three families are offered on
     the innovations too (family suffix ``on innovations``; :mod:`~dpledger.verify.audit.montecarlo.innovations`:
-    the coordinates decorrelated in their order — for prefix sums, the noisy answers)."""
+    the coordinates decorrelated in their order — for prefix sums, the noisy answers). With
+    ``fits.network``, the perceptron score too (``network``, fitted on at most ``NETWORK_ROWS``
+    runs per input of the first half, thresholded on the other)."""
     fit_a, fit_b = len(a) // 2, len(b) // 2
     n_a, n_b = min(fit_a, DISTINGUISHER_ROWS), min(fit_b, DISTINGUISHER_ROWS)
     views: list[tuple[str, Innovations | None]] = [("", None)]
@@ -252,7 +264,17 @@ def _distinguisher_candidates(
         count = fits.get(pair_index, "count" + suffix, (n_a, n_b), lambda: _on_view(
             view, CountAbove(_centre(_seen(view, a[:n_a]), _seen(view, b[:n_b])))))
         results.append(_count_candidates(count, a, b, pair_index, objective, "count" + suffix))
+    if fits.network:
+        m_a, m_b = min(fit_a, NETWORK_ROWS), min(fit_b, NETWORK_ROWS)
+        network = fits.get(pair_index, "network", (m_a, m_b), lambda: _network(a[:m_a], b[:m_b]))
+        results.append(_interval_candidates(network, a[fit_a:], b[fit_b:], pair_index, "network", objective))
     return results
+
+
+def _network(a: np.ndarray, b: np.ndarray) -> Statistic:
+    """:func:`~dpledger.verify.audit.montecarlo.network.fit_network`, BLAS on one thread (:func:`one_blas_thread`)."""
+    with one_blas_thread():
+        return fit_network(a, b)
 
 
 def _seen(view: Innovations | None, runs: np.ndarray) -> np.ndarray:
