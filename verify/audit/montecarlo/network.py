@@ -75,7 +75,7 @@ class NetworkScore(Statistic):
 
 
 def fit_network(
-    a: np.ndarray, b: np.ndarray, hidden: int = HIDDEN, ridge: float = 1e-4, iterations: int = 150
+    a: np.ndarray, b: np.ndarray, hidden: int = HIDDEN, ridge: float = 1e-4, iterations: int = 100
 ) -> NetworkScore:
     """A perceptron test of "came from a" (:class:`NetworkScore`), fitted on the runs given: the
     mean logistic loss plus ``ridge`` times the squared weights (not the biases), minimised by
