@@ -11,8 +11,8 @@ number of runs at the same confidence,
 :func:`~dpledger.verify.audit.montecarlo.limit.optimal_statistic_bound`) and their ratio
 (the goal is ≥ 0.8 at 10⁶). With ``--seeds N`` the audit runs with seeds 0 … N − 1 and the row shows
 the mean bound and ratio, and the smallest ratio (one limit per row: the limit's own noise is not
-averaged out).
-Usage: python benchmarks/bench_montecarlo_limit.py [--samples 100000 1000000] [--stages 4] [--workers 2] [--seeds 1]
+averaged out). ``--network`` adds the opt-in perceptron family (``audit(..., network=True)``).
+Usage: python benchmarks/bench_montecarlo_limit.py [--samples 100000 1000000] [--stages 4] [--workers 2] [--seeds 1] [--network]
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ def main() -> None:
     parser.add_argument("--confidence", type=float, default=0.95)
     parser.add_argument("--only", nargs="*", help="mechanism names")
     parser.add_argument("--seeds", type=int, default=1, help="audits per row, seeds 0 … N − 1 (default 1)")
+    parser.add_argument("--network", action="store_true", help="also search the perceptron's scores")
     args = parser.parse_args()
     print(f"confidence {args.confidence}, {args.stages} stage(s); limit = optimal statistic, threshold chosen on independent runs")
     print(f"{'mechanism':<30}{'true ε':>8}{'samples':>10}{'dpledger':>10}{'limit':>9}{'ratio':>7}"
@@ -65,7 +66,8 @@ def main() -> None:
                 limit = case_limit(case, samples, args.confidence)
                 started = time.perf_counter()
                 results = [audit(case.mechanism, [case.pair], case.true_epsilon, samples=samples,
-                                 confidence=args.confidence, stages=args.stages, executor=pool, seed=seed)
+                                 confidence=args.confidence, stages=args.stages, executor=pool, seed=seed,
+                                 network=args.network)
                            for seed in range(args.seeds)]
                 seconds = (time.perf_counter() - started) / args.seeds
                 bounds = np.array([result.epsilon_lower for result in results])

@@ -14,6 +14,7 @@ from dpledger.verify.audit.montecarlo.catalog import Laplace, RandomizedResponse
 from dpledger.verify.audit.montecarlo.limit import limit_suite, optimal_statistic_bound
 from dpledger.verify.audit.montecarlo.search import fit_distinguisher, tilted_count_model
 from dpledger.verify.audit.montecarlo.statistics import ranked_levels, stage_alphas
+from dpledger.verify.audit.montecarlo.suite_mechanisms import PrefixSum
 
 SERIAL = InProcessExecutor()
 ZERO_ONE = [NeighbourPair(np.asarray(0.0), np.asarray(1.0), "0 vs 1")]
@@ -107,11 +108,12 @@ def test_delta_claim_that_holds_is_not_flagged_and_its_delta_bound_stays_below_t
     [
         (Laplace(20.0), np.zeros(20), np.ones(20), 1.0),
         (RandomizedResponseVector(0.05), np.zeros(20, dtype=np.int8), np.ones(20, dtype=np.int8), 1.0),
+        (PrefixSum(10.0), np.ones(10), np.zeros(10), 1.0),  # correlated: scored on its innovations too
     ],
-    ids=["laplace_20d", "randomized_response_20_bits"],
+    ids=["laplace_20d", "randomized_response_20_bits", "prefix_sum_10"],
 )
 def test_exactly_tight_vector_mechanisms_raise_false_alarms_at_most_one_minus_confidence(mechanism, a, b, epsilon):
-    # Claimed at their exact ε (20 coordinates, each ε/20): a flag is a false alarm.
+    # Claimed at their exact ε (every coordinate, or answer, moved, each at ε over their number): a flag is a false alarm.
     runs, confidence = 60, 0.8
     pair = [NeighbourPair(a, b, "all coordinates moved")]
     alarms = sum(

@@ -338,6 +338,7 @@ def audit(
     candidates: int = 3,
     on_progress: Progress | None = None,
     timeout: float | None = None,
+    network: bool = False,
 ) -> AuditResult:
     """Audit ``mechanism`` on ``pairs`` against the claim (ε, δ) with ``samples`` runs per input.
 
@@ -352,6 +353,8 @@ def audit(
     ``ValueError`` (enforced on executors that run tasks elsewhere — processes, Dask; an
     in-process executor runs each task at submission, before it could be stopped). A mechanism
     failing the contract checks of :mod:`contract` is refused with a ``ValueError``.
+    ``network``: also search the scores of a small perceptron fitted on split 1 (DP-Sniper's MLP,
+    :mod:`network`) — opt-in, for vector outputs whose privacy loss no linear score expresses.
     """
     validate(claimed_epsilon, delta, confidence, samples, stages, candidates)
     if not isinstance(executor, InProcessExecutor):  # closures and test-local functions reach workers too
@@ -382,7 +385,7 @@ def audit(
     best: dict[bool, _Estimate] = {}  # float_artefact → the estimate of largest ε bound of that kind
     best_delta: dict[bool, float] = {}  # float_artefact → the largest δ lower bound at the claimed ε
     searched = corrected = stages_run = done = 0
-    values = _Values(Fits())  # fits and statistic values kept across stages
+    values = _Values(Fits(network))  # fits and statistic values kept across stages
     with (contextlib.nullcontext(executor) if executor is not None else owned_processes()) as pool, \
             shared_directory(pool) as shared, ThreadPoolExecutor(ESTIMATION_THREADS) as threads, \
             one_blas_thread():

@@ -22,7 +22,13 @@ whose split-1 counts give the largest ε lower bound (Wilson-score approximation
   for continuous, integer and binary vectors: the score is fitted on split 1 and its
   thresholds are chosen on split 1 too; ``count`` — threshold events of the number of
   coordinates above their split-1 centre, chosen on a fitted model of that count
-  (:func:`tilted_count_model`).
+  (:func:`tilted_count_model`). When some coordinates are correlated on split 1, all three
+  again on the output's *innovations* (family suffix ``on innovations``): its coordinates
+  decorrelated in their order, for prefix sums the noisy answers
+  (:mod:`~dpledger.verify.audit.montecarlo.innovations`). Opt-in (``audit(..., network=True)``):
+  ``network`` — intervals of a one-hidden-layer perceptron's score, DP-Sniper's MLP
+  (:mod:`~dpledger.verify.audit.montecarlo.network`), for losses that no linear score of
+  per-coordinate features expresses.
 
 For an (ε, δ) claim with δ > 0, every family also offers the event of largest δ lower bound at
 the claimed ε (``p_lo − e^ε q_hi``, Wilson bounds; family name suffixed ``δ``): the event that
@@ -52,6 +58,7 @@ import contextlib
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -75,7 +82,9 @@ from dpledger.verify.audit.montecarlo.events import (
     on_lattice,
     row_keys,
 )
+from dpledger.verify.audit.montecarlo.innovations import Innovations, OnInnovations, fit_innovations
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
+from dpledger.verify.audit.montecarlo.network import fit_network
 from dpledger.verify.audit.montecarlo.statistics import delta_lower_search, epsilon_lower_search, wilson_bounds
 
 CENTRAL_QUANTILES = 64
@@ -84,6 +93,7 @@ LATTICE_COORDINATES = 16
 FEW_DISTINCT = 256
 DISTINGUISHER_ROWS = 20_000
 TIED_ROWS = 50_000
+NETWORK_ROWS = 10_000
 TAIL_EXACT = 256
 SUBSAMPLE = 1 << 16
 
@@ -116,9 +126,14 @@ class Fits:
     them every stage cost more than the search). A fit reads a prefix of each input's split-1 runs
     — their first ``n`` runs, which no later stage changes, as split 1 only grows at its end — so a
     fit of the same kind, pair and ``n`` is the same fit: it is taken from here, and only the
-    latest fit of each (pair, kind) is kept."""
+    latest fit of each (pair, kind) is kept.
 
-    def __init__(self) -> None:
+    ``network``: whether the search fits the perceptron too (family ``network``,
+    :mod:`~dpledger.verify.audit.montecarlo.network`), opt-in: it reaches privacy losses outside
+    the linear scores, but costs a fit per stage and pair (~0.4 s) where it adds nothing."""
+
+    def __init__(self, network: bool = False) -> None:
+        self.network = network
         self.latest: dict[tuple[int, str], tuple[tuple[int, int], Statistic]] = {}
 
     def get(self, pair_index: int, kind: str, rows: tuple[int, int], fit: Callable[[], Statistic]) -> Statistic:
@@ -228,22 +243,32 @@ def _distinguisher_candidates(
     score does not outrank an honest one. The count, which fits nothing but its centre (the mean
     of ``DISTINGUISHER_ROWS`` runs per input), has its thresholds chosen on all of split 1.
     Fits on the same first runs as an earlier stage's — or made while split 1 arrived
-    (:func:`prefit`) — are taken from ``fits``."""
-    untied, tied, count = _fitted(a, b, pair_index, (len(a), len(b)), fits)
+    (:func:`prefit`) — are taken from ``fits``.
+
+    When coordinates are correlated on the fitting rows, the same three families are offered on
+    the innovations too (family suffix ``on innovations``; :mod:`~dpledger.verify.audit.montecarlo.innovations`:
+    the coordinates decorrelated in their order — for prefix sums, the noisy answers). With
+    ``fits.network``, the perceptron score too (``network``, fitted on at most ``NETWORK_ROWS``
+    runs per input of the first half, thresholded on the other)."""
+    fitted = _fitted(a, b, pair_index, (len(a), len(b)), fits)
     rest_a, rest_b = a[len(a) // 2 :], b[len(b) // 2 :]
-    # Both scores on each half in one pass (events.evaluate: their standardised runs are shared).
-    scores = [[evaluate([untied, tied], half) for half in _halves(rest)] for rest in (rest_a, rest_b)]
-    results = []
-    for i, (score, family) in enumerate(((untied, "distinguisher"), (tied, "distinguisher (tied)"))):
-        values = [[together[i] for together in side] for side in scores]
-        results.append(_interval_candidates(score, rest_a, rest_b, pair_index, family, objective, values))
-    results.append(_count_candidates(count, a, b, pair_index, objective))
+    scores = [(family, statistic) for family, statistic, by_count in fitted if not by_count]
+    # Every score on each half in one pass (events.evaluate: standardised runs are shared).
+    values = [[evaluate([statistic for _, statistic in scores], half) for half in _halves(rest)]
+              for rest in (rest_a, rest_b)]
+    results = [_interval_candidates(statistic, rest_a, rest_b, pair_index, family, objective,
+                                    [[together[i] for together in side] for side in values])
+               for i, (family, statistic) in enumerate(scores)]
+    results.extend(_count_candidates(statistic, a, b, pair_index, objective, family)
+                   for family, statistic, by_count in fitted if by_count)
     return results
 
 
 def _fit_rows(selection: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
     """The first runs per input that the (untied, tied) fits read on a split 1 of ``selection``
-    runs per input: the first half of it, at most ``DISTINGUISHER_ROWS`` (``TIED_ROWS``)."""
+    runs per input: the first half of it, at most ``DISTINGUISHER_ROWS`` (``TIED_ROWS``); the
+    innovations and the count read the untied fit's runs, the perceptron at most
+    ``NETWORK_ROWS ≤ DISTINGUISHER_ROWS`` of them."""
     return tuple((min(selection[0] // 2, rows), min(selection[1] // 2, rows))  # type: ignore[return-value]
                  for rows in (DISTINGUISHER_ROWS, TIED_ROWS))
 
@@ -254,14 +279,37 @@ def fitted_rows(selection: int) -> int:
 
 
 def _fitted(a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int, int],
-            fits: Fits) -> tuple[Statistic, Statistic, Statistic]:
-    """The untied and tied learned scores and the count of a pair whose split 1 holds ``selection``
-    runs per input, from ``fits`` or fitted on the first runs ``a``, ``b`` (which must hold them)."""
+            fits: Fits) -> list[tuple[str, Statistic, bool]]:
+    """``(family, statistic, thresholded by the count model)`` for every statistic the search fits
+    for a pair whose split 1 holds ``selection`` runs per input — the untied and tied learned
+    scores and the count, on the outputs and, when coordinates are correlated, on their
+    innovations; the perceptron with ``fits.network`` — from ``fits`` or fitted on the first runs
+    ``a``, ``b`` (which must hold them)."""
     (n_a, n_b), (t_a, t_b) = _fit_rows(selection)
-    return (fits.get(pair_index, "distinguisher", (n_a, n_b), lambda: fit_distinguisher(a[:n_a], b[:n_b])),
-            fits.get(pair_index, "distinguisher (tied)", (t_a, t_b),
-                     lambda: fit_distinguisher(a[:t_a], b[:t_b], True)),
-            fits.get(pair_index, "count", (n_a, n_b), lambda: CountAbove(_centre(a[:n_a], b[:n_b]))))
+    innovations = fits.get(pair_index, "innovations", (n_a, n_b), lambda: fit_innovations(a[:n_a], b[:n_b]))
+    views: list[tuple[str, Innovations | None]] = [("", None)] + (
+        [(" on innovations", innovations)] if innovations is not None else [])
+    fitted = []
+    for suffix, view in views:
+        for family, (m_a, m_b), fit in (
+                ("distinguisher", (n_a, n_b), partial(_fit_score, view, False)),
+                ("distinguisher (tied)", (t_a, t_b), partial(_fit_score, view, True)),
+                ("count", (n_a, n_b), partial(_fit_count, view))):
+            statistic = fits.get(pair_index, family + suffix, (m_a, m_b), partial(fit, a[:m_a], b[:m_b]))
+            fitted.append((family + suffix, statistic, family == "count"))
+    if fits.network:
+        m_a, m_b = min(n_a, NETWORK_ROWS), min(n_b, NETWORK_ROWS)
+        fitted.append(("network", fits.get(pair_index, "network", (m_a, m_b), partial(_network, a[:m_a], b[:m_b])),
+                       False))
+    return fitted
+
+
+def _fit_score(view: Innovations | None, tied: bool, a: np.ndarray, b: np.ndarray) -> Statistic:
+    return _on_view(view, fit_distinguisher(_seen(view, a), _seen(view, b), tied))
+
+
+def _fit_count(view: Innovations | None, a: np.ndarray, b: np.ndarray) -> Statistic:
+    return _on_view(view, CountAbove(_centre(_seen(view, a), _seen(view, b))))
 
 
 def prefit(a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int, int],
@@ -277,7 +325,7 @@ def prefit(a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int, 
         return []
     if min(len(a), len(b)) < fitted_rows(max(selection)):
         return None
-    return list(_fitted(a, b, pair_index, selection, fits))
+    return [statistic for _, statistic, _ in _fitted(a, b, pair_index, selection, fits)]
 
 
 def reduction(a: np.ndarray, b: np.ndarray, fitted: list[Statistic], selection: tuple[int, int],
@@ -306,6 +354,22 @@ def _fits_apply(a: np.ndarray) -> bool:
     return kind == "vector" or (kind == "discrete" and a.ndim > 1 and a.dtype.kind in "biu")
 
 
+def _network(a: np.ndarray, b: np.ndarray) -> Statistic:
+    """:func:`~dpledger.verify.audit.montecarlo.network.fit_network`, BLAS on one thread (:func:`one_blas_thread`)."""
+    with one_blas_thread():
+        return fit_network(a, b)
+
+
+def _seen(view: Innovations | None, runs: np.ndarray) -> np.ndarray:
+    """The runs as a statistic on ``view`` reads them: their innovations, or the runs themselves (None)."""
+    return runs if view is None else view(np.asarray(runs).reshape(len(runs), -1))
+
+
+def _on_view(view: Innovations | None, statistic: Statistic) -> Statistic:
+    """``statistic``, fitted on the runs as ``view`` shows them, as a statistic of the outputs."""
+    return statistic if view is None else OnInnovations(view, statistic)
+
+
 def _centre(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The mean output vector of the runs of both inputs."""
     head = np.concatenate([a, b])
@@ -313,7 +377,7 @@ def _centre(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _count_candidates(
-    count: CountAbove, a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
+    count: Statistic, a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective, family: str = "count"
 ) -> SearchResult:
     """Per direction the best threshold event ``count ≥ k`` (or ``≤ k``) of the number of
     coordinates above their centre, chosen and scored on a smoothed model of the count's
@@ -324,7 +388,7 @@ def _count_candidates(
     values_a, values_b = count(a), count(b)
     if min(len(values_a), len(values_b)) == 0:
         return SearchResult([], 0)
-    coordinates = len(count.centre)
+    coordinates = np.asarray(a).reshape(len(a), -1).shape[1]
     model_a, model_b = tilted_count_model(values_a, values_b, coordinates)
     # Tail probabilities of {count ≥ k} for k = 1 … d ("up") and of {count ≤ k} for k = 0 … d − 1 ("down"),
     # as expected hit counts on the split-1 runs.
@@ -338,7 +402,7 @@ def _count_candidates(
                                 (down, lambda k: IntervalEvent(-math.inf, k, count))):
             counts = (tails[p] * runs[p], runs[p], tails[q] * runs[q], runs[q])
             for index, score, suffix in _best_cells(counts, counts, objective, forward, shrink=False):
-                out.append(Candidate(pair_index, forward, event_of(index), "count" + suffix, score))
+                out.append(Candidate(pair_index, forward, event_of(index), family + suffix, score))
     return SearchResult(out, 4 * coordinates)
 
 
