@@ -24,6 +24,11 @@ def one_run(data, rng):
 def float_laplace(data, n, rng):
     """The textbook float Laplace at ε = 1 on the sum."""
     return float(np.sum(data)) + rng.laplace(0.0, 1.0, n)
+
+def sign_flipped(data, n, rng):
+    """One random sign times (data + Laplace noise of scale 1 per coordinate), snapped: 3-DP on 3 coordinates."""
+    noisy = np.asarray(data, dtype=float) + rng.laplace(0.0, 1.0, (n, 3))
+    return np.round(rng.choice([-1.0, 1.0], size=(n, 1)) * noisy * 1024) / 1024
 '''
 
 
@@ -238,3 +243,15 @@ def test_audit_learner_bad_input_is_one_line_with_status_2(main, capsys, argumen
         status = exit_.code
     error = capsys.readouterr().err.strip().splitlines()
     assert status == 2 and message in error[-1] and error[-1].startswith("dpledger: error:")
+
+
+def test_audit_mechanism_network_adds_the_perceptrons_events_to_the_search(main, capsys):
+    examined = []
+    for extra in ([], ["--network"]):
+        status = main(["audit", "mechanism", "--mechanism", "user_mechanisms:sign_flipped", "--input-a", "[0, 0, 0]",
+                       "--input-b", "[1, 1, 1]", "--claimed-epsilon", "3", "--samples", "20000", "--workers", "1",
+                       "--stages", "1", "--json", *extra])
+        payload = json.loads(capsys.readouterr().out)
+        assert status == 0 and payload["verdict"] == "NO VIOLATION FOUND"  # exactly 3-DP: nothing to find
+        examined.append(payload["correction"]["candidates_searched_on_split_1"])
+    assert examined[1] > examined[0]

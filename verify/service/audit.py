@@ -154,13 +154,14 @@ def mechanism(*, mechanism: str, claimed_epsilon: float, input_a: Any = None, in
               delta: float = 0.0, samples: int = 1_000_000, per_sample: bool = False, confidence: float = 0.95,
               seed: int = 0, scheduler: str | None = None, workers: int | None = None, stages: int = 4,
               timeout: float | None = None, search: bool = False, input_length: int | None = None,
-              relation: str = "substitute", screen_samples: int | None = None) -> Output:
+              relation: str = "substitute", screen_samples: int | None = None, network: bool = False) -> Output:
     """A Monte Carlo lower bound on the ε of ``mechanism`` (``module:function``, vectorised
     ``f(data, n, rng)``, or ``f(data, rng)`` with ``per_sample``) on the inputs ``input_a`` and
     ``input_b`` (lists become arrays) and, given a ``domain`` of record values, on every
     substitute-one neighbour of ``input_a``; run on ``scheduler`` (a Dask address or 'local') or
     ``workers`` local processes, stopped after ``timeout`` seconds. With ``search``, or when no
-    pair is given, the neighbouring inputs are searched instead (:func:`_searched`). The mechanism
+    pair is given, the neighbouring inputs are searched instead (:func:`_searched`). ``network``:
+    also search a small perceptron's score on vector outputs (DP-Sniper's MLP; opt-in). The mechanism
     is code that runs (:func:`~dpledger.verify.audit.montecarlo.mechanism.load_mechanism`). Audits
     above :data:`MAX_PAIRS` pairs or :data:`MAX_RUNS` runs are refused with the estimate. Exit
     status 1 when the claim fails: a ``VIOLATION`` (real-number events) or a ``FLOAT LEAK``
@@ -178,7 +179,7 @@ def mechanism(*, mechanism: str, claimed_epsilon: float, input_a: Any = None, in
         return _searched(mechanism=mechanism, claimed_epsilon=claimed_epsilon, input_a=input_a, input_b=input_b,
                          domain=domain, delta=delta, samples=samples, per_sample=per_sample, confidence=confidence,
                          seed=seed, scheduler=scheduler, workers=workers, timeout=timeout, input_length=input_length,
-                         relation=relation, screen_samples=screen_samples)
+                         relation=relation, screen_samples=screen_samples, network=network)
     function = load_mechanism(mechanism, per_run=per_sample)
     first = _as_data(input_a)
     pairs = [NeighbourPair(first, _as_data(input_b), "input-a vs input-b")]
@@ -193,7 +194,7 @@ def mechanism(*, mechanism: str, claimed_epsilon: float, input_a: Any = None, in
     with open_executor(scheduler, workers) as executor:
         result = audit(function, pairs, claimed_epsilon, delta=delta, samples=samples, confidence=confidence,
                        seed=seed, executor=executor, stages=stages, on_progress=progress_callback("audit"),
-                       timeout=timeout)
+                       timeout=timeout, network=network)
     return Output(payload=result.to_json(), text=_mechanism_text(result), status=1 if result.violation else 0)
 
 
@@ -204,7 +205,7 @@ SEARCH = {"rounds": 3, "moves": 6, "keep": 3, "certify": 3}
 def _searched(*, mechanism: str, claimed_epsilon: float, input_a: Any, input_b: Any, domain: Any, delta: float,
               samples: int, per_sample: bool, confidence: float, seed: int, scheduler: str | None,
               workers: int | None, timeout: float | None, input_length: int | None, relation: str,
-              screen_samples: int | None) -> Output:
+              screen_samples: int | None, network: bool) -> Output:
     """``audit mechanism --search``: the pattern pairs (and the given pair) screened with
     ``screen_samples`` runs per input (default samples/10, at least 2,000), hill-climbed, and the
     best certified on fresh runs (:mod:`~dpledger.verify.audit.montecarlo.input_search`); records
@@ -234,7 +235,7 @@ def _searched(*, mechanism: str, claimed_epsilon: float, input_a: Any, input_b: 
         found = search_inputs(function, claimed_epsilon, relation=relation, length=input_length, domain=domain,
                               given=given, delta=delta, samples=samples, screen_samples=screen,
                               confidence=confidence, seed=seed, executor=executor, timeout=timeout,
-                              on_progress=progress_callback, **SEARCH)
+                              network=network, on_progress=progress_callback, **SEARCH)
     lines = [f"searched {found.tried} neighbouring pairs ({relation}; {screen:,} screening runs per input), "
              f"certified the best {len(found.certified)} on fresh runs:"]
     lines += [f"  {s.pair.label}: screening bound {s.score:.4f}" for s in found.certified]

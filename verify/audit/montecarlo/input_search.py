@@ -173,11 +173,13 @@ def search_inputs(
     executor: Executor | None = None,
     on_progress: Callable[[str], Progress | None] | None = None,
     timeout: float | None = None,
+    network: bool = False,
 ) -> SearchResult:
     """Search neighbouring inputs of ``mechanism`` and certify the best (module docstring): the
     pattern pairs and ``given`` ones screened with ``screen_samples`` runs per input, ``rounds``
     of ``moves`` local moves from each of the ``keep`` best, then one audit of the ``certify``
-    best on ``samples`` fresh runs per input at ``confidence``."""
+    best on ``samples`` fresh runs per input at ``confidence`` (``network``: with the perceptron's
+    events, in the screening and the certifying audits alike)."""
     if min(rounds, moves, keep, certify) < 0 or certify < 1 or keep < 1:
         raise ValueError("rounds and moves must be ≥ 0, keep and certify ≥ 1")
     if screen_samples < 2 or not 0 < screen_confidence < 1:
@@ -192,7 +194,7 @@ def search_inputs(
                 continue
             result = audit(mechanism, [pair], SCREEN_CLAIM, delta=delta, samples=screen_samples,
                            confidence=screen_confidence, seed=_seed(seed, 0, len(seen)), executor=executor,
-                           stages=1, timeout=timeout,
+                           stages=1, timeout=timeout, network=network,
                            on_progress=on_progress(f"screen {len(seen) + 1}") if on_progress else None)
             seen[key] = Screened(pair, max(result.real_epsilon_lower, 0.0))
 
@@ -205,7 +207,7 @@ def search_inputs(
     chosen = tuple(best(certify))
     result = audit(mechanism, [s.pair for s in chosen], claimed_epsilon, delta=delta, samples=samples,
                    confidence=confidence, seed=_seed(seed, 1), executor=executor, timeout=timeout,
-                   on_progress=on_progress("certify") if on_progress else None)
+                   network=network, on_progress=on_progress("certify") if on_progress else None)
     return SearchResult(result, chosen, len(seen), screen_samples)
 
 

@@ -78,6 +78,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--per-sample", action="store_true", help="the function is f(data, rng) -> one output")
     parser.add_argument("--timeout", type=positive_float, metavar="SECONDS",
                         help="stop the audit after this many seconds (exit status 2); default: no limit")
+    parser.add_argument("--network", action="store_true",
+                        help="also search a small perceptron's score on vector outputs (DP-Sniper's MLP; slower)")
     _add_run_options(parser)
 
     parser = leaf(table, "learner", "Monte Carlo lower bound on the ε of a seed-002 agnostic learner's released state "
