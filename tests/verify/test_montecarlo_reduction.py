@@ -50,10 +50,10 @@ def test_reducing_chunk_keeps_the_search_split_and_the_statistics_values_of_the_
                    received(SharedChunkTask(ReducingChunkTask(task, 750, statistics), str(tmp_path))())):
         assert isinstance(result, ReducedRuns) and result.rest == 2250
         np.testing.assert_array_equal(result.head, runs[:750])
-        for statistic, values in zip(statistics, result.values):
+        for statistic, values in zip(statistics, result.columns()):
             np.testing.assert_array_equal(values, statistic(runs[750:]))
     shared = SharedChunkTask(ReducingChunkTask(task, 750, statistics), str(tmp_path))()
-    assert isinstance(shared.head, SharedRuns)  # the search split through shared memory, the values through the pipe
+    assert isinstance(shared.head, SharedRuns) and isinstance(shared.values, SharedRuns)  # neither through the pipe
     received(shared)
     assert list(tmp_path.iterdir()) == []
 

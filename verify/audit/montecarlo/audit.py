@@ -83,7 +83,7 @@ import numpy as np
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
 from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, ReducedRuns, ReducingChunkTask,
                                                       SharedChunkTask, chunk_seeds, chunk_shape, chunk_sizes,
-                                                      owned_processes, received, shared_directory)
+                                                      owned_processes, populated_empty, received, shared_directory)
 from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent, Statistic, evaluate, same_statistic
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise, ship
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
@@ -242,7 +242,7 @@ class _Runs:
         head = outputs.head if isinstance(outputs, ReducedRuns) else outputs
         buffer = self.buffers[pair][side]
         if buffer is None:
-            buffer = np.empty((int(self.offsets[-1]),) + head.shape[1:], head.dtype)
+            buffer = populated_empty((int(self.offsets[-1]),) + head.shape[1:], head.dtype)
         elif buffer.shape[1:] != head.shape[1:]:
             raise ValueError(
                 f"mechanism outputs have inconsistent shapes across runs: "
@@ -253,7 +253,7 @@ class _Runs:
         half = self.selection[chunk]
         buffer[self.offsets[chunk] : self.offsets[chunk + 1]] = head[:half]
         self.buffers[pair][side] = buffer
-        self.rest[pair][side].append(_Reduced(statistics, outputs.values, outputs.rest)
+        self.rest[pair][side].append(_Reduced(statistics, outputs.columns(), outputs.rest)
                                      if isinstance(outputs, ReducedRuns) else outputs[half:])
         self.filled[pair][side] = chunk + 1
 

@@ -118,14 +118,35 @@ class SharedRuns:
         return np.frombuffer(mapped, dtype=self.dtype).reshape(self.shape)
 
 
+POPULATE_BYTES = 1 << 24
+"""Arrays from this size on are allocated with their pages mapped at once (:func:`populated_empty`)."""
+
+
+def populated_empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """``np.empty(shape, dtype)``, its memory mapped in one batch (``MAP_POPULATE``) when it is
+    large: on a virtual machine a page's first touch can cost microseconds, and filling a search
+    buffer of hundreds of megabytes page by page cost the audit's main thread more than searching
+    it (issue 18). Falls back to ``np.empty`` where the flag does not exist."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    populate = getattr(mmap, "MAP_POPULATE", None)
+    if nbytes < POPULATE_BYTES or populate is None:
+        return np.empty(shape, dtype)
+    memory = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | populate)
+    return np.frombuffer(memory, dtype=dtype).reshape(shape)
+
+
 @dataclass(frozen=True)
 class ReducedRuns:
     """What a :class:`ReducingChunkTask` returns: the chunk's search-split runs (``head``) and, in
     place of its ``rest`` estimation-split runs, the values on them of the task's statistics."""
 
     head: np.ndarray | SharedRuns
-    values: tuple[np.ndarray, ...]
+    values: np.ndarray | SharedRuns
     rest: int
+
+    def columns(self) -> tuple[np.ndarray, ...]:
+        """The values of each statistic, in the task's order (``values`` holds one row each)."""
+        return tuple(received(self.values))
 
 
 @dataclass(frozen=True)
@@ -147,15 +168,17 @@ class ReducingChunkTask:
     def __call__(self) -> ReducedRuns:
         outputs = self.task()
         rest = outputs[self.selection :]
+        values = evaluate(list(self.statistics), rest)
         return ReducedRuns(np.ascontiguousarray(outputs[: self.selection]),
-                           tuple(evaluate(list(self.statistics), rest)), len(rest))
+                           np.stack(values) if values else np.empty((0, len(rest))), len(rest))
 
 
 @dataclass(frozen=True)
 class SharedChunkTask:
     """A chunk task whose runs go back through a file in ``directory`` (shared memory) instead of
     the pool's pipe; the runs themselves when the file cannot be written. A reducing task sends
-    its search-split runs that way, and its statistics' values through the pipe."""
+    its search-split runs and its statistics' values that way, in two files (through the pipe,
+    megabytes of values would wait for the caller's thread that reads it)."""
 
     task: ChunkTask | ReducingChunkTask
     directory: str
@@ -163,14 +186,14 @@ class SharedChunkTask:
     def __call__(self) -> np.ndarray | SharedRuns | ReducedRuns:
         result = self.task()
         if isinstance(result, ReducedRuns):
-            return ReducedRuns(self._shared(result.head), result.values, result.rest)
+            return ReducedRuns(self._shared(result.head), self._shared(result.values, "values"), result.rest)
         return self._shared(result)
 
-    def _shared(self, outputs: np.ndarray | SharedRuns) -> np.ndarray | SharedRuns:
+    def _shared(self, outputs: np.ndarray, suffix: str = "runs") -> np.ndarray | SharedRuns:
         outputs = np.ascontiguousarray(outputs)
         if outputs.nbytes == 0:
             return outputs
-        path = os.path.join(self.directory, "-".join(map(str, self.task.seed.spawn_key)))
+        path = os.path.join(self.directory, "-".join(map(str, self.task.seed.spawn_key)) + "-" + suffix)
         try:
             with open(path, "xb") as file:
                 file.write(outputs.reshape(-1).view(np.uint8))
@@ -184,7 +207,7 @@ class SharedChunkTask:
 def received(result: np.ndarray | SharedRuns | ReducedRuns) -> np.ndarray | ReducedRuns:
     """A chunk task's runs, mapped from shared memory when the worker left them there."""
     if isinstance(result, ReducedRuns):
-        return ReducedRuns(received(result.head), result.values, result.rest)
+        return ReducedRuns(received(result.head), received(result.values), result.rest)
     return result.load() if isinstance(result, SharedRuns) else result
 
 
