@@ -16,6 +16,7 @@ from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExec
                                                       SharedChunkTask, SharedRuns, chunk_seeds, received)
 
 audit_module = importlib.import_module("dpledger.verify.audit.montecarlo.audit")
+chunks_module = importlib.import_module("dpledger.verify.audit.montecarlo.chunks")
 
 
 def _laplace_vectors(seed: int = 0, n: int = 4000, d: int = 6) -> tuple[np.ndarray, np.ndarray]:
@@ -74,7 +75,7 @@ def test_reduction_only_with_the_last_fits_on_lattice_vectors_with_many_distinct
 def test_events_reduced_runs_cannot_count_are_not_estimated():
     a, b = _laplace_vectors()
     score = search.fit_distinguisher(a, b)
-    part = audit_module._Reduced((score,), (score(b),), len(b))
+    part = chunks_module.Reduced((score,), (score(b),), len(b))
     fresh = search.fit_distinguisher(a, b)  # the search's own fit of the same runs
     candidates = [IntervalEvent(0.0, np.inf, fresh), IntervalEvent(0.0, np.inf, OnLattice(4, 0)),
                   ValueSetEvent(np.asarray([b[0].tobytes()]), (0,))]
@@ -99,6 +100,6 @@ def test_audit_with_reduced_chunks_equals_the_audit_that_keeps_every_run(monkeyp
     original = ReducingChunkTask.__call__
     monkeypatch.setattr(ReducingChunkTask, "__call__", lambda self: reduced.append(1) or original(self))
     with_reduction = _vector_audit(seed, stages)
-    assert len(reduced) > 0  # one stage too: its chunks beyond the fits' and QUEUE_AHEAD more
-    monkeypatch.setattr(audit_module, "reduction", lambda *args: ())
+    assert len(reduced) > 0  # one stage too: its chunks beyond the fits' and QUEUE_AHEAD more (chunks.QUEUE_AHEAD)
+    monkeypatch.setattr(chunks_module, "reduction", lambda *args: ())
     assert _vector_audit(seed, stages) == with_reduction

@@ -54,7 +54,8 @@ outputs get no other events (:func:`search.reduction`: float vectors on the latt
 rows), the chunks of its next stages are *reduced* where they are made: the worker keeps their
 split-1 runs and sends, for split 2, only the fits' values (:class:`executors.ReducingChunkTask`)
 — for 20-d outputs the bulk of the runs is never sent, stored or read again. Those chunks are
-queued once the decision is made, while the current stage's chunks still arrive. The decision
+queued once the decision is made, while the current stage's chunks still arrive
+(:class:`chunks.Schedule`; :class:`chunks.Runs` and :class:`chunks.Values` keep what arrives). The decision
 reads split 1 alone, at a fixed point of the arrivals, so it is the same at every run and the
 correction is unchanged; an event that reduced parts cannot count (one of another statistic) is
 not estimated (:func:`_estimable`). None of this changes a number: the same seed gives the same
@@ -71,7 +72,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
@@ -81,14 +82,13 @@ from typing import Any
 import numpy as np
 
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
-from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, ReducedRuns, ReducingChunkTask,
-                                                      SharedChunkTask, chunk_seeds, chunk_shape, chunk_sizes,
-                                                      owned_processes, populated_empty, received, shared_directory)
-from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent, Statistic, evaluate, same_statistic
-from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise, ship
+from dpledger.verify.audit.montecarlo.chunks import Reduced, Runs, Schedule, Values, selection_runs
+from dpledger.verify.audit.montecarlo.executors import (InProcessExecutor, chunk_seeds, chunk_shape, chunk_sizes,
+                                                      owned_processes, shared_directory)
+from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent
+from dpledger.verify.audit.montecarlo.mechanism import Mechanism, ship
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
-from dpledger.verify.audit.montecarlo.search import (Candidate, Fits, fitted_rows, one_blas_thread, prefit, reduction,
-                                                   search_pair)
+from dpledger.verify.audit.montecarlo.search import Candidate, Fits, one_blas_thread, search_pair
 from dpledger.verify.audit.montecarlo.statistics import (
     best_possible_epsilon,
     clopper_pearson_lower,
@@ -106,11 +106,6 @@ Progress = Callable[[int, int], None]
 
 ESTIMATION_THREADS = 2
 """Threads of the caller that evaluate the candidates' statistics on split 2."""
-
-QUEUE_AHEAD = 4
-"""Chunks per input of the first stage queued, beyond those its fits read, before the fits are
-made (the workers generate them meanwhile); the first stage's other chunks wait for the fits, so
-that they can be reduced to the fits' values (:func:`search.reduction`)."""
 
 VIOLATION = "VIOLATION"
 FLOAT_LEAK = "FLOAT LEAK"
@@ -191,92 +186,11 @@ class _Estimate:
     alpha: float
 
 
-def selection_runs(size: int) -> int:
-    """Runs of a chunk of ``size`` that go to the search split (split 1): about a quarter."""
-    return (size + 2) // 4
-
-
 def estimation_runs(samples: int) -> int:
     """Runs per input of a budget of ``samples`` that go to the estimation split (split 2);
     computed from the chunks' shape, never by listing them (budgets up to 2⁵⁰ are asked for)."""
     size, full, rest = chunk_shape(samples)
     return samples - full * selection_runs(size) - (selection_runs(rest) if rest else 0)
-
-
-@dataclass(frozen=True, eq=False)
-class _Reduced:
-    """A chunk's estimation-split runs, reduced by the worker that made them to the values of
-    ``statistics`` (:class:`executors.ReducingChunkTask`): events of other statistics cannot be
-    estimated on it."""
-
-    statistics: tuple[Statistic, ...]
-    values: tuple[np.ndarray, ...]
-    runs: int
-
-    def __len__(self) -> int:
-        return self.runs
-
-    def values_of(self, statistic: Statistic) -> np.ndarray | None:
-        """The values of ``statistic`` on the runs; None when they were not kept."""
-        return next((values for kept, values in zip(self.statistics, self.values)
-                     if same_statistic(kept, statistic)), None)
-
-
-class _Runs:
-    """Outputs per pair and input: every chunk's first quarter (:func:`selection_runs`) is copied
-    into the search buffer (split 1, searched as one array); the rest of the chunk is kept as it
-    arrived, one part per chunk (split 2, estimated part by part: never copied)."""
-
-    def __init__(self, pairs: int, sizes: list[int]) -> None:
-        self.selection = [selection_runs(size) for size in sizes]
-        self.offsets = np.concatenate([[0], np.cumsum(self.selection)])
-        self.buffers: list[list[np.ndarray | None]] = [[None, None] for _ in range(pairs)]
-        self.rest: list[list[list[np.ndarray | _Reduced]]] = [[[], []] for _ in range(pairs)]
-        self.filled = [[0, 0] for _ in range(pairs)]
-
-    def add(self, pair: int, side: int, outputs: np.ndarray | ReducedRuns,
-            statistics: tuple[Statistic, ...] = ()) -> None:
-        """Store the next chunk of runs of ``pair`` on input ``side`` (reduced by ``statistics``:
-        its search split as runs, its estimation split as their values, :class:`_Reduced`)."""
-        chunk = self.filled[pair][side]
-        head = outputs.head if isinstance(outputs, ReducedRuns) else outputs
-        buffer = self.buffers[pair][side]
-        if buffer is None:
-            buffer = populated_empty((int(self.offsets[-1]),) + head.shape[1:], head.dtype)
-        elif buffer.shape[1:] != head.shape[1:]:
-            raise ValueError(
-                f"mechanism outputs have inconsistent shapes across runs: "
-                f"{buffer.shape[1:]} and {head.shape[1:]}"
-            )
-        elif np.result_type(buffer.dtype, head.dtype) != buffer.dtype:
-            buffer = buffer.astype(np.result_type(buffer.dtype, head.dtype))
-        half = self.selection[chunk]
-        buffer[self.offsets[chunk] : self.offsets[chunk + 1]] = head[:half]
-        self.buffers[pair][side] = buffer
-        self.rest[pair][side].append(_Reduced(statistics, outputs.columns(), outputs.rest)
-                                     if isinstance(outputs, ReducedRuns) else outputs[half:])
-        self.filled[pair][side] = chunk + 1
-
-    def chunks_done(self) -> int:
-        return self.filled[0][0]
-
-    def splits(self, pair: int) -> tuple[tuple[np.ndarray, np.ndarray], list[tuple[Any, Any]]]:
-        """``((a1, b1), [(a2, b2) per chunk])``: the search split of the chunks so far, as one
-        array per input, and the estimation split, as one part per chunk — every part in the
-        search split's type (value-set events compare the bytes of rows), or reduced."""
-        chunks = self.filled[pair][0]
-        a1, b1 = harmonise(*(buffer[: self.offsets[chunks]] for buffer in self.buffers[pair]))
-        parts = [(a2, b2) if isinstance(a2, _Reduced)
-                 else tuple(part.astype(a1.dtype, copy=False) for part in harmonise(a2, b2))
-                 for a2, b2 in zip(*(side[:chunks] for side in self.rest[pair]))]
-        return (a1, b1), parts
-
-    def heads(self, pair: int) -> tuple[np.ndarray, np.ndarray]:
-        """The search split's runs of ``pair`` that arrived so far, the same number on each input."""
-        if any(buffer is None for buffer in self.buffers[pair]):
-            return np.empty(0), np.empty(0)
-        chunks = min(self.filled[pair])
-        return harmonise(*(buffer[: self.offsets[chunks]] for buffer in self.buffers[pair]))
 
 
 def validate(
@@ -380,83 +294,23 @@ def audit(
     started = time.perf_counter()
     wait = _Deadline(started, timeout)
     seeds = chunk_seeds(seed, len(pairs), len(sizes))
-    runs = _Runs(len(pairs), sizes)
-    total_tasks = len(pairs) * 2 * len(sizes)
+    runs = Runs(len(pairs), sizes)
     best: dict[bool, _Estimate] = {}  # float_artefact → the estimate of largest ε bound of that kind
     best_delta: dict[bool, float] = {}  # float_artefact → the largest δ lower bound at the claimed ε
-    searched = corrected = stages_run = done = 0
-    values = _Values(Fits(network))  # fits and statistic values kept across stages
+    searched = corrected = stages_run = 0
+    values = Values(Fits(network))  # fits and statistic values kept across stages
     with (contextlib.nullcontext(executor) if executor is not None else owned_processes()) as pool, \
             shared_directory(pool) as shared, ThreadPoolExecutor(ESTIMATION_THREADS) as threads, \
             one_blas_thread():
         check_probe(wait.result(pool.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe"))
 
-        final = int(runs.offsets[-1])  # split-1 runs per input at the end of the audit
-        reductions: list[tuple[Statistic, ...]] = [() for _ in pairs]  # per pair, for its next stage's chunks
-
-        def task(p: int, side: int, c: int, statistics: tuple[Statistic, ...]) -> Any:
-            """Chunk ``c`` of pair ``p`` on input ``side``; its estimation split reduced to the
-            values of ``statistics`` when there are any; through shared memory on a local pool."""
-            chunk: Any = ChunkTask(mechanism, (pairs[p].a, pairs[p].b)[side], sizes[c], seeds[p][side][c])
-            if statistics:
-                chunk = ReducingChunkTask(chunk, runs.selection[c], statistics)
-            return chunk if shared is None else SharedChunkTask(chunk, shared)
-
-        def submit(p: int, first: int, last: int) -> list[tuple[int, Future, tuple[Statistic, ...]]]:
-            """Submit chunks ``first`` … ``last − 1`` of pair ``p``: (side, future, the reduction's statistics)."""
-            statistics = reductions[p]
-            return [(side, pool.submit(task(p, side, c, statistics)), statistics)
-                    for c in range(first, last) for side in (0, 1)]
-
-        # The first stage queues, at its start, the chunks its fits read and QUEUE_AHEAD more; the
-        # rest once the fits are made, reduced when they may be. A pair's chunks of the next stage
-        # are queued then too, so that the workers generate them while this stage is searched (not
-        # in process, where a task runs at submission: there a stage's chunks are submitted when it
-        # starts, with the same reduction).
-        prefetch = not isinstance(pool, InProcessExecutor)
-        wave = min(plan[0], int(np.searchsorted(runs.offsets, fitted_rows(int(runs.offsets[plan[0]])))) + QUEUE_AHEAD)
-        upcoming: list[list[tuple[int, Future, tuple[Statistic, ...]]] | None] = [
-            submit(p, 0, wave) for p in range(len(pairs))]
+        schedule = Schedule(pool, mechanism, pairs, sizes, seeds, plan, runs, shared, values, threads, wait.result,
+                            on_progress)
         try:
             for stage, stage_alpha in enumerate(alphas):
                 stages_run += 1
-                futures = (upcoming if prefetch or not stage
-                           else [submit(p, plan[stage - 1], plan[stage]) for p in range(len(pairs))])
-                upcoming = [None] * len(pairs)
-                selection = int(runs.offsets[plan[stage]])
-
-                def decide(p: int, fitted: list[Statistic]) -> None:
-                    """Fix the reduction of pair ``p``'s chunks not queued yet (:func:`search.reduction`)
-                    and queue the first stage's rest and, when prefetching, the next stage."""
-                    reductions[p] = reduction(*runs.heads(p), fitted, (selection, selection), (final, final))
-                    if stage == 0:
-                        futures[p].extend(submit(p, wave, plan[0]))
-                    if prefetch and stage + 1 < len(plan):
-                        upcoming[p] = submit(p, plan[stage], plan[stage + 1])
-
-                def arrivals() -> Iterator[tuple[tuple[np.ndarray, np.ndarray], list[tuple[Any, Any]]]]:
-                    """Each pair's splits as soon as its chunks are in (searching overlaps generation);
-                    meanwhile the pair's fits are made as soon as their runs are in, evaluated on
-                    split 2's parts as they arrive (:meth:`_Values.prefit`), and the pair's next
-                    stage is queued."""
-                    nonlocal done
-                    for p, pair_futures in enumerate(futures):
-                        decided = False
-                        for side, future, statistics in pair_futures:
-                            runs.add(p, side, received(wait.result(future, f"stage {stages_run}")), statistics)
-                            fitted = values.prefit(runs, p, selection, threads)
-                            if fitted is not None and not decided:
-                                decide(p, fitted)
-                                decided = True
-                            done += 1
-                            if on_progress:
-                                on_progress(done, total_tasks)
-                        if not decided:
-                            decide(p, values.prefit(runs, p, selection, threads) or [])
-                        yield runs.splits(p)
-
-                estimates, examined, estimated = _run_stage(arrivals(), delta, stage_alpha, candidates,
-                                                            claimed_epsilon, values, threads)
+                estimates, examined, estimated = _run_stage(schedule.arrivals(stage), delta, stage_alpha,
+                                                            candidates, claimed_epsilon, values, threads)
                 searched += examined
                 corrected += estimated
                 for estimate in estimates:
@@ -467,11 +321,9 @@ def audit(
                 if _fails(False, best, best_delta, claimed_epsilon, delta):
                     break
         finally:
-            for pair_futures in upcoming:  # stopped early or failed: drop the queued chunks
-                for _, future, _ in pair_futures or []:
-                    future.cancel()
-    if on_progress and done < total_tasks:  # stopped early: close the bar
-        on_progress(total_tasks, total_tasks)
+            schedule.cancel()  # stopped early or failed: drop the queued chunks
+    if on_progress and schedule.done < schedule.total:  # stopped early: close the bar
+        on_progress(schedule.total, schedule.total)
     used = sum(sizes[: runs.chunks_done()])
     real = max(best[False].epsilon, 0.0) if False in best else 0.0
     floating = max(best[True].epsilon, 0.0) if True in best else None
@@ -539,90 +391,13 @@ def _fails(kind: bool, best: dict[bool, _Estimate], best_delta: dict[bool, float
     return kind in best and (best[kind].epsilon > claimed_epsilon or best_delta[kind] > delta)
 
 
-class _Values:
-    """Statistic values per (statistic, runs), each computed once: within a stage for every
-    statistic (candidates of both directions, or of ε and δ, often share one), across stages for
-    the statistics ``fits`` keeps (split 2's parts are the same arrays at every stage, so a kept
-    fit scores only the parts that are new). Entries hold their statistic and runs, so that the
-    object ids in the keys stay theirs."""
-
-    def __init__(self, fits: Fits) -> None:
-        self.fits = fits
-        self.kept: dict[tuple[int, int], tuple[Statistic, np.ndarray, np.ndarray]] = {}
-
-    def of(self, statistic: Statistic, runs: np.ndarray | _Reduced) -> np.ndarray:
-        if isinstance(runs, _Reduced):
-            kept = runs.values_of(statistic)
-            if kept is None:  # _estimable keeps such candidates out
-                raise ValueError(f"the values of {statistic.describe()} were not kept on reduced runs")
-            return kept
-        key = (id(statistic), id(runs))
-        if key not in self.kept:
-            self.kept[key] = (statistic, runs, statistic(runs))
-        values = self.kept[key][2]
-        if isinstance(values, _Pending):
-            values = values.result()
-            self.kept[key] = (statistic, runs, values)
-        return values
-
-    def prefit(self, runs: _Runs, pair: int, selection: int, threads: Executor) -> list[Statistic] | None:
-        """Once the search split's first runs of ``pair`` hold what the stage's fits read
-        (:func:`search.prefit`, for a split 1 of ``selection`` runs per input), make the fits and
-        start evaluating them on every part of split 2 that arrived as runs (on ``threads``, while
-        the workers generate the rest): values the estimation would compute after the search
-        anyway, for the candidates the search keeps — computed early, the same numbers. Returns
-        the fits (empty: none apply; None: not enough runs yet)."""
-        fitted = prefit(*runs.heads(pair), pair, (selection, selection), self.fits)
-        for side in runs.rest[pair] if fitted else ():
-            for part in side:
-                missing = [statistic for statistic in fitted
-                           if not isinstance(part, _Reduced) and (id(statistic), id(part)) not in self.kept]
-                if missing:
-                    future = threads.submit(evaluate, missing, part)
-                    for index, statistic in enumerate(missing):
-                        self.kept[(id(statistic), id(part))] = (statistic, part, _Pending(future, index))
-        return fitted
-
-    def evaluate(self, needed: Iterable[tuple[Statistic, np.ndarray]], threads: Executor) -> None:
-        """Compute the values of ``needed`` not kept yet on ``threads`` (numpy releases the GIL in
-        the arithmetic: the estimation no longer runs on one core), the statistics of one runs
-        array together (:func:`events.evaluate`: one pass, shared features); the same numbers as
-        serially."""
-        jobs: dict[int, tuple[np.ndarray, list[Statistic]]] = {}
-        for statistic, runs in needed:
-            if isinstance(runs, _Reduced):
-                continue
-            job = jobs.setdefault(id(runs), (runs, []))
-            if (id(statistic), id(runs)) not in self.kept and all(s is not statistic for s in job[1]):
-                job[1].append(statistic)
-        jobs = {key: job for key, job in jobs.items() if job[1]}
-        for (runs, statistics), computed in zip(jobs.values(), threads.map(_apply, jobs.values())):
-            for statistic, values in zip(statistics, computed):
-                self.kept[(id(statistic), id(runs))] = (statistic, runs, values)
-
-    def end_stage(self) -> None:
-        """Forget the values of statistics no later stage can use."""
-        self.kept = {key: entry for key, entry in self.kept.items() if self.fits.holds(entry[0])}
-
-
-@dataclass(frozen=True)
-class _Pending:
-    """The values of the ``index``-th statistic of an evaluation still running on a thread."""
-
-    future: Future
-    index: int
-
-    def result(self) -> np.ndarray:
-        return self.future.result()[self.index]
-
-
 def _run_stage(
     splits: Iterable[tuple[tuple[np.ndarray, np.ndarray], list[tuple[np.ndarray, np.ndarray]]]],
     delta: float,
     alpha: float,
     keep: int,
     claimed_epsilon: float,
-    values: _Values,
+    values: Values,
     threads: Executor,
 ) -> tuple[list[_Estimate], int, int]:
     """Search each pair on split 1; per kind of event (real-number, float-artefact) estimate the
@@ -658,19 +433,14 @@ def _estimable(candidate: Candidate, split2: list[tuple[Any, Any]]) -> bool:
     workers keep only their statistics' values (a condition on split 1 alone, see
     :func:`search.reduction`)."""
     event = candidate.event
-    return all(not isinstance(part, _Reduced)
+    return all(not isinstance(part, Reduced)
                or (isinstance(event, IntervalEvent) and part.values_of(event.statistic) is not None)
                for parts in split2 for part in parts)
 
 
-def _apply(job: tuple[np.ndarray, list[Statistic]]) -> list[np.ndarray]:
-    runs, statistics = job
-    return evaluate(statistics, runs)
-
-
 def _estimate(
     candidate: Candidate, split2: list[tuple[np.ndarray, np.ndarray]], delta: float, claimed_epsilon: float,
-    level: float, values: _Values,
+    level: float, values: Values,
 ) -> _Estimate:
     """Clopper–Pearson bounds at ``level`` on split 2 (counted part by part), the ε bound at δ and
     the δ bound at the claimed ε of one candidate (``values``: the statistics already evaluated on
@@ -684,7 +454,7 @@ def _estimate(
                      (k_p, n_p, k_q, n_q), (p_lo, q_hi), level)
 
 
-def _hits(event: Event, runs: np.ndarray, values: _Values) -> int:
+def _hits(event: Event, runs: np.ndarray, values: Values) -> int:
     """The runs in ``event``; an interval event's statistic is evaluated once per runs."""
     if not isinstance(event, IntervalEvent):
         return int(np.count_nonzero(event.indicator(runs)))
