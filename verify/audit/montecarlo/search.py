@@ -51,7 +51,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -75,6 +75,7 @@ from dpledger.verify.audit.montecarlo.events import (
     row_keys,
 )
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
+from dpledger.verify.audit.montecarlo.patterns import cross_fitted, pattern_layout
 from dpledger.verify.audit.montecarlo.statistics import delta_lower_search, epsilon_lower_search, wilson_bounds
 
 CENTRAL_QUANTILES = 64
@@ -161,6 +162,7 @@ def search_pair(
     if kind == "vector" or (kind == "discrete" and a.ndim > 1 and a.dtype.kind in "biu"):
         results.extend(_distinguisher_candidates(a, b, pair_index, objective, fits or Fits()))
     if kind == "vector":
+        results.append(_pattern_candidates(a, b, pair_index, objective))
         results.extend(_vector_lattice_candidates(a, b, pair_index, objective))
     return SearchResult([c for r in results for c in r.candidates], sum(r.examined for r in results))
 
@@ -436,6 +438,23 @@ def _value_set_candidates(
             out.append(Candidate(pair_index, forward, event, "values" + suffix, score))
     return SearchResult(out, 2 * len(sizes))
 
+
+def _pattern_candidates(
+    a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
+) -> SearchResult:
+    """Threshold and interval events of the atom-pattern score (:mod:`patterns`) of vector outputs
+    with atoms (sparse-vector markers): one cell table per block of coordinates. Cross-fitted
+    (:func:`patterns.cross_fitted`): the events are chosen on the held-out scores of the first
+    half of split 1 and ranked on those of the second, like every family's, and threshold the
+    table fitted on all of split 1 (log-ratios in the same units, from twice the runs)."""
+    layout = pattern_layout(a, b)
+    if layout is None:
+        return SearchResult([], 0)
+    whole, held_out_a, held_out_b = cross_fitted(layout, a, b)
+    family = "pattern" if len(layout.blocks) == 1 else "pattern (blocks)"
+    found = _interval_candidates(Identity(), held_out_a, held_out_b, pair_index, family, objective)
+    candidates = [replace(c, event=IntervalEvent(c.event.lower, c.event.upper, whole)) for c in found.candidates]
+    return SearchResult(candidates, found.examined)
 
 def fit_distinguisher(
     a: np.ndarray, b: np.ndarray, tied: bool = False, ridge: float = 1e-3, iterations: int = 30
