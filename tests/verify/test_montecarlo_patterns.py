@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from dpledger.verify.audit.montecarlo import InProcessExecutor
-from dpledger.verify.audit.montecarlo.patterns import (atom_codes, cross_fitted, find_atoms, fit_pattern_score,
-                                                       pattern_layout, support_blocks)
+from dpledger.verify.audit.montecarlo.patterns import (
+    atom_codes,
+    cross_fitted,
+    find_atoms,
+    fit_pattern_score,
+    pattern_layout,
+    support_blocks,
+)
 from dpledger.verify.audit.montecarlo.suite_mechanisms import BELOW, STOPPED
 from dpledger.verify.audit.montecarlo.suites import audit_row, select
 

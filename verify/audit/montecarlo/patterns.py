@@ -37,7 +37,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
 from dpledger.verify.audit.montecarlo.events import SCORE_CHUNK, Statistic
 
 ATOM_SHARE = 0.01
