@@ -139,13 +139,16 @@ def pattern_layout(a: np.ndarray, b: np.ndarray) -> PatternLayout | None:
 
 @dataclass(frozen=True, eq=False)
 class PatternScore(Statistic):
-    """``Σ_blocks ratio_block[cell_block(y)]``: per block of coordinates of the ``layout``, the
-    empirical log-likelihood ratio of the run's cell (atom pattern, bin of its numbers' sum) on
-    the fitting runs; 0 for a cell never seen there (:func:`fit_pattern_score`)."""
+    """``Σ_blocks weight_block · ratio_block[cell_block(y)]``: per block of coordinates of the
+    ``layout``, the empirical log-likelihood ratio of the run's cell (atom pattern, bin of its
+    numbers' sum) on the fitting runs, 0 for a cell never seen there (:func:`fit_pattern_score`);
+    ``weights`` (one per block, 1 unless given) let a block whose table is mostly noise count less.
+    """
 
     layout: PatternLayout
     keys: tuple[np.ndarray, ...]
     ratios: tuple[np.ndarray, ...]
+    weights: np.ndarray | None = None
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         return np.concatenate(
@@ -161,11 +164,16 @@ class PatternScore(Statistic):
 
     def of_cells(self, cells: Cells) -> np.ndarray:
         """The score of runs given their cells (:meth:`PatternLayout.cells`)."""
-        score = np.zeros(len(cells[0][1]))
-        for (_, cell), keys, ratios in zip(cells, self.keys, self.ratios):
+        blocks = self.block_scores(cells)
+        return blocks.sum(axis=1) if self.weights is None else blocks @ self.weights
+
+    def block_scores(self, cells: Cells) -> np.ndarray:
+        """Per run (row) and block (column), the log-ratio of the run's cell in that block."""
+        scores = np.zeros((len(cells[0][1]), len(cells)))
+        for column, ((_, cell), keys, ratios) in enumerate(zip(cells, self.keys, self.ratios)):
             index = np.minimum(np.searchsorted(keys, cell), len(keys) - 1)
-            score += np.where(keys[index] == cell, ratios[index], 0.0)
-        return score
+            scores[:, column] = np.where(keys[index] == cell, ratios[index], 0.0)
+        return scores
 
     def describe(self) -> dict[str, Any]:
         return {
@@ -173,6 +181,7 @@ class PatternScore(Statistic):
             "(exact repeated values) and bin of its numbers' sum, summed over blocks of coordinates",
             **self.layout.describe(),
             "cells": [len(keys) for keys in self.keys],
+            "block_weights": None if self.weights is None else self.weights.tolist(),
         }
 
 
@@ -197,9 +206,9 @@ def fit_pattern_score(layout: PatternLayout, cells_a: Cells, cells_b: Cells) -> 
 
 
 def cross_fitted(layout: PatternLayout, a: np.ndarray, b: np.ndarray) -> tuple[PatternScore, np.ndarray, np.ndarray]:
-    """The table fitted on all runs ``a`` and ``b``, and the held-out scores of the runs: those
-    of each half by the table fitted on the other half (halves: the first and last ``len // 2``
-    runs of each input), in the runs' order."""
+    """The table fitted on all runs ``a`` and ``b``, and the held-out block scores of the runs
+    (:meth:`PatternScore.block_scores`): those of each half by the table fitted on the other half
+    (halves: the first and last ``len // 2`` runs of each input), in the runs' order."""
     cells_a, cells_b = layout.cells(a), layout.cells(b)
     half_a, half_b = len(a) // 2, len(b) // 2
 
@@ -209,7 +218,7 @@ def cross_fitted(layout: PatternLayout, a: np.ndarray, b: np.ndarray) -> tuple[P
     heads, tails = (slice(None, half_a), slice(None, half_b)), (slice(half_a, None), slice(half_b, None))
     first = fit_pattern_score(layout, part(cells_a, heads[0]), part(cells_b, heads[1]))
     second = fit_pattern_score(layout, part(cells_a, tails[0]), part(cells_b, tails[1]))
-    held_out = [np.concatenate([second.of_cells(part(cells, head)), first.of_cells(part(cells, tail))])
+    held_out = [np.concatenate([second.block_scores(part(cells, head)), first.block_scores(part(cells, tail))])
                 for cells, head, tail in ((cells_a, heads[0], tails[0]), (cells_b, heads[1], tails[1]))]
     return fit_pattern_score(layout, cells_a, cells_b), held_out[0], held_out[1]
 

@@ -51,7 +51,7 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -86,6 +86,7 @@ DISTINGUISHER_ROWS = 20_000
 TIED_ROWS = 50_000
 TAIL_EXACT = 256
 SUBSAMPLE = 1 << 16
+PATTERN_EVENT_RUNS = 256
 
 
 @dataclass(frozen=True, eq=False)
@@ -447,15 +448,24 @@ def _pattern_candidates(
     Cross-fitted (:func:`patterns.cross_fitted`): every split-1 run is scored by the table fitted
     on the half it is not in, and the thresholds are chosen and ranked on these held-out scores of
     all split-1 runs, as the count family's are on its model — held-out scores overfit nothing,
-    and choosing on half the runs lost a third of the bound on SVT34Parallel (issue 18). The event
-    thresholds the table fitted on all of split 1 (its cells' log-ratios, in the same units, from
-    twice the runs)."""
+    and choosing on half the runs lost a third of the bound on SVT34Parallel (issue 18). With
+    several blocks, their weights are a logistic regression of the input on the held-out block
+    scores (a block's noisy table is discounted: SVT34Parallel's numeric block, weak and with
+    hundreds of cells, halved the bound its binary block gives alone). The event thresholds the
+    table fitted on all of split 1 (its cells' log-ratios, in the same units, from twice the
+    runs), with those weights."""
     layout = pattern_layout(a, b)
     if layout is None:
         return SearchResult([], 0)
-    whole, held_out_a, held_out_b = cross_fitted(layout, a, b)
-    family = "pattern" if len(layout.blocks) == 1 else "pattern (blocks)"
-    held_out = [np.sort(held_out_a), np.sort(held_out_b)]
+    whole, blocks_a, blocks_b = cross_fitted(layout, a, b)
+    family, weights = "pattern", np.ones(1)
+    if len(layout.blocks) > 1:
+        family = "pattern (blocks)"
+        design = np.concatenate([blocks_a, blocks_b])
+        column_scale = np.where(design.std(axis=0) > 0, design.std(axis=0), 1.0)
+        weights = _logistic(design / column_scale, len(blocks_a), ridge=1e-3, iterations=30) / column_scale
+        whole = replace(whole, weights=weights)
+    held_out = [np.sort(blocks_a @ weights), np.sort(blocks_b @ weights)]
     cuts = cut_points(*held_out)
     below = [np.searchsorted(values, cuts, side="right") for values in held_out]
     above = [len(values) - count for values, count in zip(held_out, below)]
@@ -465,7 +475,10 @@ def _pattern_candidates(
         p, q = (0, 1) if forward else (1, 0)
         for tails, upper in ((above, False), (below, True)):
             counts = (tails[p], runs[p], tails[q], runs[q])
-            for index, score, suffix in _best_cells(counts, counts, objective, forward):
+            # Chosen and ranked on the same runs: a tail of a few dozen runs among hundreds of
+            # thresholds wins on noise, so an event must hold PATTERN_EVENT_RUNS runs.
+            large = tails[0] + tails[1] >= PATTERN_EVENT_RUNS
+            for index, score, suffix in _best_cells(counts, counts, objective, forward, large):
                 lower, upper_end = (-math.inf, cuts[index]) if upper else (cuts[index], math.inf)
                 out.append(Candidate(pair_index, forward, IntervalEvent(float(lower), float(upper_end), whole),
                                      family + suffix, score))
