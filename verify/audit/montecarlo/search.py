@@ -22,7 +22,12 @@ whose split-1 counts give the largest ε lower bound (Wilson-score approximation
   for continuous, integer and binary vectors: the score is fitted on split 1 and its
   thresholds are chosen on split 1 too; ``count`` — threshold events of the number of
   coordinates above their split-1 centre, chosen on a fitted model of that count
-  (:func:`tilted_count_model`).
+  (:func:`tilted_count_model`);
+* ``pattern`` — threshold events of an atom-pattern score for vector outputs with atoms (the
+  markers of sparse-vector outputs: ⊥, "stopped"): per block of coordinates a cell table of the
+  run's pattern of markers and the bin of its released numbers (:mod:`patterns`), cross-fitted on
+  split 1 (:func:`_pattern_candidates`); ``pattern (blocks)`` when the output falls into blocks
+  with different alphabets (a parallel composition), their tables weighted on split 1.
 
 For an (ε, δ) claim with δ > 0, every family also offers the event of largest δ lower bound at
 the claimed ε (``p_lo − e^ε q_hi``, Wilson bounds; family name suffixed ``δ``): the event that
@@ -38,6 +43,9 @@ audit can expect, not the bound of a smaller sample, which would favour frequent
 rare ones that certify most. The ``count`` family is the exception: its threshold is chosen and
 scored on a model fitted on all of split 1 with one parameter, shrunk by its standard error
 (raw tail frequencies of a count over many weak coordinates are mostly noise on split 1, issue 18).
+So is the ``pattern`` family: its thresholds are chosen and scored on held-out scores of all of
+split 1 (each half scored by the table fitted on the other), among events of at least
+``PATTERN_EVENT_RUNS`` runs.
 
 Only split 1 is looked at here, so nothing in this module needs a multiplicity correction — however
 many families, coordinates and events it compares; the audit corrects for the candidates it then
