@@ -10,23 +10,27 @@ almost never repeated. The likelihood ratio of such an output is a function of t
 its markers — which queries came out ⊤, so the position of the first ⊤ and how many there are,
 through the shared threshold noise — jointly with the numbers released: in Lyu–Su–Li's Alg. 3 a
 ⊤ released at a low value betrays a low threshold noise, and so how likely the earlier ⊥'s were
-(the bug behind its unbounded privacy loss). Per-coordinate learned scores and coordinate counts
+(Lyu–Su–Li show that Alg. 3 is not ε′-DP for any ε′). Per-coordinate learned scores and coordinate counts
 (:mod:`search`) see the markers and numbers as one real axis per coordinate (−1000 for ⊥) and
 miss that joint dependence.
 
 :class:`PatternScore` is a cell table. A run's cell in a block of coordinates is its atom
 pattern there (each entry's atom, or "a number") with the quantile bin of the sum of its numbers
 (:data:`NUMERIC_BINS` bins); its score is the empirical log-likelihood ratio of that cell between
-the two inputs on the fitting runs (with :data:`PSEUDO_COUNT` added to each count, so that rare
-cells count little), summed over the blocks. Blocks (:func:`support_blocks`) are runs of
-consecutive coordinates that share values with their neighbour — atoms, or numbers — and change
-where the output alphabet changes: the components of a parallel composition of different mechanisms (DP-Sniper's
-SVT34Parallel, Bichsel et al. 2021), independent given the input, so that their log-likelihood
-ratios add and each block's table is fitted on all runs instead of on the few runs of every
-joint cell. The search (:func:`dpledger.verify.audit.montecarlo.search.search_pair`) fits the
-table on the first half of split 1 and chooses its thresholds — prefixes of the cells ranked by
-their ratio — on the second half, like DP-Sniper's and StatDP's events, a function of split 1
-only.
+the two inputs on the fitting runs — shrunk towards its pattern's ratio, itself shrunk towards 0,
+by :data:`PSEUDO_COUNT` pseudo-runs, and made monotone in the bin within each pattern (the ratio
+of a number released with Laplace noise is monotone in it) — summed over the blocks with weights.
+Blocks (:func:`support_blocks`) are runs of consecutive coordinates that share values with their
+neighbour — atoms, or numbers — and change where the output alphabet changes: the components of
+a parallel composition of different mechanisms (DP-Sniper's SVT34Parallel, Bichsel et al. 2021),
+independent given the input, so that their log-likelihood ratios add and each block's table is
+fitted on all runs instead of on the few runs of every joint cell.
+
+The search's ``pattern`` family (:mod:`search`) reads only split 1: the layout
+(:func:`pattern_layout`) on its first runs, the tables on all of it, and the held-out scores
+(:func:`cross_fitted`: each half scored by the table of the other) on which it weights the blocks
+and chooses the thresholds — so the event is a function of split 1, as the audit's correction
+requires.
 
 Cells are identified by a wrapping 64-bit polynomial hash of the pattern and bin: two cells that
 collide are one cell of the table, which is still a function fixed by the fitting runs.
@@ -44,7 +48,9 @@ ATOM_SHARE = 0.01
 ATOM_ROWS = 20_000
 """Runs per input read to find the atoms and the blocks."""
 NUMERIC_BINS = 16
+"""Quantile bins of the sum of a block's numbers."""
 PSEUDO_COUNT = 16.0
+"""Pseudo-runs per input added to a cell's (a pattern's) count, in the ratio of its pattern (of 1)."""
 _HASH = np.uint64(0x9E3779B97F4A7C15)
 Cells = list[tuple[np.ndarray, np.ndarray]]
 """Per block of a layout, the pattern key and the cell key of each run."""
