@@ -66,6 +66,8 @@ def test_reduction_only_with_the_last_fits_on_lattice_vectors_with_many_distinct
     assert search.reduction(a, b, fitted, (60_000, 60_000), (400_000, 400_000)) == ()  # later fits read more runs
     naive = np.random.default_rng(1).laplace(0.0, 6.0, a.shape)  # off the lattice: float events need the runs
     assert search.reduction(naive, naive, fitted, (100_000, 100_000), (400_000, 400_000)) == ()
+    marked = np.where(np.arange(a.shape[1]) < 2, -1000.0, a)  # markers (sparse-vector atoms): pattern events need the runs
+    assert search.reduction(marked, marked, fitted, (100_000, 100_000), (400_000, 400_000)) == ()
     few = np.round(a / 100.0)  # few distinct rows: exact-value events need the runs
     assert search.reduction(few, few, fitted, (100_000, 100_000), (400_000, 400_000)) == ()
     assert search.prefit(a[:10], b[:10], 0, (100_000, 100_000), search.Fits()) is None  # not enough runs yet
