@@ -14,6 +14,8 @@ from dpledger.verify.audit.montecarlo.events import (CountAbove, IntervalEvent, 
                                                      same_statistic)
 from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, ReducedRuns, ReducingChunkTask,
                                                       SharedChunkTask, SharedRuns, chunk_seeds, received)
+from dpledger.verify.audit.montecarlo.innovations import OnInnovations, fit_innovations
+from dpledger.verify.audit.montecarlo.network import fit_network
 
 audit_module = importlib.import_module("dpledger.verify.audit.montecarlo.audit")
 chunks_module = importlib.import_module("dpledger.verify.audit.montecarlo.chunks")
@@ -28,7 +30,13 @@ def test_statistics_evaluated_together_equal_each_statistic_evaluated_alone():
     a, b = _laplace_vectors()
     untied, tied = search.fit_distinguisher(a[:1000], b[:1000]), search.fit_distinguisher(a, b, True)
     other_centre = search.fit_distinguisher(a[1000:2000], b[1000:2000])
-    statistics = [untied, CountAbove(untied.centre), tied, other_centre, OnLattice(4, 2)]
+    prefix_a, prefix_b = np.cumsum(a, axis=1), np.cumsum(b, axis=1)  # correlated: innovations apply
+    innovations = fit_innovations(prefix_a, prefix_b)
+    seen_a, seen_b = innovations(prefix_a), innovations(prefix_b)
+    on_innovations = [OnInnovations(innovations, search.fit_distinguisher(seen_a, seen_b)),
+                      OnInnovations(innovations, CountAbove(seen_a.mean(axis=0)))]  # one view, shared
+    statistics = [untied, CountAbove(untied.centre), tied, other_centre, OnLattice(4, 2), *on_innovations,
+                  fit_network(a[:500], b[:500], iterations=5)]
     together = evaluate(statistics, b)
     for statistic, values in zip(statistics, together):
         np.testing.assert_array_equal(values, statistic(b))
@@ -40,6 +48,14 @@ def test_a_fit_made_again_on_the_same_runs_is_the_same_statistic():
     assert first is not again and same_statistic(first, again)
     assert not same_statistic(first, search.fit_distinguisher(a[:600], b[:600]))
     assert not same_statistic(first, CountAbove(first.centre))
+    prefix_a, prefix_b = np.cumsum(a, axis=1), np.cumsum(b, axis=1)
+
+    def on_innovations(rows: int) -> OnInnovations:  # nested parts: the innovations and the score on them
+        innovations = fit_innovations(prefix_a[:rows], prefix_b[:rows])
+        return OnInnovations(innovations, search.fit_distinguisher(innovations(prefix_a), innovations(prefix_b)))
+
+    assert same_statistic(on_innovations(500), on_innovations(500))
+    assert not same_statistic(on_innovations(500), on_innovations(600))
 
 
 def test_reducing_chunk_keeps_the_search_split_and_the_statistics_values_of_the_rest(tmp_path):

@@ -49,6 +49,7 @@ real-number event.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, ClassVar
 
@@ -92,14 +93,19 @@ class Identity(Statistic):
         return self(outputs)
 
 
-def same_statistic(first: Statistic, second: Statistic) -> bool:
+def same_statistic(first: Any, second: Any) -> bool:
     """Whether two statistics are one function: the same object, or of one type with equal fields
-    (a fit made again on the same runs is the same statistic)."""
+    — arrays equal, nested parts (a statistic of the innovations, a pattern layout) the same by
+    this rule (a fit made again on the same runs is the same statistic)."""
     if first is second:
         return True
-    if type(first) is not type(second) or not is_dataclass(first):
-        return False
-    return all(np.array_equal(getattr(first, f.name), getattr(second, f.name)) for f in fields(first))
+    if is_dataclass(first) and type(first) is type(second):
+        return all(same_statistic(getattr(first, f.name), getattr(second, f.name)) for f in fields(first))
+    if isinstance(first, tuple) and isinstance(second, tuple):
+        return len(first) == len(second) and all(same_statistic(x, y) for x, y in zip(first, second))
+    if isinstance(first, np.ndarray) or isinstance(second, np.ndarray):
+        return np.array_equal(first, second)
+    return bool(first == second)
 
 
 def on_lattice(values: np.ndarray, bits: int) -> np.ndarray:
@@ -164,7 +170,7 @@ SCORE_CHUNK = 1 << 13
 of a large vector sample's features stays bounded."""
 
 
-class _Block:
+class Block:
     """One block of rows of a vector sample and the features computed on it, shared by every
     statistic evaluated on the block: standardised coordinates z (per centre and scale), their
     signs, squares and row maxima and minima."""
@@ -172,6 +178,14 @@ class _Block:
     def __init__(self, rows: np.ndarray) -> None:
         self.rows = rows
         self.features: dict[tuple[bytes, bytes], tuple[np.ndarray, ...]] = {}
+        self.views: dict[int, Block] = {}
+
+    def view(self, transform: Callable[[np.ndarray], np.ndarray]) -> Block:
+        """The block of ``transform(rows)`` (e.g. the rows' innovations), made once for every
+        statistic of the block that reads it."""
+        if id(transform) not in self.views:
+            self.views[id(transform)] = Block(transform(self.rows))
+        return self.views[id(transform)]
 
     def standardised(self, centre: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, ...]:
         """``(z, sgn z, max_j z_j, min_j z_j, z²)`` for ``z = (rows − centre) / scale``."""
@@ -195,7 +209,7 @@ class BlockStatistic(Statistic):
         return self(outputs)
 
     @abstractmethod
-    def on_block(self, block: _Block) -> np.ndarray: ...
+    def on_block(self, block: Block) -> np.ndarray: ...
 
 
 def evaluate(statistics: list[Statistic], outputs: np.ndarray) -> list[np.ndarray]:
@@ -209,7 +223,7 @@ def evaluate(statistics: list[Statistic], outputs: np.ndarray) -> list[np.ndarra
         rows = np.asarray(outputs).reshape(len(outputs), -1)
         parts: list[list[np.ndarray]] = [[] for _ in blockwise]
         for start in range(0, len(rows), SCORE_CHUNK):
-            block = _Block(rows[start : start + SCORE_CHUNK])
+            block = Block(rows[start : start + SCORE_CHUNK])
             for part, statistic in zip(parts, blockwise):
                 part.append(statistic.on_block(block))
         for part, statistic in zip(parts, blockwise):
@@ -225,7 +239,7 @@ class CountAbove(BlockStatistic):
 
     centre: np.ndarray
 
-    def on_block(self, block: _Block) -> np.ndarray:
+    def on_block(self, block: Block) -> np.ndarray:
         # a product with ones counts exactly, faster than a sum along short rows
         return (block.rows > self.centre).astype(float) @ np.ones(block.rows.shape[1])
 
@@ -247,7 +261,7 @@ class LearnedScore(BlockStatistic):
     extra: np.ndarray
     tied: bool = False
 
-    def on_block(self, block: _Block) -> np.ndarray:
+    def on_block(self, block: Block) -> np.ndarray:
         z, signs, largest, smallest, squares = block.standardised(self.centre, self.scale)
         score = z @ self.linear
         score += signs @ self.sign

@@ -145,8 +145,9 @@ class ReducedRuns:
     rest: int
 
     def columns(self) -> tuple[np.ndarray, ...]:
-        """The values of each statistic, in the task's order (``values`` holds one row each)."""
-        return tuple(received(self.values))
+        """The values of each statistic, in the task's order (``values``, once received, holds one
+        row each)."""
+        return tuple(self.values)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from dpledger.verify.audit.montecarlo.events import SCORE_CHUNK, Statistic
+from dpledger.verify.audit.montecarlo.events import BlockStatistic, Block
 
 CORRELATED = 0.1
 """The smallest absolute correlation between two coordinates, on split 1's fitting rows, for which
@@ -80,22 +80,15 @@ def fit_innovations(a: np.ndarray, b: np.ndarray) -> Innovations | None:
 
 
 @dataclass(frozen=True, eq=False)
-class OnInnovations(Statistic):
-    """A statistic (a learned score, a count) of the innovations of the output vector."""
+class OnInnovations(BlockStatistic):
+    """A block statistic (a learned score, a count) of the innovations of the output vector; the
+    statistics of one block that read the same innovations share them (:meth:`events.Block.view`)."""
 
     innovations: Innovations
-    statistic: Statistic
+    statistic: BlockStatistic
 
-    def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        rows = np.asarray(outputs).reshape(len(outputs), -1)
-        return np.concatenate(
-            [self.statistic(self.innovations(rows[start : start + SCORE_CHUNK]))
-             for start in range(0, len(rows), SCORE_CHUNK)]
-            or [np.empty(0)]
-        )
-
-    def defined(self, outputs: np.ndarray) -> np.ndarray:
-        return self(outputs)
+    def on_block(self, block: Block) -> np.ndarray:
+        return self.statistic.on_block(block.view(self.innovations))
 
     def describe(self) -> dict[str, Any]:
         inner = self.statistic.describe()

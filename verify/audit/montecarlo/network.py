@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
-from dpledger.verify.audit.montecarlo.events import SCORE_CHUNK, Statistic
+from dpledger.verify.audit.montecarlo.events import Block, BlockStatistic
 
 HIDDEN = 8
 """Hidden units: the score costs ``d·HIDDEN`` products and ``HIDDEN`` comparisons per run on split 2
@@ -38,7 +38,7 @@ SEED = 0
 
 
 @dataclass(frozen=True, eq=False)
-class NetworkScore(Statistic):
+class NetworkScore(BlockStatistic):
     """``max(0, z W + bias) · output`` with ``z = (y − centre) / scale`` per coordinate: a
     one-hidden-layer perceptron's logit of "came from a", without its constant term
     (:func:`fit_network`)."""
@@ -49,19 +49,11 @@ class NetworkScore(Statistic):
     bias: np.ndarray
     output: np.ndarray
 
-    def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        rows = np.asarray(outputs).reshape(len(outputs), -1)
+    def on_block(self, block: Block) -> np.ndarray:
         # The standardisation folded into the first layer: z W = y (W / scale) − (centre / scale) W.
         weights = self.weights / self.scale[:, None]
         bias = self.bias - (self.centre / self.scale) @ self.weights
-        return np.concatenate(
-            [np.maximum(np.asarray(rows[start : start + SCORE_CHUNK], dtype=float) @ weights + bias, 0.0) @ self.output
-             for start in range(0, len(rows), SCORE_CHUNK)]
-            or [np.empty(0)]
-        )
-
-    def defined(self, outputs: np.ndarray) -> np.ndarray:
-        return self(outputs)
+        return np.maximum(np.asarray(block.rows, dtype=float) @ weights + bias, 0.0) @ self.output
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -41,7 +41,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from dpledger.verify.audit.montecarlo.events import SCORE_CHUNK, Statistic
+from scipy.optimize import isotonic_regression
+
+from dpledger.verify.audit.montecarlo.events import Block, BlockStatistic
 
 ATOM_SHARE = 0.01
 """An exact value taken by at least this share of the entries of the fitting runs is an atom."""
@@ -144,7 +146,7 @@ def pattern_layout(a: np.ndarray, b: np.ndarray) -> PatternLayout | None:
 
 
 @dataclass(frozen=True, eq=False)
-class PatternScore(Statistic):
+class PatternScore(BlockStatistic):
     """``Σ_blocks weight_block · ratio_block[cell_block(y)]``: per block of coordinates of the
     ``layout``, the empirical log-likelihood ratio of the run's cell (atom pattern, bin of its
     numbers' sum) on the fitting runs, 0 for a cell never seen there (:func:`fit_pattern_score`);
@@ -156,17 +158,8 @@ class PatternScore(Statistic):
     ratios: tuple[np.ndarray, ...]
     weights: np.ndarray | None = None
 
-    def __call__(self, outputs: np.ndarray) -> np.ndarray:
-        return np.concatenate(
-            [self._score(outputs[start : start + SCORE_CHUNK]) for start in range(0, len(outputs), SCORE_CHUNK)]
-            or [np.empty(0)]
-        )
-
-    def defined(self, outputs: np.ndarray) -> np.ndarray:
-        return self(outputs)
-
-    def _score(self, outputs: np.ndarray) -> np.ndarray:
-        return self.of_cells(self.layout.cells(outputs))
+    def on_block(self, block: Block) -> np.ndarray:
+        return self.of_cells(self.layout.cells(block.rows))
 
     def of_cells(self, cells: Cells) -> np.ndarray:
         """The score of runs given their cells (:meth:`PatternLayout.cells`)."""
@@ -231,31 +224,15 @@ def cross_fitted(layout: PatternLayout, a: np.ndarray, b: np.ndarray) -> tuple[P
 
 def _monotone_in_bins(ratios: np.ndarray, weights: np.ndarray, pattern: np.ndarray, cell: np.ndarray) -> np.ndarray:
     """The cells' log-ratios made monotone in the numeric bin within each pattern (weighted
-    isotonic regression, increasing or decreasing, whichever fits better): the log-likelihood
-    ratio of a number released with Laplace noise is monotone in it, and pooling neighbouring
-    bins whose estimates cross halves their noise."""
+    isotonic regression, ``scipy.optimize.isotonic_regression``, increasing or decreasing,
+    whichever fits better): the log-likelihood ratio of a number released with Laplace noise is
+    monotone in it, and pooling neighbouring bins whose estimates cross halves their noise."""
     smooth = ratios.copy()
     order = np.lexsort((cell, pattern))
     starts = np.flatnonzero(np.diff(pattern[order], prepend=-1))
     for group in np.split(order, starts[1:]):
         if len(group) > 2:
-            fits = [_isotonic(sign * ratios[group], weights[group]) * sign for sign in (1.0, -1.0)]
+            fits = [isotonic_regression(sign * ratios[group], weights=np.maximum(weights[group], 1e-12)).x * sign
+                    for sign in (1.0, -1.0)]
             smooth[group] = min(fits, key=lambda fit: float(weights[group] @ (fit - ratios[group]) ** 2))
     return smooth
-
-
-def _isotonic(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """Weighted isotonic (non-decreasing) regression: pool adjacent violators."""
-    means: list[float] = []
-    masses: list[float] = []
-    sizes: list[int] = []
-    for value, weight in zip(values.tolist(), np.maximum(weights, 1e-12).tolist()):
-        means.append(value)
-        masses.append(weight)
-        sizes.append(1)
-        while len(means) > 1 and means[-2] > means[-1]:
-            mean, mass, size = means.pop(), masses.pop(), sizes.pop()
-            means[-1] = (means[-1] * masses[-1] + mean * mass) / (masses[-1] + mass)
-            masses[-1] += mass
-            sizes[-1] += size
-    return np.repeat(means, sizes)
