@@ -5,6 +5,7 @@ A predicate ``ok(x)`` says whether parameter ``x`` meets the target (computed by
 searches assume monotonicity — stated by the caller, e.g. "a larger sampling rate never
 improves privacy" — and return the best parameter for which ``ok`` was *proved*.
 """
+
 from __future__ import annotations
 
 import math
@@ -54,7 +55,9 @@ def smallest_integer(ok: Callable[[int], bool], low: int, high: int) -> int | No
     return None if found is None else high + low - found
 
 
-def smallest_integer_to_precision(ok: Callable[[int], bool], low: int, high: int, bits: int = 60) -> int | None:
+def smallest_integer_to_precision(
+    ok: Callable[[int], bool], low: int, high: int, bits: int = 60
+) -> int | None:
     """Like :func:`smallest_integer`, exact up to 2^bits; beyond, bisecting geometrically while the
     bracket is wide and stopping once it is within a relative 2^-bits: the result always passed
     ``ok`` and is at most (1 + 2^-bits) times the smallest such integer (about 2·log2(bits) +
@@ -89,8 +92,9 @@ def meets(event_for: Callable[[Any], Event], epsilon: Any, delta: Any) -> Callab
     return lambda x: account(event_for(x)).guarantee.meets(epsilon, delta).holds
 
 
-def largest_rate(event_for: Callable[[Fraction], Event], epsilon: Any, delta: Any,
-                 tolerance: Fraction = Fraction(1, 2**30)) -> Fraction | None:
+def largest_rate(
+    event_for: Callable[[Fraction], Event], epsilon: Any, delta: Any, tolerance: Fraction = Fraction(1, 2**30)
+) -> Fraction | None:
     """The largest sampling rate q ∈ (0, 1] (to within ``tolerance``) for which
     ``event_for(q)`` meets (ε, δ); privacy must worsen as q grows."""
     ok = meets(event_for, epsilon, delta)
@@ -101,8 +105,13 @@ def largest_rate(event_for: Callable[[Fraction], Event], epsilon: Any, delta: An
     return _bisect(ok, tolerance, Fraction(1), tolerance)
 
 
-def smallest_noise(event_for: Callable[[Fraction], Event], epsilon: Any, delta: Any,
-                   start: Fraction = Fraction(1), relative_tolerance: Fraction = Fraction(1, 2**30)) -> Fraction:
+def smallest_noise(
+    event_for: Callable[[Fraction], Event],
+    epsilon: Any,
+    delta: Any,
+    start: Fraction = Fraction(1),
+    relative_tolerance: Fraction = Fraction(1, 2**30),
+) -> Fraction:
     """The smallest noise scale (to within a relative tolerance) for which ``event_for(scale)``
     meets (ε, δ); privacy must improve as the scale grows."""
     ok = meets(event_for, epsilon, delta)

@@ -6,11 +6,11 @@ it; :mod:`dpledger.accountant.rules` is that accountant. Parameters are exact sy
 fixed-size datasets (seed 000, Section 3.2), unless an event says otherwise: primitives state
 theirs in ``relation``, and :mod:`dpledger.accountant.relations` says what each transform needs.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
-
 
 from dpledger.accountant.numerics.certified import certainly_le, certainly_lt, exact
 
@@ -464,10 +464,25 @@ class Claim(Event):
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
     for cls in (
-        PureDP, ApproxDP, Laplace, Gaussian, DiscreteGaussian, DiscreteLaplace, ExponentialMechanism, RandomizedResponse,
-        OnRealizableInputs, PostProcessing, LabelBoostThen, LabelBoostRealizable,
-        LabelBoostCarrier, SubsampleWithoutReplacement, SubsampleWithReplacement, PoissonSubsample,
-        AddRemoveToSubstitute, Composition,
-        ParallelComposition, Claim,
+        PureDP,
+        ApproxDP,
+        Laplace,
+        Gaussian,
+        DiscreteGaussian,
+        DiscreteLaplace,
+        ExponentialMechanism,
+        RandomizedResponse,
+        OnRealizableInputs,
+        PostProcessing,
+        LabelBoostThen,
+        LabelBoostRealizable,
+        LabelBoostCarrier,
+        SubsampleWithoutReplacement,
+        SubsampleWithReplacement,
+        PoissonSubsample,
+        AddRemoveToSubstitute,
+        Composition,
+        ParallelComposition,
+        Claim,
     )
 }

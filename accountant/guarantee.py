@@ -1,4 +1,5 @@
 """An (ε, δ) guarantee: exact sympy expressions plus certified numeric enclosures."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -47,8 +48,11 @@ class Guarantee:
     def __getstate__(self) -> dict[str, Any]:
         """The fields without the cached properties: they are recomputed on demand, and the
         enclosures are mpmath intervals, whose class pickle cannot name (issue 14, E.2)."""
-        return {name: value for name, value in vars(self).items()
-                if not isinstance(getattr(type(self), name, None), cached_property)}
+        return {
+            name: value
+            for name, value in vars(self).items()
+            if not isinstance(getattr(type(self), name, None), cached_property)
+        }
 
     @cached_property
     def epsilon_interval(self) -> iv.mpf:
@@ -82,8 +86,12 @@ class Guarantee:
         eps_ok = certainly_le(self.epsilon, exact(epsilon, "epsilon"))
         delta_ok = certainly_le(self.delta, exact(delta, "delta"))
         decided = eps_ok is not None and delta_ok is not None
-        holds = (bool(eps_ok) and bool(delta_ok) and self.domain == "arbitrary"
-                 and relation in (None, self.relation))
+        holds = (
+            bool(eps_ok)
+            and bool(delta_ok)
+            and self.domain == "arbitrary"
+            and relation in (None, self.relation)
+        )
         return Verdict(holds=holds, epsilon_holds=bool(eps_ok), delta_holds=bool(delta_ok), decided=decided)
 
     def to_dict(self) -> dict[str, Any]:

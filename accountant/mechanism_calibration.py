@@ -27,6 +27,7 @@ subsampling; at most 1/2) with δ_share = δ for basic composition or a single s
 advanced and optimal composition, whose remaining δ/2 pays for the composition itself; under
 substitution after Poisson sampling q is replaced by the bound of ``_Sampling.delta_factor``.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,7 +41,14 @@ import sympy
 from dpledger.accountant import events as ev
 from dpledger.accountant.calibration import smallest_noise
 from dpledger.accountant.guarantee import Guarantee
-from dpledger.accountant.numerics.certified import certainly_le, certainly_lt, enclose, exact, lower_float, upper_float
+from dpledger.accountant.numerics.certified import (
+    certainly_le,
+    certainly_lt,
+    enclose,
+    exact,
+    lower_float,
+    upper_float,
+)
 from dpledger.accountant.rules import Derivation, account
 from dpledger.accountant.serialization import to_data
 
@@ -53,17 +61,19 @@ least (1 − 2⁻²⁰)× the largest."""
 MAX_STEP_DELTA = sympy.Rational(1, 2)
 
 _PURE = ("laplace", "discrete-laplace")
-_LOOSE_SUBSAMPLED = ("amplification then composition: each subsampled step is turned into an (ε, δ) pair "
-                     "(Balle–Barthe–Gaboardi 2018) and the pairs are composed; privacy-loss-distribution and "
-                     "Rényi accountants of the subsampled mechanism (dp_accounting's PLD and RDP) need much less "
-                     "noise — see docs/calibrate.md")
+_LOOSE_SUBSAMPLED = (
+    "amplification then composition: each subsampled step is turned into an (ε, δ) pair "
+    "(Balle–Barthe–Gaboardi 2018) and the pairs are composed; privacy-loss-distribution and "
+    "Rényi accountants of the subsampled mechanism (dp_accounting's PLD and RDP) need much less "
+    "noise — see docs/calibrate.md"
+)
 _NOTES = {
     "gaussian": "analytic Gaussian mechanism (Balle–Wang 2018, Thm 8): exact for one release",
     "gaussian-classic": "classic Gaussian mechanism (Dwork–Roth 2014, Thm A.1): σ = Δ√(2 ln(1.25/δ))/ε, "
-                        "valid for ε < 1 only, and up to ~30% more noise than the analytic calibration",
+    "valid for ε < 1 only, and up to ~30% more noise than the analytic calibration",
     "laplace": "Laplace mechanism (Dwork et al. 2006): b = Δ₁/ε, exact",
     "discrete-gaussian": "discrete Gaussian accounted through ρ-zCDP, ρ = Δ²/(2σ²) (CKS 2020, Thm 4), converted by "
-                         "CKS 2020, Cor 13: a valid bound, looser than the discrete Gaussian's exact (ε, δ) curve",
+    "CKS 2020, Cor 13: a valid bound, looser than the discrete Gaussian's exact (ε, δ) curve",
     "discrete-laplace": "discrete Laplace mechanism (CKS 2020, Sec 2): t = Δ₁/ε, exact",
 }
 
@@ -147,12 +157,21 @@ def _as_fraction(value: sympy.Expr) -> Fraction | None:
 # --- the certified answer ----------------------------------------------------------------
 
 
-def _certify(parameter: str, value: float, event_for: Callable[[Any], ev.Event], epsilon: sympy.Expr,
-             delta: sympy.Expr, notes: tuple[str, ...], relation: str | None = None) -> Calibration:
+def _certify(
+    parameter: str,
+    value: float,
+    event_for: Callable[[Any], ev.Event],
+    epsilon: sympy.Expr,
+    delta: sympy.Expr,
+    notes: tuple[str, ...],
+    relation: str | None = None,
+) -> Calibration:
     """The :class:`Calibration` of ``event_for(value)``, after checking that its guarantee meets the target."""
     event = event_for(Fraction(value))
     derivation = account(event)
-    if not derivation.guarantee.meets(epsilon, delta, relation).holds:  # monotone searches make this unreachable
+    if not derivation.guarantee.meets(
+        epsilon, delta, relation
+    ).holds:  # monotone searches make this unreachable
         raise RuntimeError(f"the calibrated {parameter} = {value!r} is not certified to meet the target")
     return Calibration(parameter, value, event, derivation.guarantee, epsilon, delta, notes, event_for)
 
@@ -170,8 +189,13 @@ def _lower(value: Fraction) -> float:
     return rounded if Fraction(rounded) <= value else math.nextafter(rounded, -math.inf)
 
 
-def _smallest(event_for: Callable[[Fraction], ev.Event], epsilon: sympy.Expr, delta: sympy.Expr,
-              guess: Callable[[], float], on_evaluation: Callable[[int], None] | None) -> Fraction:
+def _smallest(
+    event_for: Callable[[Fraction], ev.Event],
+    epsilon: sympy.Expr,
+    delta: sympy.Expr,
+    guess: Callable[[], float],
+    on_evaluation: Callable[[int], None] | None,
+) -> Fraction:
     """The smallest scale (to within :data:`RELATIVE_TOLERANCE`) whose event meets the target,
     searched from ``guess()`` (a float estimate: any positive start is correct, a good one saves
     evaluations; one that fails in floats — a δ below the float range — starts from 1)."""
@@ -260,16 +284,27 @@ def _sampling(poisson_rate: Any, sample_size: Any, population_size: Any, relatio
     if sample is not None and relation != "substitute":
         raise ValueError("fixed-size subsampling (Theorem 3.4) holds under relation='substitute' only")
     if rate is not None and relation == "substitute" and rate == 1:
-        raise ValueError("poisson_rate 1 under relation='substitute' gives no amplification: drop the subsampling")
+        raise ValueError(
+            "poisson_rate 1 under relation='substitute' gives no amplification: drop the subsampling"
+        )
     return _Sampling(rate, sample, relation)
 
 
 # --- per-step ε under composition -------------------------------------------------------------
 
 
-def composition_epsilon(k: int, epsilon: Any, delta: Any, method: str = "optimal", step_delta: Any = 0, *,
-                        poisson_rate: Any = None, sample_size: int | None = None, population_size: int | None = None,
-                        on_evaluation: Callable[[int], None] | None = None) -> Calibration:
+def composition_epsilon(
+    k: int,
+    epsilon: Any,
+    delta: Any,
+    method: str = "optimal",
+    step_delta: Any = 0,
+    *,
+    poisson_rate: Any = None,
+    sample_size: int | None = None,
+    population_size: int | None = None,
+    on_evaluation: Callable[[int], None] | None = None,
+) -> Calibration:
     """The largest ε₀ (rounded down to a float) such that k adaptively composed (ε₀, ``step_delta``)-DP
     mechanisms are certified (``epsilon``, ``delta``)-DP under ``method``:
 
@@ -293,7 +328,9 @@ def composition_epsilon(k: int, epsilon: Any, delta: Any, method: str = "optimal
     if certainly_le(spent, target_delta) is not True:
         raise ValueError(f"step_delta must satisfy k·q·step_delta ≤ delta (k = {k}, q = {sampling.q})")
     if method != "basic" and certainly_lt(spent, target_delta) is not True:
-        raise ValueError(f"{method} composition needs k·q·step_delta < delta, leaving δ′ > 0 for the composition")
+        raise ValueError(
+            f"{method} composition needs k·q·step_delta < delta, leaving δ′ > 0 for the composition"
+        )
 
     def step(epsilon0: Any) -> ev.Event:
         relation = sampling.child_relation
@@ -301,14 +338,19 @@ def composition_epsilon(k: int, epsilon: Any, delta: Any, method: str = "optimal
         return sampling.wrap(inner)
 
     def event_for(epsilon0: Any) -> ev.Event:
-        return ev.Composition((step(epsilon0),), method=method,
-                              target_delta=None if method == "basic" else target_delta, repeat=k)
+        return ev.Composition(
+            (step(epsilon0),),
+            method=method,
+            target_delta=None if method == "basic" else target_delta,
+            repeat=k,
+        )
 
     if method == "basic" and not sampling.subsampled:
         exact_step = target_epsilon / k
         rational = _as_fraction(exact_step)
         value = _lower(rational) if rational is not None else lower_float(enclose(exact_step))
     else:  # ε₀ = 1/s for the smallest s whose event meets the target: privacy improves as s grows
+
         def guess() -> float:
             spread = k if method == "basic" else math.sqrt(2 * k * math.log(2 / float(target_delta)))
             per_step = float(target_epsilon) / spread
@@ -316,13 +358,19 @@ def composition_epsilon(k: int, epsilon: Any, delta: Any, method: str = "optimal
 
         scale = _smallest(lambda s: event_for(1 / s), target_epsilon, target_delta, guess, on_evaluation)
         value = _lower(1 / scale)
-    notes = ({"basic": "basic composition (Dwork–Roth 2014, Thm 3.16): exact for the sum",
-              "advanced": "advanced composition (Theorem 3.5): valid for any ε₀, loose against optimal composition",
-              "optimal": "optimal composition over all (ε₀, δ₀)-DP mechanisms (Kairouz–Oh–Viswanath 2015); a "
-                         "specific mechanism (Gaussian, Laplace) composes better: calibrate its noise instead "
-                         "(composition_noise)"}[method],)
+    notes = (
+        {
+            "basic": "basic composition (Dwork–Roth 2014, Thm 3.16): exact for the sum",
+            "advanced": "advanced composition (Theorem 3.5): valid for any ε₀, loose against optimal composition",
+            "optimal": "optimal composition over all (ε₀, δ₀)-DP mechanisms (Kairouz–Oh–Viswanath 2015); a "
+            "specific mechanism (Gaussian, Laplace) composes better: calibrate its noise instead "
+            "(composition_noise)",
+        }[method],
+    )
     if sampling.subsampled:
-        notes += ("each step amplified by subsampling (Theorem 3.4 / Balle–Barthe–Gaboardi 2018), then composed",)
+        notes += (
+            "each step amplified by subsampling (Theorem 3.4 / Balle–Barthe–Gaboardi 2018), then composed",
+        )
     return _certify("epsilon", value, event_for, target_epsilon, target_delta, notes, sampling.relation)
 
 
@@ -369,8 +417,12 @@ class _Setup:
         step = self.sampling.wrap(self.step(scale))
         if self.k == 1:
             return step
-        return ev.Composition((step,), method=self.composition,
-                              target_delta=None if self.composition == "basic" else self.delta, repeat=self.k)
+        return ev.Composition(
+            (step,),
+            method=self.composition,
+            target_delta=None if self.composition == "basic" else self.delta,
+            repeat=self.k,
+        )
 
     def closed_form(self) -> sympy.Expr | None:
         """The exact smallest noise when one exists: Laplace and discrete Laplace without
@@ -380,7 +432,9 @@ class _Setup:
         if self.mechanism in _PURE and (self.k == 1 or self.composition == "basic"):
             return self.k * self.sensitivity / self.epsilon
         if self.mechanism == "gaussian-classic":
-            return self.sensitivity * sympy.sqrt(2 * sympy.log(sympy.Rational(5, 4) / self.delta)) / self.epsilon
+            return (
+                self.sensitivity * sympy.sqrt(2 * sympy.log(sympy.Rational(5, 4) / self.delta)) / self.epsilon
+            )
         return None
 
     def guess(self) -> float:
@@ -399,24 +453,42 @@ class _Setup:
         if self.k > 1:
             if self.composition == "optimal" and not self.subsampled and self.mechanism == "gaussian":
                 notes.append("optimal composition of Gaussian mechanisms (Dong–Roth–Su 2019, Cor 3.3): exact")
-            elif self.composition == "optimal" and not self.subsampled and self.mechanism == "discrete-gaussian":
+            elif (
+                self.composition == "optimal"
+                and not self.subsampled
+                and self.mechanism == "discrete-gaussian"
+            ):
                 notes.append("zCDP composition (Bun–Steinke 2016), converted once at δ")
             elif self.composition == "optimal" and self.mechanism in _PURE and not self.subsampled:
-                notes.append("optimal composition over all ε₀-DP mechanisms (Kairouz–Oh–Viswanath 2015); the "
-                             "Laplace mechanism composes better, which privacy-loss-distribution accountants use")
+                notes.append(
+                    "optimal composition over all ε₀-DP mechanisms (Kairouz–Oh–Viswanath 2015); the "
+                    "Laplace mechanism composes better, which privacy-loss-distribution accountants use"
+                )
             else:
                 notes.append(f"{self.composition} composition of {self.k} steps")
         if self.subsampled:
             notes.append(_LOOSE_SUBSAMPLED)
         if self.sampling.rate is not None:
             notes.append("Poisson subsampling: the sensitivity is the add/remove-one sensitivity")
-        if self.mechanism not in _PURE and not (self.composition == "optimal" and not self.subsampled and self.k > 1):
+        if self.mechanism not in _PURE and not (
+            self.composition == "optimal" and not self.subsampled and self.k > 1
+        ):
             notes.append(f"each step accounted at δ₀ = {float(self.step_delta):.6g}")
         return tuple(notes)
 
 
-def _setup(mechanism: Any, sensitivity: Any, epsilon: Any, delta: Any, k: Any, composition: Any,
-           poisson_rate: Any, sample_size: Any, population_size: Any, relation: Any) -> _Setup:
+def _setup(
+    mechanism: Any,
+    sensitivity: Any,
+    epsilon: Any,
+    delta: Any,
+    k: Any,
+    composition: Any,
+    poisson_rate: Any,
+    sample_size: Any,
+    population_size: Any,
+    relation: Any,
+) -> _Setup:
     mechanism = _choice(mechanism, "mechanism", MECHANISMS)
     composition = _choice(composition, "composition", COMPOSITIONS)
     k = _count(k, "k")
@@ -426,22 +498,43 @@ def _setup(mechanism: Any, sensitivity: Any, epsilon: Any, delta: Any, k: Any, c
         raise ValueError(f"delta must be in (0, 1): {reason} needs δ > 0")
     target_delta = _delta(delta, "delta", allow_zero=pure_target)
     sampling = _sampling(poisson_rate, sample_size, population_size, relation)
-    setup = _Setup(mechanism, _positive(sensitivity, "sensitivity"), _positive(epsilon, "epsilon"), target_delta, k,
-                   composition, sampling)
+    setup = _Setup(
+        mechanism,
+        _positive(sensitivity, "sensitivity"),
+        _positive(epsilon, "epsilon"),
+        target_delta,
+        k,
+        composition,
+        sampling,
+    )
     if mechanism == "gaussian-classic":
         if k > 1 or setup.subsampled:
-            raise ValueError("mechanism 'gaussian-classic' is for one release (Dwork–Roth Thm A.1); for k releases "
-                             "or subsampling use 'gaussian' (analytic), or composition_epsilon for a per-step budget")
+            raise ValueError(
+                "mechanism 'gaussian-classic' is for one release (Dwork–Roth Thm A.1); for k releases "
+                "or subsampling use 'gaussian' (analytic), or composition_epsilon for a per-step budget"
+            )
         if certainly_lt(setup.epsilon, 1) is not True:
-            raise ValueError("the classic Gaussian calibration needs epsilon < 1 (Dwork–Roth Thm A.1); "
-                             "use mechanism 'gaussian' (analytic)")
+            raise ValueError(
+                "the classic Gaussian calibration needs epsilon < 1 (Dwork–Roth Thm A.1); "
+                "use mechanism 'gaussian' (analytic)"
+            )
     return setup
 
 
-def composition_noise(mechanism: str, sensitivity: Any, epsilon: Any, delta: Any = 0, k: int = 1,
-                      composition: str = "optimal", *, poisson_rate: Any = None, sample_size: int | None = None,
-                      population_size: int | None = None, relation: str | None = None,
-                      on_evaluation: Callable[[int], None] | None = None) -> Calibration:
+def composition_noise(
+    mechanism: str,
+    sensitivity: Any,
+    epsilon: Any,
+    delta: Any = 0,
+    k: int = 1,
+    composition: str = "optimal",
+    *,
+    poisson_rate: Any = None,
+    sample_size: int | None = None,
+    population_size: int | None = None,
+    relation: str | None = None,
+    on_evaluation: Callable[[int], None] | None = None,
+) -> Calibration:
     """The smallest noise (σ for Gaussians, scale b or t for Laplace) such that ``k`` adaptive
     releases of ``mechanism`` on a statistic of the given sensitivity (L2 for Gaussians, L1 for
     Laplace) are certified (``epsilon``, ``delta``)-DP, composed by ``composition``, each release
@@ -453,8 +546,18 @@ def composition_noise(mechanism: str, sensitivity: Any, epsilon: Any, delta: Any
     The noise is rounded up to a float; ``notes`` state the rules used and where they are loose
     (subsampled mechanisms above all). ``on_evaluation(n)`` is called before the n-th accountant
     evaluation of a search (for a progress bar)."""
-    setup = _setup(mechanism, sensitivity, epsilon, delta, k, composition, poisson_rate, sample_size,
-                   population_size, relation)
+    setup = _setup(
+        mechanism,
+        sensitivity,
+        epsilon,
+        delta,
+        k,
+        composition,
+        poisson_rate,
+        sample_size,
+        population_size,
+        relation,
+    )
     parameter = "sigma" if "gaussian" in setup.mechanism else "scale"
     closed = setup.closed_form()
     if closed is not None:
@@ -462,7 +565,9 @@ def composition_noise(mechanism: str, sensitivity: Any, epsilon: Any, delta: Any
         value = _upper(rational if rational is not None else closed)
     else:
         value = _upper(_smallest(setup.event, setup.epsilon, setup.delta, setup.guess, on_evaluation))
-    return _certify(parameter, value, setup.event, setup.epsilon, setup.delta, setup.notes(), setup.sampling.relation)
+    return _certify(
+        parameter, value, setup.event, setup.epsilon, setup.delta, setup.notes(), setup.sampling.relation
+    )
 
 
 def laplace_scale(sensitivity: Any, epsilon: Any) -> Calibration:
@@ -476,7 +581,9 @@ def gaussian_sigma(sensitivity: Any, epsilon: Any, delta: Any, method: str = "an
     (ε, δ)-DP: ``analytic`` by Balle–Wang 2018, Thm 8 (exact, any ε > 0), ``classic`` by
     σ = Δ√(2 ln(1.25/δ))/ε (Dwork–Roth 2014, Thm A.1; ε < 1)."""
     method = _choice(method, "method", ("analytic", "classic"))
-    return composition_noise("gaussian" if method == "analytic" else "gaussian-classic", sensitivity, epsilon, delta)
+    return composition_noise(
+        "gaussian" if method == "analytic" else "gaussian-classic", sensitivity, epsilon, delta
+    )
 
 
 def discrete_laplace_scale(sensitivity: Any, epsilon: Any) -> Calibration:

@@ -16,6 +16,7 @@ add/remove child; :class:`~dpledger.accountant.events.AddRemoveToSubstitute` con
 privacy. An unsupported combination is a ``ValueError`` that says which conversion applies, never a
 silent number (as dp_accounting's ``supports`` and OpenDP's metric checks do).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -39,27 +40,41 @@ def relation_of(event: ev.Event, child_relations: Sequence[str]) -> str:
     """The relation ``event``'s guarantee holds under, given its children's; ``ValueError`` when the
     combination is not sound."""
     if isinstance(event, ev.PoissonSubsample):
-        _require(event, child_relations, "add_remove",
-                 "Poisson subsampling (Balle–Barthe–Gaboardi 2018) needs a child that is DP under add/remove "
-                 "neighbours (the subsample's size varies); state relation='add_remove' on the child if it holds")
+        _require(
+            event,
+            child_relations,
+            "add_remove",
+            "Poisson subsampling (Balle–Barthe–Gaboardi 2018) needs a child that is DP under add/remove "
+            "neighbours (the subsample's size varies); state relation='add_remove' on the child if it holds",
+        )
         return event.relation
     if isinstance(event, ev.AddRemoveToSubstitute):
-        _require(event, child_relations, "add_remove", "AddRemoveToSubstitute converts an add/remove guarantee")
+        _require(
+            event, child_relations, "add_remove", "AddRemoveToSubstitute converts an add/remove guarantee"
+        )
         return "substitute"
     if type(event) in SUBSTITUTE_ONLY:
-        _require(event, child_relations, "substitute",
-                 f"{SUBSTITUTE_ONLY[type(event)]} holds under substitute-one neighbours; {_CONVERT}")
+        _require(
+            event,
+            child_relations,
+            "substitute",
+            f"{SUBSTITUTE_ONLY[type(event)]} holds under substitute-one neighbours; {_CONVERT}",
+        )
         return "substitute"
     if not child_relations:
         return getattr(event, "relation", "substitute")
     distinct = sorted(set(child_relations))
     if len(distinct) > 1:
-        raise ValueError(f"{event.kind} combines guarantees under different neighbouring relations "
-                         f"({', '.join(distinct)}); {_CONVERT}")
+        raise ValueError(
+            f"{event.kind} combines guarantees under different neighbouring relations "
+            f"({', '.join(distinct)}); {_CONVERT}"
+        )
     return distinct[0]
 
 
 def _require(event: ev.Event, child_relations: Sequence[str], wanted: str, reason: str) -> None:
     found = sorted(set(child_relations) - {wanted})
     if found:
-        raise ValueError(f"{event.kind}: child is DP under {', '.join(found)} neighbours, not {wanted}: {reason}")
+        raise ValueError(
+            f"{event.kind}: child is DP under {', '.join(found)} neighbours, not {wanted}: {reason}"
+        )

@@ -4,26 +4,33 @@ Each rule cites the statement it implements; the :class:`Derivation` keeps rule,
 formula so that reports can print the chain. An event with no rule raises ``ValueError``
 (the accountant never guesses).
 """
-from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from functools import cached_property, lru_cache
-from typing import Any
+from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from fractions import Fraction
+from functools import cached_property, lru_cache
+from typing import Any
 
 import sympy
 from mpmath import iv, mpf
 
 from dpledger.accountant import events as ev
-from dpledger.accountant.relations import relation_of
-from dpledger.accountant.numerics.certified import certainly_le, enclose, lower_end, upper_end, upper_float
-from dpledger.accountant.numerics.optimal_composition import heterogeneous_optimal_epsilon, homogeneous_optimal_epsilon
 from dpledger.accountant.guarantee import Guarantee, Verdict
-from dpledger.accountant.numerics.special import AnalyticGaussianEpsilon, HeterogeneousOptimalEpsilon, OptimalCompositionEpsilon
+from dpledger.accountant.numerics.certified import certainly_le, enclose, lower_end, upper_end, upper_float
+from dpledger.accountant.numerics.optimal_composition import (
+    heterogeneous_optimal_epsilon,
+    homogeneous_optimal_epsilon,
+)
+from dpledger.accountant.numerics.special import (
+    AnalyticGaussianEpsilon,
+    HeterogeneousOptimalEpsilon,
+    OptimalCompositionEpsilon,
+)
+from dpledger.accountant.relations import relation_of
 
 C_LB = sympy.log(4 * sympy.E)
 """c_LB = ln(4e), the LabelBoost constant of Lemma 3.14."""
@@ -167,19 +174,30 @@ def _require_arbitrary(child: Derivation, statement: str) -> None:
 
 @_rule(ev.PureDP)
 def _pure(event: ev.PureDP, _: list[Derivation]) -> Derivation:
-    return Derivation(event, Guarantee(event.epsilon, sympy.Integer(0)), "pure DP", "Definition 3.2", r"(\varepsilon, 0)")
+    return Derivation(
+        event, Guarantee(event.epsilon, sympy.Integer(0)), "pure DP", "Definition 3.2", r"(\varepsilon, 0)"
+    )
 
 
 @_rule(ev.ApproxDP)
 def _approx(event: ev.ApproxDP, _: list[Derivation]) -> Derivation:
-    return Derivation(event, Guarantee(event.epsilon, event.delta), "approximate DP", "Definition 3.2", r"(\varepsilon, \delta)")
+    return Derivation(
+        event,
+        Guarantee(event.epsilon, event.delta),
+        "approximate DP",
+        "Definition 3.2",
+        r"(\varepsilon, \delta)",
+    )
 
 
 @_rule(ev.Laplace)
 def _laplace(event: ev.Laplace, _: list[Derivation]) -> Derivation:
     return Derivation(
-        event, Guarantee(event.sensitivity / event.scale, sympy.Integer(0)),
-        "Laplace mechanism", "Dwork et al. 2006", r"\varepsilon = \Delta_1 / b",
+        event,
+        Guarantee(event.sensitivity / event.scale, sympy.Integer(0)),
+        "Laplace mechanism",
+        "Dwork et al. 2006",
+        r"\varepsilon = \Delta_1 / b",
     )
 
 
@@ -189,14 +207,22 @@ def _gaussian(event: ev.Gaussian, _: list[Derivation]) -> Derivation:
     if event.calibration == "analytic":
         epsilon = AnalyticGaussianEpsilon(ratio, event.delta)
         return Derivation(
-            event, Guarantee(epsilon, event.delta), "analytic Gaussian mechanism", "Balle–Wang 2018, Thm 8",
+            event,
+            Guarantee(epsilon, event.delta),
+            "analytic Gaussian mechanism",
+            "Balle–Wang 2018, Thm 8",
             r"\min\{\varepsilon: \Phi(\tfrac{\Delta}{2\sigma}-\tfrac{\varepsilon\sigma}{\Delta}) - e^{\varepsilon}\Phi(-\tfrac{\Delta}{2\sigma}-\tfrac{\varepsilon\sigma}{\Delta}) \le \delta\}",
         )
     epsilon = ratio * sympy.sqrt(2 * sympy.log(sympy.Rational(5, 4) / event.delta))
     if certainly_le(epsilon, 1) is not True:
-        raise ValueError("classical Gaussian calibration needs ε < 1 (Dwork–Roth Thm A.1); use calibration='analytic'")
+        raise ValueError(
+            "classical Gaussian calibration needs ε < 1 (Dwork–Roth Thm A.1); use calibration='analytic'"
+        )
     return Derivation(
-        event, Guarantee(epsilon, event.delta), "classical Gaussian mechanism", "Dwork–Roth 2014, Thm A.1",
+        event,
+        Guarantee(epsilon, event.delta),
+        "classical Gaussian mechanism",
+        "Dwork–Roth 2014, Thm A.1",
         r"\varepsilon = \Delta_2\sqrt{2\ln(1.25/\delta)}/\sigma",
     )
 
@@ -241,8 +267,10 @@ def zcdp_to_dp(rho: sympy.Expr, delta: sympy.Expr) -> tuple[sympy.Expr, Fraction
     return epsilon, alpha
 
 
-ZCDP_FORMULA = (r"\rho = \Delta'^2/(2s^2),\ \varepsilon = \alpha\rho + \tfrac{\ln(1/\delta) + (\alpha-1)\ln(\alpha-1)"
-                r" - \alpha\ln\alpha}{\alpha-1}")
+ZCDP_FORMULA = (
+    r"\rho = \Delta'^2/(2s^2),\ \varepsilon = \alpha\rho + \tfrac{\ln(1/\delta) + (\alpha-1)\ln(\alpha-1)"
+    r" - \alpha\ln\alpha}{\alpha-1}"
+)
 
 
 @_rule(ev.DiscreteGaussian)
@@ -250,23 +278,32 @@ def _discrete_gaussian(event: ev.DiscreteGaussian, _: list[Derivation]) -> Deriv
     rho = event.sensitivity_units**2 / (2 * event.sigma_units**2)
     epsilon, alpha = zcdp_to_dp(rho, event.delta)
     return Derivation(
-        event, Guarantee(epsilon, event.delta), f"discrete Gaussian mechanism (ρ-zCDP → (ε, δ) at α = {float(alpha):.6g})",
-        "Canonne–Kamath–Steinke 2020, Thm 4, Cor 13", ZCDP_FORMULA,
+        event,
+        Guarantee(epsilon, event.delta),
+        f"discrete Gaussian mechanism (ρ-zCDP → (ε, δ) at α = {float(alpha):.6g})",
+        "Canonne–Kamath–Steinke 2020, Thm 4, Cor 13",
+        ZCDP_FORMULA,
     )
 
 
 @_rule(ev.DiscreteLaplace)
 def _discrete_laplace(event: ev.DiscreteLaplace, _: list[Derivation]) -> Derivation:
     return Derivation(
-        event, Guarantee(event.sensitivity_units / event.scale_units, sympy.Integer(0)),
-        "discrete Laplace mechanism", "Canonne–Kamath–Steinke 2020, Sec 2", r"\varepsilon = \Delta'_1 / t",
+        event,
+        Guarantee(event.sensitivity_units / event.scale_units, sympy.Integer(0)),
+        "discrete Laplace mechanism",
+        "Canonne–Kamath–Steinke 2020, Sec 2",
+        r"\varepsilon = \Delta'_1 / t",
     )
 
 
 @_rule(ev.ExponentialMechanism)
 def _exponential(event: ev.ExponentialMechanism, _: list[Derivation]) -> Derivation:
     return Derivation(
-        event, Guarantee(event.epsilon, sympy.Integer(0)), "exponential mechanism", "McSherry–Talwar 2007",
+        event,
+        Guarantee(event.epsilon, sympy.Integer(0)),
+        "exponential mechanism",
+        "McSherry–Talwar 2007",
         r"\Pr[r] \propto e^{\varepsilon q(S,r)/(2\Delta q)}",
     )
 
@@ -274,7 +311,10 @@ def _exponential(event: ev.ExponentialMechanism, _: list[Derivation]) -> Derivat
 @_rule(ev.RandomizedResponse)
 def _randomized_response(event: ev.RandomizedResponse, _: list[Derivation]) -> Derivation:
     return Derivation(
-        event, Guarantee(event.epsilon, sympy.Integer(0)), "randomized response", "Warner 1965",
+        event,
+        Guarantee(event.epsilon, sympy.Integer(0)),
+        "randomized response",
+        "Warner 1965",
         r"\Pr[\text{truth}] = e^{\varepsilon}/(e^{\varepsilon}+k-1)",
     )
 
@@ -286,14 +326,25 @@ def _randomized_response(event: ev.RandomizedResponse, _: list[Derivation]) -> D
 def _realizable(event: ev.OnRealizableInputs, children: list[Derivation]) -> Derivation:
     g = children[0].guarantee
     return Derivation(
-        event, Guarantee(g.epsilon, g.delta, "realizable"), "DP on realizable inputs", "Definition 3.6",
-        r"(\varepsilon, \delta)\ \text{on } \mathcal{C}\text{-realizable neighbours}", tuple(children),
+        event,
+        Guarantee(g.epsilon, g.delta, "realizable"),
+        "DP on realizable inputs",
+        "Definition 3.6",
+        r"(\varepsilon, \delta)\ \text{on } \mathcal{C}\text{-realizable neighbours}",
+        tuple(children),
     )
 
 
 @_rule(ev.PostProcessing)
 def _post(event: ev.PostProcessing, children: list[Derivation]) -> Derivation:
-    return Derivation(event, children[0].guarantee, "post-processing", "Dwork–Roth 2014, Prop 2.1", r"(\varepsilon, \delta)", tuple(children))
+    return Derivation(
+        event,
+        children[0].guarantee,
+        "post-processing",
+        "Dwork–Roth 2014, Prop 2.1",
+        r"(\varepsilon, \delta)",
+        tuple(children),
+    )
 
 
 @_rule(ev.LabelBoostThen)
@@ -301,8 +352,12 @@ def _labelboost_then(event: ev.LabelBoostThen, children: list[Derivation]) -> De
     _require_arbitrary(children[0], "Lemma 3.11")
     g = children[0].guarantee
     return Derivation(
-        event, Guarantee(g.epsilon + 3, 4 * sympy.E * g.delta), "LabelBoost then DP algorithm", "Lemma 3.11",
-        r"(\varepsilon + 3,\ 4e\delta)", tuple(children),
+        event,
+        Guarantee(g.epsilon + 3, 4 * sympy.E * g.delta),
+        "LabelBoost then DP algorithm",
+        "Lemma 3.11",
+        r"(\varepsilon + 3,\ 4e\delta)",
+        tuple(children),
     )
 
 
@@ -310,14 +365,24 @@ def _labelboost_then(event: ev.LabelBoostThen, children: list[Derivation]) -> De
 def _labelboost_realizable(event: ev.LabelBoostRealizable, children: list[Derivation]) -> Derivation:
     g = children[0].guarantee
     return Derivation(
-        event, Guarantee(g.epsilon + C_LB, 4 * sympy.E * g.delta), "LabelBoost then realizable-private continuation",
-        "Lemma 3.15", r"(\varepsilon + c_{LB},\ 4e\delta),\ c_{LB} = \ln(4e)", tuple(children),
+        event,
+        Guarantee(g.epsilon + C_LB, 4 * sympy.E * g.delta),
+        "LabelBoost then realizable-private continuation",
+        "Lemma 3.15",
+        r"(\varepsilon + c_{LB},\ 4e\delta),\ c_{LB} = \ln(4e)",
+        tuple(children),
     )
 
 
 @_rule(ev.LabelBoostCarrier)
 def _labelboost_carrier(event: ev.LabelBoostCarrier, _: list[Derivation]) -> Derivation:
-    return Derivation(event, Guarantee(C_LB, sympy.Integer(0)), "carrier-only LabelBoost release", "Lemma 3.17", r"(c_{LB}, 0)")
+    return Derivation(
+        event,
+        Guarantee(C_LB, sympy.Integer(0)),
+        "carrier-only LabelBoost release",
+        "Lemma 3.17",
+        r"(c_{LB}, 0)",
+    )
 
 
 def _amplified(event: ev.Event, child: Derivation, q: sympy.Expr, rule: str, source: str) -> Derivation:
@@ -325,8 +390,12 @@ def _amplified(event: ev.Event, child: Derivation, q: sympy.Expr, rule: str, sou
     g = child.guarantee
     epsilon = sympy.log(1 + q * (sympy.exp(g.epsilon) - 1))
     return Derivation(
-        event, Guarantee(epsilon, q * g.delta), rule, source,
-        r"(\log(1 + q(e^{\varepsilon}-1)),\ q\delta)", (child,),
+        event,
+        Guarantee(epsilon, q * g.delta),
+        rule,
+        source,
+        r"(\log(1 + q(e^{\varepsilon}-1)),\ q\delta)",
+        (child,),
     )
 
 
@@ -347,7 +416,9 @@ def _with_replacement(event: ev.SubsampleWithReplacement, children: list[Derivat
     a = (1 + (sympy.exp(g.epsilon) - 1) / n) ** draws  # every event's ε is > 0
     delta = g.delta * (a - 1) / (sympy.exp(g.epsilon) - 1)
     return Derivation(
-        event, Guarantee(sympy.log(a), delta), "subsampling with replacement (hybrid over the m draws)",
+        event,
+        Guarantee(sympy.log(a), delta),
+        "subsampling with replacement (hybrid over the m draws)",
         "Lemma 8.15 (SubsampleWithReplacement docstring)",
         r"(\log A,\ \delta\,\frac{A-1}{e^{\varepsilon}-1}),\ A = (1 + \frac{e^{\varepsilon}-1}{N})^{m}",
         (child,),
@@ -357,14 +428,18 @@ def _with_replacement(event: ev.SubsampleWithReplacement, children: list[Derivat
 @_rule(ev.PoissonSubsample)
 def _poisson(event: ev.PoissonSubsample, children: list[Derivation]) -> Derivation:
     if event.relation == "add_remove":
-        return _amplified(event, children[0], event.rate, "Poisson subsampling", "Balle–Barthe–Gaboardi 2018, Thm 8")
+        return _amplified(
+            event, children[0], event.rate, "Poisson subsampling", "Balle–Barthe–Gaboardi 2018, Thm 8"
+        )
     child = children[0]
     _require_arbitrary(child, "Poisson subsampling")
     g, q = child.guarantee, event.rate
     epsilon = sympy.log((1 + q * (sympy.exp(g.epsilon) - 1)) / (1 - q * (1 - sympy.exp(-g.epsilon))))
     return Derivation(
-        event, Guarantee(epsilon, q * g.delta * (1 + sympy.exp(epsilon - g.epsilon))),
-        "Poisson subsampling under substitution (coupling)", "PoissonSubsample docstring (coupling, BBG 2018)",
+        event,
+        Guarantee(epsilon, q * g.delta * (1 + sympy.exp(epsilon - g.epsilon))),
+        "Poisson subsampling under substitution (coupling)",
+        "PoissonSubsample docstring (coupling, BBG 2018)",
         r"(\log\tfrac{1 + q(e^{\varepsilon}-1)}{1 - q(1-e^{-\varepsilon})},\ q\delta(1 + e^{\varepsilon'-\varepsilon}))",
         (child,),
     )
@@ -374,9 +449,12 @@ def _poisson(event: ev.PoissonSubsample, children: list[Derivation]) -> Derivati
 def _add_remove_to_substitute(event: ev.AddRemoveToSubstitute, children: list[Derivation]) -> Derivation:
     g = children[0].guarantee
     return Derivation(
-        event, Guarantee(2 * g.epsilon, (1 + sympy.exp(g.epsilon)) * g.delta, g.domain),
-        "add/remove to substitute-one (group privacy, k = 2)", "Dwork–Roth 2014, Thm 2.2",
-        r"(2\varepsilon,\ (1 + e^{\varepsilon})\delta)", tuple(children),
+        event,
+        Guarantee(2 * g.epsilon, (1 + sympy.exp(g.epsilon)) * g.delta, g.domain),
+        "add/remove to substitute-one (group privacy, k = 2)",
+        "Dwork–Roth 2014, Thm 2.2",
+        r"(2\varepsilon,\ (1 + e^{\varepsilon})\delta)",
+        tuple(children),
     )
 
 
@@ -415,8 +493,12 @@ def _composition(event: ev.Composition, children: list[Derivation]) -> Derivatio
         epsilon = event.repeat * sympy.Add(*[g.epsilon for g in guarantees])
         delta = event.repeat * sympy.Add(*[g.delta for g in guarantees])
         return Derivation(
-            event, Guarantee(epsilon, delta, domain), "basic composition", "Dwork–Roth 2014, Thm 3.16",
-            r"(\textstyle\sum_i \varepsilon_i,\ \sum_i \delta_i)", tuple(children),
+            event,
+            Guarantee(epsilon, delta, domain),
+            "basic composition",
+            "Dwork–Roth 2014, Thm 3.16",
+            r"(\textstyle\sum_i \varepsilon_i,\ \sum_i \delta_i)",
+            tuple(children),
         )
     if event.method == "advanced":
         return _advanced(event, children, domain, "advanced composition")
@@ -441,8 +523,12 @@ def _composition(event: ev.Composition, children: list[Derivation]) -> Derivatio
         source = "Murtagh–Vadhan 2016, Thm 1.5"
         rule = _heterogeneous_rule(groups, event.target_delta)
     return Derivation(
-        event, Guarantee(epsilon, event.target_delta, domain), rule, source,
-        r"\min\{\varepsilon: 1-\prod_i(1-\delta_i)\,(1-\delta_{RR}(\varepsilon)) \le \delta\}", tuple(children),
+        event,
+        Guarantee(epsilon, event.target_delta, domain),
+        rule,
+        source,
+        r"\min\{\varepsilon: 1-\prod_i(1-\delta_i)\,(1-\delta_{RR}(\varepsilon)) \le \delta\}",
+        tuple(children),
     )
 
 
@@ -452,20 +538,37 @@ def _heterogeneous_rule(groups: dict[tuple[sympy.Expr, sympy.Expr], int], target
     (the inputs :class:`HeterogeneousOptimalEpsilon` takes its upper bound from), otherwise the
     lattice bracket of :func:`heterogeneous_optimal_epsilon`, named with the most it can exceed the
     optimum (its upper end less the lower end computed from the enclosures' lower ends)."""
-    uppers = [(upper_end(enclose(e)), upper_end(enclose(d))) for (e, d), times in groups.items() for _ in range(times)]
+    uppers = [
+        (upper_end(enclose(e)), upper_end(enclose(d)))
+        for (e, d), times in groups.items()
+        for _ in range(times)
+    ]
     _, high, exact = heterogeneous_optimal_epsilon(uppers, lower_end(enclose(target)))
     if exact:
         return "optimal composition"
-    lowers = [(lower_end(enclose(e)), max(mpf(0), lower_end(enclose(d)))) for (e, d), times in groups.items()
-              for _ in range(times)]
-    low = heterogeneous_optimal_epsilon(lowers, upper_end(enclose(target)))[0] if all(e > 0 for e, _ in lowers) else 0
-    return (f"optimal composition, bracketed: the exact law of {len(groups)} distinct (ε_i, δ_i) is too large, so each "
-            f"ε_i is rounded up to a binary lattice (monotonicity); the reported ε exceeds the optimum by at most "
-            f"{upper_float(iv.mpf(high) - iv.mpf(low)):.3g}")
+    lowers = [
+        (lower_end(enclose(e)), max(mpf(0), lower_end(enclose(d))))
+        for (e, d), times in groups.items()
+        for _ in range(times)
+    ]
+    low = (
+        heterogeneous_optimal_epsilon(lowers, upper_end(enclose(target)))[0]
+        if all(e > 0 for e, _ in lowers)
+        else 0
+    )
+    return (
+        f"optimal composition, bracketed: the exact law of {len(groups)} distinct (ε_i, δ_i) is too large, so each "
+        f"ε_i is rounded up to a binary lattice (monotonicity); the reported ε exceeds the optimum by at most "
+        f"{upper_float(iv.mpf(high) - iv.mpf(low)):.3g}"
+    )
 
 
-def _bracketed(event: ev.Composition, children: list[Derivation], domain: str,
-               groups: dict[tuple[sympy.Expr, sympy.Expr], int]) -> Derivation:
+def _bracketed(
+    event: ev.Composition,
+    children: list[Derivation],
+    domain: str,
+    groups: dict[tuple[sympy.Expr, sympy.Expr], int],
+) -> Derivation:
     """Heterogeneous optimal composition of more mechanisms than :data:`HETEROGENEOUS_EXACT_MAX`.
     An (ε, δ)-DP mechanism is (ε′, δ′)-DP for ε′ ≥ ε, δ′ ≥ δ: every child is (max ε_i, max δ_i)-DP,
     and every (min ε_i, min δ_i)-DP mechanism is (ε_i, δ_i)-DP, so the optimum lies between the
@@ -479,13 +582,20 @@ def _bracketed(event: ev.Composition, children: list[Derivation], domain: str,
     low = mpf(0)
     if eps_low > 0:
         delta_low = max(mpf(0), min(lower_end(enclose(d)) for d in deltas))
-        low = homogeneous_optimal_epsilon(eps_low, delta_low, count, upper_end(enclose(event.target_delta)))[0]
+        low = homogeneous_optimal_epsilon(eps_low, delta_low, count, upper_end(enclose(event.target_delta)))[
+            0
+        ]
     excess = upper_float(iv.mpf(upper_end(enclose(high))) - iv.mpf(low))
-    rule = (f"optimal composition, bracketed: {len(groups)} distinct (ε_i, δ_i) over {count:,} mechanisms are beyond "
-            f"the exact convolution, so the homogeneous optimum at (max ε_i, max δ_i) is reported; it exceeds the "
-            f"optimum by at most {excess:.3g} (the homogeneous optimum at (min ε_i, min δ_i) is a lower bound)")
+    rule = (
+        f"optimal composition, bracketed: {len(groups)} distinct (ε_i, δ_i) over {count:,} mechanisms are beyond "
+        f"the exact convolution, so the homogeneous optimum at (max ε_i, max δ_i) is reported; it exceeds the "
+        f"optimum by at most {excess:.3g} (the homogeneous optimum at (min ε_i, min δ_i) is a lower bound)"
+    )
     return Derivation(
-        event, Guarantee(high, event.target_delta, domain), rule, "Kairouz–Oh–Viswanath 2015, Thm 3.3 (monotonicity)",
+        event,
+        Guarantee(high, event.target_delta, domain),
+        rule,
+        "Kairouz–Oh–Viswanath 2015, Thm 3.3 (monotonicity)",
         r"\varepsilon_{\mathrm{opt}}(\max_i \varepsilon_i, \max_i \delta_i; L) \ge \varepsilon_{\mathrm{opt}}"
         r"(\{(\varepsilon_i, \delta_i)\}_i) \ge \varepsilon_{\mathrm{opt}}(\min_i \varepsilon_i, \min_i \delta_i; L)",
         tuple(children),
@@ -502,7 +612,10 @@ def _advanced(event: ev.Composition, children: list[Derivation], domain: str, ru
         raise ValueError(f"target_delta must exceed L·δ₀ = {count}·δ₀ for advanced composition")
     epsilon = sympy.sqrt(2 * count * sympy.log(1 / slack)) * eps0 + count * eps0 * (sympy.exp(eps0) - 1)
     return Derivation(
-        event, Guarantee(epsilon, event.target_delta, domain), rule, "Theorem 3.5",
+        event,
+        Guarantee(epsilon, event.target_delta, domain),
+        rule,
+        "Theorem 3.5",
         r"\sqrt{2L\log(1/\delta')}\,\varepsilon_0 + L\varepsilon_0(e^{\varepsilon_0}-1),\ \delta = L\delta_0 + \delta'",
         tuple(children),
     )
@@ -517,9 +630,12 @@ def _gaussian_composition(event: ev.Composition, children: list[Derivation], dom
     ratio_squares = sympy.Add(*[(c.sensitivity / c.sigma) ** 2 for c in event.children])
     ratio = sympy.sqrt(event.repeat * ratio_squares)
     return Derivation(
-        event, Guarantee(AnalyticGaussianEpsilon(ratio, event.target_delta), event.target_delta, domain),
-        "optimal composition of Gaussian mechanisms", "Dong–Roth–Su 2019, Cor 3.3; Balle–Wang 2018, Thm 8",
-        r"\mu = \sqrt{\textstyle\sum_i (\Delta_i/\sigma_i)^2},\ \varepsilon = \varepsilon_{\mathrm{aG}}(\mu, \delta)", tuple(children),
+        event,
+        Guarantee(AnalyticGaussianEpsilon(ratio, event.target_delta), event.target_delta, domain),
+        "optimal composition of Gaussian mechanisms",
+        "Dong–Roth–Su 2019, Cor 3.3; Balle–Wang 2018, Thm 8",
+        r"\mu = \sqrt{\textstyle\sum_i (\Delta_i/\sigma_i)^2},\ \varepsilon = \varepsilon_{\mathrm{aG}}(\mu, \delta)",
+        tuple(children),
     )
 
 
@@ -530,7 +646,8 @@ def _zcdp_composition(event: ev.Composition, children: list[Derivation], domain:
     rho = event.repeat * sympy.Add(*[c.sensitivity_units**2 / (2 * c.sigma_units**2) for c in event.children])
     epsilon, alpha = zcdp_to_dp(rho, event.target_delta)
     return Derivation(
-        event, Guarantee(epsilon, event.target_delta, domain),
+        event,
+        Guarantee(epsilon, event.target_delta, domain),
         f"zCDP composition of discrete Gaussian mechanisms (→ (ε, δ) at α = {float(alpha):.6g})",
         "Bun–Steinke 2016, Lemma 2.3; Canonne–Kamath–Steinke 2020, Cor 13",
         r"\rho = \textstyle\sum_i \rho_i,\ \varepsilon = \alpha\rho + \tfrac{\ln(1/\delta) + (\alpha-1)\ln(\alpha-1) - \alpha\ln\alpha}{\alpha-1}",
@@ -543,9 +660,13 @@ def _parallel(event: ev.ParallelComposition, children: list[Derivation]) -> Deri
     guarantees = [c.guarantee for c in children]
     return Derivation(
         event,
-        Guarantee(_max([g.epsilon for g in guarantees]), _max([g.delta for g in guarantees]), _domain(children)),
-        "parallel composition over disjoint blocks", "McSherry 2009; Lemma 6.12",
-        r"(\max_b \varepsilon_b,\ \max_b \delta_b)", tuple(children),
+        Guarantee(
+            _max([g.epsilon for g in guarantees]), _max([g.delta for g in guarantees]), _domain(children)
+        ),
+        "parallel composition over disjoint blocks",
+        "McSherry 2009; Lemma 6.12",
+        r"(\max_b \varepsilon_b,\ \max_b \delta_b)",
+        tuple(children),
     )
 
 
@@ -554,6 +675,11 @@ def _claim(event: ev.Claim, children: list[Derivation]) -> Derivation:
     derived = children[0].guarantee
     claimed = Guarantee(event.epsilon, event.delta, derived.domain, event.relation)
     return Derivation(
-        event, derived, "paper claim", event.statement, r"\text{derived} \le \text{claimed}",
-        tuple(children), ClaimCheck(event.statement, claimed, derived),
+        event,
+        derived,
+        "paper claim",
+        event.statement,
+        r"\text{derived} \le \text{claimed}",
+        tuple(children),
+        ClaimCheck(event.statement, claimed, derived),
     )

@@ -6,18 +6,26 @@ the statement and the bound the paper claims, so derived and claimed guarantees 
 compared node by node. Lives in ``accountant`` (not ``verify``) because the learner needs
 the same parameters and tree to build its trace.
 """
+
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import sympy
 
 from dpledger.accountant import events as ev
 from dpledger.accountant.calibration import largest_integer_from, smallest_integer_to_precision
-from dpledger.accountant.numerics.certified import certainly_le, certainly_lt, certified_floor, enclose, exact, upper_float
+from dpledger.accountant.numerics.certified import (
+    certainly_le,
+    certainly_lt,
+    certified_floor,
+    enclose,
+    exact,
+    upper_float,
+)
 from dpledger.accountant.rules import C_LB, Derivation, account
 
 EPSILON_ORACLE = sympy.Integer(4)
@@ -42,7 +50,7 @@ class Target:
     delta: sympy.Expr
 
     @staticmethod
-    def of(n: int, k: int, epsilon: Any, delta: Any) -> "Target":
+    def of(n: int, k: int, epsilon: Any, delta: Any) -> Target:
         for name, value, minimum in (("n", n, 3), ("k", k, 1)):
             if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
                 raise ValueError(f"{name} must be an integer ≥ {minimum}, got {value!r}")
@@ -52,8 +60,10 @@ class Target:
         if certainly_le(eps, 1) is not True:
             raise ValueError(f"epsilon must be ≤ 1 (hypothesis of Lemma 6.12), got {eps}")
         if certainly_lt(eps, EPSILON_FLOOR) is not False:
-            raise ValueError(f"epsilon must be ≥ 1e-30: below it the certified accounting of the Section 6 tree "
-                             f"(128–2048-bit intervals) cannot separate ε from 0 in bounded time, got {sympy.Float(eps, 3)}")
+            raise ValueError(
+                f"epsilon must be ≥ 1e-30: below it the certified accounting of the Section 6 tree "
+                f"(128–2048-bit intervals) cannot separate ε from 0 in bounded time, got {sympy.Float(eps, 3)}"
+            )
         dlt = exact(delta, "delta")
         if not (dlt.is_positive and certainly_lt(dlt, 1)):
             raise ValueError(f"delta must be in (0, 1), got {dlt}")
@@ -128,8 +138,9 @@ def amplified_event(statement: str, block: ev.Event, m: int, block_size: int, ta
     return ev.Claim(statement, sampled, target.epsilon / (4 * target.root), target.delta / (4 * target.k))
 
 
-def learner_event(target: Target, m: int, oracles: Sequence[ev.Event], method: str = "advanced",
-                  n: int | None = None) -> ev.Event:
+def learner_event(
+    target: Target, m: int, oracles: Sequence[ev.Event], method: str = "advanced", n: int | None = None
+) -> ev.Event:
     """The privacy event of CarryForwardLearner run with active sample size m on n records
     (default: the target's n), ``oracles[i]`` being the declared event of A_{i+1}: the three
     blocks in parallel (Lemma 6.12).
@@ -166,8 +177,14 @@ def learner_event(target: Target, m: int, oracles: Sequence[ev.Event], method: s
     return ev.Claim("Lemma 6.12", ev.ParallelComposition(tuple(blocks)), target.epsilon, target.delta)
 
 
-def carry_forward_event(target: Target, m: int, method: str = "advanced", n: int | None = None,
-                        delta_oracle: sympy.Expr | None = None, epsilon_oracle: sympy.Expr = EPSILON_ORACLE) -> ev.Event:
+def carry_forward_event(
+    target: Target,
+    m: int,
+    method: str = "advanced",
+    n: int | None = None,
+    delta_oracle: sympy.Expr | None = None,
+    epsilon_oracle: sympy.Expr = EPSILON_ORACLE,
+) -> ev.Event:
     """:func:`learner_event` with the paper's oracles: (ε_A, δ_A) = (4, δ/(16ek)) on
     realizable prefix states (Assumption 4.4, Algorithm 2 line 3), or δ_A = ``delta_oracle``
     when a theorem runs the learner with a smaller one (Theorem 8.5: δ/(32ek)), and ε_A =
@@ -192,15 +209,28 @@ class ChainStep:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "statement": self.statement, "quantity": self.quantity, "formula": self.formula,
-            "value": self.value, "claim": self.claim, "holds": self.holds,
+            "statement": self.statement,
+            "quantity": self.quantity,
+            "formula": self.formula,
+            "value": self.value,
+            "claim": self.claim,
+            "holds": self.holds,
         }
 
 
-def _step(statement: str, quantity: str, formula: str, value: sympy.Expr, claim: str,
-          bound: sympy.Expr, strict: bool = False) -> ChainStep:
+def _step(
+    statement: str,
+    quantity: str,
+    formula: str,
+    value: sympy.Expr,
+    claim: str,
+    bound: sympy.Expr,
+    strict: bool = False,
+) -> ChainStep:
     compare = certainly_lt if strict else certainly_le
-    return ChainStep(statement, quantity, formula, upper_float(enclose(value)), claim, compare(value, bound) is True)
+    return ChainStep(
+        statement, quantity, formula, upper_float(enclose(value)), claim, compare(value, bound) is True
+    )
 
 
 @dataclass(frozen=True)
@@ -239,26 +269,73 @@ def paper_chain(target: Target) -> PaperChain:
     delta_res = ell * zeta + t.delta / 2
     derivation = account(carry_forward_event(t, m, "advanced"))
     steps = (
-        ChainStep("Algorithm 2", "m", r"\lfloor \varepsilon n / (12 e^9 \sqrt{k\log(2/\delta)}) \rfloor",
-                  float(m), "m ≥ 1", m >= 1),
+        ChainStep(
+            "Algorithm 2",
+            "m",
+            r"\lfloor \varepsilon n / (12 e^9 \sqrt{k\log(2/\delta)}) \rfloor",
+            float(m),
+            "m ≥ 1",
+            m >= 1,
+        ),
         _step("Lemma 6.2", "C", r"\varepsilon_A + 2c_{LB}", C, "C < 9", sympy.Integer(9), strict=True),
         _step("Corollary 6.6", "q", r"m / \lfloor n/3 \rfloor", q, "q ≤ 1", sympy.Integer(1)),
-        _step("Lemma 6.12", "eta", r"\log(1 + q(e^C - 1)) \le q(e^C-1)", eta,
-              "η ≤ ε/(4√(k log(2/δ)))", t.epsilon / (4 * t.root)),
+        _step(
+            "Lemma 6.12",
+            "eta",
+            r"\log(1 + q(e^C - 1)) \le q(e^C-1)",
+            eta,
+            "η ≤ ε/(4√(k log(2/δ)))",
+            t.epsilon / (4 * t.root),
+        ),
         _step("Lemma 6.12", "eta", r"\log(1 + q(e^C - 1))", eta, "η ≤ 1", sympy.Integer(1)),
-        _step("Corollary 6.6", "zeta", r"q \cdot 4e\delta_A = q\delta/(4k)", zeta, "ζ ≤ δ/(4k)", t.delta / (4 * t.k)),
-        _step("Corollary 6.11", "ell", r"\lceil (k-1)/2 \rceil", sympy.Integer(ell), "ℓ ≤ k", sympy.Integer(t.k)),
-        _step("Lemma 6.12", "epsilon_res", r"\sqrt{2\ell\log(2/\delta)}\,\eta + \ell\eta(e^\eta - 1)", eps_res,
-              "ε_res ≤ (√2/4)ε + 2ε²/(16 log(2/δ))",
-              sympy.sqrt(2) / 4 * t.epsilon + 2 * t.epsilon**2 / (16 * log2d)),
-        _step("Corollary 6.11", "epsilon_res", r"\sqrt{2\ell\log(2/\delta)}\,\eta + \ell\eta(e^\eta - 1)", eps_res,
-              "ε_res ≤ ε", t.epsilon),
-        _step("Corollary 6.11", "delta_res", r"\ell\zeta + \delta/2", delta_res, "δ_res < δ", t.delta, strict=True),
-        _step("Corollary 6.8", "eta", r"\log(1 + q(e^C - 1))", eta, "η ≤ ε (initialization block)", t.epsilon),
+        _step(
+            "Corollary 6.6",
+            "zeta",
+            r"q \cdot 4e\delta_A = q\delta/(4k)",
+            zeta,
+            "ζ ≤ δ/(4k)",
+            t.delta / (4 * t.k),
+        ),
+        _step(
+            "Corollary 6.11", "ell", r"\lceil (k-1)/2 \rceil", sympy.Integer(ell), "ℓ ≤ k", sympy.Integer(t.k)
+        ),
+        _step(
+            "Lemma 6.12",
+            "epsilon_res",
+            r"\sqrt{2\ell\log(2/\delta)}\,\eta + \ell\eta(e^\eta - 1)",
+            eps_res,
+            "ε_res ≤ (√2/4)ε + 2ε²/(16 log(2/δ))",
+            sympy.sqrt(2) / 4 * t.epsilon + 2 * t.epsilon**2 / (16 * log2d),
+        ),
+        _step(
+            "Corollary 6.11",
+            "epsilon_res",
+            r"\sqrt{2\ell\log(2/\delta)}\,\eta + \ell\eta(e^\eta - 1)",
+            eps_res,
+            "ε_res ≤ ε",
+            t.epsilon,
+        ),
+        _step(
+            "Corollary 6.11",
+            "delta_res",
+            r"\ell\zeta + \delta/2",
+            delta_res,
+            "δ_res < δ",
+            t.delta,
+            strict=True,
+        ),
+        _step(
+            "Corollary 6.8", "eta", r"\log(1 + q(e^C - 1))", eta, "η ≤ ε (initialization block)", t.epsilon
+        ),
         _step("Corollary 6.8", "zeta", r"q\Delta", zeta, "ζ ≤ δ (initialization block)", t.delta),
-        ChainStep("Lemma 6.12", "learner", r"\max(\text{init}, \text{reservoir}_0, \text{reservoir}_1)",
-                  derivation.guarantee.epsilon_upper, "(ε, δ)-DP on arbitrary inputs",
-                  derivation.guarantee.meets(t.epsilon, t.delta).holds),
+        ChainStep(
+            "Lemma 6.12",
+            "learner",
+            r"\max(\text{init}, \text{reservoir}_0, \text{reservoir}_1)",
+            derivation.guarantee.epsilon_upper,
+            "(ε, δ)-DP on arbitrary inputs",
+            derivation.guarantee.meets(t.epsilon, t.delta).holds,
+        ),
     )
     return PaperChain(t, m, q, eta, zeta, ell, eps_res, delta_res, steps, derivation)
 
@@ -298,8 +375,9 @@ class SearchProgress:
         self.on_progress = on_progress
         self.done = 0
 
-    def tracked(self, ok: Callable[[int], bool], span: int, cap: int | None = None,
-                later: int = 0) -> Callable[[int], bool]:
+    def tracked(
+        self, ok: Callable[[int], bool], span: int, cap: int | None = None, later: int = 0
+    ) -> Callable[[int], bool]:
         """``ok`` (monotone: one verdict on each side of a boundary, searched over a range of
         width ``span``), reporting after each call."""
         if self.on_progress is None:
@@ -315,7 +393,9 @@ class SearchProgress:
             if len(ends) == 2:  # the boundary lies between the nearest ends of the two verdicts
                 width = min(abs(ends[True][1] - ends[False][0]), abs(ends[False][1] - ends[True][0]))
             remaining = max(width.bit_length() - 1, 0)
-            self.on_progress(self.done, self.done + (remaining if cap is None else min(cap, remaining)) + later)
+            self.on_progress(
+                self.done, self.done + (remaining if cap is None else min(cap, remaining)) + later
+            )
             return verdict
 
         return evaluated
@@ -326,8 +406,13 @@ class SearchProgress:
             self.on_progress(self.done, self.done)
 
 
-def _tight_holds(target: Target, m: int, block_size: int, delta_oracle: sympy.Expr | None = None,
-                 epsilon_oracle: sympy.Expr = EPSILON_ORACLE) -> bool:
+def _tight_holds(
+    target: Target,
+    m: int,
+    block_size: int,
+    delta_oracle: sympy.Expr | None = None,
+    epsilon_oracle: sympy.Expr = EPSILON_ORACLE,
+) -> bool:
     event = carry_forward_event(target, m, "optimal", 3 * block_size, delta_oracle, epsilon_oracle)
     return account(event).guarantee.meets(target.epsilon, target.delta).holds
 
@@ -344,7 +429,9 @@ def tight_m(target: Target, start: int, progress: SearchProgress | None = None, 
     return largest_integer_from(tracked, max(start, 1), block)
 
 
-def tight_calibration(target: Target, paper_m_value: int, on_progress: Progress | None = None) -> TightCalibration:
+def tight_calibration(
+    target: Target, paper_m_value: int, on_progress: Progress | None = None
+) -> TightCalibration:
     """Largest m in [1, ⌊n/3⌋] meeting (ε, δ) under optimal composition, and the smallest n
     that the tight accounting needs for the paper's m; ``on_progress`` follows both searches.
 
@@ -356,19 +443,32 @@ def tight_calibration(target: Target, paper_m_value: int, on_progress: Progress 
     progress = SearchProgress(on_progress)
     m = tight_m(t, paper_m_value, progress, later=min(61, (block // max(paper_m_value, 1)).bit_length()))
     if m is None:
-        raise ValueError(f"no m ≥ 1 meets (ε, δ) = ({t.epsilon}, {t.delta}) with n = {t.n} even under tight accounting")
+        raise ValueError(
+            f"no m ≥ 1 meets (ε, δ) = ({t.epsilon}, {t.delta}) with n = {t.n} even under tight accounting"
+        )
     derivation = account(carry_forward_event(t, m, "optimal"))
     low = max(paper_m_value, paper_m_value * block // (m + 1))
     high = -(-paper_m_value * block // m)
     n_tight = tight_n(t, paper_m_value, low, high, progress=progress)
     progress.finish()
-    return TightCalibration(m, derivation, derivation.guarantee.meets(t.epsilon, t.delta).holds,
-                            n_tight, needed_n(t, paper_m_value))
+    return TightCalibration(
+        m,
+        derivation,
+        derivation.guarantee.meets(t.epsilon, t.delta).holds,
+        n_tight,
+        needed_n(t, paper_m_value),
+    )
 
 
-def tight_n(target: Target, m: int, low_block: int | None = None, high_block: int | None = None,
-            delta_oracle: sympy.Expr | None = None, epsilon_oracle: sympy.Expr = EPSILON_ORACLE,
-            progress: SearchProgress | None = None) -> int:
+def tight_n(
+    target: Target,
+    m: int,
+    low_block: int | None = None,
+    high_block: int | None = None,
+    delta_oracle: sympy.Expr | None = None,
+    epsilon_oracle: sympy.Expr = EPSILON_ORACLE,
+    progress: SearchProgress | None = None,
+) -> int:
     """The smallest n = 3M whose block size M lets active sample size m meet (ε, δ) under
     the tight accounting (bisection over M in [low_block, high_block], by default [m, the
     block size the paper's formula needs]); oracles (``epsilon_oracle``, ``delta_oracle``), by

@@ -4,6 +4,7 @@ An event becomes ``{"kind": <class name>, <field>: <value>, ...}``; exact number
 as sympy strings (``"1/10"``, ``"log(4*E)"``) so that reading them back gives the same exact
 value; sub-events nest. Malformed input raises ``ValueError`` naming what is wrong.
 """
+
 from __future__ import annotations
 
 import json

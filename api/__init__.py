@@ -40,6 +40,7 @@ Imports point down only (``verify`` → ``learners`` → ``accountant``; this pa
 top); ``tests/test_layers.py`` enforces it. Names are loaded on first use, so ``import dpledger``
 stays light (``dpledger --version`` does not import numpy).
 """
+
 from __future__ import annotations
 
 import importlib

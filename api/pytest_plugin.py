@@ -12,6 +12,7 @@ The plugin imports only pytest and the standard library (dpledger's auditors loa
 test calls them) and changes nothing unless an option is given. Disable it with
 ``-p no:dpledger``.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,8 +27,13 @@ _SAVED = pytest.StashKey[dict[str, str | None]]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dpledger", "dpledger privacy assertions (dpledger.testing)")
     for setting in SETTINGS:
-        group.addoption(setting.option, type=setting.parse, default=None, metavar=setting.parse.__name__.upper(),
-                        help=f"{setting.help} (default {setting.default}); sets {setting.variable}")
+        group.addoption(
+            setting.option,
+            type=setting.parse,
+            default=None,
+            metavar=setting.parse.__name__.upper(),
+            help=f"{setting.help} (default {setting.default}); sets {setting.variable}",
+        )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -54,5 +60,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:
-    changed = [f"{s.variable}={os.environ[s.variable]}" for s in SETTINGS if os.environ.get(s.variable, "").strip()]
+    changed = [
+        f"{s.variable}={os.environ[s.variable]}" for s in SETTINGS if os.environ.get(s.variable, "").strip()
+    ]
     return f"dpledger: {', '.join(changed)}" if changed else None

@@ -27,6 +27,7 @@ between calls. Defaults that a whole run may change — samples (100,000 per inp
 ``--dpledger-samples``, ``--dpledger-confidence``, ``--dpledger-seed``); an explicit argument
 always wins.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -140,12 +141,23 @@ def assert_private(
     used_seed = node_seed() if seed is None else seed
     if isinstance(used_seed, bool) or not isinstance(used_seed, (int, np.integer)) or used_seed < 0:
         raise ValueError(f"seed must be an integer ≥ 0, got {used_seed!r}")
-    result = audit(mechanism, neighbours, claimed, delta=slack, samples=int(budget), confidence=level,
-                   seed=int(used_seed), executor=executor if executor is not None else InProcessExecutor(),
-                   timeout=timeout)
+    result = audit(
+        mechanism,
+        neighbours,
+        claimed,
+        delta=slack,
+        samples=int(budget),
+        confidence=level,
+        seed=int(used_seed),
+        executor=executor if executor is not None else InProcessExecutor(),
+        timeout=timeout,
+    )
     if result.verdict == VIOLATION or (result.verdict == FLOAT_LEAK and not allow_float_leak):
-        raise PrivacyViolation(_monte_carlo_message(result, neighbours, int(used_seed), seed is None, int(budget)),
-                               result, int(used_seed))
+        raise PrivacyViolation(
+            _monte_carlo_message(result, neighbours, int(used_seed), seed is None, int(budget)),
+            result,
+            int(used_seed),
+        )
     return result
 
 
@@ -174,8 +186,9 @@ def _as_pair(pair: Any, index: int) -> NeighbourPair:
     raise ValueError(f"pairs[{index}] must be a NeighbourPair or an (a, b) tuple, got {pair!r}")
 
 
-def _monte_carlo_message(result: AuditResult, pairs: list[NeighbourPair], seed: int, derived: bool,
-                         samples: int) -> str:
+def _monte_carlo_message(
+    result: AuditResult, pairs: list[NeighbourPair], seed: int, derived: bool, samples: int
+) -> str:
     """The claim, the verdict, the certified bound and the falsifying example, hypothesis-style."""
     witness = result.witness or {}
     pair = pairs[witness["pair"]["index"]]
@@ -183,31 +196,44 @@ def _monte_carlo_message(result: AuditResult, pairs: list[NeighbourPair], seed: 
     runs = witness["runs"]
     leak = result.verdict == FLOAT_LEAK
     bound = _down(result.float_epsilon_lower if leak else result.real_epsilon_lower)
-    kind = (f"a FLOAT LEAK: the floating-point implementation leaks through the low bits of its outputs "
-            f"(Mironov 2012), while real-number events certify only ε ≥ {_down(result.real_epsilon_lower)}"
-            if leak else "a VIOLATION by the mechanism's real-number outputs")
+    kind = (
+        f"a FLOAT LEAK: the floating-point implementation leaks through the low bits of its outputs "
+        f"(Mironov 2012), while real-number events certify only ε ≥ {_down(result.real_epsilon_lower)}"
+        if leak
+        else "a VIOLATION by the mechanism's real-number outputs"
+    )
     origin = f" (derived from test {current_node_id()!r})" if derived and current_node_id() else ""
-    return "\n".join([
-        (f"({result.claimed_epsilon!r}, {result.delta!r})-DP refuted by the Monte Carlo auditor: "
-         f"ε ≥ {bound} with confidence {result.confidence:g}, {kind}"),
-        "Falsifying example:",
-        f"  pair:   {pair.label}: a = {_short(pair.a)}, b = {_short(pair.b)}",
-        f"  event E: {event_text(witness['event'])}",
-        f"  P[M({first}) ∈ E] ≥ {_down(witness['p_lower'])}   ({hits_first} of {runs[first]} runs on {first})",
-        f"  P[M({second}) ∈ E] ≤ {_up(witness['q_upper'])}   ({hits_second} of {runs[second]} runs on {second})",
-        (f"  each bound one-sided Clopper–Pearson at level {witness['bound_level']:.3g} (Bonferroni over "
-         f"the events estimated on held-out runs and {result.stages_planned} stages)"),
-        (f"  so ε ≥ log(({_down(witness['p_lower'])} − {result.delta!r}) / {_up(witness['q_upper'])}) "
-         f"≥ {bound} > {result.claimed_epsilon!r}"),
-        f"Reproduce with seed={seed}{origin}, samples={samples}, confidence={result.confidence:g}",
-        *([f"Remedy: {FLOAT_REMEDY}"] if leak else []),
-    ])
+    return "\n".join(
+        [
+            (
+                f"({result.claimed_epsilon!r}, {result.delta!r})-DP refuted by the Monte Carlo auditor: "
+                f"ε ≥ {bound} with confidence {result.confidence:g}, {kind}"
+            ),
+            "Falsifying example:",
+            f"  pair:   {pair.label}: a = {_short(pair.a)}, b = {_short(pair.b)}",
+            f"  event E: {event_text(witness['event'])}",
+            f"  P[M({first}) ∈ E] ≥ {_down(witness['p_lower'])}   ({hits_first} of {runs[first]} runs on {first})",
+            f"  P[M({second}) ∈ E] ≤ {_up(witness['q_upper'])}   ({hits_second} of {runs[second]} runs on {second})",
+            (
+                f"  each bound one-sided Clopper–Pearson at level {witness['bound_level']:.3g} (Bonferroni over "
+                f"the events estimated on held-out runs and {result.stages_planned} stages)"
+            ),
+            (
+                f"  so ε ≥ log(({_down(witness['p_lower'])} − {result.delta!r}) / {_up(witness['q_upper'])}) "
+                f"≥ {bound} > {result.claimed_epsilon!r}"
+            ),
+            f"Reproduce with seed={seed}{origin}, samples={samples}, confidence={result.confidence:g}",
+            *([f"Remedy: {FLOAT_REMEDY}"] if leak else []),
+        ]
+    )
 
 
 # -- accountant -----------------------------------------------------------------------------
 
 
-def assert_guarantee(event: Event, epsilon: Any = None, delta: Any = 0, *, relation: str | None = None) -> Derivation:
+def assert_guarantee(
+    event: Event, epsilon: Any = None, delta: Any = 0, *, relation: str | None = None
+) -> Derivation:
     """Assert that the guarantee derived from ``event`` certainly meets (ε, δ), and that every
     :class:`~dpledger.accountant.events.Claim` in the tree holds.
 
@@ -222,19 +248,28 @@ def assert_guarantee(event: Event, epsilon: Any = None, delta: Any = 0, *, relat
         raise ValueError(f"event must be a dpledger.accountant.events event, got {type(event).__name__}")
     derivation = account(event)
     if epsilon is None and not derivation.claims():
-        raise ValueError("nothing to check: give epsilon (and delta), or an event tree containing Claim events")
-    problems = [_claim_problem(check.statement, check.derived, check.claimed, check.verdict)
-                for check in derivation.claims() if not check.verdict.holds]
+        raise ValueError(
+            "nothing to check: give epsilon (and delta), or an event tree containing Claim events"
+        )
+    problems = [
+        _claim_problem(check.statement, check.derived, check.claimed, check.verdict)
+        for check in derivation.claims()
+        if not check.verdict.holds
+    ]
     if epsilon is not None:
         verdict = derivation.guarantee.meets(epsilon, delta, relation)
         if not verdict.holds:
             problems.insert(0, _target_problem(derivation, epsilon, delta, relation, verdict))
     if problems:
-        raise PrivacyViolation("\n".join([*problems, "Derivation:", _indent(derivation.to_text())]), derivation)
+        raise PrivacyViolation(
+            "\n".join([*problems, "Derivation:", _indent(derivation.to_text())]), derivation
+        )
     return derivation
 
 
-def _target_problem(derivation: Derivation, epsilon: Any, delta: Any, relation: str | None, verdict: Any) -> str:
+def _target_problem(
+    derivation: Derivation, epsilon: Any, delta: Any, relation: str | None, verdict: Any
+) -> str:
     g = derivation.guarantee
     derived = f"ε ≤ {_upper(g.epsilon, g.epsilon_upper)}, δ ≤ {_upper(g.delta, g.delta_upper)}{g.scope()}"
     target = f"ε ≤ {epsilon}, δ ≤ {delta}" + (f" under {relation} neighbours" if relation else "")
@@ -243,17 +278,23 @@ def _target_problem(derivation: Derivation, epsilon: Any, delta: Any, relation: 
         reasons.append("ε")
     if not verdict.delta_holds:
         reasons.append("δ")
-    why = (f"{' and '.join(reasons)} not certified below the claim" if reasons
-           else "it holds only " + ("on realizable inputs" if g.domain == "realizable" else f"under {g.relation} neighbours"))
+    why = (
+        f"{' and '.join(reasons)} not certified below the claim"
+        if reasons
+        else "it holds only "
+        + ("on realizable inputs" if g.domain == "realizable" else f"under {g.relation} neighbours")
+    )
     undecided = "" if verdict.decided else " (certified arithmetic could not decide the comparison)"
     return f"derived guarantee {derived} does not meet the claim {target}: {why}{undecided}"
 
 
 def _claim_problem(statement: str, derived: Any, claimed: Any, verdict: Any) -> str:
-    return (f"claim of {statement} fails: claimed ε ≤ {claimed.epsilon}, δ ≤ {claimed.delta}, "
-            f"derived ε ≤ {_upper(derived.epsilon, derived.epsilon_upper)}, "
-            f"δ ≤ {_upper(derived.delta, derived.delta_upper)}{derived.scope()}"
-            + ("" if verdict.decided else " (undecided)"))
+    return (
+        f"claim of {statement} fails: claimed ε ≤ {claimed.epsilon}, δ ≤ {claimed.delta}, "
+        f"derived ε ≤ {_upper(derived.epsilon, derived.epsilon_upper)}, "
+        f"δ ≤ {_upper(derived.delta, derived.delta_upper)}{derived.scope()}"
+        + ("" if verdict.decided else " (undecided)")
+    )
 
 
 # -- exact ----------------------------------------------------------------------------------
@@ -296,8 +337,9 @@ def assert_exact_private(
     for a, b in given:
         partners[a].append(b)
         partners[b].append(a)
-    result = exact_audit.worst_case(mechanism, datasets, partners.__getitem__, bound,
-                                    leaves_per_run=leaves_per_run, workers=workers)
+    result = exact_audit.worst_case(
+        mechanism, datasets, partners.__getitem__, bound, leaves_per_run=leaves_per_run, workers=workers
+    )
     holds = _exact_verdict(result, slack)
     if holds is not True:
         raise PrivacyViolation(_exact_message(mechanism, result, bound, slack, holds, leaves_per_run), result)
@@ -313,9 +355,14 @@ def _exact_pairs(input_a: Any, input_b: Any, pairs: Sequence[Any] | None) -> lis
     elif input_a is not None or input_b is not None:
         raise ValueError("give either input_a and input_b or pairs=, not both")
     else:
-        raw = [(pair.a, pair.b) if isinstance(pair, NeighbourPair)
-               else tuple(pair) if isinstance(pair, (tuple, list)) and len(pair) == 2 else None
-               for pair in _nonempty(pairs)]
+        raw = [
+            (pair.a, pair.b)
+            if isinstance(pair, NeighbourPair)
+            else tuple(pair)
+            if isinstance(pair, (tuple, list)) and len(pair) == 2
+            else None
+            for pair in _nonempty(pairs)
+        ]
     out = []
     for index, pair in enumerate(raw):
         if pair is None:
@@ -333,8 +380,10 @@ def _hashable(value: Any, index: int) -> Hashable:
     try:
         hash(value)
     except TypeError:
-        raise ValueError(f"inputs of the exact audit must be hashable (tuples, numbers, strings); "
-                         f"pair {index} has {type(value).__name__}") from None
+        raise ValueError(
+            f"inputs of the exact audit must be hashable (tuples, numbers, strings); "
+            f"pair {index} has {type(value).__name__}"
+        ) from None
     return value
 
 
@@ -348,34 +397,55 @@ def _exact_verdict(result: exact_audit.AuditResult, slack: sympy.Expr) -> bool |
     return False if certainly_le(exact(lower, "delta"), slack) is False else None
 
 
-def _exact_message(mechanism: Callable[[Any, Randomness], Hashable], result: exact_audit.AuditResult,
-                   bound: sympy.Expr, slack: sympy.Expr, holds: bool | None, leaves: int) -> str:
+def _exact_message(
+    mechanism: Callable[[Any, Randomness], Hashable],
+    result: exact_audit.AuditResult,
+    bound: sympy.Expr,
+    slack: sympy.Expr,
+    holds: bool | None,
+    leaves: int,
+) -> str:
     """The claim, the exact verdict and the witness pair with its output (set)."""
     pure = slack == 0
     a, b = result.worst_pair if pure else result.worst_delta_pair
     P, Q = (enumerate_outputs(partial(mechanism, data), limit=leaves) for data in (a, b))
     verdict = "refuted" if holds is False else "not certified (interval arithmetic could not decide)"
-    lines = [f"({bound}, {slack})-DP {verdict} by the exact auditor over {result.pairs} pair(s)",
-             "Worst pair:", f"  a = {_short(a)}, b = {_short(b)}"]
+    lines = [
+        f"({bound}, {slack})-DP {verdict} by the exact auditor over {result.pairs} pair(s)",
+        "Worst pair:",
+        f"  a = {_short(a)}, b = {_short(b)}",
+    ]
     if pure:
         output = max(set(P) | set(Q), key=lambda o: _loss(P.get(o), Q.get(o)))
-        lines += [f"  output o = {output!r}:",
-                  f"    P[M(a) = o] ∈ {_interval(P.get(output))}", f"    P[M(b) = o] ∈ {_interval(Q.get(output))}",
-                  f"  exact ε of the pair ∈ [{_down(result.epsilon[0])}, {_up(result.epsilon[1])}] vs claimed {bound}"]
+        lines += [
+            f"  output o = {output!r}:",
+            f"    P[M(a) = o] ∈ {_interval(P.get(output))}",
+            f"    P[M(b) = o] ∈ {_interval(Q.get(output))}",
+            f"  exact ε of the pair ∈ [{_down(result.epsilon[0])}, {_up(result.epsilon[1])}] vs claimed {bound}",
+        ]
     else:
         factor = float(enclose(sympy.exp(bound)).mid)
         _, first, second, outputs = max(_excess(P, Q, factor, "a", "b"), _excess(Q, P, factor, "b", "a"))
         shown = sorted(map(repr, outputs))
         lower, upper = result.worst_delta_profile["curve"][-1]["delta"]
         listed = ", ".join(shown[:_SHOWN]) + (", …" if len(shown) > _SHOWN else "")
-        lines += [f"  output set S = {{o : P[M({first}) = o] > e^ε P[M({second}) = o]}} = {{{listed}}}",
-                  (f"  δ(ε) = P[M({first}) ∈ S] − e^ε P[M({second}) ∈ S] (the larger direction) "
-                   f"∈ [{_down(float(lower))}, {_up(float(upper))}] vs claimed δ = {slack}")]
+        lines += [
+            f"  output set S = {{o : P[M({first}) = o] > e^ε P[M({second}) = o]}} = {{{listed}}}",
+            (
+                f"  δ(ε) = P[M({first}) ∈ S] − e^ε P[M({second}) ∈ S] (the larger direction) "
+                f"∈ [{_down(float(lower))}, {_up(float(upper))}] vs claimed δ = {slack}"
+            ),
+        ]
     return "\n".join(lines)
 
 
-def _excess(P: exact_audit.Distribution, Q: exact_audit.Distribution, factor: float, first: str, second: str,
-            ) -> tuple[float, str, str, list[Hashable]]:
+def _excess(
+    P: exact_audit.Distribution,
+    Q: exact_audit.Distribution,
+    factor: float,
+    first: str,
+    second: str,
+) -> tuple[float, str, str, list[Hashable]]:
     """One direction's hockey-stick set {o : P(o) > e^ε Q(o)} and its δ, at interval midpoints
     (they only choose what to show; the verdict is certified)."""
     outputs = [o for o in P if _mid(P[o]) > factor * _mid(Q.get(o))]

@@ -4,6 +4,7 @@
 One table serves both, so that an option and its variable cannot disagree on what is valid. The
 module imports only the standard library: the plugin loads it when pytest starts.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,14 +40,37 @@ class Setting:
         try:
             parsed = self.parse(text)
         except ValueError:
-            raise ValueError(f"environment variable {self.variable} must be {self.expected}, got {text!r}") from None
+            raise ValueError(
+                f"environment variable {self.variable} must be {self.expected}, got {text!r}"
+            ) from None
         return self.check(parsed, f"environment variable {self.variable}")
 
 
-SAMPLES = Setting("DPLEDGER_SAMPLES", "--dpledger-samples", 100_000, int, lambda value: value >= 2,
-                  "an integer ≥ 2", "runs per input of assert_private when a call does not say")
-CONFIDENCE = Setting("DPLEDGER_CONFIDENCE", "--dpledger-confidence", 0.95, float, lambda value: 0 < value < 1,
-                     "a number in (0, 1)", "confidence of assert_private when a call does not say")
-SEED = Setting("DPLEDGER_SEED", "--dpledger-seed", 0, int, lambda value: value >= 0,
-               "an integer ≥ 0", "base mixed into the seeds derived from test node ids")
+SAMPLES = Setting(
+    "DPLEDGER_SAMPLES",
+    "--dpledger-samples",
+    100_000,
+    int,
+    lambda value: value >= 2,
+    "an integer ≥ 2",
+    "runs per input of assert_private when a call does not say",
+)
+CONFIDENCE = Setting(
+    "DPLEDGER_CONFIDENCE",
+    "--dpledger-confidence",
+    0.95,
+    float,
+    lambda value: 0 < value < 1,
+    "a number in (0, 1)",
+    "confidence of assert_private when a call does not say",
+)
+SEED = Setting(
+    "DPLEDGER_SEED",
+    "--dpledger-seed",
+    0,
+    int,
+    lambda value: value >= 0,
+    "an integer ≥ 0",
+    "base mixed into the seeds derived from test node ids",
+)
 SETTINGS = (SAMPLES, CONFIDENCE, SEED)

@@ -34,6 +34,7 @@ work of one core, not two threads' spin-waiting on a loaded machine. To rerun pa
 keep the file's other datasets, add ``--update`` (e.g. ``--noise-models random --update``: the
 random-flip rows are replaced, the far-flip rows kept; the settings must match the file's).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -46,8 +47,18 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner
-from dpledger.learners.agnostic.data import DATA_MARGINALS, NOISE_MODELS, HalfspaceSample, halfspace_data, labelled_sample
+from dpledger.learners.agnostic import (
+    PrivateImproperLearner,
+    PrivateProperLearner,
+    PrivateSemiAgnosticLearner,
+)
+from dpledger.learners.agnostic.data import (
+    DATA_MARGINALS,
+    NOISE_MODELS,
+    HalfspaceSample,
+    halfspace_data,
+    labelled_sample,
+)
 from dpledger.learners.agnostic.semi_agnostic import default_clip_radius
 from dpledger.learners.randomness import Sampled
 
@@ -55,9 +66,13 @@ Factory = Callable[[Any, int], Any]
 DELTA = 1e-5
 
 LEARNERS: dict[str, Factory] = {
-    "improper": lambda eps, seed: PrivateImproperLearner(eps, None if eps is None else DELTA, random_state=seed),
+    "improper": lambda eps, seed: PrivateImproperLearner(
+        eps, None if eps is None else DELTA, random_state=seed
+    ),
     "proper": lambda eps, seed: PrivateProperLearner(eps, None if eps is None else DELTA, random_state=seed),
-    "semi-agnostic": lambda eps, seed: PrivateSemiAgnosticLearner(eps, None if eps is None else DELTA, random_state=seed),
+    "semi-agnostic": lambda eps, seed: PrivateSemiAgnosticLearner(
+        eps, None if eps is None else DELTA, random_state=seed
+    ),
 }
 
 
@@ -67,14 +82,20 @@ def baselines(n: int, dim: int) -> dict[str, tuple[Factory, bool] | str]:
     found: dict[str, tuple[Factory, bool] | str] = {}
     try:
         from sklearn.linear_model import LogisticRegression
+
         found["sklearn-logreg"] = (lambda eps, seed: LogisticRegression(max_iter=1000), False)
     except ImportError:
         found["sklearn-logreg"] = "not installed"
     try:
         from diffprivlib.models import LogisticRegression as DPLogisticRegression
+
         norm = default_clip_radius(n, dim)
-        found["diffprivlib-logreg"] = (lambda eps, seed: DPLogisticRegression(
-            epsilon=eps, data_norm=norm, random_state=seed, max_iter=1000), True)
+        found["diffprivlib-logreg"] = (
+            lambda eps, seed: DPLogisticRegression(
+                epsilon=eps, data_norm=norm, random_state=seed, max_iter=1000
+            ),
+            True,
+        )
     except ImportError:
         found["diffprivlib-logreg"] = "not installed"
     return found
@@ -84,7 +105,9 @@ def user_seconds() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_utime
 
 
-def measure(factory: Factory, eps: float | None, seed: int, train: HalfspaceSample, test: HalfspaceSample) -> tuple[float, float]:
+def measure(
+    factory: Factory, eps: float | None, seed: int, train: HalfspaceSample, test: HalfspaceSample
+) -> tuple[float, float]:
     """(test error, user CPU seconds of the fit)."""
     model = factory(eps, seed)
     start = user_seconds()
@@ -124,12 +147,22 @@ def run_grid(args: argparse.Namespace, kept: list[dict[str, Any]]) -> dict[str, 
                 for seed in range(args.seeds):
                     rng = Sampled(1000 + seed)
                     train = halfspace_data(n, args.dim, args.noise, noise_model, rng, marginal)
-                    test = labelled_sample(args.test_n, train.w, train.t, args.noise, noise_model, rng, marginal,
-                                           tilt=train.tilt)
+                    test = labelled_sample(
+                        args.test_n, train.w, train.t, args.noise, noise_model, rng, marginal, tilt=train.tilt
+                    )
                     opt = float(np.mean(test.target_predictions(test.X) != test.y))
-                    cell = {"marginal": marginal, "noise_model": noise_model, "n": n, "seed": seed, "opt": opt}
+                    cell = {
+                        "marginal": marginal,
+                        "noise_model": noise_model,
+                        "n": n,
+                        "seed": seed,
+                        "opt": opt,
+                    }
                     runs: list[tuple[str, Factory, float | None]] = [
-                        (name, factory, eps) for name, factory in LEARNERS.items() for eps in [None, *args.epsilons]]
+                        (name, factory, eps)
+                        for name, factory in LEARNERS.items()
+                        for eps in [None, *args.epsilons]
+                    ]
                     for name, entry in methods.items():
                         if isinstance(entry, str):
                             missing[name] = entry
@@ -138,7 +171,9 @@ def run_grid(args: argparse.Namespace, kept: list[dict[str, Any]]) -> dict[str, 
                         runs += [(name, factory, eps) for eps in (args.epsilons if private else [None])]
                     for name, factory, eps in runs:
                         error, seconds = measure(factory, eps, seed, train, test)
-                        rows.append({**cell, "method": name, "epsilon": eps, "error": error, "cpu_seconds": seconds})
+                        rows.append(
+                            {**cell, "method": name, "epsilon": eps, "error": error, "cpu_seconds": seconds}
+                        )
                     if args.json:
                         args.json.parent.mkdir(parents=True, exist_ok=True)
                         args.json.write_text(json.dumps(results, indent=1) + "\n")
@@ -157,8 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--noise-models", nargs="+", choices=NOISE_MODELS, default=list(NOISE_MODELS))
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--json", type=Path, help="write the raw results here (the report reads them)")
-    parser.add_argument("--update", action="store_true",
-                        help="keep the --json file's rows for the datasets (marginal, noise model, n) not run here")
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="keep the --json file's rows for the datasets (marginal, noise model, n) not run here",
+    )
     args = parser.parse_args(argv)
     if args.update and args.json is None:
         parser.error("--update needs --json")
@@ -169,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     results = run_grid(args, kept)
     from dpledger.verify.reports.agnostic_benchmark import summary_lines
+
     print("\n".join(summary_lines(results)))
     return 0
 

@@ -4,6 +4,7 @@ Prints the wall time of the whole command (process start, imports, chain, tight 
 for the Lemma 6.12 calibration at a few targets and for each theorem's sample-size calibration.
 Run: python benchmarks/bench_calibrate.py
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -30,8 +31,11 @@ def main() -> None:
     print(f"{'dpledger calibrate …':<72} seconds")
     for argv in COMMANDS:
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "dpledger.verify.cli.main", "calibrate", *argv, "--json"], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "dpledger.verify.cli.main", "calibrate", *argv, "--json"],
+            check=True,
+            capture_output=True,
+        )
         print(f"{' '.join(argv):<72} {time.perf_counter() - start:.2f}")
 
 

@@ -7,6 +7,7 @@ and how often every round's empirical disagreement stayed within 2τ (Lemma 7.1)
 the paper's constants need for the active sample size Theorem 7.2 asks for.
 Run: python benchmarks/bench_carry_forward.py [--quick]
 """
+
 from __future__ import annotations
 
 import math
@@ -37,27 +38,41 @@ def timed_fit(concept_class, n, m):
     learner = CarryForwardLearner(concept_class, m=m, random_state=0).fit(X, y)
     seconds = time.perf_counter() - start
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"  {concept_class!r:<22} n = {n:>8}, m = {m:>4}: fit {seconds:6.2f} s, peak RSS {peak:7.1f} MiB, "
-          f"test error {1 - learner.score(X_test, y_test):.4f}, derived ε ≤ {learner.guarantee_.epsilon_upper:.4g}")
+    print(
+        f"  {concept_class!r:<22} n = {n:>8}, m = {m:>4}: fit {seconds:6.2f} s, peak RSS {peak:7.1f} MiB, "
+        f"test error {1 - learner.score(X_test, y_test):.4f}, derived ε ≤ {learner.guarantee_.epsilon_upper:.4g}"
+    )
 
 
 def utility(concept_class, sizes, runs, alpha=0.1, epsilon="1", delta="1e-6"):
-    print(f"\n(2) utility on {concept_class!r}, ε = {epsilon}, δ = {delta}, α = {alpha}, {runs} runs per cell")
-    print(f"  {'n':>9} {'calib':>6} {'m':>6} {'mean error':>11} {'P[err ≤ α]':>11} {'rounds ≤ 2τ':>12} {'ε derived':>10}")
+    print(
+        f"\n(2) utility on {concept_class!r}, ε = {epsilon}, δ = {delta}, α = {alpha}, {runs} runs per cell"
+    )
+    print(
+        f"  {'n':>9} {'calib':>6} {'m':>6} {'mean error':>11} {'P[err ≤ α]':>11} {'rounds ≤ 2τ':>12} {'ε derived':>10}"
+    )
     for n in sizes:
         target = Target.of(n, concept_class.k, epsilon, delta)
         for calibration in ("paper", "tight"):
             errors, within, eps = [], 0, 0.0
             for seed in range(runs):
                 X, y, X_test, y_test = data(concept_class, n, seed)
-                learner = CarryForwardLearner(concept_class, epsilon=epsilon, delta=delta, alpha=alpha,
-                                              calibration=calibration, random_state=seed).fit(X, y)
+                learner = CarryForwardLearner(
+                    concept_class,
+                    epsilon=epsilon,
+                    delta=delta,
+                    alpha=alpha,
+                    calibration=calibration,
+                    random_state=seed,
+                ).fit(X, y)
                 errors.append(1 - learner.score(X_test, y_test))
                 within += all(r.labelboost_disagreement <= r.bound for r in learner.rounds_)
                 eps = max(eps, learner.guarantee_.epsilon_upper)
             m = learner.m_
-            print(f"  {n:>9} {calibration:>6} {m:>6} {np.mean(errors):>11.4f} {np.mean(np.array(errors) <= alpha):>11.2f} "
-                  f"{within / runs:>12.2f} {eps:>10.4g}")
+            print(
+                f"  {n:>9} {calibration:>6} {m:>6} {np.mean(errors):>11.4f} {np.mean(np.array(errors) <= alpha):>11.2f} "
+                f"{within / runs:>12.2f} {eps:>10.4g}"
+            )
         del target
 
 
@@ -66,9 +81,11 @@ def constants(k=2, vc=2, alpha=0.1, beta=0.1, epsilon="1", delta="1e-6"):
     target = Target.of(10**9, k, epsilon, delta)
     paper_n = needed_n(target, m)
     tight = tight_calibration(Target.of(paper_n, k, epsilon, delta), m)
-    print(f"\n(3) Theorem 7.2 asks m = O((kv/α) log(320k²/(αβ))) = {m} (constant 1) for k = {k}, v = {vc}, α = {alpha}:"
-          f"\n  the paper's Algorithm 2 needs n = {paper_n:.3e} to afford it; the tight accounting n = "
-          f"{tight.n_tight_for_paper_m:.3e} (×{tight.sample_saving:.3g} fewer).")
+    print(
+        f"\n(3) Theorem 7.2 asks m = O((kv/α) log(320k²/(αβ))) = {m} (constant 1) for k = {k}, v = {vc}, α = {alpha}:"
+        f"\n  the paper's Algorithm 2 needs n = {paper_n:.3e} to afford it; the tight accounting n = "
+        f"{tight.n_tight_for_paper_m:.3e} (×{tight.sample_saving:.3g} fewer)."
+    )
 
 
 def main() -> None:

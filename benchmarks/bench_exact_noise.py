@@ -5,6 +5,7 @@ exact discrete noise must cost no more than 2× the float samplers it replaced).
 
 Prints, per learner, the median wall-clock fit time over ``--repeats`` seeds (ε = 1, δ = 1e-5).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -13,7 +14,11 @@ import time
 
 import numpy as np
 
-from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner
+from dpledger.learners.agnostic import (
+    PrivateImproperLearner,
+    PrivateProperLearner,
+    PrivateSemiAgnosticLearner,
+)
 from dpledger.learners.agnostic.data import halfspace_data
 from dpledger.learners.randomness import Sampled
 
@@ -38,7 +43,9 @@ def main() -> None:
             with np.errstate(all="ignore"):
                 factory(seed).fit(data.X, data.y)
             times.append(time.perf_counter() - start)
-        print(f"{name:28s} median {statistics.median(times):7.3f} s  (runs: {', '.join(f'{t:.3f}' for t in times)})")
+        print(
+            f"{name:28s} median {statistics.median(times):7.3f} s  (runs: {', '.join(f'{t:.3f}' for t in times)})"
+        )
 
 
 if __name__ == "__main__":

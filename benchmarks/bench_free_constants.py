@@ -10,16 +10,25 @@ Goal (issue 17): paper / free ≥ 20 at every k and ≥ 100 at k ≤ 5.
 Run: python benchmarks/bench_free_constants.py  (several minutes: the paper and tight columns are
 recomputed too)
 """
+
 from __future__ import annotations
 
 import time
 
-from dpledger.verify.reports.calibration_theorems import FREE_EPSILON, FREE_K, FREE_THEOREMS, THEOREMS, DEFAULT
+from dpledger.verify.reports.calibration_theorems import (
+    DEFAULT,
+    FREE_EPSILON,
+    FREE_K,
+    FREE_THEOREMS,
+    THEOREMS,
+)
 
 
 def main() -> None:
-    print(f"{'theorem':<13} {'ε':>4} {'k':>4} {'n paper':>10} {'n tight':>10} {'n free':>10} {'paper/free':>10} "
-          f"{'tight/free':>10} {'goal':>5}  chosen constants  (seconds)")
+    print(
+        f"{'theorem':<13} {'ε':>4} {'k':>4} {'n paper':>10} {'n tight':>10} {'n free':>10} {'paper/free':>10} "
+        f"{'tight/free':>10} {'goal':>5}  chosen constants  (seconds)"
+    )
     for epsilon in FREE_EPSILON:
         for name in FREE_THEOREMS:
             point = THEOREMS[name][0]
@@ -31,11 +40,17 @@ def main() -> None:
                 c = free["constants"]
                 ratio = free["saving_over_paper"]
                 goal = "ok" if ratio >= (100 if k <= 5 else 20) and free["guarantee"]["holds"] else "MISS"
-                oracle = (f"ε_B = {c['epsilon_B']}, θ = {c['learner_tau_share']}, ε_A ≤ {c['epsilon_A']:.4g}"
-                          if "epsilon_B" in c else f"ε_A = {c['epsilon_A']:.4g}")
-                print(f"{name:<13} {epsilon:>4} {k:>4} {payload['n_paper']:>10.3e} {payload['n_tight']:>10.3e} "
-                      f"{free['n_free']:>10.3e} {ratio:>10.1f} {free['saving_over_tight']:>10.2f} {goal:>5}  "
-                      f"{oracle}, ρ = {c['rho']}, τ = {c['tau']:.3g}  ({seconds:.1f})", flush=True)
+                oracle = (
+                    f"ε_B = {c['epsilon_B']}, θ = {c['learner_tau_share']}, ε_A ≤ {c['epsilon_A']:.4g}"
+                    if "epsilon_B" in c
+                    else f"ε_A = {c['epsilon_A']:.4g}"
+                )
+                print(
+                    f"{name:<13} {epsilon:>4} {k:>4} {payload['n_paper']:>10.3e} {payload['n_tight']:>10.3e} "
+                    f"{free['n_free']:>10.3e} {ratio:>10.1f} {free['saving_over_tight']:>10.2f} {goal:>5}  "
+                    f"{oracle}, ρ = {c['rho']}, τ = {c['tau']:.3g}  ({seconds:.1f})",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

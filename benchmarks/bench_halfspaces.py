@@ -10,6 +10,7 @@ domain sizes N of Definition 8.2 at this grid (constants c = 1 where the seed hi
 d = 3 is not supported: exact Q_i^S would need two free coefficients (a 2-D maximum feasible
 subsystem per slot) and the trace a 3-D arrangement (|P|³ ≈ 6·10⁷ labelings at |P| = 400).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,7 +30,9 @@ def lp_erm(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     """Non-private ERM on realizable data: a feasible (a, w) of ℓ_j(⟨a, x_j⟩ − w) ≥ 1 (HiGHS LP)."""
     signs = 2 * y - 1
     A = -signs[:, None] * np.hstack([X, -np.ones((len(X), 1))])
-    result = linprog(np.zeros(X.shape[1] + 1), A_ub=A, b_ub=-np.ones(len(X)), bounds=(None, None), method="highs")
+    result = linprog(
+        np.zeros(X.shape[1] + 1), A_ub=A, b_ub=-np.ones(len(X)), bounds=(None, None), method="highs"
+    )
     if result.status != 0:
         raise RuntimeError(f"LP ERM failed: {result.message}")
     return result.x[:-1], float(result.x[-1])
@@ -42,19 +45,30 @@ def fit_row(dimension: int, grid: int, m: int, seed: int, name: str) -> dict:
     X = rng.integers(-grid, grid + 1, size=(3 * m, dimension))
     X_test = rng.integers(-grid, grid + 1, size=(20_000, dimension))
     y, y_test = C.evaluate(target, X).astype(np.int64), C.evaluate(target, X_test)
-    oracle = {"exponential": ExponentialDepthOracle, "qcopt": QCOptOracle, "ipconcave": IPConcaveOracle}[name]()
+    oracle = {"exponential": ExponentialDepthOracle, "qcopt": QCOptOracle, "ipconcave": IPConcaveOracle}[
+        name
+    ]()
     start = time.perf_counter()
     learner = CarryForwardLearner(C, oracle=oracle, m=m, random_state=seed).fit(X, y)
     seconds = time.perf_counter() - start
     a, w = lp_erm(X, y)
     erm_error = float(np.mean((X_test @ a >= w).astype(np.int8) != y_test))
     depths = " ".join(f"{r.depth}/{r.m}" for r in oracle.history_)
-    return {"d": dimension, "oracle": name, "seed": seed, "seconds": seconds,
-            "error": 1 - learner.score(X_test, y_test), "erm": erm_error, "depths": depths,
-            "full_depth": all(r.full_depth_in_domain for r in oracle.history_)}
+    return {
+        "d": dimension,
+        "oracle": name,
+        "seed": seed,
+        "seconds": seconds,
+        "error": 1 - learner.score(X_test, y_test),
+        "erm": erm_error,
+        "depths": depths,
+        "full_depth": all(r.full_depth_in_domain for r in oracle.history_),
+    }
 
 
-def requirements(dimension: int, grid: int, alpha: float = 0.1, beta: float = 0.1, epsilon_a: float = 4) -> list[str]:
+def requirements(
+    dimension: int, grid: int, alpha: float = 0.1, beta: float = 0.1, epsilon_a: float = 4
+) -> list[str]:
     """M_A(τ) at τ = α/(40k), β_A = β/(4k) from each oracle's utility argument."""
     C = GridHalfspaces(dimension, grid)
     k = dimension + 1
@@ -68,16 +82,20 @@ def requirements(dimension: int, grid: int, alpha: float = 0.1, beta: float = 0.
     em_loss = 2 * math.log(N / beta_a) / epsilon_a  # Proposition 3.12: score ≥ m − 2 ln(N/β)/ε
     t = interior_point_sample_size(N, beta_a / 2, epsilon_a)
     rho = tau / 2
-    block = (1 / rho) * ((dimension + 1) * math.log(2 / rho) + math.log(t / (beta_a / 2)))  # Lemma 8.12, c = 1
+    block = (1 / rho) * (
+        (dimension + 1) * math.log(2 / rho) + math.log(t / (beta_a / 2))
+    )  # Lemma 8.12, c = 1
     log_star = 0
     value = float(N)
     while value > 1:
         value, log_star = math.log2(value), log_star + 1
-    return [f"d = {dimension}, X = {grid}: N = {N:.3e} (log* N = {log_star}), τ = {tau:.3g}, β_A = {beta_a:.3g}",
-            f"  exponential baseline: E = 2 ln(N/β_A)/ε_A = {em_loss:.1f}, M_A = (E + d)/τ = {(em_loss + dimension) / tau:,.0f}",
-            f"  IPConcave (EM interior point): t = {t} blocks × r = {block:,.0f} (c = 1) → M_A = {max(t * block, 2 * dimension / tau):,.0f}",
-            f"  QCOpt: substitute = the exponential mechanism (M_A as the baseline); goal "
-            f"E_QC = Õ(2^(log* N)·ln(1/δ_A)/ε_A), 2^(log* N) = {2 ** log_star}"]
+    return [
+        f"d = {dimension}, X = {grid}: N = {N:.3e} (log* N = {log_star}), τ = {tau:.3g}, β_A = {beta_a:.3g}",
+        f"  exponential baseline: E = 2 ln(N/β_A)/ε_A = {em_loss:.1f}, M_A = (E + d)/τ = {(em_loss + dimension) / tau:,.0f}",
+        f"  IPConcave (EM interior point): t = {t} blocks × r = {block:,.0f} (c = 1) → M_A = {max(t * block, 2 * dimension / tau):,.0f}",
+        f"  QCOpt: substitute = the exponential mechanism (M_A as the baseline); goal "
+        f"E_QC = Õ(2^(log* N)·ln(1/δ_A)/ε_A), 2^(log* N) = {2**log_star}",
+    ]
 
 
 def main() -> None:
@@ -86,14 +104,20 @@ def main() -> None:
     parser.add_argument("--m", type=int, default=200)
     parser.add_argument("--seeds", type=int, default=2)
     args = parser.parse_args()
-    print(f"CarryForwardLearner on halfspaces, grid [[±{args.grid}]]^d, m = {args.m}, n = 3m, test 20 000 points")
-    print(f"{'d':>2} {'oracle':>12} {'seed':>4} {'fit s':>7} {'test err':>9} {'LP ERM err':>10}  depth/m per round   full depth in Ỹ_i")
+    print(
+        f"CarryForwardLearner on halfspaces, grid [[±{args.grid}]]^d, m = {args.m}, n = 3m, test 20 000 points"
+    )
+    print(
+        f"{'d':>2} {'oracle':>12} {'seed':>4} {'fit s':>7} {'test err':>9} {'LP ERM err':>10}  depth/m per round   full depth in Ỹ_i"
+    )
     for dimension in (1, 2):
         for name in ("exponential", "qcopt", "ipconcave"):
             for seed in range(args.seeds):
                 row = fit_row(dimension, args.grid, args.m, seed, name)
-                print(f"{row['d']:>2} {row['oracle']:>12} {row['seed']:>4} {row['seconds']:>7.1f} {row['error']:>9.4f} "
-                      f"{row['erm']:>10.4f}  {row['depths']:<19} {row['full_depth']}")
+                print(
+                    f"{row['d']:>2} {row['oracle']:>12} {row['seed']:>4} {row['seconds']:>7.1f} {row['error']:>9.4f} "
+                    f"{row['erm']:>10.4f}  {row['depths']:<19} {row['full_depth']}"
+                )
     print("\nSample requirements M_A(τ) of the oracles (α = β = 0.1, ε_A = 4):")
     for dimension in (1, 2):
         print("\n".join(requirements(dimension, args.grid)))

@@ -13,6 +13,7 @@ representative), and of today's listing where it still runs (m = 200; all three 
 (``--table``). Wall times depend on the machine's load, so the load average is printed beside them.
 Run: python benchmarks/bench_labelboost.py [--quick] [--dask] [--table] [--listing]
 """
+
 from __future__ import annotations
 
 import os
@@ -20,14 +21,15 @@ import sys
 import time
 
 import numpy as np
+
 from dpledger.learners.carry_forward import CarryForwardLearner
 from dpledger.learners.concept_classes import Intervals, Rectangles
 from dpledger.learners.exponential_mechanism import exponential_mechanism_counted
 from dpledger.learners.halfspaces import GridHalfspaces
 from dpledger.learners.halfspaces.geometry import restricted_trace
 from dpledger.learners.labelboost import LABELBOOST_EPSILON, labelboost
-from dpledger.learners.trace_counting import counted_trace
 from dpledger.learners.randomness import Sampled
+from dpledger.learners.trace_counting import counted_trace
 from dpledger.verify.audit.montecarlo.executors import dask_executor
 from dpledger.verify.paper.labelboost_audit import (
     RELEASES,
@@ -48,10 +50,12 @@ def audit_figure(domain: int, labeled: int, unlabeled: int, scheduler: str = "pr
     wall = time.perf_counter() - wall
     after = os.times()
     cpu = time.process_time() - cpu + (after.children_user - children.children_user)
-    print(f"audit labelboost intervals D={domain} |S|={labeled} |T|={unlabeled} on 2 {scheduler}: {result.pairs} pairs, "
-          f"{result.datasets} datasets, {result.distributions} distributions, ε_exact ∈ [{result.epsilon[0]!r}, "
-          f"{result.epsilon[1]!r}], holds {result.holds}; wall {wall:.1f} s, CPU {cpu:.1f} s "
-          f"(load average {os.getloadavg()[0]:.1f})")
+    print(
+        f"audit labelboost intervals D={domain} |S|={labeled} |T|={unlabeled} on 2 {scheduler}: {result.pairs} pairs, "
+        f"{result.datasets} datasets, {result.distributions} distributions, ε_exact ∈ [{result.epsilon[0]!r}, "
+        f"{result.epsilon[1]!r}], holds {result.holds}; wall {wall:.1f} s, CPU {cpu:.1f} s "
+        f"(load average {os.getloadavg()[0]:.1f})"
+    )
 
 
 def sampled_figure(m: int, repeats: int = 5) -> None:
@@ -64,9 +68,11 @@ def sampled_figure(m: int, repeats: int = 5) -> None:
         start = time.perf_counter()
         result = labelboost(Intervals(10**6), xs, ys, xt, rng)
         times.append(time.perf_counter() - start)
-    print(f"labelboost sampled, intervals on 10^6, |S| = |T| = {m}: {result.candidates} candidates, "
-          f"median {np.median(times):.3f} s, max {max(times):.3f} s over {repeats} runs; "
-          f"err_S(h) = {np.mean(result.labeled != ys):.4f}")
+    print(
+        f"labelboost sampled, intervals on 10^6, |S| = |T| = {m}: {result.candidates} candidates, "
+        f"median {np.median(times):.3f} s, max {max(times):.3f} s over {repeats} runs; "
+        f"err_S(h) = {np.mean(result.labeled != ys):.4f}"
+    )
 
 
 def rectangle_figures(quick: bool) -> None:
@@ -78,21 +84,27 @@ def rectangle_figures(quick: bool) -> None:
     box = time.perf_counter() - start
     start = time.perf_counter()
     listed = small.enumerated_trace(P).size
-    print(f"rectangles on 16×16, |P| = 60: tight-box trace {size} labelings in {box:.3f} s; listed by evaluating "
-          f"all {len(list(small.completions()))} hypotheses: {listed} labelings in {time.perf_counter() - start:.2f} s")
+    print(
+        f"rectangles on 16×16, |P| = 60: tight-box trace {size} labelings in {box:.3f} s; listed by evaluating "
+        f"all {len(list(small.completions()))} hypotheses: {listed} labelings in {time.perf_counter() - start:.2f} s"
+    )
     C, target = Rectangles(64), (10, 50, 5, 40)
     xs, xt = data.integers(0, 64, (200, 2)), data.integers(0, 64, (200, 2))
     start = time.perf_counter()
     result = labelboost(C, xs, C.evaluate(target, xs), xt, Sampled(0))
-    print(f"labelboost sampled, rectangles on 64×64, |S| = |T| = 200: {result.candidates} candidates in "
-          f"{time.perf_counter() - start:.2f} s (the point-set listing was O(|P|⁵): not run)")
+    print(
+        f"labelboost sampled, rectangles on 64×64, |S| = |T| = 200: {result.candidates} candidates in "
+        f"{time.perf_counter() - start:.2f} s (the point-set listing was O(|P|⁵): not run)"
+    )
     if quick:
         return
     X, X_test = data.integers(0, 64, (6000, 2)), data.integers(0, 64, (20000, 2))
     start = time.perf_counter()
     learner = CarryForwardLearner(C, m=200, random_state=0).fit(X, C.evaluate(target, X))
-    print(f"CarryForwardLearner, rectangles on 64×64, m = 200: fit {time.perf_counter() - start:.2f} s, "
-          f"test error {1 - learner.score(X_test, C.evaluate(target, X_test)):.4f}")
+    print(
+        f"CarryForwardLearner, rectangles on 64×64, m = 200: fit {time.perf_counter() - start:.2f} s, "
+        f"test error {1 - learner.score(X_test, C.evaluate(target, X_test)):.4f}"
+    )
 
 
 def halfspace_figure(m: int, listing: bool) -> None:
@@ -112,9 +124,11 @@ def halfspace_figure(m: int, listing: bool) -> None:
     hypothesis = counted.representative(labeling)
     draw = time.perf_counter() - start
     assert (C.evaluate(hypothesis, points) == labeling).all()
-    line = (f"halfspaces d = 2 on [[±256]]², m = {m}, |P| = {len(points)}: {table.size} labelings counted in "
-            f"{count:.2f} s; one exact draw (score group, labeling, representative) "
-            f"{draw:.2f} s, score {table.scores[group]}/{m}")
+    line = (
+        f"halfspaces d = 2 on [[±256]]², m = {m}, |P| = {len(points)}: {table.size} labelings counted in "
+        f"{count:.2f} s; one exact draw (score group, labeling, representative) "
+        f"{draw:.2f} s, score {table.scores[group]}/{m}"
+    )
     if listing:
         start = time.perf_counter()
         listed = restricted_trace(C, (), points)
@@ -124,16 +138,23 @@ def halfspace_figure(m: int, listing: bool) -> None:
 
 
 def lemma_table() -> None:
-    sizes = {"thresholds": (6, 3, 3), "intervals": (6, 3, 3), "rectangles": (2, 3, 2), "halfspaces": (3, 2, 2)}
+    sizes = {
+        "thresholds": (6, 3, 3),
+        "intervals": (6, 3, 3),
+        "rectangles": (2, 3, 2),
+        "halfspaces": (3, 2, 2),
+    }
     for name, (domain, labeled, unlabeled) in sizes.items():
         for release in RELEASES:
             audit = LabelBoostAudit(name, domain, labeled, unlabeled, release)
             start = time.perf_counter()
             r = audit_labelboost(audit, workers=2)
-            print(f"{name:<10} D={domain} {labeled}+{unlabeled} {release:<12} {audit.statement:<14} "
-                  f"ε_exact ∈ [{r.epsilon[0]:.9g}, {r.epsilon[1]:.9g}] bound {float(r.bound):.9g} "
-                  f"holds {r.holds} tightness {r.tightness:.4f} pairs {r.pairs} δ(bound) ≤ {r.delta_at_bound:.3g} "
-                  f"({time.perf_counter() - start:.1f} s)")
+            print(
+                f"{name:<10} D={domain} {labeled}+{unlabeled} {release:<12} {audit.statement:<14} "
+                f"ε_exact ∈ [{r.epsilon[0]:.9g}, {r.epsilon[1]:.9g}] bound {float(r.bound):.9g} "
+                f"holds {r.holds} tightness {r.tightness:.4f} pairs {r.pairs} δ(bound) ≤ {r.delta_at_bound:.3g} "
+                f"({time.perf_counter() - start:.1f} s)"
+            )
 
 
 if __name__ == "__main__":

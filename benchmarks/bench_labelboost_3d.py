@@ -12,6 +12,7 @@ With ``--dense`` it adds |P| = 120 on [[±4]]³, where most vertices and lines c
 three / two planes and go through the exact slow path (Python per vertex: slower per cell).
 Run: python benchmarks/bench_labelboost_3d.py [--quick] [--dense]   (--quick: |P| = 100, 200 only)
 """
+
 from __future__ import annotations
 
 import os
@@ -19,6 +20,7 @@ import sys
 import time
 
 import numpy as np
+
 from dpledger.learners.exponential_mechanism import exponential_mechanism_counted
 from dpledger.learners.halfspaces.arrangement3d import HalfspaceTrace3D
 from dpledger.learners.labelboost import LABELBOOST_EPSILON
@@ -49,11 +51,13 @@ def figure(size: int, grid: int = 256) -> None:
     hypothesis = trace.representative(labeling)
     drawn = time.perf_counter() - start
     cells = trace.cells
-    print(f"halfspaces d=3 on [[±{grid}]]³ |P|={size} (m={size // 2}): |Π_C(P)| = {table.size:,} "
-          f"({len(cells.simple):,} vertex cells, {len(cells.lines):,} line cells, {len(cells.recipes):,} exact-path cells, "
-          f"{int(trace.shared.sum()):,} central); count {counted:.1f} s (CPU {cpu:.1f} s), one draw {drawn:.2f} s "
-          f"(score {table.scores[group]} of max {table.scores[-1]}, w = {hypothesis[0]}) "
-          f"(load average {os.getloadavg()[0]:.1f})")
+    print(
+        f"halfspaces d=3 on [[±{grid}]]³ |P|={size} (m={size // 2}): |Π_C(P)| = {table.size:,} "
+        f"({len(cells.simple):,} vertex cells, {len(cells.lines):,} line cells, {len(cells.recipes):,} exact-path cells, "
+        f"{int(trace.shared.sum()):,} central); count {counted:.1f} s (CPU {cpu:.1f} s), one draw {drawn:.2f} s "
+        f"(score {table.scores[group]} of max {table.scores[-1]}, w = {hypothesis[0]}) "
+        f"(load average {os.getloadavg()[0]:.1f})"
+    )
 
 
 def main() -> None:

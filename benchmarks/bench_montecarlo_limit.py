@@ -25,7 +25,6 @@ import numpy as np
 from dpledger.verify.audit.montecarlo import audit, local_processes
 from dpledger.verify.audit.montecarlo.limit import LimitCase, limit_suite, optimal_statistic_bound
 
-
 CHOICE_RUNS = 4
 """Runs per input to choose the limit's threshold on, as a multiple of the budget."""
 
@@ -37,8 +36,12 @@ def case_limit(case: LimitCase, samples: int, confidence: float, seed: int = 1) 
 
     def ratios(data: object, runs: int) -> np.ndarray:
         chunk = 100_000
-        return np.concatenate([case.log_ratio(case.mechanism(data, min(chunk, runs - start), rng))
-                               for start in range(0, runs, chunk)])
+        return np.concatenate(
+            [
+                case.log_ratio(case.mechanism(data, min(chunk, runs - start), rng))
+                for start in range(0, runs, chunk)
+            ]
+        )
 
     choose = [ratios(data, CHOICE_RUNS * samples) for data in (case.pair.a, case.pair.b)]
     estimate = [ratios(data, samples) for data in (case.pair.a, case.pair.b)]
@@ -55,9 +58,13 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=1, help="audits per row, seeds 0 … N − 1 (default 1)")
     parser.add_argument("--network", action="store_true", help="also search the perceptron's scores")
     args = parser.parse_args()
-    print(f"confidence {args.confidence}, {args.stages} stage(s); limit = optimal statistic, threshold chosen on independent runs")
-    print(f"{'mechanism':<30}{'true ε':>8}{'samples':>10}{'dpledger':>10}{'limit':>9}{'ratio':>7}"
-          f"{'min ratio':>10}{'seconds':>9}  witness family")
+    print(
+        f"confidence {args.confidence}, {args.stages} stage(s); limit = optimal statistic, threshold chosen on independent runs"
+    )
+    print(
+        f"{'mechanism':<30}{'true ε':>8}{'samples':>10}{'dpledger':>10}{'limit':>9}{'ratio':>7}"
+        f"{'min ratio':>10}{'seconds':>9}  witness family"
+    )
     with local_processes(args.workers) as pool:
         for case in limit_suite():
             if args.only and case.name not in args.only:
@@ -65,17 +72,29 @@ def main() -> None:
             for samples in args.samples:
                 limit = case_limit(case, samples, args.confidence)
                 started = time.perf_counter()
-                results = [audit(case.mechanism, [case.pair], case.true_epsilon, samples=samples,
-                                 confidence=args.confidence, stages=args.stages, executor=pool, seed=seed,
-                                 network=args.network)
-                           for seed in range(args.seeds)]
+                results = [
+                    audit(
+                        case.mechanism,
+                        [case.pair],
+                        case.true_epsilon,
+                        samples=samples,
+                        confidence=args.confidence,
+                        stages=args.stages,
+                        executor=pool,
+                        seed=seed,
+                        network=args.network,
+                    )
+                    for seed in range(args.seeds)
+                ]
                 seconds = (time.perf_counter() - started) / args.seeds
                 bounds = np.array([result.epsilon_lower for result in results])
                 ratios = bounds / limit if limit > 0 else np.full(len(bounds), np.nan)
                 families = sorted({result.witness["family"] if result.witness else "-" for result in results})
-                print(f"{case.name:<30}{case.true_epsilon:>8g}{samples:>10,}{bounds.mean():>10.4f}"
-                      f"{limit:>9.4f}{ratios.mean():>7.2f}{ratios.min():>10.2f}{seconds:>9.1f}  {', '.join(families)}",
-                      flush=True)
+                print(
+                    f"{case.name:<30}{case.true_epsilon:>8g}{samples:>10,}{bounds.mean():>10.4f}"
+                    f"{limit:>9.4f}{ratios.mean():>7.2f}{ratios.min():>10.2f}{seconds:>9.1f}  {', '.join(families)}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

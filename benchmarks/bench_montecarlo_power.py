@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from dpledger.verify.service.audit import catalog_table
 from dpledger.verify.audit.montecarlo import local_processes
 from dpledger.verify.audit.montecarlo.catalog import run_catalog
+from dpledger.verify.service.audit import catalog_table
 
 
 def main() -> None:

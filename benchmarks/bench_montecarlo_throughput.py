@@ -67,8 +67,11 @@ def generation_cpu(mechanism: Laplace, inputs: tuple, samples: int, workers: int
     seeds = chunk_seeds(seed, 1, len(sizes))[0]
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     with local_processes(workers) as pool:
-        for future in [pool.submit(Discard(ChunkTask(mechanism, data, size, seed)))
-                       for side, data in enumerate(inputs) for size, seed in zip(sizes, seeds[side])]:
+        for future in [
+            pool.submit(Discard(ChunkTask(mechanism, data, size, seed)))
+            for side, data in enumerate(inputs)
+            for size, seed in zip(sizes, seeds[side])
+        ]:
             future.result()
     return _children_cpu(children)
 
@@ -79,8 +82,15 @@ def _children_cpu(before: resource.struct_rusage) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure(mechanism: Laplace, pairs: list, samples: int, stages: int, workers: int, seed: int,
-            profile: cProfile.Profile | None) -> tuple[Measured, object]:
+def measure(
+    mechanism: Laplace,
+    pairs: list,
+    samples: int,
+    stages: int,
+    workers: int,
+    seed: int,
+    profile: cProfile.Profile | None,
+) -> tuple[Measured, object]:
     """One audit on a fresh pool (its workers' CPU is read once they have exited)."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     with local_processes(workers) as pool:
@@ -91,8 +101,11 @@ def measure(mechanism: Laplace, pairs: list, samples: int, stages: int, workers:
         result = audit(mechanism, pairs, 1.0, samples=samples, stages=stages, executor=pool, seed=seed)
         if profile:
             profile.disable()
-        wall, process, main = (time.perf_counter() - wall, time.process_time() - process,
-                               time.thread_time() - main)
+        wall, process, main = (
+            time.perf_counter() - wall,
+            time.process_time() - process,
+            time.thread_time() - main,
+        )
     return Measured(result.samples_total, wall, _children_cpu(children), main, process - main), result
 
 
@@ -102,14 +115,16 @@ def measure_dimension(dimension: int, samples: int, args: argparse.Namespace) ->
     pairs = [NeighbourPair(a, b, "0 vs 1 in every coordinate")]
     mechanism = Laplace(float(dimension))  # ε = 1 over all coordinates
     generation = generation_cpu(mechanism, (a, b), samples, args.workers, args.seed)
-    print(f"{dimension:>3}-d generation alone (the audit's chunks on {args.workers} worker processes, "
-          f"nothing sent back): {generation:.2f} CPU s = {2 * samples / generation / 1e6:.2f}·10⁶ runs/s "
-          f"per core", flush=True)
+    print(
+        f"{dimension:>3}-d generation alone (the audit's chunks on {args.workers} worker processes, "
+        f"nothing sent back): {generation:.2f} CPU s = {2 * samples / generation / 1e6:.2f}·10⁶ runs/s "
+        f"per core",
+        flush=True,
+    )
     for stages in args.stages:
         for repeat in range(args.repeats):
             profile = cProfile.Profile(time.thread_time) if args.profile else None
-            measured, result = measure(mechanism, pairs, samples, stages, args.workers, args.seed,
-                                        profile)
+            measured, result = measure(mechanism, pairs, samples, stages, args.workers, args.seed, profile)
             total = measured.workers_cpu + measured.main_cpu + measured.other_cpu
             print(
                 f"{dimension:>3}-d {stages} stage{'s' if stages > 1 else ' '} run {repeat + 1}: "
@@ -131,7 +146,9 @@ def measure_dimension(dimension: int, samples: int, args: argparse.Namespace) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--samples", type=int, nargs="+", default=[1_000_000], help="runs per input (default 1e6)")
+    parser.add_argument(
+        "--samples", type=int, nargs="+", default=[1_000_000], help="runs per input (default 1e6)"
+    )
     parser.add_argument("--dimensions", type=int, nargs="+", default=[1, 20], help="output dimensions")
     parser.add_argument("--workers", type=int, default=2, help="worker processes = cores assumed")
     parser.add_argument("--stages", type=int, nargs="+", default=[4, 1])
@@ -142,6 +159,7 @@ def main() -> None:
     for samples in args.samples:
         for dimension in args.dimensions:
             measure_dimension(dimension, samples, args)
+
 
 if __name__ == "__main__":
     main()

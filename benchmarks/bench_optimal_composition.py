@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 import time
 import warnings
-from typing import Callable
+from collections.abc import Callable
 
 from mpmath import mpf, nstr
 
@@ -78,13 +78,19 @@ def issue_17() -> None:
     for k in ISSUE_17:
         account.cache_clear()
         start = time.perf_counter()
-        optimal = account(ev.Composition((ev.PureDP("1e-4"),), method="optimal", target_delta="1e-6", repeat=k))
+        optimal = account(
+            ev.Composition((ev.PureDP("1e-4"),), method="optimal", target_delta="1e-6", repeat=k)
+        )
         eps = optimal.guarantee.epsilon_upper
         elapsed = time.perf_counter() - start
-        advanced = account(ev.Composition((ev.PureDP("1e-4"),), method="advanced", target_delta="1e-6", repeat=k))
+        advanced = account(
+            ev.Composition((ev.PureDP("1e-4"),), method="advanced", target_delta="1e-6", repeat=k)
+        )
         adv = advanced.guarantee.epsilon_upper
-        print(f"  k = {k:>13,}  {elapsed * 1e3:9.1f} ms  optimal eps <= {eps:.10f} ({optimal.rule})"
-              f"   advanced {adv:.5f} (+{(adv / eps - 1) * 100:.0f}%)")
+        print(
+            f"  k = {k:>13,}  {elapsed * 1e3:9.1f} ms  optimal eps <= {eps:.10f} ({optimal.rule})"
+            f"   advanced {adv:.5f} (+{(adv / eps - 1) * 100:.0f}%)"
+        )
 
 
 HETEROGENEOUS = [100, 300, 1000, 3000]  # repeats of the pair ε = 1/10, 1/7 (target 1e-6)
@@ -100,11 +106,16 @@ def heterogeneous() -> None:
     for repeat in HETEROGENEOUS:
         account.cache_clear()
         start = time.perf_counter()
-        derivation = account(ev.Composition((ev.PureDP("1/10"), ev.PureDP("1/7")), method="optimal",
-                                            target_delta="1e-6", repeat=repeat))
+        derivation = account(
+            ev.Composition(
+                (ev.PureDP("1/10"), ev.PureDP("1/7")), method="optimal", target_delta="1e-6", repeat=repeat
+            )
+        )
         eps = derivation.guarantee.epsilon_upper
         elapsed = time.perf_counter() - start
-        note = derivation.rule if derivation.rule == "optimal composition" else derivation.rule.split("; ")[-1]
+        note = (
+            derivation.rule if derivation.rule == "optimal composition" else derivation.rule.split("; ")[-1]
+        )
         print(f"  r = {repeat:>5}  {elapsed * 1e3:9.1f} ms  eps <= {eps:.6f}  ({note})")
 
 

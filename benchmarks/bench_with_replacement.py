@@ -18,7 +18,9 @@ from dpledger.accountant.rules import account
 from dpledger.verify.audit.with_replacement_lp import exact_delta, exact_epsilon
 
 EPSILONS = [0.1, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 5.0]
-INSTANCES = [(1, n) for n in range(1, 11)] + [(2, n) for n in range(1, 11)] + [(3, n) for n in range(1, 6)]  # (m, N)
+INSTANCES = (
+    [(1, n) for n in range(1, 11)] + [(2, n) for n in range(1, 11)] + [(3, n) for n in range(1, 6)]
+)  # (m, N)
 DELTA = 0.01
 
 
@@ -30,7 +32,9 @@ def rule(epsilon: float, delta: float, draws: int, population: int) -> tuple[flo
 
 def looser(epsilon: float, draws: int, population: int) -> float:
     """The replaced rule's ε, log(A/B)."""
-    return draws * (math.log1p(math.expm1(epsilon) / population) - math.log1p(math.expm1(-epsilon) / population))
+    return draws * (
+        math.log1p(math.expm1(epsilon) / population) - math.log1p(math.expm1(-epsilon) / population)
+    )
 
 
 def main() -> None:
@@ -50,12 +54,16 @@ def main() -> None:
         derived_eps, derived_delta = rule(epsilon, DELTA, draws, population)
         truth = exact_delta(epsilon, DELTA, draws, population, derived_eps)
         worst_delta = max(worst_delta, abs(derived_delta - truth) / derived_delta)
-        print(f"  ε = 1, δ = {DELTA}, m = {draws}, N = {population:>2}: δ′ at log A: rule {derived_delta:.9f}, "
-              f"LP {truth:.9f}")
+        print(
+            f"  ε = 1, δ = {DELTA}, m = {draws}, N = {population:>2}: δ′ at log A: rule {derived_delta:.9f}, "
+            f"LP {truth:.9f}"
+        )
     print(f"  largest relative gap of the δ′ shown: {worst_delta:.2e}")
     derived, _ = rule(1.0, 0.0, 4, 40)
-    print(f"Boolean oracle's use (ε_B = 1, 4 draws from N = 40): rule log A = {derived:.4f}, "
-          f"replaced log(A/B) = {looser(1.0, 4, 40):.4f} ({looser(1.0, 4, 40) / derived:.2f}×)")
+    print(
+        f"Boolean oracle's use (ε_B = 1, 4 draws from N = 40): rule log A = {derived:.4f}, "
+        f"replaced log(A/B) = {looser(1.0, 4, 40):.4f} ({looser(1.0, 4, 40) / derived:.2f}×)"
+    )
     print(f"({time.perf_counter() - start:.1f} s)")
 
 

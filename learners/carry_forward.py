@@ -17,6 +17,7 @@ activations composed optimally (the tightest certified accounting; never weaker 
 paper's advanced composition of Corollary 6.11, whose claims stay in the tree as ``Claim``
 nodes); ``guarantee_`` is what the accountant derives from it, whatever m was chosen.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -26,10 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.accountant.section6 import Target, learner_event, needed_n, paper_m, tight_calibration
 from dpledger.accountant.events import Event
+from dpledger.accountant.section6 import Target, learner_event, needed_n, paper_m, tight_calibration
 from dpledger.learners.completion_scores import restrict
-from dpledger.learners.component_oracles import ComponentOracle, CompletionScoreOracle
+from dpledger.learners.component_oracles import CompletionScoreOracle, ComponentOracle
 from dpledger.learners.concept_classes import Components, ConceptClass
 from dpledger.learners.estimator import PrivateClassifier, check_features, positive_mask, require_y
 from dpledger.learners.labelboost import labelboost
@@ -37,25 +38,49 @@ from dpledger.learners.trace_counting import best_agreement
 
 CALIBRATIONS = ("paper", "tight")
 
-_GRID = ("the learner's records are points of the concept class's finite public grid [0, N)^d, d fixed by the "
-         "class before any data (the domain on which Definition 3.2's neighbours and the Section 6 accounting "
-         "are stated); scikit-learn's generated data are real-valued with 2 to 10 features, so fit refuses them")
+_GRID = (
+    "the learner's records are points of the concept class's finite public grid [0, N)^d, d fixed by the "
+    "class before any data (the domain on which Definition 3.2's neighbours and the Section 6 accounting "
+    "are stated); scikit-learn's generated data are real-valued with 2 to 10 features, so fit refuses them"
+)
 SKLEARN_EXPECTED_FAILURES: dict[str, str] = {
-    **dict.fromkeys([
-        "check_fit_score_takes_y", "check_estimators_overwrite_params", "check_dont_overwrite_parameters",
-        "check_estimators_fit_returns_self", "check_readonly_memmap_input", "check_n_features_in_after_fitting",
-        "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
-        "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_pickle",
-        "check_f_contiguous_array_estimator", "check_classifier_data_not_an_array", "check_classifiers_classes",
-        "check_classifiers_train", "check_classifiers_regression_target", "check_supervised_y_2d",
-        "check_classifier_not_supporting_multiclass", "check_methods_sample_order_invariance",
-        "check_methods_subset_invariance", "check_fit2d_1feature", "check_dict_unchanged", "check_fit_idempotent",
-        "check_fit_check_is_fitted", "check_n_features_in", "check_fit2d_predict1d",
-    ], _GRID),
+    **dict.fromkeys(
+        [
+            "check_fit_score_takes_y",
+            "check_estimators_overwrite_params",
+            "check_dont_overwrite_parameters",
+            "check_estimators_fit_returns_self",
+            "check_readonly_memmap_input",
+            "check_n_features_in_after_fitting",
+            "check_positive_only_tag_during_fit",
+            "check_estimators_dtypes",
+            "check_dtype_object",
+            "check_pipeline_consistency",
+            "check_estimators_nan_inf",
+            "check_estimators_pickle",
+            "check_f_contiguous_array_estimator",
+            "check_classifier_data_not_an_array",
+            "check_classifiers_classes",
+            "check_classifiers_train",
+            "check_classifiers_regression_target",
+            "check_supervised_y_2d",
+            "check_classifier_not_supporting_multiclass",
+            "check_methods_sample_order_invariance",
+            "check_methods_subset_invariance",
+            "check_fit2d_1feature",
+            "check_dict_unchanged",
+            "check_fit_idempotent",
+            "check_fit_check_is_fitted",
+            "check_n_features_in",
+            "check_fit2d_predict1d",
+        ],
+        _GRID,
+    ),
     "check_classifiers_one_label": (
         "a private learner cannot be certain to predict the only label it saw: on 10 records the output of "
         "Algorithm 2 must stay (ε, δ)-close to its output on a neighbour with the other label, so it need not "
-        "return the seen label everywhere"),
+        "return the seen label everywhere"
+    ),
 }
 """scikit-learn's ``check_estimator`` checks this learner fails, each with the reason it must
 (``tests/learners/test_sklearn_contract.py`` runs every other check, which must pass)."""
@@ -80,10 +105,14 @@ class RoundTelemetry:
     bound: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {"round": self.round, "component": jsonable(self.component),
-                "oracle_disagreement": self.oracle_disagreement,
-                "labelboost_disagreement": self.labelboost_disagreement,
-                "population_disagreement": self.population_disagreement, "two_tau": self.bound}
+        return {
+            "round": self.round,
+            "component": jsonable(self.component),
+            "oracle_disagreement": self.oracle_disagreement,
+            "labelboost_disagreement": self.labelboost_disagreement,
+            "population_disagreement": self.population_disagreement,
+            "two_tau": self.bound,
+        }
 
 
 def jsonable(value: Any) -> Any:
@@ -103,8 +132,10 @@ def grid_points(C: ConceptClass, X: Any, estimator: str, min_samples: int = 1) -
     naming X (in scikit-learn's wording for a wrong number of features) otherwise."""
     array = check_features(X, flat=C.dimension == 1, min_samples=min_samples)
     if array.ndim == 2 and array.shape[1] != C.dimension:
-        raise ValueError(f"X has {array.shape[1]} features, but {estimator} is expecting {C.dimension} "
-                         f"features as input (the dimension of {C!r})")
+        raise ValueError(
+            f"X has {array.shape[1]} features, but {estimator} is expecting {C.dimension} "
+            f"features as input (the dimension of {C!r})"
+        )
     if np.any(array != np.round(array)):
         raise ValueError("X must hold integer grid points")
     try:
@@ -140,9 +171,19 @@ class CarryForwardLearner(PrivateClassifier):
     exact disagreements on the active samples: a diagnostic for verifying utility, computed
     without noise and covered by no event of the trace — never release it with the model."""
 
-    def __init__(self, concept_class: ConceptClass, oracle: ComponentOracle | None = None, epsilon: float = 1.0,
-                 delta: float = 1e-6, alpha: float = 0.1, beta: float = 0.1, m: int | None = None,
-                 calibration: str = "paper", random_state: Any = None, labels: tuple[Any, Any] = (0, 1)) -> None:
+    def __init__(
+        self,
+        concept_class: ConceptClass,
+        oracle: ComponentOracle | None = None,
+        epsilon: float = 1.0,
+        delta: float = 1e-6,
+        alpha: float = 0.1,
+        beta: float = 0.1,
+        m: int | None = None,
+        calibration: str = "paper",
+        random_state: Any = None,
+        labels: tuple[Any, Any] = (0, 1),
+    ) -> None:
         self.concept_class = concept_class
         self.oracle = oracle
         self.epsilon = epsilon
@@ -172,25 +213,34 @@ class CarryForwardLearner(PrivateClassifier):
         labels = positive_mask(y, len(points), self._declare_classes(self.concept_class.dimension))
         oracle = self.oracle if self.oracle is not None else CompletionScoreOracle()
         if oracle.k is not None and oracle.k != self.concept_class.k:
-            raise ValueError(f"the oracle is built for k = {oracle.k} components, the class has k = {self.concept_class.k}")
+            raise ValueError(
+                f"the oracle is built for k = {oracle.k} components, the class has k = {self.concept_class.k}"
+            )
         return points, labels.astype(np.int64), oracle
 
     def _active_size(self, target: Target) -> int:
         if self.m is not None:
-            if isinstance(self.m, bool) or not isinstance(self.m, (int, np.integer)) or not 1 <= self.m <= target.block_size:
+            if (
+                isinstance(self.m, bool)
+                or not isinstance(self.m, (int, np.integer))
+                or not 1 <= self.m <= target.block_size
+            ):
                 raise ValueError(f"m must be an integer in [1, ⌊n/3⌋ = {target.block_size}], got {self.m!r}")
             return int(self.m)
         m = paper_m(target)
         if m < 1 and self.calibration == "paper":
-            raise ValueError(f"n = {target.n} is too small: Algorithm 2 gives m = 0; m ≥ 1 needs n ≥ {needed_n(target)}")
+            raise ValueError(
+                f"n = {target.n} is too small: Algorithm 2 gives m = 0; m ≥ 1 needs n ≥ {needed_n(target)}"
+            )
         if self.calibration == "tight":
             return tight_calibration(target, max(m, 1)).m
         return m
 
     # -- Algorithm 2 ----------------------------------------------------------------------
 
-    def fit(self, X: Any, y: Any, X_holdout: Any = None, *,
-            on_progress: Callable[[int, int], None] | None = None) -> CarryForwardLearner:
+    def fit(
+        self, X: Any, y: Any, X_holdout: Any = None, *, on_progress: Callable[[int, int], None] | None = None
+    ) -> CarryForwardLearner:
         """Run Algorithm 2 on (X, y); ``X_holdout`` (unlabeled points) adds population
         disagreements to the round telemetry. ``on_progress(done, total)``, when given, is called
         after each of the 2k + 2 steps (the preliminary LabelBoost, each round's oracle call and
@@ -206,7 +256,7 @@ class CarryForwardLearner(PrivateClassifier):
         tau = self.alpha / (40 * C.k)
         # line 4: value-independent partition into W^init, W^(0), W^(1)
         order = rng.permutation(len(points))
-        reservoirs = [order[j * block:(j + 1) * block] for j in range(3)]
+        reservoirs = [order[j * block : (j + 1) * block] for j in range(3)]
         # lines 6–7: R_0 ⊆ W^init and the preliminary LabelBoost over C
         r0 = reservoirs[0][rng.subset(block, m)]
         first = labelboost(C, points[r0], labels[r0], points[:0], rng)
@@ -219,7 +269,9 @@ class CarryForwardLearner(PrivateClassifier):
             component = oracle.select(C, state.prefix, state.X, state.y, rng)  # line 9
             extended = state.prefix + (component,)
             if not C.prefix_valid(extended):
-                raise InvariantViolation(f"oracle returned {component!r}: {extended} is not a valid prefix (Assumption 4.4)")
+                raise InvariantViolation(
+                    f"oracle returned {component!r}: {extended} is not a valid prefix (Assumption 4.4)"
+                )
             oracle_events.append(oracle.event(C, state.prefix, m))  # |S_{i−1}| = m
             report(2 * i, steps)
             if i == C.k:  # lines 11–12
@@ -229,8 +281,12 @@ class CarryForwardLearner(PrivateClassifier):
                 break
             carrier = reservoirs[1 + (i - 1) % 2][rng.subset(block, m)]  # line 13
             result = labelboost(restrict(C, extended), state.X, state.y, points[carrier], rng)  # line 14
-            state.rounds.append(self._telemetry(i, component, state, extended, result.hypothesis, holdout, tau))
-            state = _State(extended, points[carrier], result.carrier, result.hypothesis, state.rounds)  # line 15
+            state.rounds.append(
+                self._telemetry(i, component, state, extended, result.hypothesis, holdout, tau)
+            )
+            state = _State(
+                extended, points[carrier], result.carrier, result.hypothesis, state.rounds
+            )  # line 15
             report(2 * i + 1, steps)
         self.hypothesis_ = state.prefix
         self.m_ = m
@@ -244,26 +300,47 @@ class CarryForwardLearner(PrivateClassifier):
         """Lemma 5.2: S_{i−1} = U(S_{i−1})^{h_{i−1}} for a witness h_{i−1} ∈ C(y≤i−1)."""
         C, h = self.concept_class, state.witness
         if not C.contains(h) or tuple(h[: len(state.prefix)]) != state.prefix:
-            raise InvariantViolation(f"witness {h} is not a completion of the prefix {state.prefix} (Lemma 5.2)")
+            raise InvariantViolation(
+                f"witness {h} is not a completion of the prefix {state.prefix} (Lemma 5.2)"
+            )
         if not np.array_equal(C.evaluate(h, state.X), state.y):
             raise InvariantViolation(f"the active sample is not labeled by its witness {h} (Lemma 5.2)")
 
-    def _telemetry(self, i: int, component: Any, state: _State, extended: Components, chosen: Components,
-                   holdout: np.ndarray | None, tau: float) -> RoundTelemetry:
+    def _telemetry(
+        self,
+        i: int,
+        component: Any,
+        state: _State,
+        extended: Components,
+        chosen: Components,
+        holdout: np.ndarray | None,
+        tau: float,
+    ) -> RoundTelemetry:
         C = self.concept_class
         best = _best_agreement(C, extended, state)
         chosen_labels = C.evaluate(chosen, state.X)
         population = None
         if holdout is not None and len(holdout):
             population = float(np.mean(C.evaluate(chosen, holdout) != C.evaluate(state.witness, holdout)))
-        return RoundTelemetry(i, component, 1 - best / len(state.y), float(np.mean(chosen_labels != state.y)),
-                              population, 2 * tau)
+        return RoundTelemetry(
+            i,
+            component,
+            1 - best / len(state.y),
+            float(np.mean(chosen_labels != state.y)),
+            population,
+            2 * tau,
+        )
 
     # -- scikit-learn interface -------------------------------------------------------------
 
     def _positive(self, X: Any) -> np.ndarray:
         """Where the learned concept c_{y1..yk} is 1 on the grid points X."""
-        return self.concept_class.evaluate(self.hypothesis_, grid_points(self.concept_class, X, type(self).__name__)) == 1
+        return (
+            self.concept_class.evaluate(
+                self.hypothesis_, grid_points(self.concept_class, X, type(self).__name__)
+            )
+            == 1
+        )
 
 
 def _best_agreement(C: ConceptClass, prefix: Components, state: _State) -> int:

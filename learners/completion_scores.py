@@ -15,14 +15,23 @@ every completion of every next value (small classes only; the limit is stated).
 :func:`restricted_trace` gives Π_{C(y≤i)}(P) geometrically for intervals and thresholds (O(|P|))
 and rectangles (:meth:`Rectangles.box_trace`), through :meth:`ConceptClass.restrict` otherwise.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from dpledger.learners.concept_classes import (Components, ConceptClass, Intervals, Rectangles, Restricted, Thresholds,
-                                     Trace, materialised_trace)
+from dpledger.learners.concept_classes import (
+    Components,
+    ConceptClass,
+    Intervals,
+    Rectangles,
+    Restricted,
+    Thresholds,
+    Trace,
+    materialised_trace,
+)
 
 ENUMERATION_LIMIT = 2_000_000
 """Largest (next values × completions) the generic fallback evaluates before refusing."""
@@ -39,7 +48,9 @@ class Runs:
 def _sample_summary(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """Distinct sorted points, gain per point (#label 1 − #label 0), and #label 0."""
     points, position = np.unique(X.reshape(-1), return_inverse=True)
-    gain = np.bincount(position.reshape(-1), weights=np.where(y == 1, 1, -1), minlength=len(points)).astype(np.int64)
+    gain = np.bincount(position.reshape(-1), weights=np.where(y == 1, 1, -1), minlength=len(points)).astype(
+        np.int64
+    )
     return points, gain, int(np.sum(y == 0))
 
 
@@ -105,7 +116,9 @@ def _rectangle_runs(domain_size: int, prefix: Components, X: np.ndarray, y: np.n
         values = best.max(axis=1) if not prefix else best[0]
         axis = xs
     else:
-        prefix_rows = total[cut[1]] - total[cut[0]] if cut[1] > cut[0] else np.zeros(len(ys) + 1, dtype=np.int64)
+        prefix_rows = (
+            total[cut[1]] - total[cut[0]] if cut[1] > cut[0] else np.zeros(len(ys) + 1, dtype=np.int64)
+        )
         if len(prefix) == 2:  # y_lo = cut d: the best y_hi above it
             values = np.maximum.accumulate(prefix_rows[::-1])[::-1] - prefix_rows
         else:  # y_hi = cut d: rows [cut_lo, d)
@@ -117,7 +130,9 @@ def _rectangle_runs(domain_size: int, prefix: Components, X: np.ndarray, y: np.n
     return _merged(breakpoints, (zeros + values).tolist())
 
 
-def completion_runs(concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray) -> Runs | None:
+def completion_runs(
+    concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray
+) -> Runs | None:
     """Completion scores of every next value as runs, for the grid classes that allow it."""
     if type(concept_class) is Intervals:
         return _interval_runs(concept_class.domain_size, prefix, X, y)
@@ -128,8 +143,12 @@ def completion_runs(concept_class: ConceptClass, prefix: Components, X: np.ndarr
     return None
 
 
-def completion_scores(concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray,
-                      ) -> tuple[list, list[int]]:
+def completion_scores(
+    concept_class: ConceptClass,
+    prefix: Components,
+    X: np.ndarray,
+    y: np.ndarray,
+) -> tuple[list, list[int]]:
     """(next values, completion score of each) by evaluating every completion."""
     values = list(concept_class.next_values(prefix))
     scores: list[int] = []
@@ -141,7 +160,8 @@ def completion_scores(concept_class: ConceptClass, prefix: Components, X: np.nda
             if evaluated > ENUMERATION_LIMIT:
                 raise ValueError(
                     f"{concept_class!r}: more than {ENUMERATION_LIMIT} completions to score after prefix {prefix}; "
-                    "use a smaller domain or a class with run-based scores (thresholds, intervals)")
+                    "use a smaller domain or a class with run-based scores (thresholds, intervals)"
+                )
             best = max(best, int(np.sum(concept_class.evaluate(completion, X) == y)))
         scores.append(best)
     return values, scores
@@ -163,7 +183,7 @@ def restricted_trace(concept_class: ConceptClass, prefix: Components, points: np
         representatives: list[Components] = [(a, a)]
         for end in range(start, len(P)):
             row = np.zeros(len(P), dtype=np.int8)
-            row[start: end + 1] = 1
+            row[start : end + 1] = 1
             rows.append(row)
             representatives.append((a, int(P[end]) + 1))
         return materialised_trace(P, np.array(rows), representatives)

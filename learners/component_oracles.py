@@ -6,6 +6,7 @@ guarantee is declared as an accountant event and needs to hold only on realizabl
 states (Definition 4.3), which is how :class:`dpledger.learners.carry_forward.CarryForwardLearner`
 records it (``OnRealizableInputs``).
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -15,8 +16,8 @@ from typing import Any
 import numpy as np
 import sympy
 
-from dpledger.accountant.numerics.certified import certified_floor, exact
 from dpledger.accountant.events import Event, ExponentialMechanism, OnRealizableInputs
+from dpledger.accountant.numerics.certified import certified_floor, exact
 from dpledger.learners.completion_scores import completion_runs, completion_scores
 from dpledger.learners.concept_classes import Components, ConceptClass
 from dpledger.learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_ordered
@@ -32,8 +33,9 @@ class ComponentOracle(ABC):
     """The number of components the oracle is built for (None: any class)."""
 
     @abstractmethod
-    def select(self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray,
-               rng: Randomness) -> Any:
+    def select(
+        self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
+    ) -> Any:
         """The next component y_i."""
 
     @abstractmethod
@@ -60,8 +62,9 @@ class CompletionScoreOracle(ComponentOracle):
             raise ValueError(f"oracle epsilon must be positive, got {self.epsilon}")
         return value
 
-    def select(self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray,
-               rng: Randomness) -> Any:
+    def select(
+        self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
+    ) -> Any:
         epsilon = self._epsilon()
         runs = completion_runs(concept_class, prefix, X, y)
         if runs is not None:

@@ -18,6 +18,7 @@ Classes: :class:`Thresholds`, :class:`Intervals` (integer grid [0, N)), :class:`
 (grid [0, N)²), :class:`Halfspaces` (grid [0, N)^d, small integer coefficients),
 :class:`FiniteClass` (explicit labelings of a finite domain {0, …, n−1}).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -61,7 +62,9 @@ def materialised_trace(points: np.ndarray, labelings: np.ndarray, representative
     def agreement(index: np.ndarray, labels: np.ndarray) -> np.ndarray:
         return (matrix[:, index] == np.asarray(labels, dtype=np.int8)).sum(axis=1)
 
-    return Trace(points, len(representatives), lambda i: matrix[i].copy(), lambda i: representatives[i], agreement)
+    return Trace(
+        points, len(representatives), lambda i: matrix[i].copy(), lambda i: representatives[i], agreement
+    )
 
 
 class ConceptClass(ABC):
@@ -132,12 +135,16 @@ class ConceptClass(ABC):
         """The distinct points of X in lexicographic order (the set P of Algorithm 1 line 3)."""
         return np.unique(self.points(X), axis=0)
 
-    def dichotomies(self, points: Any, limit: int = DEFAULT_TRACE_LIMIT) -> tuple[np.ndarray, list[Components]]:
+    def dichotomies(
+        self, points: Any, limit: int = DEFAULT_TRACE_LIMIT
+    ) -> tuple[np.ndarray, list[Components]]:
         """Π_C(P) materialised: (labelings as an int8 array |Π_C(P)| × |P|, representatives)."""
         trace = self.trace(points)
         if trace.size > limit:
             raise ValueError(f"limit: the trace has {trace.size} labelings, more than {limit}")
-        labelings = np.array([trace.labeling(i) for i in range(trace.size)], dtype=np.int8).reshape(trace.size, len(trace.points))
+        labelings = np.array([trace.labeling(i) for i in range(trace.size)], dtype=np.int8).reshape(
+            trace.size, len(trace.points)
+        )
         return labelings, [trace.representative(i) for i in range(trace.size)]
 
     def enumerated_trace(self, points: Any, limit: int = DEFAULT_TRACE_LIMIT) -> Trace:
@@ -226,10 +233,17 @@ class Thresholds(_GridClass):
             # labeling i puts 1 on positions ≥ i: agreements = #(y=0 before i) + #(y=1 from i)
             zeros = np.bincount(index[labels == 0], minlength=r)
             ones = np.bincount(index[labels == 1], minlength=r)
-            return np.concatenate(([0], np.cumsum(zeros))) + np.concatenate((np.cumsum(ones[::-1])[::-1], [0]))
+            return np.concatenate(([0], np.cumsum(zeros))) + np.concatenate(
+                (np.cumsum(ones[::-1])[::-1], [0])
+            )
 
-        return Trace(P, r + 1, lambda i: (np.arange(r) >= i).astype(np.int8),
-                     lambda i: (int(P[i]),) if i < r else (self.domain_size,), agreement)
+        return Trace(
+            P,
+            r + 1,
+            lambda i: (np.arange(r) >= i).astype(np.int8),
+            lambda i: (int(P[i]),) if i < r else (self.domain_size,),
+            agreement,
+        )
 
 
 class Intervals(_GridClass):
@@ -261,7 +275,7 @@ class Intervals(_GridClass):
             row = np.zeros(r, dtype=np.int8)
             if index:
                 i, j = pair(index)
-                row[i: j + 1] = 1
+                row[i : j + 1] = 1
             return row
 
         def representative(index: int) -> Components:
@@ -325,8 +339,12 @@ class Rectangles(_GridClass):
         occupied = np.zeros((len(xs), len(ys)), dtype=np.int64)
         occupied[column, row] = 1
         cuts = [np.searchsorted(axis, value) for axis, value in zip((xs, xs, ys, ys), prefix)]
-        x_pairs = _side_pairs(len(xs), cuts[0] if len(cuts) > 0 else None, cuts[1] - 1 if len(cuts) > 1 else None)
-        y_pairs = _side_pairs(len(ys), cuts[2] if len(cuts) > 2 else None, cuts[3] - 1 if len(cuts) > 3 else None)
+        x_pairs = _side_pairs(
+            len(xs), cuts[0] if len(cuts) > 0 else None, cuts[1] - 1 if len(cuts) > 1 else None
+        )
+        y_pairs = _side_pairs(
+            len(ys), cuts[2] if len(cuts) > 2 else None, cuts[3] - 1 if len(cuts) > 3 else None
+        )
         free = (len(cuts) < 1, len(cuts) < 2, len(cuts) < 3, len(cuts) < 4)
         boxes = _tight_boxes(occupied, x_pairs, y_pairs, free)
         empty = (0, 0, 0, 0) if not prefix else self.complete(prefix)
@@ -343,9 +361,9 @@ class Rectangles(_GridClass):
             i0, i1, j0, j1 = boxes[:, index - 1].tolist()
             tight = [int(xs[i0]), int(xs[i1]) + 1, int(ys[j0]), int(ys[j1]) + 1]
             if prefix:
-                below = occupied[i0: i1 + 1, :j0].any(axis=0).nonzero()[0]  # band points under the box
+                below = occupied[i0 : i1 + 1, :j0].any(axis=0).nonzero()[0]  # band points under the box
                 tight[2] = int(ys[below[-1]]) + 1 if len(below) else 0  # the smallest y_lo keeping them out
-            return prefix + tuple(tight[len(prefix):])
+            return prefix + tuple(tight[len(prefix) :])
 
         def agreement(index: np.ndarray, labels: np.ndarray) -> np.ndarray:
             gain = np.zeros_like(occupied)
@@ -381,7 +399,9 @@ def _box_sums(grid: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     return sums
 
 
-def _tight_boxes(occupied: np.ndarray, x_pairs: np.ndarray, y_pairs: np.ndarray, free: tuple[bool, ...]) -> np.ndarray:
+def _tight_boxes(
+    occupied: np.ndarray, x_pairs: np.ndarray, y_pairs: np.ndarray, free: tuple[bool, ...]
+) -> np.ndarray:
     """The index boxes (4 × count, int32) holding a point and touching one on every free side:
     column i0 has a point in rows [j0, j1] when x_lo is free, and so on (1-D prefix sums)."""
     count = _box_sums(occupied)
@@ -390,14 +410,18 @@ def _tight_boxes(occupied: np.ndarray, x_pairs: np.ndarray, y_pairs: np.ndarray,
     found = []
     step = max(1, _BOX_CHUNK // max(1, y_pairs.shape[1]))
     for start in range(0, x_pairs.shape[1], step):
-        xp = x_pairs[:, start:start + step]
+        xp = x_pairs[:, start : start + step]
         i0, i1 = np.repeat(xp[0], y_pairs.shape[1]), np.repeat(xp[1], y_pairs.shape[1])
         j0, j1 = np.tile(y_pairs[0], xp.shape[1]), np.tile(y_pairs[1], xp.shape[1])
         keep = np.ones(len(i0), dtype=bool)
-        for side, touches in enumerate((lambda: by_column[i0, j1 + 1] > by_column[i0, j0],
-                                        lambda: by_column[i1, j1 + 1] > by_column[i1, j0],
-                                        lambda: by_row[i1 + 1, j0] > by_row[i0, j0],
-                                        lambda: by_row[i1 + 1, j1] > by_row[i0, j1])):
+        for side, touches in enumerate(
+            (
+                lambda: by_column[i0, j1 + 1] > by_column[i0, j0],
+                lambda: by_column[i1, j1 + 1] > by_column[i1, j0],
+                lambda: by_row[i1 + 1, j0] > by_row[i0, j0],
+                lambda: by_row[i1 + 1, j1] > by_row[i0, j1],
+            )
+        ):
             if free[side]:
                 keep &= touches()
         boxes = np.stack((i0[keep], i1[keep], j0[keep], j1[keep]))
@@ -423,7 +447,11 @@ class Halfspaces(_GridClass):
         super().__init__(domain_size)
         if isinstance(dimension, bool) or not isinstance(dimension, int) or not 1 <= dimension <= 4:
             raise ValueError(f"dimension must be an integer in [1, 4], got {dimension!r}")
-        if isinstance(coefficient_bound, bool) or not isinstance(coefficient_bound, int) or not 1 <= coefficient_bound <= 5:
+        if (
+            isinstance(coefficient_bound, bool)
+            or not isinstance(coefficient_bound, int)
+            or not 1 <= coefficient_bound <= 5
+        ):
             raise ValueError(f"coefficient_bound must be an integer in [1, 5], got {coefficient_bound!r}")
         self.dimension, self.bound = dimension, coefficient_bound
         self.k = dimension + 1
@@ -450,7 +478,9 @@ class Halfspaces(_GridClass):
             projection = P @ np.asarray(a, dtype=np.int64)
             for w in np.unique(projection).tolist():
                 labelings.setdefault((projection >= w).astype(np.int8).tobytes(), (int(w),) + a)
-        rows = np.array([np.frombuffer(key, dtype=np.int8) for key in labelings]).reshape(len(labelings), len(P))
+        rows = np.array([np.frombuffer(key, dtype=np.int8) for key in labelings]).reshape(
+            len(labelings), len(P)
+        )
         return materialised_trace(P, rows, list(labelings.values()))
 
 
@@ -462,12 +492,18 @@ class FiniteClass(ConceptClass):
 
     dimension = 1
 
-    def __init__(self, labelings: Sequence[Sequence[int]], components: Sequence[Sequence[Hashable]] | None = None,
-                 vc_dimension: int | None = None) -> None:
+    def __init__(
+        self,
+        labelings: Sequence[Sequence[int]],
+        components: Sequence[Sequence[Hashable]] | None = None,
+        vc_dimension: int | None = None,
+    ) -> None:
         table = np.asarray(labelings, dtype=np.int64)
         if table.ndim != 2 or table.shape[0] == 0 or table.shape[1] == 0 or not np.isin(table, (0, 1)).all():
             raise ValueError("labelings must be a non-empty list of equal-length 0/1 truth tables")
-        tuples = [tuple(c) for c in components] if components is not None else [(j,) for j in range(len(table))]
+        tuples = (
+            [tuple(c) for c in components] if components is not None else [(j,) for j in range(len(table))]
+        )
         if len(tuples) != len(table) or len(set(tuples)) != len(tuples) or len({len(t) for t in tuples}) != 1:
             raise ValueError("components must be distinct tuples of one length, one per labeling")
         self.table = table.astype(np.int8)
@@ -482,8 +518,10 @@ class FiniteClass(ConceptClass):
         n = self.table.shape[1]
         best = 0
         for size in range(1, n + 1):
-            if not any(len({row.tobytes() for row in self.table[:, list(subset)]}) == 2**size
-                       for subset in itertools.combinations(range(n), size)):
+            if not any(
+                len({row.tobytes() for row in self.table[:, list(subset)]}) == 2**size
+                for subset in itertools.combinations(range(n), size)
+            ):
                 break
             best = size
         return best
@@ -509,7 +547,9 @@ CLASS_NAMES = ("thresholds", "intervals", "rectangles", "halfspaces")
 def make_class(name: str, domain_size: int) -> ConceptClass:
     """A named grid class on [0, domain_size)^d (halfspaces: d = 2, coefficients in {−1, 0, 1})."""
     factories: dict[str, Callable[[int], ConceptClass]] = {
-        "thresholds": Thresholds, "intervals": Intervals, "rectangles": Rectangles,
+        "thresholds": Thresholds,
+        "intervals": Intervals,
+        "rectangles": Rectangles,
         "halfspaces": lambda n: Halfspaces(n, dimension=2, coefficient_bound=1),
     }
     if name not in factories:

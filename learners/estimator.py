@@ -26,6 +26,7 @@ Model selection costs privacy: every fit is a release. :class:`PrivateScorer` is
 Laplace noise and records the events of every fit and score it sees; :func:`search_event`
 composes them with the refit into one event for the accountant (``docs/learners.md``).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -43,7 +44,9 @@ from dpledger.learners.randomness import Sampled, as_fraction
 try:  # scikit-learn is optional: the learners are its estimators when it is installed
     from sklearn.base import BaseEstimator, ClassifierMixin
     from sklearn.exceptions import DataConversionWarning, NotFittedError
-except ImportError:  # pragma: no cover - exercised by tests/learners/test_sklearn_contract.py with the import blocked
+except (
+    ImportError
+):  # pragma: no cover - exercised by tests/learners/test_sklearn_contract.py with the import blocked
     BaseEstimator = ClassifierMixin = None
 
     class DataConversionWarning(UserWarning):  # type: ignore[no-redef]
@@ -60,7 +63,11 @@ class _MinimalEstimator:
     @classmethod
     def _parameter_names(cls) -> list[str]:
         parameters = signature(cls.__init__).parameters.values()
-        return sorted(p.name for p in parameters if p.name != "self" and p.kind not in (Parameter.VAR_POSITIONAL, Parameter.VAR_KEYWORD))
+        return sorted(
+            p.name
+            for p in parameters
+            if p.name != "self" and p.kind not in (Parameter.VAR_POSITIONAL, Parameter.VAR_KEYWORD)
+        )
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         params = {name: getattr(self, name) for name in self._parameter_names()}
@@ -75,8 +82,10 @@ class _MinimalEstimator:
         for key, value in params.items():
             name, _, inner = key.partition("__")
             if name not in names:
-                raise ValueError(f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
-                                 f"Valid parameters are: {names!r}.")
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {names!r}."
+                )
             if inner:
                 getattr(self, name).set_params(**{inner: value})
             else:
@@ -85,8 +94,11 @@ class _MinimalEstimator:
 
     def __repr__(self) -> str:
         defaults = {p.name: p.default for p in signature(type(self).__init__).parameters.values()}
-        changed = [f"{name}={value!r}" for name, value in self.get_params(deep=False).items()
-                   if not _same(value, defaults.get(name, Parameter.empty))]
+        changed = [
+            f"{name}={value!r}"
+            for name, value in self.get_params(deep=False).items()
+            if not _same(value, defaults.get(name, Parameter.empty))
+        ]
         return f"{type(self).__name__}({', '.join(changed)})"
 
 
@@ -102,16 +114,26 @@ class NonNumericError(ValueError, TypeError):
     and a TypeError (what numpy and scikit-learn raise for it)."""
 
 
-_BASES: tuple[type, ...] = (ClassifierMixin, BaseEstimator) if BaseEstimator is not None else (_MinimalEstimator,)
+_BASES: tuple[type, ...] = (
+    (ClassifierMixin, BaseEstimator) if BaseEstimator is not None else (_MinimalEstimator,)
+)
 
 
 def check_label_set(labels: Any) -> tuple[Any, Any]:
     """The declared label set (negative, positive): two distinct labels, both numbers (not NaN)
     or both strings; ``ValueError`` naming ``labels`` otherwise. Only what the user passed is echoed."""
-    if isinstance(labels, (str, bytes)) or not isinstance(labels, (tuple, list, np.ndarray)) or len(labels) != 2:
+    if (
+        isinstance(labels, (str, bytes))
+        or not isinstance(labels, (tuple, list, np.ndarray))
+        or len(labels) != 2
+    ):
         raise ValueError(f"labels must be a pair (negative, positive), got {labels!r}")
-    numbers = [isinstance(label, (int, float, np.integer, np.floating)) and not isinstance(label, (bool, np.bool_))
-               and not np.isnan(label) for label in labels]
+    numbers = [
+        isinstance(label, (int, float, np.integer, np.floating))
+        and not isinstance(label, (bool, np.bool_))
+        and not np.isnan(label)
+        for label in labels
+    ]
     if not (all(numbers) or all(isinstance(label, str) for label in labels)):
         raise ValueError(f"labels must be two numbers or two strings, got {labels!r}")
     negative, positive = labels
@@ -132,17 +154,23 @@ def check_features(X: Any, *, flat: bool = False, min_samples: int = 2) -> np.nd
         if array.dtype.kind != "c":
             array = array.astype(float)
     except (TypeError, ValueError):  # ragged lists, strings, other objects; the message echoes no value of X
-        raise NonNumericError("X must be a rectangular array of real numbers: every argument must be a number "
-                              "or a string holding a number") from None
+        raise NonNumericError(
+            "X must be a rectangular array of real numbers: every argument must be a number "
+            "or a string holding a number"
+        ) from None
     if array.dtype.kind == "c":
         raise ValueError("Complex data not supported (X)")
     if array.ndim != 2 and not (flat and array.ndim == 1):
-        raise ValueError(f"X must be a 2-d array (n_samples, n_features), got shape {array.shape}. Reshape your "
-                         "data with X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it is one sample.")
+        raise ValueError(
+            f"X must be a 2-d array (n_samples, n_features), got shape {array.shape}. Reshape your "
+            "data with X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it is one sample."
+        )
     if array.ndim == 2 and array.shape[1] == 0:
         raise ValueError(f"X has 0 feature(s) (shape={array.shape}) while a minimum of 1 is required.")
     if array.shape[0] < min_samples:
-        raise ValueError(f"X has {array.shape[0]} sample(s) (shape={array.shape}) while a minimum of {min_samples} is required.")
+        raise ValueError(
+            f"X has {array.shape[0]} sample(s) (shape={array.shape}) while a minimum of {min_samples} is required."
+        )
     if not np.all(np.isfinite(array)):
         raise ValueError("X contains non-finite values (NaN or infinity)")
     return array
@@ -164,17 +192,22 @@ def positive_mask(y: Any, n: int, labels: tuple[Any, Any]) -> np.ndarray:
     require_y(y)
     array = np.asarray(y, dtype=object)
     if array.ndim == 2 and array.shape[1:] == (1,):
-        warnings.warn("A column-vector y was passed when a 1d array was expected; it is read as y.ravel()",
-                      DataConversionWarning, stacklevel=3)
+        warnings.warn(
+            "A column-vector y was passed when a 1d array was expected; it is read as y.ravel()",
+            DataConversionWarning,
+            stacklevel=3,
+        )
         array = array.reshape(-1)
     if array.ndim != 1 or array.shape[0] != n:
         raise ValueError(f"y must be a 1-d array of length n={n}, got shape {array.shape}")
     negative, positive = labels
     is_positive = np.asarray(array == positive, dtype=bool)
     if not np.all(is_positive | np.asarray(array == negative, dtype=bool)):
-        raise ValueError(f"y contains a label outside the declared labels {tuple(labels)!r}. Only binary "
-                         "classification is supported, with the label pair declared up front by the parameter "
-                         "`labels` (never read from y); multiclass and continuous targets are refused.")
+        raise ValueError(
+            f"y contains a label outside the declared labels {tuple(labels)!r}. Only binary "
+            "classification is supported, with the label pair declared up front by the parameter "
+            "`labels` (never read from y); multiclass and continuous targets are refused."
+        )
     return is_positive
 
 
@@ -189,7 +222,9 @@ class PrivateClassifier(*_BASES):  # type: ignore[misc]
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False  # binary: the label set is a public pair
         tags.classifier_tags.poor_score = True  # private at small n: noise dominates
-        tags.non_deterministic = self.random_state is None or isinstance(self.random_state, np.random.Generator)
+        tags.non_deterministic = self.random_state is None or isinstance(
+            self.random_state, np.random.Generator
+        )
         return tags
 
     # -- fit helpers ----------------------------------------------------------------------
@@ -219,8 +254,10 @@ class PrivateClassifier(*_BASES):  # type: ignore[misc]
 
     def _check_n_features(self, n_features: int) -> None:
         if n_features != self.n_features_in_:
-            raise ValueError(f"X has {n_features} features, but {type(self).__name__} is expecting "
-                             f"{self.n_features_in_} features as input")
+            raise ValueError(
+                f"X has {n_features} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input"
+            )
 
     def _positive(self, X: Any) -> np.ndarray:
         """Boolean array: where the fitted hypothesis predicts the positive class."""
@@ -260,11 +297,15 @@ class PrivateScorer:
         self._rng = Sampled(random_state)
 
     def __call__(self, estimator: Any, X: Any, y: Any) -> float:
-        learner = estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator  # a Pipeline's last step
+        learner = (
+            estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
+        )  # a Pipeline's last step
         trace = getattr(learner, "trace_", None)
         if trace is None:
-            raise ValueError(f"{type(estimator).__name__} was fitted without privacy (trace_ is None); "
-                             "a private search needs private fits")
+            raise ValueError(
+                f"{type(estimator).__name__} was fitted without privacy (trace_ is None); "
+                "a private search needs private fits"
+            )
         correct = float(np.sum(np.asarray(estimator.predict(X), dtype=object) == np.asarray(y, dtype=object)))
         noisy, event = laplace_noise(correct, float(1 / self.epsilon), 1, self._rng)
         self.fits.append(trace)
@@ -279,8 +320,10 @@ def search_event(search: Any, scorer: PrivateScorer) -> Composition:
     folds share; it charges each fit in full although a record sits in only some folds."""
     n_fits = len(search.cv_results_["params"]) * search.n_splits_
     if len(scorer.fits) != n_fits:
-        raise ValueError(f"the scorer recorded {len(scorer.fits)} fits but the search ran {n_fits}: run the search "
-                         "with n_jobs=None, one scorer per search, and return_train_score=False")
+        raise ValueError(
+            f"the scorer recorded {len(scorer.fits)} fits but the search ran {n_fits}: run the search "
+            "with n_jobs=None, one scorer per search, and return_train_score=False"
+        )
     refit = getattr(search, "best_estimator_", None)
     children = [*scorer.fits, *scorer.scores, *([] if refit is None else [refit.trace_])]
     return Composition(children=tuple(children), method="basic")
@@ -291,6 +334,15 @@ def search_guarantee(search: Any, scorer: PrivateScorer) -> Any:
     return account(search_event(search, scorer)).guarantee
 
 
-__all__ = ["DataConversionWarning", "NotFittedError", "PrivateClassifier", "PrivateScorer", "check_features",
-           "check_label_set", "positive_mask", "require_y",
-           "search_event", "search_guarantee"]
+__all__ = [
+    "DataConversionWarning",
+    "NotFittedError",
+    "PrivateClassifier",
+    "PrivateScorer",
+    "check_features",
+    "check_label_set",
+    "positive_mask",
+    "require_y",
+    "search_event",
+    "search_guarantee",
+]

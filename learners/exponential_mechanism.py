@@ -15,6 +15,7 @@ caller then draws a member uniformly — the same two draws :func:`exponential_m
 score is constant on runs: each run is one group weighted by its length, and a point is drawn
 uniformly inside the chosen run, so astronomically large domains are never listed.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -44,7 +45,9 @@ def exponential_mechanism(
     sensitivity Δ (record ``dpledger.accountant.events.ExponentialMechanism``). Scores and ε, Δ are read
     exactly (floats by their binary value)."""
     scale = _scale(epsilon, sensitivity)
-    return choice_by_value(rng, scores, lambda score: scale * (score if type(score) is int else as_fraction(score, "scores")))
+    return choice_by_value(
+        rng, scores, lambda score: scale * (score if type(score) is int else as_fraction(score, "scores"))
+    )
 
 
 def exponential_mechanism_counted(
@@ -61,7 +64,11 @@ def exponential_mechanism_counted(
 
 
 def exponential_mechanism_ordered(
-    breakpoints: Sequence[int], scores: Sequence[Number], epsilon: Number, sensitivity: Number, rng: Randomness
+    breakpoints: Sequence[int],
+    scores: Sequence[Number],
+    epsilon: Number,
+    sensitivity: Number,
+    rng: Randomness,
 ) -> int:
     """A point x of the integer domain [breakpoints[0], breakpoints[-1]) drawn with probability
     ∝ exp(ε·score(x)/(2Δ)), where score(x) = scores[r] on the run breakpoints[r] ≤ x < breakpoints[r+1].

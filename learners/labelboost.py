@@ -29,6 +29,7 @@ so the audit checks the listed mechanism, and the tests check the counted one ag
 Releasing the selected representative h itself is *not* covered by any lemma (its candidate set
 H depends on P); :func:`labelboost` exposes it for the exact auditor to measure.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
@@ -39,8 +40,15 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.accountant.events import (Event, ExponentialMechanism, LabelBoostCarrier, LabelBoostRealizable,
-                               LabelBoostThen, OnRealizableInputs, RandomizedResponse)
+from dpledger.accountant.events import (
+    Event,
+    ExponentialMechanism,
+    LabelBoostCarrier,
+    LabelBoostRealizable,
+    LabelBoostThen,
+    OnRealizableInputs,
+    RandomizedResponse,
+)
 from dpledger.learners.concept_classes import Components, ConceptClass, Trace
 from dpledger.learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_counted
 from dpledger.learners.randomness import Number, Randomness, Sampled
@@ -77,8 +85,12 @@ Continuation = Callable[[np.ndarray, np.ndarray, Randomness], Release]
 """A continuation A(X, y, rng): runs on the relabeled sample, returns its release and event."""
 
 
-def _labeled_sample(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, x_unlabeled: Any,
-                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _labeled_sample(
+    concept_class: ConceptClass,
+    x_labeled: Any,
+    y_labeled: Any,
+    x_unlabeled: Any,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validated S = (x, y) and T as arrays of the class's point shape."""
     xs, xt = concept_class.points(x_labeled), concept_class.points(x_unlabeled)
     ys = np.asarray(y_labeled, dtype=np.int64).reshape(-1)
@@ -91,24 +103,35 @@ def _labeled_sample(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any,
     return xs, ys, xt
 
 
-def labelboost(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, x_unlabeled: Any,
-               rng: Randomness) -> LabelBoostResult:
+def labelboost(
+    concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, x_unlabeled: Any, rng: Randomness
+) -> LabelBoostResult:
     """LabelBoostProcedure(S∘T, C) — Algorithm 1 — on S = (x_labeled, y_labeled), T = x_unlabeled."""
     xs, ys, xt = _labeled_sample(concept_class, x_labeled, y_labeled, x_unlabeled)
     if isinstance(rng, Sampled):
         counted = labelboost_counted(concept_class, xs, ys, xt, rng)
         if counted is not None:
             return counted
-    points, position, trace, scores = _candidates(concept_class, xs.tobytes(), xs.shape, ys.tobytes(), xt.tobytes())
+    points, position, trace, scores = _candidates(
+        concept_class, xs.tobytes(), xs.shape, ys.tobytes(), xt.tobytes()
+    )
     chosen = exponential_mechanism(scores, LABELBOOST_EPSILON, 1, rng)  # line 5
     labeling = trace.labeling(chosen)
     labels = labeling[position]  # line 6: (S∘T)^h
-    return LabelBoostResult(trace.representative(chosen), labels[: len(xs)], labels[len(xs):], points, labeling,
-                            trace.size, _selection_event(trace.size))
+    return LabelBoostResult(
+        trace.representative(chosen),
+        labels[: len(xs)],
+        labels[len(xs) :],
+        points,
+        labeling,
+        trace.size,
+        _selection_event(trace.size),
+    )
 
 
-def labelboost_counted(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, x_unlabeled: Any,
-                       rng: Randomness) -> LabelBoostResult | None:
+def labelboost_counted(
+    concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, x_unlabeled: Any, rng: Randomness
+) -> LabelBoostResult | None:
     """Algorithm 1 through the trace counted by score, never listed (None when the class has no
     counted trace, :func:`dpledger.learners.trace_counting.counted_trace`): line 5's score group by
     :func:`exponential_mechanism_counted`, then a uniform labeling of that score. The same
@@ -124,13 +147,25 @@ def labelboost_counted(concept_class: ConceptClass, x_labeled: Any, y_labeled: A
     group = exponential_mechanism_counted(table.scores, table.counts, LABELBOOST_EPSILON, 1, rng)  # line 5
     labeling = counted.labeling(table.scores[group], rng.integer(table.counts[group]))
     labels = labeling[position]  # line 6
-    return LabelBoostResult(counted.representative(labeling), labels[: len(xs)], labels[len(xs):], points, labeling,
-                            table.size, _selection_event(table.size))
+    return LabelBoostResult(
+        counted.representative(labeling),
+        labels[: len(xs)],
+        labels[len(xs) :],
+        points,
+        labeling,
+        table.size,
+        _selection_event(table.size),
+    )
 
 
 @lru_cache(maxsize=16)
-def _candidates(concept_class: ConceptClass, xs: bytes, shape: tuple[int, ...], ys: bytes, xt: bytes,
-                ) -> tuple[np.ndarray, np.ndarray, Trace, np.ndarray]:
+def _candidates(
+    concept_class: ConceptClass,
+    xs: bytes,
+    shape: tuple[int, ...],
+    ys: bytes,
+    xt: bytes,
+) -> tuple[np.ndarray, np.ndarray, Trace, np.ndarray]:
     """Algorithm 1 lines 3–4 and the scores of line 5: P, the position in P of every record of
     S∘T, the trace Π_C(P) and q(S, g) for every representative. Deterministic, so memoised on the
     input bytes (an exact enumeration replays LabelBoost once per candidate)."""
@@ -153,22 +188,31 @@ def _selection_event(candidates: int) -> ExponentialMechanism:
     return ExponentialMechanism(LABELBOOST_EPSILON, candidates)
 
 
-def labelboost_carrier(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, carrier: Any,
-                       rng: Randomness) -> Release:
+def labelboost_carrier(
+    concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, carrier: Any, rng: Randomness
+) -> Release:
     """M_T(S) of Lemma 3.17: the relabeled carrier T^h as a tuple of labels; (ln 4e, 0)-DP in S."""
     result = labelboost(concept_class, x_labeled, y_labeled, carrier, rng)
     return Release(tuple(result.carrier.tolist()), LabelBoostCarrier())
 
 
-def labelboost_then(concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, x_unlabeled: Any,
-                    continuation: Continuation, rng: Randomness) -> Release:
+def labelboost_then(
+    concept_class: ConceptClass,
+    x_labeled: Any,
+    y_labeled: Any,
+    x_unlabeled: Any,
+    continuation: Continuation,
+    rng: Randomness,
+) -> Release:
     """B(S, T) = A((S∘T)^h) of Lemma 3.11 / Lemma 3.15: LabelBoost, then the continuation on the
     relabeled sample. A continuation whose event is ``OnRealizableInputs`` (private on
     C-realizable inputs only) is accounted by Lemma 3.15 (``LabelBoostRealizable``), any other by
     Lemma 3.11 (``LabelBoostThen``)."""
     result = labelboost(concept_class, x_labeled, y_labeled, x_unlabeled, rng)
     xs, _, xt = _labeled_sample(concept_class, x_labeled, y_labeled, x_unlabeled)
-    inner = continuation(np.concatenate((xs, xt), axis=0), np.concatenate((result.labeled, result.carrier)), rng)
+    inner = continuation(
+        np.concatenate((xs, xt), axis=0), np.concatenate((result.labeled, result.carrier)), rng
+    )
     wrap = LabelBoostRealizable if isinstance(inner.event, OnRealizableInputs) else LabelBoostThen
     return Release(inner.output, wrap(inner.event))
 

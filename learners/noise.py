@@ -25,6 +25,7 @@ q − q′ is an integer vector, which is what the discrete mechanisms' guarante
 Multiplying by γ is a bijection of the integer release (post-processing), so the float output
 carries the same guarantee.
 """
+
 from __future__ import annotations
 
 import math
@@ -60,13 +61,20 @@ def _snap(value: Any, gamma: float) -> tuple[np.ndarray, bool]:
 def _release(snapped: np.ndarray, noise: np.ndarray, gamma: float, scalar: bool) -> float | np.ndarray:
     total = snapped + noise.astype(np.float64).reshape(snapped.shape)
     if np.any(np.abs(snapped) >= _LIMIT / 2) or np.any(np.abs(total) >= _LIMIT):
-        raise ValueError("the noised statistic leaves the exactly representable range |q + Z| < 2⁵³ of its grid")
+        raise ValueError(
+            "the noised statistic leaves the exactly representable range |q + Z| < 2⁵³ of its grid"
+        )
     out = total * gamma
     return float(out) if scalar else out
 
 
-def gaussian_noise(value: Any, sigma: float, sensitivity: Any, delta: Any, rng: Randomness,
-                   ) -> tuple[float | np.ndarray, DiscreteGaussian]:
+def gaussian_noise(
+    value: Any,
+    sigma: float,
+    sensitivity: Any,
+    delta: Any,
+    rng: Randomness,
+) -> tuple[float | np.ndarray, DiscreteGaussian]:
     """Release ``value`` (a scalar or a vector of D coordinates, L2 sensitivity ``sensitivity``)
     with exact discrete Gaussian noise of scale ``sigma`` on the grid :func:`grid`\\ (σ), and the
     event that accounts for exactly that draw (module doc): DiscreteGaussian(s = σ/γ,
@@ -78,13 +86,16 @@ def gaussian_noise(value: Any, sigma: float, sensitivity: Any, delta: Any, rng: 
     noise = np.asarray(rng.discrete_gaussian(units, dimension))
     event = DiscreteGaussian(
         sigma_units=units,
-        sensitivity_units=sympy.Rational(as_fraction(sensitivity, "sensitivity") / Fraction(gamma)) + sympy.sqrt(dimension),
+        sensitivity_units=sympy.Rational(as_fraction(sensitivity, "sensitivity") / Fraction(gamma))
+        + sympy.sqrt(dimension),
         delta=delta,
     )
     return _release(snapped, noise, gamma, scalar), event
 
 
-def laplace_noise(value: Any, scale: float, sensitivity: Any, rng: Randomness) -> tuple[float | np.ndarray, DiscreteLaplace]:
+def laplace_noise(
+    value: Any, scale: float, sensitivity: Any, rng: Randomness
+) -> tuple[float | np.ndarray, DiscreteLaplace]:
     """Release ``value`` (L1 sensitivity ``sensitivity``) with exact discrete Laplace noise of
     scale ``scale`` on the grid :func:`grid`\\ (b), and its event (module doc):
     DiscreteLaplace(t = b/γ, Δ′₁ = Δ₁/γ + D)."""

@@ -15,6 +15,7 @@ precision and the uniform are refined (Devroye-style exact inversion). Hence the
 mechanism samples the analysed distribution with total-variation gap 0 and nothing extra is
 charged to the accountant.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -25,8 +26,8 @@ from collections.abc import Callable, Hashable, Sequence
 from fractions import Fraction
 from functools import lru_cache
 
-import numpy as np
 import mpmath
+import numpy as np
 from mpmath import iv
 from mpmath.libmp import libmpi
 
@@ -56,7 +57,9 @@ def as_fraction(value: object, name: str) -> Fraction:
         except (ValueError, ZeroDivisionError):
             raise ValueError(f"{name} must be a finite number, got {value!r}") from None
     if not isinstance(value, (int, float, Fraction)):
-        raise ValueError(f"{name} must be an int, float, Fraction or decimal string, got {type(value).__name__}")
+        raise ValueError(
+            f"{name} must be an int, float, Fraction or decimal string, got {type(value).__name__}"
+        )
     return Fraction(value)
 
 
@@ -76,8 +79,10 @@ def _iv_fraction(value: Fraction) -> iv.mpf:
     return iv.mpf(value.numerator) / iv.mpf(value.denominator)
 
 
-def _grouped_weights(log_weights: Sequence[Number] | np.ndarray, counts: Sequence[int] | np.ndarray,
-                     ) -> tuple[list[Fraction], list[int]]:
+def _grouped_weights(
+    log_weights: Sequence[Number] | np.ndarray,
+    counts: Sequence[int] | np.ndarray,
+) -> tuple[list[Fraction], list[int]]:
     """Validated exact (log-weight, count) pairs."""
     logs = [v if type(v) is Fraction else as_fraction(v, "log_weights") for v in log_weights]
     sizes = [int(c) for c in counts]
@@ -92,11 +97,15 @@ def _enclosed_weights(log_weights: Sequence[Fraction], counts: Sequence[int]) ->
     """Intervals (at the current ``iv`` precision) for counts[i]·exp(log_weights[i] − max_j log_weights[j]):
     the common factor exp(max) is dropped, so large scores never overflow."""
     top = max(l for l, c in zip(log_weights, counts) if c)
-    return [iv.mpf(c) * iv.exp(_iv_fraction(l - top)) if c else iv.mpf(0) for l, c in zip(log_weights, counts)]
+    return [
+        iv.mpf(c) * iv.exp(_iv_fraction(l - top)) if c else iv.mpf(0) for l, c in zip(log_weights, counts)
+    ]
 
 
 @lru_cache(maxsize=65536)
-def grouped_probabilities(log_weights: tuple[Fraction, ...], counts: tuple[int, ...], prec: int) -> tuple[iv.mpf, ...]:
+def grouped_probabilities(
+    log_weights: tuple[Fraction, ...], counts: tuple[int, ...], prec: int
+) -> tuple[iv.mpf, ...]:
     """Certified intervals for counts[i]·exp(log_weights[i]) / Σ_j counts[j]·exp(log_weights[j])
     (memoised: an enumeration replays the same choice once per leaf)."""
     with interval_precision(prec):
@@ -159,7 +168,9 @@ class Randomness(ABC):
         """A uniform integer in ``range(n)``; ``n`` may be an arbitrarily large Python int."""
 
     @abstractmethod
-    def choice_grouped(self, log_weights: Sequence[Number] | np.ndarray, counts: Sequence[int] | np.ndarray) -> int:
+    def choice_grouped(
+        self, log_weights: Sequence[Number] | np.ndarray, counts: Sequence[int] | np.ndarray
+    ) -> int:
         """An index i drawn with probability counts[i]·exp(log_weights[i]) / Σ_j counts[j]·exp(log_weights[j]).
 
         ``log_weights`` are read exactly (floats by their binary value); counts are integers ≥ 0
@@ -211,16 +222,20 @@ class Randomness(ABC):
         return self.subset(n, n)
 
 
-def choice_by_value(rng: Randomness, values: Sequence[Number] | np.ndarray,
-                    log_weight: Callable[[Number], Fraction]) -> int:
+def choice_by_value(
+    rng: Randomness, values: Sequence[Number] | np.ndarray, log_weight: Callable[[Number], Fraction]
+) -> int:
     """An index i drawn with probability ∝ exp(log_weight(values[i])).
 
     Equal values are grouped: a group is drawn by :meth:`Randomness.choice_grouped` with its
     size as count, then a member uniformly by :meth:`Randomness.integer` — the same
     distribution, with one exact weight per distinct value (fast for integer scores on huge
     candidate sets: an integer array of 10⁶ scores costs one ``np.unique``)."""
-    array = values if isinstance(values, np.ndarray) else np.asarray(
-        values, dtype=object if any(isinstance(v, Fraction) for v in values) else None)
+    array = (
+        values
+        if isinstance(values, np.ndarray)
+        else np.asarray(values, dtype=object if any(isinstance(v, Fraction) for v in values) else None)
+    )
     if array.ndim != 1 or array.size == 0:
         raise ValueError("scores/log_weights must be a non-empty 1-D sequence")
     if array.dtype.kind in "iu" and int(array.max()) - int(array.min()) <= 4 * array.size:
@@ -246,15 +261,26 @@ class Sampled(Randomness):
     same int or SeedSequence gives the same draws.
     """
 
-    def __init__(self, random_state: None | int | np.random.SeedSequence | np.random.Generator = None) -> None:
+    def __init__(
+        self, random_state: int | np.random.SeedSequence | np.random.Generator | None = None
+    ) -> None:
         if isinstance(random_state, np.random.Generator):
             self.generator = random_state
-        elif (random_state is None or isinstance(random_state, np.random.SeedSequence)
-              or (isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool) and random_state >= 0)):
+        elif (
+            random_state is None
+            or isinstance(random_state, np.random.SeedSequence)
+            or (
+                isinstance(random_state, (int, np.integer))
+                and not isinstance(random_state, bool)
+                and random_state >= 0
+            )
+        ):
             self.generator = np.random.default_rng(random_state)
         else:
-            raise ValueError("random_state must be None, an int ≥ 0, a numpy SeedSequence or a numpy Generator, "
-                             f"got {type(random_state).__name__}")
+            raise ValueError(
+                "random_state must be None, an int ≥ 0, a numpy SeedSequence or a numpy Generator, "
+                f"got {type(random_state).__name__}"
+            )
 
     def _bits(self, count: int) -> int:
         """``count`` fresh uniform random bits as an int."""
@@ -273,7 +299,9 @@ class Sampled(Randomness):
             if value < n:
                 return value
 
-    def choice_grouped(self, log_weights: Sequence[Number] | np.ndarray, counts: Sequence[int] | np.ndarray) -> int:
+    def choice_grouped(
+        self, log_weights: Sequence[Number] | np.ndarray, counts: Sequence[int] | np.ndarray
+    ) -> int:
         logs, sizes = _grouped_weights(log_weights, counts)
         uniform, uniform_bits = 0, 0
         precision = _START_BITS
@@ -318,7 +346,6 @@ class Sampled(Randomness):
             raise ValueError(f"n must be non-negative, got {n}")
         return self.generator.permutation(n)
 
-
     def _geometric(self, t: float, count: int) -> np.ndarray:
         """G = ⌊−t·ln U⌋ for U uniform on (0, 1): Pr[G ≥ k] = Pr[U ≤ e^{−k/t}] = q^k with
         q = e^{−1/t}, i.e. Pr[G = k] = (1 − q)q^k exactly.
@@ -330,8 +357,8 @@ class Sampled(Randomness):
         draws further bits of the same U and decides with certified intervals."""
         u = self.generator.integers(0, 2**_UNIFORM_BITS, size=count, dtype=np.int64)
         with np.errstate(divide="ignore"):
-            high = -t * np.log(u * _SCALE_53)           # the end at U = u·2⁻⁵³ (inf for u = 0)
-            low = -t * np.log((u + 1) * _SCALE_53)      # the end at U = (u + 1)·2⁻⁵³ (≥ 0)
+            high = -t * np.log(u * _SCALE_53)  # the end at U = u·2⁻⁵³ (inf for u = 0)
+            low = -t * np.log((u + 1) * _SCALE_53)  # the end at U = (u + 1)·2⁻⁵³ (≥ 0)
         k_low = np.floor(low * (1 - _BAND) - 2.0**-1000)
         k_high = np.floor(high * (1 + _BAND) + 2.0**-1000)
         out = np.where(np.isfinite(k_high), k_low, -1).astype(np.int64)
@@ -476,7 +503,9 @@ class Enumerated(Randomness):
         share = _uniform_probability(n, self.prec)
         return self._branch(lambda _: share, range(n))
 
-    def choice_grouped(self, log_weights: Sequence[Number] | np.ndarray, counts: Sequence[int] | np.ndarray) -> int:
+    def choice_grouped(
+        self, log_weights: Sequence[Number] | np.ndarray, counts: Sequence[int] | np.ndarray
+    ) -> int:
         logs, sizes = _grouped_weights(log_weights, counts)
         probabilities = grouped_probabilities(tuple(logs), tuple(sizes), self.prec)
         return self._branch(probabilities.__getitem__, [i for i, c in enumerate(sizes) if c])
@@ -491,10 +520,14 @@ class Enumerated(Randomness):
         return self._branch(probabilities.__getitem__, [i for i, w in enumerate(exact) if w])
 
     def laplace(self, scale: float, size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
-        raise ContinuousDrawError("laplace: continuous draws cannot be enumerated (exact mode supports discrete choices only)")
+        raise ContinuousDrawError(
+            "laplace: continuous draws cannot be enumerated (exact mode supports discrete choices only)"
+        )
 
     def gaussian(self, sigma: float, size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
-        raise ContinuousDrawError("gaussian: continuous draws cannot be enumerated (exact mode supports discrete choices only)")
+        raise ContinuousDrawError(
+            "gaussian: continuous draws cannot be enumerated (exact mode supports discrete choices only)"
+        )
 
 
 def _size(branches: Sequence[int]) -> int:
@@ -525,9 +558,13 @@ def enumerate_outputs(
         output = algorithm(rng)
         new_depths = range(len(prefix), len(rng.taken))
         if leaves + len(pending) + sum(_size(rng.branches[d]) - 1 for d in new_depths) > limit:
-            raise ValueError(f"limit: the enumeration exceeds {limit} leaves; use smaller inputs or raise the limit")
+            raise ValueError(
+                f"limit: the enumeration exceeds {limit} leaves; use smaller inputs or raise the limit"
+            )
         for depth in new_depths:
-            pending.extend(rng.taken[:depth] + [b] for b in reversed(rng.branches[depth]) if b != rng.taken[depth])
+            pending.extend(
+                rng.taken[:depth] + [b] for b in reversed(rng.branches[depth]) if b != rng.taken[depth]
+            )
         with interval_precision(prec):
             distribution[output] = distribution.get(output, iv.mpf(0)) + rng.probability
     return distribution

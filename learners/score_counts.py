@@ -9,6 +9,7 @@ Implementations: :mod:`dpledger.learners.trace_counting` (line compositions) and
 :mod:`dpledger.learners.halfspaces.arrangement3d` (d = 3); :class:`SignUnion` is the union over
 w ∈ {−1, 1} both halfspace traces share.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
@@ -69,8 +70,9 @@ class SignUnion:
     labelings first, then T_1's outside T_{−1} — :meth:`cell` gives the rank's cell of T_1 and
     whether its labeling is complemented."""
 
-    def __init__(self, cell_score: np.ndarray, total: int, signs: tuple[int, ...],
-                 shared: Callable[[], np.ndarray]) -> None:
+    def __init__(
+        self, cell_score: np.ndarray, total: int, signs: tuple[int, ...], shared: Callable[[], np.ndarray]
+    ) -> None:
         self.cell_score, self.total, self.signs = cell_score, total, signs
         upper = np.bincount(cell_score, minlength=total + 1)
         self.shared = np.zeros(len(cell_score), dtype=bool)

@@ -61,7 +61,11 @@ def _power_of_two_at_least(value: float) -> float:
 
 def _positive(name: str, value: float) -> float:
     """``value`` as a float, refused unless it is a finite real number > 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (math.isfinite(value) and value > 0):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Real)
+        or not (math.isfinite(value) and value > 0)
+    ):
         raise ValueError(f"snapping mechanism: {name} must be a finite number > 0, got {value!r}")
     return float(value)
 
@@ -89,7 +93,9 @@ def snapping_epsilon(scale: float, bound: float, sensitivity: float = 1.0) -> Fr
 def snapping_scale(epsilon: float, bound: float, sensitivity: float = 1.0) -> float:
     """The smallest double λ with ``snapping_epsilon(λ, bound, sensitivity) ≤ epsilon``:
     λ = (Δ* + 2⁻⁴⁹·B)/ε, rounded up."""
-    exact = (_unit(sensitivity) + Fraction(_positive("bound", bound)) / 2**49) / Fraction(_positive("epsilon", epsilon))
+    exact = (_unit(sensitivity) + Fraction(_positive("bound", bound)) / 2**49) / Fraction(
+        _positive("epsilon", epsilon)
+    )
     scale = float(exact)
     if Fraction(scale) < exact:
         scale = math.nextafter(scale, math.inf)
@@ -97,8 +103,15 @@ def snapping_scale(epsilon: float, bound: float, sensitivity: float = 1.0) -> fl
     return scale
 
 
-def snapping_laplace(value: Any, *, epsilon: float, bound: float, rng: np.random.Generator,
-                     sensitivity: float = 1.0, size: int | tuple[int, ...] | None = None) -> float | np.ndarray:
+def snapping_laplace(
+    value: Any,
+    *,
+    epsilon: float,
+    bound: float,
+    rng: np.random.Generator,
+    sensitivity: float = 1.0,
+    size: int | tuple[int, ...] | None = None,
+) -> float | np.ndarray:
     """Release ``value`` (a statistic of sensitivity ``sensitivity``, or an array of them) with
     Mironov's snapping mechanism at privacy ``epsilon``: clamped to [−bound, bound], Laplace
     noise of scale :func:`snapping_scale`, rounded to a power-of-two grid, clamped again.

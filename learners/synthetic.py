@@ -1,4 +1,5 @@
 """Synthetic realizable data: a random target concept of a class."""
+
 from __future__ import annotations
 
 import numpy as np

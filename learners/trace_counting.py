@@ -30,6 +30,7 @@ whose free components are thresholds or intervals on one line:
 :mod:`dpledger.learners.halfspaces.arrangement_counting` (the cells of the arrangement counted by
 score); every counted trace has the interface of :class:`~dpledger.learners.score_counts.CountedTraceLike`.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -54,7 +55,7 @@ def line_composition(concept_class: ConceptClass) -> tuple[BooleanComposition, C
         concept_class, prefix = concept_class.parent, tuple(concept_class.prefix)
     if not isinstance(concept_class, BooleanComposition) or concept_class.dimension != 1:
         return None
-    free = concept_class.components[len(prefix):]
+    free = concept_class.components[len(prefix) :]
     if not free or any(type(H) not in LINE_PHASES for H in free):
         return None
     return concept_class, prefix
@@ -69,8 +70,10 @@ class PhaseAutomaton:
         self.bits = [LINE_PHASES[type(H)] for H in C.components[first:]]
         self.phases = list(itertools.product(*(range(len(b)) for b in self.bits)))
         self.full = (1 << len(self.phases)) - 1
-        self.up = [sum(1 << t for t, later in enumerate(self.phases) if all(a <= b for a, b in zip(q, later)))
-                   for q in self.phases]
+        self.up = [
+            sum(1 << t for t, later in enumerate(self.phases) if all(a <= b for a, b in zip(q, later)))
+            for q in self.phases
+        ]
         residuals = C.residuals
         ids = residuals.step[first].shape[0]
         self.allowed = np.zeros((ids, 2), dtype=object)
@@ -102,8 +105,9 @@ class CountedTrace:
     (points ``P[index]``, labels ``labels``): the deterministic automaton over the sorted points
     with, per position and state, the number of completions by remaining score."""
 
-    def __init__(self, C: BooleanComposition, prefix: Components, P: np.ndarray, index: np.ndarray,
-                 labels: np.ndarray) -> None:
+    def __init__(
+        self, C: BooleanComposition, prefix: Components, P: np.ndarray, index: np.ndarray, labels: np.ndarray
+    ) -> None:
         self.C, self.prefix, self.P = C, tuple(prefix), P
         r = len(P)
         self.automaton = PhaseAutomaton(C, len(self.prefix))
@@ -112,7 +116,7 @@ class CountedTrace:
         self.transitions = self._determinise()
         self.width = len(labels) + 1
         bound = 1
-        for H in C.components[len(self.prefix):]:
+        for H in C.components[len(self.prefix) :]:
             bound *= r + 1 if type(H) is Thresholds else 1 + r * (r + 1) // 2
         dtype = np.int64 if bound < _INT64_SAFE else object
         self.completions = self._count(dtype)
@@ -138,7 +142,9 @@ class CountedTrace:
 
     def _count(self, dtype: type) -> list[np.ndarray]:
         """completions[l][state, s]: labelings of p_l … p_{r−1} from ``state`` scoring s there."""
-        last = np.zeros((int(self.transitions[-1].max()) + 1 if self.transitions else 1, self.width), dtype=dtype)
+        last = np.zeros(
+            (int(self.transitions[-1].max()) + 1 if self.transitions else 1, self.width), dtype=dtype
+        )
         last[:, 0] = 1
         completions = [last]
         for l in range(len(self.P) - 1, -1, -1):
@@ -183,9 +189,11 @@ class CountedTrace:
         a, r = self.automaton, len(self.P)
         allowed = [a.allowed[self.residual[l]][int(labels[l])] for l in range(r)]
         chosen: list[Components] = []
-        for j, H in enumerate(self.C.components[a.first:]):
+        for j, H in enumerate(self.C.components[a.first :]):
             search = _ComponentSearch(a, j, allowed)
-            allowed, component = (_threshold if type(H) is Thresholds else _interval)(search, self.P, H.domain_size)
+            allowed, component = (_threshold if type(H) is Thresholds else _interval)(
+                search, self.P, H.domain_size
+            )
             chosen.append(component)
         return self.prefix + tuple(chosen)
 
@@ -196,10 +204,18 @@ class _ComponentSearch:
 
     def __init__(self, automaton: PhaseAutomaton, j: int, allowed: list[int]) -> None:
         self.automaton, self.allowed = automaton, allowed
-        self.masks = {phases: automaton.component_mask(j, phases) for phases in ((0,), (1,), (2,), (0, 2), (1, 2))}
+        self.masks = {
+            phases: automaton.component_mask(j, phases) for phases in ((0,), (1,), (2,), (0, 2), (1, 2))
+        }
 
-    def confined(self, before: tuple[int, ...], during: tuple[int, ...], after: tuple[int, ...], start: int, end: int,
-                 ) -> list[int] | None:
+    def confined(
+        self,
+        before: tuple[int, ...],
+        during: tuple[int, ...],
+        after: tuple[int, ...],
+        start: int,
+        end: int,
+    ) -> list[int] | None:
         """The allowed joint phases with component j confined, or None when no path remains."""
         a, masks = self.automaton, self.masks
         region = [masks[before]] * start + [masks[during]] * max(0, end + 1 - start)
@@ -244,13 +260,19 @@ def _interval(search: _ComponentSearch, P: np.ndarray, domain_size: int) -> tupl
 
 def _halfspace_prefix(concept_class: ConceptClass) -> tuple[GridHalfspaces, Components] | None:
     """(C, prefix) when ``concept_class`` is GridHalfspaces C or a restriction C(prefix) of it."""
-    if isinstance(concept_class, (Restricted, RestrictedHalfspaces)) and isinstance(concept_class.parent, GridHalfspaces):
+    if isinstance(concept_class, (Restricted, RestrictedHalfspaces)) and isinstance(
+        concept_class.parent, GridHalfspaces
+    ):
         return concept_class.parent, tuple(concept_class.prefix)
     return (concept_class, ()) if isinstance(concept_class, GridHalfspaces) else None
 
 
-def counted_trace(concept_class: ConceptClass, points: np.ndarray, index: np.ndarray, labels: np.ndarray,
-                  ) -> CountedTraceLike | None:
+def counted_trace(
+    concept_class: ConceptClass,
+    points: np.ndarray,
+    index: np.ndarray,
+    labels: np.ndarray,
+) -> CountedTraceLike | None:
     """The counted trace of ``concept_class`` on the distinct points ``points`` for the labeled
     sample (points[index], labels): a line composition (:class:`CountedTrace`), halfspaces on
     [[±X]]^d (:func:`~dpledger.learners.halfspaces.arrangement_counting.halfspace_counted_trace`),
@@ -258,13 +280,20 @@ def counted_trace(concept_class: ConceptClass, points: np.ndarray, index: np.nda
     index, labels = np.asarray(index, dtype=np.int64), np.asarray(labels, dtype=np.int64)
     halfspaces = _halfspace_prefix(concept_class)
     if halfspaces is not None:
-        return halfspace_counted_trace(halfspaces[0].dimension, halfspaces[1], np.asarray(points), index, labels)
+        return halfspace_counted_trace(
+            halfspaces[0].dimension, halfspaces[1], np.asarray(points), index, labels
+        )
     found = line_composition(concept_class)
     if found is None:
         return None
     C, prefix = found
-    return CountedTrace(C, prefix, np.asarray(points).reshape(-1), np.asarray(index, dtype=np.int64),
-                        np.asarray(labels, dtype=np.int64))
+    return CountedTrace(
+        C,
+        prefix,
+        np.asarray(points).reshape(-1),
+        np.asarray(index, dtype=np.int64),
+        np.asarray(labels, dtype=np.int64),
+    )
 
 
 def best_agreement(concept_class: ConceptClass, X: np.ndarray, y: np.ndarray) -> int:

@@ -1,5 +1,6 @@
 """Shared test settings: hypothesis profiles sized for a 2-core CI machine, and the one parser of
 the docs pages' code blocks (``docs_blocks``) that the docs tests share."""
+
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -17,8 +18,10 @@ FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.MULTILINE | re.DOTALL)
 def doc_blocks(page: Path) -> list[tuple[str, str, int]]:
     """``(language, code, first line number)`` of each fenced block of a docs page."""
     text = page.read_text(encoding="utf-8")
-    return [(match.group(1), match.group(2), text.count("\n", 0, match.start()) + 2)
-            for match in FENCE.finditer(text)]
+    return [
+        (match.group(1), match.group(2), text.count("\n", 0, match.start()) + 2)
+        for match in FENCE.finditer(text)
+    ]
 
 
 @pytest.fixture

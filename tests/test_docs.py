@@ -44,8 +44,9 @@ def _marks(page: Path) -> list:
 
 
 @pytest.mark.parametrize("page", [pytest.param(page, id=page.name, marks=_marks(page)) for page in PAGES])
-def test_every_code_block_of_the_page_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                           docs_blocks) -> None:
+def test_every_code_block_of_the_page_runs(
+    page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, docs_blocks
+) -> None:
     for needed in REQUIRES.findall(page.read_text(encoding="utf-8")):
         for module in needed.split(","):
             pytest.importorskip(module.strip())
@@ -54,14 +55,15 @@ def test_every_code_block_of_the_page_runs(page: Path, tmp_path: Path, monkeypat
     for language, code, line in docs_blocks(page):
         where = f"{page.name}, block at line {line}"
         if language == "python":
-            exec(compile(code, where, "exec"), namespace)  # noqa: S102 — the project's own docs
+            exec(compile(code, where, "exec"), namespace)
         elif language == "console":
             for command in (row[2:] for row in code.splitlines() if row.startswith("$ ")):
                 argv, expected = command_line(command)
                 done = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=tmp_path)
                 assert done.returncode == expected, (
                     f"{where}: `{command}` exited {done.returncode}, the page says {expected}\n"
-                    f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
+                    f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+                )
 
 
 def test_the_readme_links_every_docs_page() -> None:

@@ -7,14 +7,19 @@ public API). ``learners.randomness`` draws exactly with certified numerics and m
 the accounting above them. ``from dpledger import __version__`` is allowed anywhere (the version is
 a constant of the package root, set before anything is imported).
 """
+
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE_DIRS = {"dpledger": "api", "dpledger.accountant": "accountant", "dpledger.learners": "learners",
-                "dpledger.verify": "verify"}
+PACKAGE_DIRS = {
+    "dpledger": "api",
+    "dpledger.accountant": "accountant",
+    "dpledger.learners": "learners",
+    "dpledger.verify": "verify",
+}
 """The build's package-dir mapping (pyproject.toml), import name → folder."""
 
 LAYERS = (
@@ -37,8 +42,11 @@ NARROWER = {"dpledger.learners.randomness": ("dpledger.accountant.numerics",)}
 
 def layer(module: str) -> int | None:
     """The layer of ``module``, or None for a module outside the package."""
-    matches = [(len(prefix), number) for prefix, number in LAYERS
-               if module == prefix or module.startswith(prefix + ".")]
+    matches = [
+        (len(prefix), number)
+        for prefix, number in LAYERS
+        if module == prefix or module.startswith(prefix + ".")
+    ]
     return max(matches)[1] if matches else None
 
 
@@ -88,15 +96,22 @@ def violations(root: Path) -> list[str]:
             if theirs > own:
                 problems.append(f"{where} (layer {own} imports layer {theirs})")
             allowed = NARROWER.get(module)
-            if allowed and theirs < own and not any(target == p or target.startswith(p + ".") for p in allowed):
+            if (
+                allowed
+                and theirs < own
+                and not any(target == p or target.startswith(p + ".") for p in allowed)
+            ):
                 problems.append(f"{where} (allowed below: {', '.join(allowed)})")
     return problems
 
 
 def test_no_import_runs_up_a_layer_or_into_the_cli():
     modules = package_modules(ROOT)
-    assert {"dpledger.accountant.numerics.certified", "dpledger.learners.randomness",
-            "dpledger.verify.cli.main"} <= set(modules)
+    assert {
+        "dpledger.accountant.numerics.certified",
+        "dpledger.learners.randomness",
+        "dpledger.verify.cli.main",
+    } <= set(modules)
     assert violations(ROOT) == []
 
 
@@ -105,10 +120,13 @@ def test_layer_check_sees_function_level_and_relative_upward_imports(tmp_path):
         (tmp_path / folder).mkdir()
         (tmp_path / folder / "__init__.py").write_text("")
     (tmp_path / "accountant" / "rules.py").write_text(
-        "def f():\n    from dpledger.learners import randomness\n    return randomness\n")
+        "def f():\n    from dpledger.learners import randomness\n    return randomness\n"
+    )
     (tmp_path / "learners" / "randomness.py").write_text("from ..accountant import rules\n")
     (tmp_path / "verify" / "reports.py").write_text("from dpledger import __version__\n")
     found = violations(tmp_path)
     assert len(found) == 2
-    assert found[0].startswith("accountant/rules.py:2: dpledger.accountant.rules imports dpledger.learners.randomness")
+    assert found[0].startswith(
+        "accountant/rules.py:2: dpledger.accountant.rules imports dpledger.learners.randomness"
+    )
     assert "allowed below: dpledger.accountant.numerics" in found[1]

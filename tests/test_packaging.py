@@ -33,8 +33,19 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Iterator[zipfile.ZipFile]
     source, out = root / "src", root / "out"
     shutil.copytree(REPO, source, ignore=NOT_SOURCE)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "--no-index", "--quiet", "-w", str(out), str(source)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--quiet",
+            "-w",
+            str(out),
+            str(source),
+        ],
         check=True,
     )
     (built,) = out.glob("dpledger-*.whl")
@@ -103,7 +114,11 @@ for name in ("verify", "accountant", "learners", "api"):
 """
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     result = subprocess.run(
-        [sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True,
+        [sys.executable, "-c", probe],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
         check=False,
     )
     assert result.returncode == 0, result.stderr

@@ -18,10 +18,15 @@ def test_every_public_name_resolves_and_is_documented(name: str) -> None:
     assert inspect.getdoc(value), f"dpledger.{name} has no docstring"
     if inspect.isfunction(value):
         signature = inspect.signature(value)
-        untyped = [p for p in signature.parameters.values()
-                   if p.annotation is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        untyped = [
+            p
+            for p in signature.parameters.values()
+            if p.annotation is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        ]
         assert not untyped, f"dpledger.{name}: parameters without type hints: {[p.name for p in untyped]}"
-        assert signature.return_annotation is not inspect.Signature.empty, f"dpledger.{name} has no return type"
+        assert signature.return_annotation is not inspect.Signature.empty, (
+            f"dpledger.{name} has no return type"
+        )
 
 
 def test_the_package_docstring_names_every_public_name() -> None:

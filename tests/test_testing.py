@@ -42,6 +42,7 @@ def count(scale):
 def discrete_laplace_count(scale: float):
     def mechanism(data, n_samples, rng):
         return int(np.sum(data)) + Sampled(rng).discrete_laplace(scale, size=n_samples)
+
     return mechanism
 
 
@@ -55,42 +56,53 @@ def randomized_response(bit, rng):
 
 
 def test_correct_laplace_passes_and_wrong_scale_fails_showing_the_witness(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(MECHANISMS + """
+    pytester.makepyfile(
+        MECHANISMS
+        + """
 def test_right_scale():
     assert_private(count(1.0), [0, 1, 1], [0, 1, 0], epsilon=1.0)
 
 
 def test_half_the_scale():
     assert_private(count(0.5), [0, 1, 1], [0, 1, 0], epsilon=1.0)
-""")
+"""
+    )
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines([
-        "*test_half_the_scale*",
-        "E *PrivacyViolation: (1.0, 0.0)-DP refuted by the Monte Carlo auditor: ε ≥ * with confidence 0.95, a VIOLATION*",
-        "E *Falsifying example:",
-        "E *pair:   input_a vs input_b: a = [[]0, 1, 1[]], b = [[]0, 1, 0[]]",
-        "E *event E: the output *",
-        "E *P[[]M(?) ∈ E[]] ≥ *runs on ?)",
-        "E *P[[]M(?) ∈ E[]] ≤ *runs on ?)",
-        "E *so ε ≥ log((* − 0.0) / *) ≥ * > 1.0",
-        "E *Reproduce with seed=* (derived from test 'test_correct_laplace_passes_and_wrong_scale_fails_showing_the_witness.py::test_half_the_scale'), samples=100000, confidence=0.95",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*test_half_the_scale*",
+            "E *PrivacyViolation: (1.0, 0.0)-DP refuted by the Monte Carlo auditor: ε ≥ * with confidence 0.95, a VIOLATION*",
+            "E *Falsifying example:",
+            "E *pair:   input_a vs input_b: a = [[]0, 1, 1[]], b = [[]0, 1, 0[]]",
+            "E *event E: the output *",
+            "E *P[[]M(?) ∈ E[]] ≥ *runs on ?)",
+            "E *P[[]M(?) ∈ E[]] ≤ *runs on ?)",
+            "E *so ε ≥ log((* − 0.0) / *) ≥ * > 1.0",
+            "E *Reproduce with seed=* (derived from test 'test_correct_laplace_passes_and_wrong_scale_fails_showing_the_witness.py::test_half_the_scale'), samples=100000, confidence=0.95",
+        ]
+    )
 
 
 def test_float_laplace_fails_as_a_float_leak_unless_allowed() -> None:
     with pytest.raises(PrivacyViolation, match="FLOAT LEAK") as failure:
         assert_private(float_laplace, [0], [1], epsilon=1.0, seed=3)
-    assert "significand ends in" in str(failure.value) and "Remedy: release through Mironov's snapping" in str(failure.value)
+    assert "significand ends in" in str(
+        failure.value
+    ) and "Remedy: release through Mironov's snapping" in str(failure.value)
     assert failure.value.result.real_epsilon_lower <= 1.0 < failure.value.result.float_epsilon_lower
     assert failure.value.seed == 3
-    assert assert_private(float_laplace, [0], [1], epsilon=1.0, seed=3, allow_float_leak=True).verdict == "FLOAT LEAK"
+    assert (
+        assert_private(float_laplace, [0], [1], epsilon=1.0, seed=3, allow_float_leak=True).verdict
+        == "FLOAT LEAK"
+    )
 
 
 def test_several_pairs_are_audited_and_the_witness_names_the_guilty_pair() -> None:
     def leaks_on_large_inputs(data, n_samples, rng):
         scale = 1.0 if data < 5 else 0.25
         return int(data) + Sampled(rng).discrete_laplace(scale, size=n_samples)
+
     with pytest.raises(PrivacyViolation, match=r"pair:   pairs\[1\]: a = 5, b = 6"):
         assert_private(leaks_on_large_inputs, pairs=[(0, 1), (5, 6)], epsilon=1.0, seed=0, samples=20_000)
 
@@ -129,6 +141,7 @@ def test_exact_audit_certifies_a_true_claim_and_refutes_a_false_one_with_the_wor
 def test_exact_audit_covers_every_substitution_pair_of_a_small_domain() -> None:
     def private_mode(data, rng):
         return exponential_mechanism([data.count(value) for value in (0, 1, 2)], 1, 1, rng)
+
     result = assert_exact_private(private_mode, pairs=small_domain_pairs([0, 1, 2], 3), epsilon=1)
     assert result.pairs == 18 and 0.68 < result.epsilon[0] <= result.epsilon[1] < 0.69
     with pytest.raises(PrivacyViolation, match=r"over 18 pair\(s\)"):
@@ -150,13 +163,19 @@ def test_exact_audit_checks_delta_by_the_hockey_stick_divergence() -> None:
 def test_exact_audit_reports_an_output_outside_the_other_support() -> None:
     def clamped_count(data, rng):
         return min(max(sum(data) + rng.integer(3) - 1, 0), 3)
-    with pytest.raises(PrivacyViolation, match=r"(?s)Worst pair:.*output o = \d:.*not in the support.*ε of the pair ∈ \[inf, inf\]"):
+
+    with pytest.raises(
+        PrivacyViolation,
+        match=r"(?s)Worst pair:.*output o = \d:.*not in the support.*ε of the pair ∈ \[inf, inf\]",
+    ):
         assert_exact_private(clamped_count, pairs=[((0, 0), [0, 1]), ([0, 1], (1, 1))], epsilon=5)
 
 
 def test_seeds_come_from_node_ids_independent_of_order(pytester: pytest.Pytester) -> None:
     out = pytester.path / "seeds.json"
-    pytester.makepyfile(MECHANISMS + f"""
+    pytester.makepyfile(
+        MECHANISMS
+        + f"""
 import json, os
 
 
@@ -174,10 +193,15 @@ def test_a():
 
 def test_b():
     record()
-""")
+"""
+    )
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=2)
-    pytester.runpytest("-p", "no:cacheprovider", "test_seeds_come_from_node_ids_independent_of_order.py::test_b",
-                       "test_seeds_come_from_node_ids_independent_of_order.py::test_a").assert_outcomes(passed=2)
+    pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "test_seeds_come_from_node_ids_independent_of_order.py::test_b",
+        "test_seeds_come_from_node_ids_independent_of_order.py::test_a",
+    ).assert_outcomes(passed=2)
     seen = json.loads(out.read_text())
     for name in ("test_a", "test_b"):
         first, second = seen[name]
@@ -189,7 +213,9 @@ def test_b():
 @pytest.mark.slow  # two pytest runs in fresh interpreters, one of them with two xdist workers
 def test_pytest_xdist_workers_get_the_seeds_and_numbers_of_a_serial_run(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
-    pytester.makepyfile(MECHANISMS + """
+    pytester.makepyfile(
+        MECHANISMS
+        + """
 import json, os, pytest
 
 
@@ -199,11 +225,16 @@ def test_k(k):
     worker = os.environ.get("PYTEST_XDIST_WORKER", "serial")
     with open(f"seen-{worker}.jsonl", "a") as out:
         out.write(json.dumps([k, node_seed(), result.epsilon_lower]) + "\\n")
-""")
+"""
+    )
 
     def seen(*options: str) -> list[list]:
         pytester.runpytest_subprocess("-p", "no:cacheprovider", *options).assert_outcomes(passed=4)
-        rows = [json.loads(line) for path in pytester.path.glob("seen-*.jsonl") for line in path.read_text().splitlines()]
+        rows = [
+            json.loads(line)
+            for path in pytester.path.glob("seen-*.jsonl")
+            for line in path.read_text().splitlines()
+        ]
         for path in pytester.path.glob("seen-*.jsonl"):
             path.unlink()
         return sorted(rows)
@@ -219,7 +250,9 @@ def test_same_seed_gives_the_same_numbers_and_another_seed_others() -> None:
 
 
 def test_plugin_options_set_the_defaults_and_the_header(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(MECHANISMS + """
+    pytester.makepyfile(
+        MECHANISMS
+        + """
 import os
 
 
@@ -228,10 +261,21 @@ def test_defaults():
     assert result.samples_total <= 2 * 5000 and result.confidence == 0.9
     assert node_seed() == node_seed("test_plugin_options_set_the_defaults_and_the_header.py::test_defaults")
     assert os.environ["DPLEDGER_SEED"] == "7"
-""")
-    before = {name: os.environ.get(name) for name in ("DPLEDGER_SAMPLES", "DPLEDGER_CONFIDENCE", "DPLEDGER_SEED")}
-    result = pytester.runpytest("-p", "no:cacheprovider", "--dpledger-samples", "5000", "--dpledger-confidence", "0.9",
-                                "--dpledger-seed", "7")
+"""
+    )
+    before = {
+        name: os.environ.get(name) for name in ("DPLEDGER_SAMPLES", "DPLEDGER_CONFIDENCE", "DPLEDGER_SEED")
+    }
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--dpledger-samples",
+        "5000",
+        "--dpledger-confidence",
+        "0.9",
+        "--dpledger-seed",
+        "7",
+    )
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["dpledger: DPLEDGER_SAMPLES=5000, DPLEDGER_CONFIDENCE=0.9, DPLEDGER_SEED=7"])
     assert {name: os.environ.get(name) for name in before} == before
@@ -263,26 +307,32 @@ def test_light():
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: assert_private(float_laplace, epsilon=1.0), "give the neighbouring inputs"),
-    (lambda: assert_private(float_laplace, [0], [1], pairs=[([0], [1])], epsilon=1.0), "not both"),
-    (lambda: assert_private(float_laplace, pairs=[], epsilon=1.0), "non-empty list"),
-    (lambda: assert_private(float_laplace, pairs=[[0, 1]], epsilon=1.0), r"pairs\[0\] must be"),
-    (lambda: assert_private(float_laplace, [0], [1], epsilon="1"), "epsilon must be an int or float"),
-    (lambda: assert_private(float_laplace, [0], [1], epsilon=-1.0), "claimed epsilon must be"),
-    (lambda: assert_private(float_laplace, [0], [1], epsilon=1.0, seed=-1), "seed must be"),
-    (lambda: assert_private(float_laplace, [0], [1], epsilon=1.0, samples=2.5), "samples must be an integer"),
-    (lambda: assert_private(float_laplace, [0], [1], epsilon=30.0, samples=100), "too few samples"),
-    (lambda: assert_guarantee("Laplace(1)", 1), "event must be"),
-    (lambda: assert_guarantee(Laplace(1)), "nothing to check"),
-    (lambda: assert_guarantee(Laplace(1), "1 +"), "epsilon"),
-    (lambda: assert_exact_private(randomized_response, 0, 0, epsilon=1), "two equal inputs"),
-    (lambda: assert_exact_private(randomized_response, {0}, 1, epsilon=1), "must be hashable"),
-    (lambda: assert_exact_private(randomized_response, 0, 1, epsilon=-1), "need epsilon ≥ 0"),
-    (lambda: assert_exact_private(randomized_response, 0, 1, epsilon=1, delta=1), "0 ≤ delta < 1"),
-    (lambda: assert_exact_private(randomized_response, pairs=[(0,)], epsilon=1), r"pairs\[0\] must be"),
-    (lambda: assert_exact_private(randomized_response, pairs=[{0, 1}], epsilon=1), r"pairs\[0\] must be"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: assert_private(float_laplace, epsilon=1.0), "give the neighbouring inputs"),
+        (lambda: assert_private(float_laplace, [0], [1], pairs=[([0], [1])], epsilon=1.0), "not both"),
+        (lambda: assert_private(float_laplace, pairs=[], epsilon=1.0), "non-empty list"),
+        (lambda: assert_private(float_laplace, pairs=[[0, 1]], epsilon=1.0), r"pairs\[0\] must be"),
+        (lambda: assert_private(float_laplace, [0], [1], epsilon="1"), "epsilon must be an int or float"),
+        (lambda: assert_private(float_laplace, [0], [1], epsilon=-1.0), "claimed epsilon must be"),
+        (lambda: assert_private(float_laplace, [0], [1], epsilon=1.0, seed=-1), "seed must be"),
+        (
+            lambda: assert_private(float_laplace, [0], [1], epsilon=1.0, samples=2.5),
+            "samples must be an integer",
+        ),
+        (lambda: assert_private(float_laplace, [0], [1], epsilon=30.0, samples=100), "too few samples"),
+        (lambda: assert_guarantee("Laplace(1)", 1), "event must be"),
+        (lambda: assert_guarantee(Laplace(1)), "nothing to check"),
+        (lambda: assert_guarantee(Laplace(1), "1 +"), "epsilon"),
+        (lambda: assert_exact_private(randomized_response, 0, 0, epsilon=1), "two equal inputs"),
+        (lambda: assert_exact_private(randomized_response, {0}, 1, epsilon=1), "must be hashable"),
+        (lambda: assert_exact_private(randomized_response, 0, 1, epsilon=-1), "need epsilon ≥ 0"),
+        (lambda: assert_exact_private(randomized_response, 0, 1, epsilon=1, delta=1), "0 ≤ delta < 1"),
+        (lambda: assert_exact_private(randomized_response, pairs=[(0,)], epsilon=1), r"pairs\[0\] must be"),
+        (lambda: assert_exact_private(randomized_response, pairs=[{0, 1}], epsilon=1), r"pairs\[0\] must be"),
+    ],
+)
 def test_bad_inputs_raise_value_error(call, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         call()

@@ -14,6 +14,7 @@ never below the true value because of rounding. Conversions:
   enclosure straddles the bound and trying a symbolic proof of equality (sympy simplifies
   the difference to 0); it answers ``None`` when even 2048 bits cannot decide.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,7 +52,9 @@ def exact(value: Any, name: str) -> sympy.Expr:
         try:
             expr = parse_expression(value)
         except ValueError as error:
-            raise ValueError(f"{name} is not a number or an arithmetic expression: {value[:80]!r} ({error})") from None
+            raise ValueError(
+                f"{name} is not a number or an arithmetic expression: {value[:80]!r} ({error})"
+            ) from None
     else:
         raise ValueError(f"{name} must be a number, got {type(value).__name__}")
     if not isinstance(expr, sympy.Expr) or expr.free_symbols:
@@ -126,7 +129,9 @@ def _enclose_node(expr: sympy.Expr, prec: int) -> iv.mpf:
         return iv.exp(_enclose_node(expr.args[0], prec))
     if isinstance(expr, sympy.log):
         argument = expr.args[0]
-        if argument.is_Add and sympy.S.One in argument.args:  # log(1 + x) as log1p(x): no cancellation for tiny x
+        if (
+            argument.is_Add and sympy.S.One in argument.args
+        ):  # log(1 + x) as log1p(x): no cancellation for tiny x
             return iv.log1p(_enclose_node(argument - 1, prec))
         return iv.log(_enclose_node(argument, prec))
     if isinstance(expr, (sympy.Max, sympy.Min)):
@@ -228,7 +233,9 @@ _SIMPLIFY_MAX_OPS = 60
 def _provably_zero(expr: sympy.Expr) -> bool:
     """A symbolic proof that ``expr`` is 0 (sympy simplifies it to 0); tried only on small
     closed-form expressions, since simplification can take unbounded time on large ones."""
-    if expr.count_ops() > _SIMPLIFY_MAX_OPS or any(hasattr(f, "_enclose") for f in expr.atoms(sympy.Function)):
+    if expr.count_ops() > _SIMPLIFY_MAX_OPS or any(
+        hasattr(f, "_enclose") for f in expr.atoms(sympy.Function)
+    ):
         return False
     return sympy.simplify(expr) == 0
 

@@ -56,22 +56,22 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from fractions import Fraction
-from typing import Sequence
+from functools import lru_cache
 
 import mpmath
 import numpy as np
 from mpmath import iv, mp, mpf
-
-from dpledger.accountant.numerics.certified import interval_precision
 from mpmath.libmp import round_nearest, to_float
 
+from dpledger.accountant.numerics.certified import interval_precision
+
 __all__ = [
-    "homogeneous_optimal_epsilon",
-    "homogeneous_optimal_delta",
     "heterogeneous_optimal_epsilon",
+    "homogeneous_optimal_delta",
+    "homogeneous_optimal_epsilon",
 ]
 
 _UNIT_ROUNDOFF = mpf(2) ** -53
@@ -212,7 +212,9 @@ class _LossDistribution:
         return int(self.keys.size)
 
     @staticmethod
-    def symmetric(keys: np.ndarray, unit: mpf, mant: np.ndarray, exp: np.ndarray, rounds: int) -> "_LossDistribution":
+    def symmetric(
+        keys: np.ndarray, unit: mpf, mant: np.ndarray, exp: np.ndarray, rounds: int
+    ) -> _LossDistribution:
         """A complete law symmetric under L ↦ −L with P ↔ Q (a product of randomized-response
         pairs): the mirrored probability of atom s is P of atom size − 1 − s."""
         return _LossDistribution(keys, unit, mant, exp, mant[::-1], exp[::-1], rounds)
@@ -263,8 +265,9 @@ def _float_enclosure(x: object) -> tuple[float, int, int]:
     return mant, exponent, 2 + width_rounds
 
 
-def _binomial_pmf(count: int, epsilon: mpf, start: int = 0, stop: int | None = None
-                  ) -> tuple[np.ndarray, np.ndarray, int]:
+def _binomial_pmf(
+    count: int, epsilon: mpf, start: int = 0, stop: int | None = None
+) -> tuple[np.ndarray, np.ndarray, int]:
     """Binomial(count, r) pmf, r = 1/(1+e^ε), for j = start..stop − 1 (default 0..count; j = number
     of −ε outcomes).
 
@@ -284,11 +287,7 @@ def _binomial_pmf(count: int, epsilon: mpf, start: int = 0, stop: int | None = N
         last = min(first + _SEGMENT, stop)
         c = (first + last) // 2
         log_anchor = (
-            log_full
-            - iv.loggamma(c + 1)
-            - iv.loggamma(count - c + 1)
-            + c * log_r
-            + (count - c) * log_p
+            log_full - iv.loggamma(c + 1) - iv.loggamma(count - c + 1) + c * log_r + (count - c) * log_p
         )
         a_mant, a_exp, a_rounds = _float_enclosure(iv.exp(log_anchor))
         up = np.arange(c, last - 1, dtype=np.float64)
@@ -353,7 +352,9 @@ def _homogeneous_distribution(epsilon: mpf, k: int, tail_budget: mpf = mpf(0)) -
     if a == 0 and b == k:
         return _LossDistribution.symmetric(keys, epsilon, mant, exponent, rounds)
     q_mant, q_exp, q_rounds = _binomial_pmf(k, epsilon, k - b, k - a + 1)
-    return _LossDistribution(keys, epsilon, mant, exponent, q_mant[::-1], q_exp[::-1], max(rounds, q_rounds), tail)
+    return _LossDistribution(
+        keys, epsilon, mant, exponent, q_mant[::-1], q_exp[::-1], max(rounds, q_rounds), tail
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -460,9 +461,7 @@ def _approximate_piece(dist: _LossDistribution, dprime: object, positive_at_zero
     return int(reached[0]) + 1 if reached.size else positive_at_zero
 
 
-def _candidate_bounds(
-    dist: _LossDistribution, n: int, dprime: object
-) -> tuple[mpf | None, mpf | None]:
+def _candidate_bounds(dist: _LossDistribution, n: int, dprime: object) -> tuple[mpf | None, mpf | None]:
     """Lower and upper bounds of x_n = log((A_n − δ′)/B_n); None where x_n may be −∞.  On a
     window, A_n and B_n sum its n largest atoms: A_n − e^ε B_n is still below δ_RR(ε), so the lower
     bound stands; the upper one (a guess) takes δ′ less the tail."""
@@ -539,8 +538,7 @@ def _survival(deltas: Sequence[tuple[mpf, int]]) -> object:
 def _require_reachable(dprime: object) -> None:
     if _ends(dprime)[0] <= 0:
         raise ValueError(
-            "target_delta must exceed 1 - prod(1 - delta_i), "
-            "the delta paid however large epsilon is"
+            "target_delta must exceed 1 - prod(1 - delta_i), the delta paid however large epsilon is"
         )
 
 
@@ -559,9 +557,7 @@ def _widen(value: object) -> tuple[mpf, mpf]:
 # Public API
 
 
-def homogeneous_optimal_epsilon(
-    epsilon: mpf, delta: mpf, k: int, target_delta: mpf
-) -> tuple[mpf, mpf]:
+def homogeneous_optimal_epsilon(epsilon: mpf, delta: mpf, k: int, target_delta: mpf) -> tuple[mpf, mpf]:
     """Certified enclosure of the optimal total ε of k-fold (ε, δ)-DP composition at a target δ.
 
     Kairouz–Oh–Viswanath 2015, Theorem 3.3, evaluated at every ε (not only the grid (k − 2i)ε):
@@ -649,8 +645,12 @@ def heterogeneous_optimal_epsilon(
 
 
 @lru_cache(maxsize=64)
-def _heterogeneous_solution(groups_items: tuple[tuple[mpf, int], ...], deltas: tuple[tuple[mpf, int], ...],
-                            target_delta: mpf, max_states: int) -> tuple[mpf, mpf, bool]:
+def _heterogeneous_solution(
+    groups_items: tuple[tuple[mpf, int], ...],
+    deltas: tuple[tuple[mpf, int], ...],
+    target_delta: mpf,
+    max_states: int,
+) -> tuple[mpf, mpf, bool]:
     """:func:`heterogeneous_optimal_epsilon` on validated, grouped inputs (cached: the accountant
     asks once to name a fallback, then again for the enclosure)."""
     groups = dict(groups_items)
@@ -692,8 +692,9 @@ def _check_pairs(pairs: Sequence[tuple[mpf, mpf]]) -> list[tuple[mpf, mpf]]:
     return checked
 
 
-def _lattice_laws(groups: dict[mpf, int], max_states: int, tail_budget: mpf
-                  ) -> tuple[_LossDistribution, _LossDistribution | None]:
+def _lattice_laws(
+    groups: dict[mpf, int], max_states: int, tail_budget: mpf
+) -> tuple[_LossDistribution, _LossDistribution | None]:
     """The laws of L with every ε rounded up, and down, to multiples of the smallest power of two
     u for which the rounded law fits ``max_states`` atoms (u is sought for each direction; None
     for a rounded-down law with every ε rounded to 0).  The first u tried bounds the number of

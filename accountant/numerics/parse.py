@@ -16,6 +16,7 @@ Constants: ``E``/``e``, ``pi``; functions: ``log`` (natural, or ``log(x, b)``), 
 nesting, decimal exponents within ±:data:`MAX_EXPONENT`, and an exact rational power only when its
 result has at most :data:`MAX_DIGITS` digits (``9**9**9`` is refused instead of computed).
 """
+
 from __future__ import annotations
 
 import math
@@ -29,12 +30,17 @@ MAX_DEPTH = 50
 MAX_EXPONENT = 10_000
 MAX_DIGITS = 20_000
 
-_TOKEN = re.compile(r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_]\w*)"
-                    r"|(?P<op>\*\*|[-+*/(),]))")
+_TOKEN = re.compile(
+    r"\s*(?:(?P<number>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|(?P<name>[A-Za-z_]\w*)"
+    r"|(?P<op>\*\*|[-+*/(),]))"
+)
 _CONSTANTS = {"E": sympy.E, "e": sympy.E, "pi": sympy.pi}
 _FUNCTIONS: dict[str, tuple[Callable[..., sympy.Expr], tuple[int, ...]]] = {
-    "log": (sympy.log, (1, 2)), "exp": (sympy.exp, (1,)), "sqrt": (sympy.sqrt, (1,)),
-    "Max": (sympy.Max, tuple(range(1, 33))), "Min": (sympy.Min, tuple(range(1, 33))),
+    "log": (sympy.log, (1, 2)),
+    "exp": (sympy.exp, (1,)),
+    "sqrt": (sympy.sqrt, (1,)),
+    "Max": (sympy.Max, tuple(range(1, 33))),
+    "Min": (sympy.Min, tuple(range(1, 33))),
 }
 NAMES = tuple(sorted({*_CONSTANTS, *_FUNCTIONS}))
 """Every name the grammar knows."""
@@ -65,7 +71,9 @@ def _decimal(text: str) -> sympy.Rational:
     written = int(exponent_text) if exponent_text else 0
     whole, _, fraction = mantissa.partition(".")
     if abs(written) > MAX_EXPONENT or len(whole) + len(fraction) > MAX_DIGITS:
-        raise ValueError(f"number {text!r} is out of range (at most {MAX_DIGITS} digits, exponent within ±{MAX_EXPONENT})")
+        raise ValueError(
+            f"number {text!r} is out of range (at most {MAX_DIGITS} digits, exponent within ±{MAX_EXPONENT})"
+        )
     exponent = written - len(fraction)
     digits = int((whole + fraction) or "0")
     return sympy.Rational(digits * 10**exponent) if exponent >= 0 else sympy.Rational(digits, 10**-exponent)
@@ -107,7 +115,9 @@ class _Parser:
 
     def take(self, expected: str | None = None) -> tuple[str, str]:
         if self.position >= len(self.tokens):
-            raise ValueError("the expression ends too early" + (f" (expected {expected!r})" if expected else ""))
+            raise ValueError(
+                "the expression ends too early" + (f" (expected {expected!r})" if expected else "")
+            )
         token = self.tokens[self.position]
         if expected is not None and token[1] != expected:
             raise ValueError(f"expected {expected!r}, found {token[1]!r}")
@@ -172,7 +182,9 @@ class _Parser:
                 arguments.append(self.nested(self.expr))
             self.take(")")
             if len(arguments) not in arities:
-                raise ValueError(f"{text} takes {' or '.join(map(str, arities[:2]))} argument(s), got {len(arguments)}")
+                raise ValueError(
+                    f"{text} takes {' or '.join(map(str, arities[:2]))} argument(s), got {len(arguments)}"
+                )
             return function(*arguments)
         if kind == "name":
             raise ValueError(f"unknown name {text!r} (known: {', '.join(NAMES)})")

@@ -4,6 +4,7 @@ Each class stays unevaluated in expressions (so a report prints e.g.
 ``OptimalCompositionEpsilon(1/100, 0, 10000, 1/1000000)``) and defines ``_enclose(prec)``,
 which :func:`dpledger.accountant.numerics.certified.enclose` calls to get an interval containing the value.
 """
+
 from __future__ import annotations
 
 import flint
@@ -13,7 +14,6 @@ from mpmath import iv, mpf
 from mpmath.libmp import from_man_exp
 
 from dpledger.accountant.numerics.certified import enclose, lower_end, upper_end
-
 
 _BISECTION_TOLERANCE = mpf(2) ** -40
 """Relative width at which bisections stop: the upper end is certified whatever the width."""
@@ -104,7 +104,9 @@ class OptimalCompositionEpsilon(_CertifiedFunction):
         _, high = homogeneous_optimal_epsilon(upper_end(eps0), upper_end(delta0), k, lower_end(target))
         if lower_end(eps0) <= 0:  # an enclosure of a tiny ε₀ may reach below 0: the optimum is ≥ 0 anyway
             return iv.mpf([0, high])
-        low, _ = homogeneous_optimal_epsilon(lower_end(eps0), max(lower_end(delta0), mpf(0)), k, upper_end(target))
+        low, _ = homogeneous_optimal_epsilon(
+            lower_end(eps0), max(lower_end(delta0), mpf(0)), k, upper_end(target)
+        )
         return iv.mpf([low, high])
 
 

@@ -7,6 +7,7 @@ Every private step appends an :mod:`dpledger.accountant.events` event to the est
 ``guarantee_`` is the accountant's derivation of that trace. ``epsilon=None`` switches privacy
 off (no noise, arg-max selection, no trace): the non-private baseline of the same algorithm.
 """
+
 from dpledger.learners.agnostic.audit import LEARNERS, LearnerFactory, neighbour_runs, substitute_one
 from dpledger.learners.agnostic.data import halfspace_data
 from dpledger.learners.agnostic.hermite import hermite_features

@@ -7,6 +7,7 @@ process or Dask executors); :func:`neighbour_runs` is the same loop in-process, 
 released outputs — the fitted classifier's ±1 predictions on public probe points, a
 post-processing of the model — of ``runs`` fits on D and on D′.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -42,7 +43,9 @@ class LearnerFactory:
         return LEARNERS[self.algorithm](**dict(self.params), random_state=random_state)
 
 
-def substitute_one(X: np.ndarray, y: np.ndarray, index: int, x_new: np.ndarray, y_new: Any) -> tuple[np.ndarray, np.ndarray]:
+def substitute_one(
+    X: np.ndarray, y: np.ndarray, index: int, x_new: np.ndarray, y_new: Any
+) -> tuple[np.ndarray, np.ndarray]:
     """The substitute-one neighbour of (X, y): record ``index`` replaced by (x_new, y_new)."""
     X_prime, y_prime = np.array(X, dtype=float), np.array(y)
     X_prime[index] = x_new

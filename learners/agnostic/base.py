@@ -10,6 +10,7 @@ let one record decide the output space (all labels 1 → {−1, 1}, one label 0 
 neighbouring dataset identified with certainty, ε = ∞, covered by no event of the trace.
 A label outside the declared set is refused in ``fit`` with a message that names only the
 declared set (:func:`dpledger.learners.estimator.positive_mask`)."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -22,14 +23,19 @@ from dpledger.learners.agnostic.data import check_X
 from dpledger.learners.calibration.agnostic_noise import check_privacy
 from dpledger.learners.estimator import PrivateClassifier, positive_mask
 
-
 _LABELS_FROM_DATA = (
     "the check fits on labels it chose ({1, 2}, four classes, strings, or y = ⌊3x⌋) and expects the classifier to "
     "take its classes from y; a private learner's label set is the public pair `labels` declared before the data "
     "(here (0, 1)), since a label set read off the data lets one record decide the output space (ε = ∞), so fit "
-    "refuses any other label")
+    "refuses any other label"
+)
 SKLEARN_EXPECTED_FAILURES: dict[str, str] = dict.fromkeys(
-    ["check_estimators_dtypes", "check_classifier_data_not_an_array", "check_classifiers_classes", "check_fit2d_1feature"],
+    [
+        "check_estimators_dtypes",
+        "check_classifier_data_not_an_array",
+        "check_classifiers_classes",
+        "check_fit2d_1feature",
+    ],
     _LABELS_FROM_DATA,
 )
 """scikit-learn's ``check_estimator`` checks the three learners fail (with ``labels=(0, 1)``, the
@@ -40,7 +46,12 @@ other check, which must pass."""
 
 def check_int(value: Any, name: str, low: int, high: int | None = None) -> int:
     """An integer parameter in [low, high]; ``ValueError`` naming it otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low or (high is not None and value > high):
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, np.integer))
+        or value < low
+        or (high is not None and value > high)
+    ):
         bound = f"in [{low}, {high}]" if high is not None else f"≥ {low}"
         raise ValueError(f"{name} must be an integer {bound}, got {value!r}")
     return int(value)
@@ -50,7 +61,11 @@ def check_real(value: Any, name: str, low: float, high: float, *, optional: bool
     """A real parameter in (low, high]; ``ValueError`` naming it otherwise."""
     if value is None and optional:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) or not low < float(value) <= high:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.floating, np.integer))
+        or not low < float(value) <= high
+    ):
         raise ValueError(f"{name} must be a number in ({low}, {high}], got {value!r}")
     return float(value)
 
@@ -70,7 +85,9 @@ class HalfspaceLearnerBase(PrivateClassifier):
         self._record(None if privacy is None else Claim(self._statement(), event, privacy[0], privacy[1]))
         return self
 
-    def _fit(self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None) -> Event | None:
+    def _fit(
+        self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None
+    ) -> Event | None:
         """Learn; return the event tree of the private steps (None when ``privacy`` is None)."""
         raise NotImplementedError
 

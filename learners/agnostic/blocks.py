@@ -6,6 +6,7 @@ record therefore lands in exactly one block, which is what parallel composition
 (``ParallelComposition``; McSherry 2009) needs: the whole learner is (max_b ε_b, max_b δ_b)-DP.
 Records left over after the blocks (fewer than the number of blocks) are not used.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -30,7 +31,9 @@ def equal_blocks(total: int, count: int, minimum: int, name: str) -> int:
     """⌊total/count⌋, refusing (naming ``name``) when it is below ``minimum``."""
     size = total // count
     if size < minimum:
-        raise ValueError(f"{name}: {total} records give blocks of {size} < {minimum}; increase n or lower the block count")
+        raise ValueError(
+            f"{name}: {total} records give blocks of {size} < {minimum}; increase n or lower the block count"
+        )
     return size
 
 
@@ -40,5 +43,7 @@ def weighted_blocks(total: int, weights: Sequence[float], minimum: int, name: st
     scale = total / sum(weights)
     sizes = [int(scale * weight) for weight in weights]
     if min(sizes) < minimum:
-        raise ValueError(f"{name}: {total} records give a block of {min(sizes)} < {minimum}; increase n or lower the block count")
+        raise ValueError(
+            f"{name}: {total} records give a block of {min(sizes)} < {minimum}; increase n or lower the block count"
+        )
     return sizes

@@ -13,6 +13,7 @@ from the boundary, which drag convex surrogates such as the logistic loss);
 farthest on the negative side along the same tilt, score −(⟨w*, x⟩ − t*) + ⟨v, x⟩ (a record is
 flipped at most once). Either way the target's error on the sample is exactly ⌊noise·n⌋/n.
 """
+
 from __future__ import annotations
 
 import math
@@ -68,8 +69,9 @@ def sample_marginal(marginal: str, n: int, dim: int, rng: Randomness) -> np.ndar
     raise ValueError(f"marginal must be one of {DATA_MARGINALS}, got {marginal!r}")
 
 
-def halfspace_data(n: int, dim: int, noise: float, noise_model: str, rng: Randomness,
-                   marginal: str = "gaussian") -> HalfspaceSample:
+def halfspace_data(
+    n: int, dim: int, noise: float, noise_model: str, rng: Randomness, marginal: str = "gaussian"
+) -> HalfspaceSample:
     """n points of ``marginal`` labelled by a random halfspace with ⌊noise·n⌋ labels flipped."""
     if marginal not in DATA_MARGINALS:
         raise ValueError(f"marginal must be one of {DATA_MARGINALS}, got {marginal!r}")
@@ -84,7 +86,13 @@ def halfspace_data(n: int, dim: int, noise: float, noise_model: str, rng: Random
 
 
 def labelled_sample(
-    n: int, w: np.ndarray, t: float, noise: float, noise_model: str, rng: Randomness, marginal: str = "gaussian",
+    n: int,
+    w: np.ndarray,
+    t: float,
+    noise: float,
+    noise_model: str,
+    rng: Randomness,
+    marginal: str = "gaussian",
     tilt: np.ndarray | None = None,
 ) -> HalfspaceSample:
     """n fresh points of ``marginal`` for the halfspace (w, t), labels flipped as in the module doc.
@@ -118,8 +126,8 @@ def far_flips(margin: np.ndarray, tilt: np.ndarray, flips: int, *, two_sided: bo
     positive_side = np.argsort(-(margin + tilt), kind="stable")
     if not two_sided:
         return positive_side[:flips]
-    chosen = positive_side[:flips - flips // 2]
+    chosen = positive_side[: flips - flips // 2]
     taken = np.zeros(margin.size, dtype=bool)
     taken[chosen] = True
     negative_side = np.argsort(-(tilt - margin), kind="stable")
-    return np.concatenate([chosen, negative_side[~taken[negative_side]][:flips // 2]])
+    return np.concatenate([chosen, negative_side[~taken[negative_side]][: flips // 2]])

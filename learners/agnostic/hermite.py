@@ -7,6 +7,7 @@ the h_α are orthonormal (O'Donnell 2014, Ch. 11), there are C(d+D, D) of them, 
 E‖h(x)‖² = C(d+D, D). Features are clipped to a public Euclidean norm bound B (Lemma C.2), so
 the regression loss is B-Lipschitz in the coefficients.
 """
+
 from __future__ import annotations
 
 import math
@@ -70,7 +71,7 @@ def products(univariate: np.ndarray, indices: np.ndarray) -> np.ndarray:
     columns = np.zeros((slots, indices.shape[0]), dtype=np.int64)  # column j·width + 0 has h_0 = 1
     for row, alpha in enumerate(indices):
         support = np.flatnonzero(alpha)
-        columns[:support.size, row] = support * width + alpha[support]
+        columns[: support.size, row] = support * width + alpha[support]
     out = flat[:, columns[0]]
     for slot in columns[1:]:
         out *= flat[:, slot]

@@ -61,6 +61,7 @@ subspace step's choices depend on earlier blocks' outputs only (adaptive paralle
 Trace: Claim(Theorem 2.1 | D.1, ParallelComposition(regression_1, …, regression_k, [EM(directions),
 regression_u,] EM)).
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -71,11 +72,11 @@ import numpy as np
 from dpledger.accountant.events import Event, ParallelComposition
 from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
 from dpledger.learners.agnostic.blocks import partition, weighted_blocks
-from dpledger.learners.calibration.agnostic_noise import COMPOSITION_METHODS
 from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, top_subspace
 from dpledger.learners.agnostic.logconcave_basis import ProductMarginal, clipped_features, make_basis
 from dpledger.learners.agnostic.private_l1 import private_l1_regression
 from dpledger.learners.agnostic.selection import Selection, column_threshold_errors, grid_text, select
+from dpledger.learners.calibration.agnostic_noise import COMPOSITION_METHODS
 
 DIRECTION_RANGE = 3.0
 """Thresholds t of the direction score lie in [−3, 3]: ⟨u, x⟩ ∼ N(0, 1) for a unit u, and beyond
@@ -133,7 +134,9 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
     def _statement(self) -> str:
         return "Theorem 2.1" if self.marginal is None or self.marginal.name == "gaussian" else "Theorem D.1"
 
-    def _fit(self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None) -> Event | None:
+    def _fit(
+        self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None
+    ) -> Event | None:
         k = check_int(self.n_blocks, "n_blocks", 1, 1000)
         n_thresholds = check_int(self.n_thresholds, "n_thresholds", 1, 10_000)
         steps = check_int(self.steps, "steps", 1, 100_000)
@@ -145,7 +148,11 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         if self.marginal is not None and not isinstance(self.marginal, ProductMarginal):
             raise ValueError(f"marginal must be None or a ProductMarginal, got {self.marginal!r}")
         degrees = candidate_degrees(self.degree)
-        subspace_degree = None if self.subspace_degree is None else check_int(self.subspace_degree, "subspace_degree", 1, 50)
+        subspace_degree = (
+            None
+            if self.subspace_degree is None
+            else check_int(self.subspace_degree, "subspace_degree", 1, 50)
+        )
         n_directions = check_int(self.n_directions, "n_directions", 2, 10_000)
         if n_directions % 2:
             raise ValueError(f"n_directions must be even (the cover holds u and −u), got {n_directions}")
@@ -160,7 +167,10 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         source = subspace_source(degrees, self.marginal, subspace_degree) if half >= 2 else None
         subspace = [] if source is None else [half, half]
         share = source_block_share(n) if source_share is None else source_share
-        weights = [share if source is not None and degrees[j % len(degrees)] == source else 1.0 for j in range(blocks)]
+        weights = [
+            share if source is not None and degrees[j % len(degrees)] == source else 1.0
+            for j in range(blocks)
+        ]
         sizes = weighted_blocks(n - n_val - sum(subspace), weights, 2, "n")
         rng = self._sampler()
         *training, validation = partition(n, sizes + subspace + [n_val], rng)
@@ -171,10 +181,18 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         events: list[Event | None] = []
         self.block_coefs_ = []
         self.noise_sigmas_ = np.zeros(blocks)
-        regression = {"radius": radius, "steps": steps, "rng": rng, "privacy": privacy, "composition": self.composition}
+        regression = {
+            "radius": radius,
+            "steps": steps,
+            "rng": rng,
+            "privacy": privacy,
+            "composition": self.composition,
+        }
         for j, block in enumerate(training[:blocks]):
             features, self.clip_norms_[j] = clipped_features(self.block_bases_[j], X[block], self.clip_norm)
-            fit = private_l1_regression(features, labels[block], clip_norm=float(self.clip_norms_[j]), **regression)
+            fit = private_l1_regression(
+                features, labels[block], clip_norm=float(self.clip_norms_[j]), **regression
+            )
             self.block_coefs_.append(fit.coef)
             self.noise_sigmas_[j] = fit.sigma
             events.append(fit.event)
@@ -182,29 +200,55 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         self.selections_ = []
         self.subspace_ = self.directions_ = self.direction_ = None
         if source is not None:
-            events += self._fit_subspace_block(X, labels, training[blocks:], degrees.index(source), subspace_degree,
-                                               n_directions, subspace_steps, epsilon, regression)
+            events += self._fit_subspace_block(
+                X,
+                labels,
+                training[blocks:],
+                degrees.index(source),
+                subspace_degree,
+                n_directions,
+                subspace_steps,
+                epsilon,
+                regression,
+            )
         self.thresholds_ = np.linspace(-1.0, 1.0, n_thresholds)
-        scores = np.column_stack([self._block_scores(X[validation], j) for j in range(len(self.block_coefs_))])
+        scores = np.column_stack(
+            [self._block_scores(X[validation], j) for j in range(len(self.block_coefs_))]
+        )
         errors = column_threshold_errors(scores, labels[validation], self.thresholds_).ravel()
         index, em_event = select(errors, epsilon, rng)
         self.block_, threshold = divmod(index, n_thresholds)
         self.degree_ = int(self.block_degrees_[self.block_])
         self.coef_ = self.block_coefs_[self.block_]
         self.threshold_ = float(self.thresholds_[threshold])
-        names = [f"block {j + 1} (degree {D}{'' if self.block_projections_[j] is None else ', along the selected direction'})"
-                 for j, D in enumerate(self.block_degrees_)]
-        self.selections_.append(Selection(
-            "Algorithm 1, validation: block (degree) and threshold",
-            tuple(f"{name} × {grid_text(self.thresholds_)}" for name in names),
-            len(names) * n_thresholds, f"{names[self.block_]}, θ = {self.threshold_:.4g}", privacy is not None))
+        names = [
+            f"block {j + 1} (degree {D}{'' if self.block_projections_[j] is None else ', along the selected direction'})"
+            for j, D in enumerate(self.block_degrees_)
+        ]
+        self.selections_.append(
+            Selection(
+                "Algorithm 1, validation: block (degree) and threshold",
+                tuple(f"{name} × {grid_text(self.thresholds_)}" for name in names),
+                len(names) * n_thresholds,
+                f"{names[self.block_]}, θ = {self.threshold_:.4g}",
+                privacy is not None,
+            )
+        )
         if privacy is None:
             return None
         return ParallelComposition(children=(*events, em_event))
 
     def _fit_subspace_block(
-        self, X: np.ndarray, labels: np.ndarray, blocks: list[np.ndarray], source: int, degree: int, n_directions: int,
-        steps: int, epsilon: Fraction | None, regression: dict[str, Any],
+        self,
+        X: np.ndarray,
+        labels: np.ndarray,
+        blocks: list[np.ndarray],
+        source: int,
+        degree: int,
+        n_directions: int,
+        steps: int,
+        epsilon: Fraction | None,
+        regression: dict[str, Any],
     ) -> list[Event | None]:
         """The subspace candidate (module doc, step 3): subspace of training block ``source``'s
         polynomial, direction chosen privately on ``blocks[0]``, 1-D regression on ``blocks[1]``."""
@@ -212,33 +256,47 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         self.subspace_ = top_subspace(self.block_coefs_[source], self.block_bases_[source].indices, 2)
         self.directions_ = circle_cover(self.subspace_, n_directions)
         grid = np.linspace(-DIRECTION_RANGE, DIRECTION_RANGE, DIRECTION_THRESHOLDS)
-        half = self.directions_[:len(self.directions_) // 2]
+        half = self.directions_[: len(self.directions_) // 2]
         projections = np.einsum("ij,kj->ik", X[direction_block], half)  # single-threaded (private_l1)
-        chosen, direction_event = select(direction_scores(projections, labels[direction_block], grid), epsilon, regression["rng"])
+        chosen, direction_event = select(
+            direction_scores(projections, labels[direction_block], grid), epsilon, regression["rng"]
+        )
         self.direction_ = self.directions_[chosen]
         basis = HermiteBasis(1, degree)
         features, clip_norm = clipped_features(basis, X[fit_block] @ self.direction_[:, None], self.clip_norm)
-        fit = private_l1_regression(features, labels[fit_block], clip_norm=clip_norm, **{**regression, "steps": steps})
+        fit = private_l1_regression(
+            features, labels[fit_block], clip_norm=clip_norm, **{**regression, "steps": steps}
+        )
         self.block_bases_.append(basis)
         self.block_projections_.append(self.direction_[:, None])
         self.block_degrees_ = np.append(self.block_degrees_, degree)
         self.clip_norms_ = np.append(self.clip_norms_, clip_norm)
         self.noise_sigmas_ = np.append(self.noise_sigmas_, fit.sigma)
         self.block_coefs_.append(fit.coef)
-        self.selections_.append(Selection(
-            "subspace step (a substitute, not in Algorithm 1): direction u of the 1-D regression, in the top-2 "
-            f"subspace of E[∇p∇pᵀ], p = block {source + 1}'s polynomial",
-            ((f"{len(self.directions_)} unit vectors u at angles 2πi/{len(self.directions_)} in the subspace, "
-              f"score min over {grid_text(grid, 't')} of the errors of sign(⟨u, x⟩ − t)"),),
-            len(self.directions_), f"direction {chosen + 1} (angle {360 * chosen / len(self.directions_):.4g}°)",
-            epsilon is not None))
+        self.selections_.append(
+            Selection(
+                "subspace step (a substitute, not in Algorithm 1): direction u of the 1-D regression, in the top-2 "
+                f"subspace of E[∇p∇pᵀ], p = block {source + 1}'s polynomial",
+                (
+                    (
+                        f"{len(self.directions_)} unit vectors u at angles 2πi/{len(self.directions_)} in the subspace, "
+                        f"score min over {grid_text(grid, 't')} of the errors of sign(⟨u, x⟩ − t)"
+                    ),
+                ),
+                len(self.directions_),
+                f"direction {chosen + 1} (angle {360 * chosen / len(self.directions_):.4g}°)",
+                epsilon is not None,
+            )
+        )
         return [direction_event, fit.event]
 
     def _block_scores(self, X: np.ndarray, block: int) -> np.ndarray:
         """p_j(x) = ⟨w_j, clip(φ_j(x))⟩ for training block j (φ_j of the projection x·u for the subspace block)."""
         projection = self.block_projections_[block]
         features = self.block_bases_[block].features(X if projection is None else X @ projection)
-        return np.einsum("ij,j->i", clip_rows(features, self.clip_norms_[block]), self.block_coefs_[block])  # single-threaded (private_l1)
+        return np.einsum(
+            "ij,j->i", clip_rows(features, self.clip_norms_[block]), self.block_coefs_[block]
+        )  # single-threaded (private_l1)
 
     def decision_function(self, X: Any) -> np.ndarray:
         """p(x) − θ for the selected block's polynomial p and threshold θ."""
@@ -256,7 +314,9 @@ def candidate_degrees(degree: Any) -> tuple[int, ...]:
     return checked
 
 
-def subspace_source(degrees: tuple[int, ...], marginal: ProductMarginal | None, subspace_degree: int | None) -> int | None:
+def subspace_source(
+    degrees: tuple[int, ...], marginal: ProductMarginal | None, subspace_degree: int | None
+) -> int | None:
     """The degree whose polynomial gives the subspace step its subspace: the largest candidate
     degree, when it is ≥ 2 (a degree-1 polynomial's E[∇p∇pᵀ] has rank 1), the marginal is Gaussian
     (the influence matrix and the 1-D Hermite features assume N(0, I_d)) and the step is on.

@@ -7,6 +7,7 @@ marginal) and φ(x) = L⁻¹ m(x), so E[φ φᵀ] = L⁻¹ G L⁻ᵀ = I.
 Known marginals are product measures of standardised (mean 0, variance 1) log-concave factors
 with closed-form moments: Gaussian, uniform on [−√3, √3], Laplace with scale 1/√2.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,7 +18,14 @@ import numpy as np
 from scipy.linalg import cholesky, solve_triangular
 from scipy.special import ndtr
 
-from dpledger.learners.agnostic.hermite import HermiteBasis, check_feasible, clip_rows, default_clip_norm, multi_indices, products
+from dpledger.learners.agnostic.hermite import (
+    HermiteBasis,
+    check_feasible,
+    clip_rows,
+    default_clip_norm,
+    multi_indices,
+    products,
+)
 from dpledger.learners.randomness import Randomness
 
 MARGINALS = ("gaussian", "uniform", "laplace")

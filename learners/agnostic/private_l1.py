@@ -32,6 +32,7 @@ The exact non-private optimum for comparison, :func:`exact_l1_regression`, is th
 min Σ s_i s.t. −s ≤ Φw − y ≤ s (HiGHS). It drops the ball constraint, so its value is a lower
 bound on min_{‖w‖≤R} f, with equality when its solution has ‖w‖ ≤ R.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,10 +41,9 @@ from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import linprog
-from scipy.sparse import eye, hstack, csr_matrix, vstack
+from scipy.sparse import csr_matrix, eye, hstack, vstack
 
-from dpledger.accountant.events import Event
-from dpledger.accountant.events import Composition
+from dpledger.accountant.events import Composition, Event
 from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_for, step_delta
 from dpledger.learners.noise import gaussian_noise
 from dpledger.learners.randomness import Randomness
@@ -104,8 +104,11 @@ def private_l1_regression(
         w = project_ball(w - eta * gradient, radius)
     if step_events:
         (step_event,) = step_events  # every step draws at the same σ, grid and sensitivity
-        event = step_event if steps == 1 else Composition(
-            children=(step_event,), method=composition, target_delta=delta, repeat=steps)
+        event = (
+            step_event
+            if steps == 1
+            else Composition(children=(step_event,), method=composition, target_delta=delta, repeat=steps)
+        )
     coef = total / steps
     return L1Fit(coef, l1_objective(coef, features, labels), sigma, steps, event)
 
@@ -124,7 +127,11 @@ def excess_risk_bound(
     optimisation = radius**2 / (2 * eta * steps) + eta * (clip_norm**2 + n_features * sigma**2) / 2
     rb = radius * clip_norm
     generalisation = 2 * (2 * rb / math.sqrt(m) + (rb + 1) * math.sqrt(math.log(2 / beta) / (2 * m)))
-    return {"optimisation": optimisation, "generalisation": generalisation, "total": optimisation + generalisation}
+    return {
+        "optimisation": optimisation,
+        "generalisation": generalisation,
+        "total": optimisation + generalisation,
+    }
 
 
 def exact_l1_regression(features: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, float]:

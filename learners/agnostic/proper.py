@@ -48,6 +48,7 @@ Trace: Claim(Theorem 3.1, ParallelComposition(DiscreteGaussian, EM(directions), 
 ``selections_`` shows both selections' candidates and choices. ``degree_decay=1`` is the unweighted
 release (every coefficient with the same noise).
 """
+
 from __future__ import annotations
 
 import math
@@ -59,11 +60,11 @@ import numpy as np
 from dpledger.accountant.events import DiscreteGaussian, Event, ParallelComposition
 from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
 from dpledger.learners.agnostic.blocks import partition
-from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_for
-from dpledger.learners.noise import gaussian_noise
 from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, top_subspace
 from dpledger.learners.agnostic.improper import candidate_degrees
 from dpledger.learners.agnostic.selection import Selection, grid_text, select, threshold_errors
+from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_for
+from dpledger.learners.noise import gaussian_noise
 from dpledger.learners.randomness import Randomness
 
 MAX_CANDIDATES = 2_000_000
@@ -85,7 +86,11 @@ def cover_size(k: int, resolution: float) -> int:
 
 
 def private_correlation(
-    features: np.ndarray, labels: np.ndarray, clip_norm: float, privacy: tuple[Fraction, Fraction] | None, rng: Randomness
+    features: np.ndarray,
+    labels: np.ndarray,
+    clip_norm: float,
+    privacy: tuple[Fraction, Fraction] | None,
+    rng: Randomness,
 ) -> tuple[np.ndarray, DiscreteGaussian | None]:
     """Step 5: ĉ = (1/m)Σ y_i φ(x_i) + exact discrete Gaussian noise of scale σ on a grid
     (:func:`~dpledger.learners.noise.gaussian_noise`), Δ₂ = 2B/m (module doc)."""
@@ -138,10 +143,14 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         self.labels = labels
         self.random_state = random_state
 
-    def _fit(self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None) -> Event | None:
+    def _fit(
+        self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None
+    ) -> Event | None:
         n, dim = X.shape
         degrees = candidate_degrees(self.degree)
-        dims = sorted({min(check_int(k, "subspace_dim", 1, 6), dim) for k in candidate_sizes(self.subspace_dim)})
+        dims = sorted(
+            {min(check_int(k, "subspace_dim", 1, 6), dim) for k in candidate_sizes(self.subspace_dim)}
+        )
         resolution = check_real(self.cover_resolution, "cover_resolution", 0.0, 2.0)
         n_thresholds = check_int(self.n_thresholds, "n_thresholds", 1, 10_000)
         tau = check_real(self.threshold_range, "threshold_range", 0.0, 100.0)
@@ -151,8 +160,10 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         subspaces = sorted({(D, k if D > 1 else 1) for D in degrees for k in dims})  # D = 1: M has rank 1
         candidates = sum(cover_size(k, resolution) for _, k in subspaces)
         if candidates > MAX_CANDIDATES:
-            raise ValueError(f"cover_resolution={resolution} in subspace_dim={max(dims)} gives {candidates} candidate "
-                             f"directions, more than {MAX_CANDIDATES}")
+            raise ValueError(
+                f"cover_resolution={resolution} in subspace_dim={max(dims)} gives {candidates} candidate "
+                f"directions, more than {MAX_CANDIDATES}"
+            )
         basis = HermiteBasis(dim, max(degrees))
         n_val = max(2, int(fraction * n))
         if n - n_val < 2:
@@ -176,16 +187,31 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         best = [threshold_errors(p, labels[first], self.thresholds_).min() for p in projections.T]
         direction, direction_event = select(np.array(best), epsilon, rng)
         self.coef_ = self.directions_[direction]
-        threshold, threshold_event = select(threshold_errors(X[second] @ self.coef_, labels[second], self.thresholds_), epsilon, rng)
+        threshold, threshold_event = select(
+            threshold_errors(X[second] @ self.coef_, labels[second], self.thresholds_), epsilon, rng
+        )
         self.intercept_ = -float(self.thresholds_[threshold])
         group = int(np.searchsorted(np.cumsum([c.shape[0] for c in covers]), direction, side="right"))
-        groups = tuple(f"degree {D}, top-{k} subspace: {cover.shape[0]} cover directions" for (D, k), cover in zip(subspaces, covers))
+        groups = tuple(
+            f"degree {D}, top-{k} subspace: {cover.shape[0]} cover directions"
+            for (D, k), cover in zip(subspaces, covers)
+        )
         self.selections_ = [
-            Selection("Algorithm 2, step 7 on V₁: direction (degree, subspace size, cover point)", groups,
-                      self.directions_.shape[0], f"direction {direction + 1}, from degree {subspaces[group][0]}, "
-                      f"top-{subspaces[group][1]} subspace", privacy is not None),
-            Selection("Algorithm 2, step 7 on V₂: threshold along the chosen direction", (grid_text(self.thresholds_, "t"),),
-                      n_thresholds, f"t = {self.thresholds_[threshold]:.4g}", privacy is not None),
+            Selection(
+                "Algorithm 2, step 7 on V₁: direction (degree, subspace size, cover point)",
+                groups,
+                self.directions_.shape[0],
+                f"direction {direction + 1}, from degree {subspaces[group][0]}, "
+                f"top-{subspaces[group][1]} subspace",
+                privacy is not None,
+            ),
+            Selection(
+                "Algorithm 2, step 7 on V₂: threshold along the chosen direction",
+                (grid_text(self.thresholds_, "t"),),
+                n_thresholds,
+                f"t = {self.thresholds_[threshold]:.4g}",
+                privacy is not None,
+            ),
         ]
         if privacy is None:
             return None

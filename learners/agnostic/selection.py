@@ -7,6 +7,7 @@ Every selection of the learners — the seed's own validation step, the degree /
 model selection folded into it, and the semi-agnostic learner's threshold — goes through
 :func:`select` and is described by a :class:`Selection` (``selections_`` of a fitted learner):
 its candidate groups and its choice, never its scores (the error counts are not released)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,8 +33,15 @@ class Selection:
     private: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return {"step": self.step, "candidates": list(self.candidates), "count": self.count,
-                "chosen": self.chosen, "mechanism": "exponential mechanism (ε, sensitivity 1)" if self.private else "arg-min (privacy off)"}
+        return {
+            "step": self.step,
+            "candidates": list(self.candidates),
+            "count": self.count,
+            "chosen": self.chosen,
+            "mechanism": "exponential mechanism (ε, sensitivity 1)"
+            if self.private
+            else "arg-min (privacy off)",
+        }
 
     def to_text(self) -> str:
         return f"{self.step}: {self.chosen} (of {self.count} candidates: {'; '.join(self.candidates)})"
@@ -55,7 +63,9 @@ def threshold_errors(scores: np.ndarray, labels: np.ndarray, thresholds: np.ndar
     thresholds = np.asarray(thresholds, dtype=float)
     order = np.argsort(thresholds, kind="stable")
     errors = np.empty(thresholds.size, dtype=np.int64)
-    errors[order] = column_threshold_errors(np.asarray(scores, dtype=float)[:, None], labels, thresholds[order])[0]
+    errors[order] = column_threshold_errors(
+        np.asarray(scores, dtype=float)[:, None], labels, thresholds[order]
+    )[0]
     return errors
 
 
@@ -71,7 +81,9 @@ def column_threshold_errors(scores: np.ndarray, labels: np.ndarray, thresholds: 
     width = thresholds.size + 1
     cells = grid_cells(scores, thresholds) + width * np.arange(columns)
     positive = labels > 0
-    below = np.cumsum(np.bincount(cells[positive].ravel(), minlength=width * columns).reshape(columns, width), axis=1)
+    below = np.cumsum(
+        np.bincount(cells[positive].ravel(), minlength=width * columns).reshape(columns, width), axis=1
+    )
     negatives = np.bincount(cells[~positive].ravel(), minlength=width * columns).reshape(columns, width)
     above = (rows - int(positive.sum())) - np.cumsum(negatives, axis=1)
     return below[:, :-1] + above[:, :-1]

@@ -56,6 +56,7 @@ Alg3_j = ParallelComposition(DiscreteGaussian, EM | DiscreteLaplace, DiscreteGau
 ``selections_`` lists every exponential-mechanism step's candidates and choice, ``schedule_`` the
 (J, T) used.
 """
+
 from __future__ import annotations
 
 import math
@@ -69,10 +70,15 @@ from scipy.special import ndtri
 from dpledger.accountant.events import DiscreteGaussian, DiscreteLaplace, Event, ParallelComposition
 from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
 from dpledger.learners.agnostic.blocks import equal_blocks, partition
-from dpledger.learners.calibration.agnostic_noise import certified_ratio, check_privacy, laplace_scale, sigma_for
-from dpledger.learners.noise import gaussian_noise, laplace_noise
 from dpledger.learners.agnostic.hermite import clip_rows
 from dpledger.learners.agnostic.selection import Selection, grid_text, select, threshold_errors
+from dpledger.learners.calibration.agnostic_noise import (
+    certified_ratio,
+    check_privacy,
+    laplace_scale,
+    sigma_for,
+)
+from dpledger.learners.noise import gaussian_noise, laplace_noise
 from dpledger.learners.randomness import Randomness
 
 RHO = 0.01
@@ -101,12 +107,17 @@ def private_threshold(
 
 
 def erm_threshold(
-    projections: np.ndarray, labels: np.ndarray, thresholds: np.ndarray, privacy: tuple[Fraction, Fraction] | None,
+    projections: np.ndarray,
+    labels: np.ndarray,
+    thresholds: np.ndarray,
+    privacy: tuple[Fraction, Fraction] | None,
     rng: Randomness,
 ) -> tuple[float, Event | None]:
     """Step 7, ``threshold="erm"``: θ on the grid chosen by the exponential mechanism with score
     −#errors of sign(⟨w₀, x⟩ − θ) (sensitivity 1; arg-min with privacy off)."""
-    index, event = select(threshold_errors(projections, labels, thresholds), None if privacy is None else privacy[0], rng)
+    index, event = select(
+        threshold_errors(projections, labels, thresholds), None if privacy is None else privacy[0], rng
+    )
     return float(thresholds[index]), event
 
 
@@ -131,8 +142,15 @@ def noisy_mean(
 
 
 def block_schedule(
-    records: int, dim: int, *, guesses: int, steps: int, radius: float, first_guess: float,
-    privacy: tuple[Fraction, Fraction] | None, max_step_noise: float | None,
+    records: int,
+    dim: int,
+    *,
+    guesses: int,
+    steps: int,
+    radius: float,
+    first_guess: float,
+    privacy: tuple[Fraction, Fraction] | None,
+    max_step_noise: float | None,
 ) -> tuple[int, int]:
     """(J, T): the first schedule of (J₀, T₀), …, (1, T₀), (1, ⌊T₀/2⌋), …, (1, 1) whose gradient-step
     noise norm √d·σ at the narrowest ramp is ≤ ``max_step_noise`` (the last if none; module doc),
@@ -145,7 +163,11 @@ def block_schedule(
     for j, t in schedules:
         block = records // j // (t + 2)
         width = first_guess * 2.0 ** -(j - 1)
-        if block >= 1 and math.sqrt(dim) * noise_scale(gradient_sensitivity(radius, width, block), privacy, dim) <= max_step_noise:
+        if (
+            block >= 1
+            and math.sqrt(dim) * noise_scale(gradient_sensitivity(radius, width, block), privacy, dim)
+            <= max_step_noise
+        ):
             return j, t
     return schedules[-1]
 
@@ -181,8 +203,15 @@ class RunResult:
 
 
 def algorithm3(
-    X: np.ndarray, labels: np.ndarray, blocks: list[np.ndarray], *, width: float, radius: float,
-    thresholds: np.ndarray | None, privacy: tuple[Fraction, Fraction] | None, rng: Randomness,
+    X: np.ndarray,
+    labels: np.ndarray,
+    blocks: list[np.ndarray],
+    *,
+    width: float,
+    radius: float,
+    thresholds: np.ndarray | None,
+    privacy: tuple[Fraction, Fraction] | None,
+    rng: Randomness,
 ) -> RunResult:
     """Algorithm 3 on the blocks [initial, threshold, step 1, …, step T] (module doc);
     ``thresholds`` is the ERM grid, None for the label-mean estimator."""
@@ -197,12 +226,16 @@ def algorithm3(
     events, iterates = [initial, threshold_event], [w]
     for k, block in enumerate(blocks[2:]):
         per_example = ramp_gradient(w, clip_rows(X[block], radius), labels[block], t, width)
-        gradient, event = noisy_mean(per_example, gradient_sensitivity(radius, width, block.size), privacy, rng)
+        gradient, event = noisy_mean(
+            per_example, gradient_sensitivity(radius, width, block.size), privacy, rng
+        )
         events.append(event)
         gradient -= (gradient @ w) * w
         w = normalise(w - STEP_SIZE / math.sqrt(k + 1) * gradient)
         iterates.append(w)
-    return RunResult(np.array(iterates), t, None if privacy is None else ParallelComposition(children=tuple(events)))
+    return RunResult(
+        np.array(iterates), t, None if privacy is None else ParallelComposition(children=tuple(events))
+    )
 
 
 class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
@@ -241,7 +274,9 @@ class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
         self.labels = labels
         self.random_state = random_state
 
-    def _fit(self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None) -> Event | None:
+    def _fit(
+        self, X: np.ndarray, labels: np.ndarray, privacy: tuple[Fraction, Fraction] | None
+    ) -> Event | None:
         n, dim = X.shape
         guesses, steps = self.schedule_ = self.planned_schedule(n, dim)
         first = check_real(self.first_guess, "first_guess", 0.0, 1.0)
@@ -261,15 +296,25 @@ class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
         self.guesses_ = first * 2.0 ** -np.arange(guesses)
         erm_grid = self.thresholds_ if self.threshold == "erm" else None
         runs = [
-            algorithm3(X, labels, rest[j * (steps + 2):(j + 1) * (steps + 2)], width=float(g),
-                       radius=self.clip_radius_, thresholds=erm_grid, privacy=privacy, rng=rng)
+            algorithm3(
+                X,
+                labels,
+                rest[j * (steps + 2) : (j + 1) * (steps + 2)],
+                width=float(g),
+                radius=self.clip_radius_,
+                thresholds=erm_grid,
+                privacy=privacy,
+                rng=rng,
+            )
             for j, g in enumerate(self.guesses_)
         ]
         self.iterates_ = np.array([r.iterates for r in runs])
         self.run_coefs_ = self.iterates_[:, -1]
         self.run_thresholds_ = np.array([r.t for r in runs])
         projections = X[validation] @ self.iterates_.reshape(-1, dim).T
-        errors = np.concatenate([threshold_errors(p, labels[validation], self.thresholds_) for p in projections.T])
+        errors = np.concatenate(
+            [threshold_errors(p, labels[validation], self.thresholds_) for p in projections.T]
+        )
         index, em_event = select(errors, None if privacy is None else privacy[0], rng)
         candidate, threshold = divmod(index, n_thresholds)
         run, iterate = divmod(candidate, steps + 1)
@@ -288,24 +333,47 @@ class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
         fraction = check_real(self.validation_fraction, "validation_fraction", 0.0, 0.9)
         radius = check_real(self.clip_radius, "clip_radius", 0.0, 1e12, optional=True)
         return block_schedule(
-            n - max(1, int(fraction * n)), dim, guesses=check_int(self.n_guesses, "n_guesses", 1, 30),
-            steps=check_int(self.steps, "steps", 1, 10_000), radius=default_clip_radius(n, dim) if radius is None else radius,
-            first_guess=check_real(self.first_guess, "first_guess", 0.0, 1.0), privacy=check_privacy(self.epsilon, self.delta),
-            max_step_noise=check_real(self.max_step_noise, "max_step_noise", 0.0, 1e6, optional=True))
+            n - max(1, int(fraction * n)),
+            dim,
+            guesses=check_int(self.n_guesses, "n_guesses", 1, 30),
+            steps=check_int(self.steps, "steps", 1, 10_000),
+            radius=default_clip_radius(n, dim) if radius is None else radius,
+            first_guess=check_real(self.first_guess, "first_guess", 0.0, 1.0),
+            privacy=check_privacy(self.epsilon, self.delta),
+            max_step_noise=check_real(self.max_step_noise, "max_step_noise", 0.0, 1e6, optional=True),
+        )
 
-    def _selections(self, runs: list[RunResult], run: int, iterate: int, threshold: int, *, private: bool) -> list[Selection]:
+    def _selections(
+        self, runs: list[RunResult], run: int, iterate: int, threshold: int, *, private: bool
+    ) -> list[Selection]:
         steps = []
         if self.threshold == "erm":
-            steps = [Selection(f"Algorithm 3, OPT guess {g:g}: threshold t̂ along w₀ (private ERM)",
-                               (grid_text(self.thresholds_),), self.thresholds_.size, f"θ = {r.t:.4g}", private)
-                     for g, r in zip(self.guesses_, runs)]
+            steps = [
+                Selection(
+                    f"Algorithm 3, OPT guess {g:g}: threshold t̂ along w₀ (private ERM)",
+                    (grid_text(self.thresholds_),),
+                    self.thresholds_.size,
+                    f"θ = {r.t:.4g}",
+                    private,
+                )
+                for g, r in zip(self.guesses_, runs)
+            ]
         last = self.schedule_[1]
-        groups = tuple(f"run {j + 1} (OPT guess {g:g}): iterates w₀, …, w_{last} × {grid_text(self.thresholds_)}"
-                       for j, g in enumerate(self.guesses_))
-        return [*steps, Selection("Algorithm 4: run, iterate and threshold on the validation block", groups,
-                                  len(runs) * (last + 1) * self.thresholds_.size,
-                                  f"run {run + 1} (OPT guess {self.guesses_[run]:g}), iterate w_{iterate}, "
-                                  f"θ = {self.thresholds_[threshold]:.4g}", private)]
+        groups = tuple(
+            f"run {j + 1} (OPT guess {g:g}): iterates w₀, …, w_{last} × {grid_text(self.thresholds_)}"
+            for j, g in enumerate(self.guesses_)
+        )
+        return [
+            *steps,
+            Selection(
+                "Algorithm 4: run, iterate and threshold on the validation block",
+                groups,
+                len(runs) * (last + 1) * self.thresholds_.size,
+                f"run {run + 1} (OPT guess {self.guesses_[run]:g}), iterate w_{iterate}, "
+                f"θ = {self.thresholds_[threshold]:.4g}",
+                private,
+            ),
+        ]
 
     def decision_function(self, X: Any) -> np.ndarray:
         """⟨w, x⟩ − t for the selected run."""

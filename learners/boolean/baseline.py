@@ -9,13 +9,19 @@ LabelBoost). Privacy: each block is touched once, by A_i — (ε_B + 3, 0)-DP on
 composition). Utility is not covered by Assumption 4.4 (block i's sample is realizable by C,
 not necessarily by C(h≤i−1)); it is measured, not claimed.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
 
-from dpledger.accountant.events import Event, OnRealizableInputs, ParallelComposition, SubsampleWithoutReplacement
+from dpledger.accountant.events import (
+    Event,
+    OnRealizableInputs,
+    ParallelComposition,
+    SubsampleWithoutReplacement,
+)
 from dpledger.learners.boolean.composition import BooleanComposition
 from dpledger.learners.boolean.oracle import RelabelOracle
 from dpledger.learners.carry_forward import grid_points
@@ -30,8 +36,14 @@ class SeparateSampleLearner(PrivateClassifier):
     ε_B = 1), ``m`` the subsample each oracle call gets, ``labels`` the public label pair
     (default (0, 1)), ``random_state`` as in :mod:`dpledger.learners.estimator`."""
 
-    def __init__(self, concept_class: BooleanComposition, oracle: RelabelOracle | None = None, m: int = 100,
-                 random_state: Any = None, labels: tuple[Any, Any] = (0, 1)) -> None:
+    def __init__(
+        self,
+        concept_class: BooleanComposition,
+        oracle: RelabelOracle | None = None,
+        m: int = 100,
+        random_state: Any = None,
+        labels: tuple[Any, Any] = (0, 1),
+    ) -> None:
         self.concept_class = concept_class
         self.oracle = oracle
         self.m = m
@@ -55,7 +67,7 @@ class SeparateSampleLearner(PrivateClassifier):
         prefix: Components = ()
         events: list[Event] = []
         for i in range(C.k):
-            chosen = order[i * block:(i + 1) * block][rng.subset(block, int(self.m))]
+            chosen = order[i * block : (i + 1) * block][rng.subset(block, int(self.m))]
             declared = oracle.event(C, prefix, int(self.m))
             prefix += (oracle.select(C, prefix, points[chosen], labels[chosen], rng),)
             arbitrary = declared.child if isinstance(declared, OnRealizableInputs) else declared  # Appendix B
@@ -66,4 +78,9 @@ class SeparateSampleLearner(PrivateClassifier):
 
     def _positive(self, X: Any) -> np.ndarray:
         """Where the learned composition is 1 on the grid points X."""
-        return self.concept_class.evaluate(self.hypothesis_, grid_points(self.concept_class, X, type(self).__name__)) == 1
+        return (
+            self.concept_class.evaluate(
+                self.hypothesis_, grid_points(self.concept_class, X, type(self).__name__)
+            )
+            == 1
+        )

@@ -20,6 +20,7 @@ sorted points over their joint phases (:data:`LINE_PHASES`), nothing enumerated.
 over such compositions never lists the trace either: it is counted by score
 (:mod:`dpledger.learners.trace_counting`).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -31,8 +32,18 @@ from typing import Any
 import numpy as np
 
 from dpledger.learners.boolean.formula import BooleanFunction
-from dpledger.learners.concept_classes import (DEFAULT_TRACE_LIMIT, Components, ConceptClass, Intervals,
-                                      Rectangles, Restricted, Thresholds, Trace, make_class, materialised_trace)
+from dpledger.learners.concept_classes import (
+    DEFAULT_TRACE_LIMIT,
+    Components,
+    ConceptClass,
+    Intervals,
+    Rectangles,
+    Restricted,
+    Thresholds,
+    Trace,
+    make_class,
+    materialised_trace,
+)
 
 COMPONENT_NAMES = ("thresholds", "intervals", "rectangles")
 """Component classes available by name (:func:`component_class`); any :class:`ConceptClass`
@@ -54,7 +65,9 @@ _CHUNK_CELLS = 20_000_000
 def component_class(name: str, domain_size: int) -> ConceptClass:
     """A named component class on the grid [0, domain_size)^d (thresholds, intervals, rectangles)."""
     if name not in COMPONENT_NAMES:
-        raise ValueError(f"components: unknown component class {name!r}; choose from {', '.join(COMPONENT_NAMES)}")
+        raise ValueError(
+            f"components: unknown component class {name!r}; choose from {', '.join(COMPONENT_NAMES)}"
+        )
     return make_class(name, domain_size)
 
 
@@ -76,7 +89,9 @@ class HypothesisSpace(Sequence):
         else:
             self._listed = list(itertools.islice(concept_class.completions(), HYPOTHESIS_LIST_LIMIT + 1))
             if len(self._listed) > HYPOTHESIS_LIST_LIMIT:
-                raise ValueError(f"components: {concept_class!r} has more than {HYPOTHESIS_LIST_LIMIT} hypotheses to list")
+                raise ValueError(
+                    f"components: {concept_class!r} has more than {HYPOTHESIS_LIST_LIMIT} hypotheses to list"
+                )
             self._size = len(self._listed)
 
     def __len__(self) -> int:
@@ -137,7 +152,9 @@ def composition_vc_bound(dimensions: Sequence[int]) -> int:
     2·(Σ d_i)·log₂(3k) (1989, Lemma 3.2.3), beyond which no n qualifies."""
     total, k = sum(dimensions), len(dimensions)
     cap = max(1, math.ceil(2 * total * math.log2(3 * k)))
-    return max((n for n in range(1, cap + 1) if math.prod(sauer_bound(d, n) for d in dimensions) >= 2**n), default=0)
+    return max(
+        (n for n in range(1, cap + 1) if math.prod(sauer_bound(d, n) for d in dimensions) >= 2**n), default=0
+    )
 
 
 class Residuals:
@@ -184,15 +201,23 @@ class BooleanComposition(ConceptClass):
     C(h≤i−1, h) ≠ ∅, (2) C(h≤i−1) = ∪_h C(h≤i−1, h), (3) local replacement keeps c_{i+1..k}.
     :meth:`verify_structural_conditions` re-checks them by enumeration on a finite point set."""
 
-    def __init__(self, G: BooleanFunction, components: Sequence[ConceptClass], trace_limit: int = DEFAULT_TRACE_LIMIT,
-                 ) -> None:
+    def __init__(
+        self,
+        G: BooleanFunction,
+        components: Sequence[ConceptClass],
+        trace_limit: int = DEFAULT_TRACE_LIMIT,
+    ) -> None:
         if not isinstance(G, BooleanFunction):
-            raise ValueError(f"G must be a BooleanFunction (parse_formula / from_truth_table), got {type(G).__name__}")
+            raise ValueError(
+                f"G must be a BooleanFunction (parse_formula / from_truth_table), got {type(G).__name__}"
+            )
         classes = list(components)
         if not all(isinstance(H, ConceptClass) for H in classes):
             raise ValueError("components must be ConceptClass instances")
         if G.arity != len(classes):
-            raise ValueError(f"components: G has arity {G.arity} but {len(classes)} component classes were given")
+            raise ValueError(
+                f"components: G has arity {G.arity} but {len(classes)} component classes were given"
+            )
         self.G, self.components = G, tuple(classes)
         self.k = len(classes)
         self.dimension = max(H.dimension for H in classes)
@@ -223,7 +248,9 @@ class BooleanComposition(ConceptClass):
     def component_bits(self, h: Components, X: Any) -> np.ndarray:
         """(h_1(x), …, h_k(x)) for every point x: an (n, k) int8 array."""
         points = self.points(X)
-        return np.stack([H.evaluate(tuple(h[i]), self.project(points, i)) for i, H in enumerate(self.components)], axis=1)
+        return np.stack(
+            [H.evaluate(tuple(h[i]), self.project(points, i)) for i, H in enumerate(self.components)], axis=1
+        )
 
     def evaluate(self, h: Components, X: Any) -> np.ndarray:
         return self.G(self.component_bits(h, X))
@@ -245,8 +272,13 @@ class BooleanComposition(ConceptClass):
             ids = self.residuals.step[j][ids, self.components[j].evaluate(tuple(h), self.project(P, j))]
         return ids.astype(self.residuals.dtype)
 
-    def extend(self, states: np.ndarray, tags: np.ndarray, level: int, trace: ComponentTrace,
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def extend(
+        self,
+        states: np.ndarray,
+        tags: np.ndarray,
+        level: int,
+        trace: ComponentTrace,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Fix input ``level + 1`` to every labeling of ``trace`` in every state; keep one row per
         distinct (residual vector, tag). Returns (states, tags, parent row, labeling index)."""
         rows, width = len(trace.labelings), states.shape[1]
@@ -255,13 +287,17 @@ class BooleanComposition(ConceptClass):
         chunk = max(1, _CHUNK_CELLS // max(1, rows * width))
         found: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         for start in range(0, len(states), chunk):
-            block = states[start:start + chunk]
-            grown = np.where(chosen, step[block, 1][:, None, :], step[block, 0][:, None, :]).reshape(-1, width)
+            block = states[start : start + chunk]
+            grown = np.where(chosen, step[block, 1][:, None, :], step[block, 0][:, None, :]).reshape(
+                -1, width
+            )
             parent = np.repeat(np.arange(start, start + len(block)), rows)
             found.append(_distinct(grown, tags[parent], parent, np.tile(np.arange(rows), len(block))))
             if sum(len(f[0]) for f in found) > self.trace_limit:
-                raise ValueError(f"trace_limit: more than {self.trace_limit} residual states for {self!r} on "
-                                 f"{width} points; use fewer points or a smaller class")
+                raise ValueError(
+                    f"trace_limit: more than {self.trace_limit} residual states for {self!r} on "
+                    f"{width} points; use fewer points or a smaller class"
+                )
         merged = [np.concatenate(parts) for parts in zip(*found)]
         return _distinct(*merged)
 
@@ -275,7 +311,9 @@ class BooleanComposition(ConceptClass):
         for level in range(len(prefix), self.k):
             trace = self.component_trace(level, P)
             states, tags, parent, labeling = self.extend(states, tags, level, trace)
-            suffixes = [suffixes[p] + (trace.representatives[t],) for p, t in zip(parent.tolist(), labeling.tolist())]
+            suffixes = [
+                suffixes[p] + (trace.representatives[t],) for p, t in zip(parent.tolist(), labeling.tolist())
+            ]
         return materialised_trace(P, self.residuals.value[states], [prefix + s for s in suffixes])
 
     def trace(self, points: Any) -> Trace:
@@ -289,7 +327,9 @@ class BooleanComposition(ConceptClass):
 
     # -- the completion score of equation (3) ------------------------------------------------
 
-    def completion_disagreements(self, prefix: Components, candidates: np.ndarray, X: Any, y: Any) -> np.ndarray:
+    def completion_disagreements(
+        self, prefix: Components, candidates: np.ndarray, X: Any, y: Any
+    ) -> np.ndarray:
         """q_i(S, h) = min_{g ∈ C(h≤i−1, h)} Σ_j 1[g(x_j) ≠ y_j] (equation (3)) for every candidate
         h given by its labeling of P = the distinct points of X (rows of ``candidates``, over P in
         :meth:`distinct` order). Exact: the minimum over the completions' traces on P."""
@@ -301,7 +341,11 @@ class BooleanComposition(ConceptClass):
         level = len(prefix) + 1
         base = self.state(tuple(prefix), P)
         states = self.residuals.step[level - 1][base[None, :], np.asarray(candidates, dtype=np.int64)]
-        if level < self.k and self.dimension == 1 and all(type(H) in LINE_PHASES for H in self.components[level:]):
+        if (
+            level < self.k
+            and self.dimension == 1
+            and all(type(H) in LINE_PHASES for H in self.components[level:])
+        ):
             return len(labels) - self._best_along_line(states, counts, level)
         tags = np.arange(len(states), dtype=np.int64)
         for j in range(level, self.k - 1):
@@ -342,11 +386,11 @@ class BooleanComposition(ConceptClass):
         best = np.empty(len(states), dtype=np.int64)
         chunk = max(1, _CHUNK_CELLS // max(1, labelings.shape[1] + states.shape[1]))
         for start in range(0, len(states), chunk):
-            block = states[start:start + chunk]
+            block = states[start : start + chunk]
             A = counts[self.residuals.value[step[block, 0]], columns]
             B = counts[self.residuals.value[step[block, 1]], columns]
             gains = (B - A).astype(np.float64) @ labelings  # exact: integers < 2^53
-            best[start:start + chunk] = A.sum(axis=1) + np.rint(gains.max(axis=1)).astype(np.int64)
+            best[start : start + chunk] = A.sum(axis=1) + np.rint(gains.max(axis=1)).astype(np.int64)
         return best
 
     # -- Corollary 8.17, checked by enumeration ------------------------------------------------
@@ -376,7 +420,9 @@ class BooleanComposition(ConceptClass):
 
     def _rows(self, prefix: Components, P: np.ndarray) -> np.ndarray:
         trace = self.restricted_trace(prefix, P)
-        return np.array([trace.labeling(j) for j in range(trace.size)], dtype=np.int8).reshape(trace.size, len(P))
+        return np.array([trace.labeling(j) for j in range(trace.size)], dtype=np.int8).reshape(
+            trace.size, len(P)
+        )
 
 
 class ComposedRestriction(Restricted):
@@ -388,11 +434,22 @@ class ComposedRestriction(Restricted):
         return self.parent.restricted_trace(self.prefix, points)
 
 
-def _distinct(states: np.ndarray, tags: np.ndarray, parent: np.ndarray, labeling: np.ndarray,
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _distinct(
+    states: np.ndarray,
+    tags: np.ndarray,
+    parent: np.ndarray,
+    labeling: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The rows with distinct (state, tag), each at its first occurrence, in first-occurrence order."""
-    key = np.ascontiguousarray(np.concatenate((states.view(np.uint8).reshape(len(states), -1),
-                                               tags.astype(np.int64).view(np.uint8).reshape(len(tags), -1)), axis=1))
+    key = np.ascontiguousarray(
+        np.concatenate(
+            (
+                states.view(np.uint8).reshape(len(states), -1),
+                tags.astype(np.int64).view(np.uint8).reshape(len(tags), -1),
+            ),
+            axis=1,
+        )
+    )
     _, first = np.unique(key.view(np.dtype((np.void, key.shape[1]))).reshape(-1), return_index=True)
     first.sort()
     return states[first], tags[first], parent[first], labeling[first]

@@ -9,6 +9,7 @@ Truth tables list G on all 2^k inputs with **x1 as the most significant bit**: e
 r = Σ_j x_j·2^{k−j} is G(x_1, …, x_k), so ``[0, 0, 0, 1]`` is ``x1 and x2`` and
 ``[0, 1, 1, 1]`` is ``x1 or x2``.
 """
+
 from __future__ import annotations
 
 import ast
@@ -33,10 +34,16 @@ class BooleanFunction:
     description: str
 
     def __post_init__(self) -> None:
-        if isinstance(self.arity, bool) or not isinstance(self.arity, int) or not 1 <= self.arity <= MAX_ARITY:
+        if (
+            isinstance(self.arity, bool)
+            or not isinstance(self.arity, int)
+            or not 1 <= self.arity <= MAX_ARITY
+        ):
             raise ValueError(f"arity must be an integer in [1, {MAX_ARITY}], got {self.arity!r}")
         if len(self.table) != 2**self.arity or any(bit not in (0, 1) for bit in self.table):
-            raise ValueError(f"table must list 2^{self.arity} = {2**self.arity} bits, got {len(self.table)} entries")
+            raise ValueError(
+                f"table must list 2^{self.arity} = {2**self.arity} bits, got {len(self.table)} entries"
+            )
 
     def __call__(self, bits: np.ndarray) -> np.ndarray:
         """G applied row-wise to an (n, k) 0/1 array (int8 result)."""
@@ -47,7 +54,7 @@ class BooleanFunction:
         """The truth table of G(a_1, …, a_j, ·) over the remaining k − j variables, where the
         first j = ``fixed`` inputs are the bits of ``assignment`` (a_1 most significant)."""
         width = 2 ** (self.arity - fixed)
-        return self.table[assignment * width:(assignment + 1) * width]
+        return self.table[assignment * width : (assignment + 1) * width]
 
 
 def parse_formula(text: str, arity: int | None = None) -> BooleanFunction:
@@ -98,8 +105,9 @@ def _check(node: ast.AST, text: str) -> set[int]:
         if match is None:
             raise ValueError(f"formula: unknown name {node.id!r} (variables are x1, x2, …): {text!r}")
         return {int(match.group(1))}
-    raise ValueError(f"formula: only and, or, not, x1…xk, True, False are allowed, found "
-                     f"{type(node).__name__} in {text!r}")
+    raise ValueError(
+        f"formula: only and, or, not, x1…xk, True, False are allowed, found {type(node).__name__} in {text!r}"
+    )
 
 
 def _evaluate(node: ast.AST, inputs: np.ndarray) -> np.ndarray:

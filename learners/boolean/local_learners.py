@@ -12,6 +12,7 @@ class by listing its hypotheses (small classes). Its sample requirement is
 :func:`empirical_learner` is B̂ of Lemma 8.15 (Bun et al. Lemma 5.9): draw examples uniformly
 *with replacement* from the labeled sample and run B on them.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -42,15 +43,22 @@ def exponential_learner(H: ConceptClass, X: Any, y: Any, epsilon: Any, rng: Rand
         return _interval_learner(H, points, labels, epsilon, rng)
     space = HypothesisSpace(H)
     if len(space) > LISTING_LIMIT:
-        raise ValueError(f"components: {H!r} has {len(space)} hypotheses, more than the {LISTING_LIMIT} the "
-                         "exponential learner lists; use a smaller domain")
+        raise ValueError(
+            f"components: {H!r} has {len(space)} hypotheses, more than the {LISTING_LIMIT} the "
+            "exponential learner lists; use a smaller domain"
+        )
     hypotheses = list(space)
     scores = [int(np.sum(H.evaluate(h, points) == labels)) for h in hypotheses]
     return tuple(hypotheses[exponential_mechanism(scores, epsilon, 1, rng)])
 
 
-def _interval_learner(H: Intervals, points: np.ndarray, labels: np.ndarray, epsilon: Any, rng: Randomness,
-                      ) -> Components:
+def _interval_learner(
+    H: Intervals,
+    points: np.ndarray,
+    labels: np.ndarray,
+    epsilon: Any,
+    rng: Randomness,
+) -> Components:
     """The exponential mechanism over all intervals [a, b), 0 ≤ a ≤ b ≤ N, grouped by cells.
 
     With p_0 < … < p_{r−1} the distinct sample points, a lies in run R_i = {a : #(p < a) = i},
@@ -70,7 +78,10 @@ def _interval_learner(H: Intervals, points: np.ndarray, labels: np.ndarray, epsi
     if scale <= 0:
         raise ValueError(f"epsilon must be positive, got {epsilon}")
     scores = zeros + cumulative[cols] - cumulative[rows]
-    counts = [sizes[i] * sizes[j] if i < j else sizes[i] * (sizes[i] + 1) // 2 for i, j in zip(rows.tolist(), cols.tolist())]
+    counts = [
+        sizes[i] * sizes[j] if i < j else sizes[i] * (sizes[i] + 1) // 2
+        for i, j in zip(rows.tolist(), cols.tolist())
+    ]
     cell = rng.choice_grouped([scale * Fraction(int(s)) for s in scores.tolist()], counts)
     i, j = int(rows[cell]), int(cols[cell])
     if i < j:
@@ -93,5 +104,7 @@ def empirical_learner(H: ConceptClass, X: Any, y: Any, epsilon: Any, m_b: int, r
     labels = np.asarray(y, dtype=np.int64).reshape(-1)
     if len(points) == 0:
         raise ValueError("X must hold at least one example")
-    chosen = np.array([rng.integer(len(points)) for _ in range(empirical_draws(len(points), m_b))], dtype=np.int64)
+    chosen = np.array(
+        [rng.integer(len(points)) for _ in range(empirical_draws(len(points), m_b))], dtype=np.int64
+    )
     return exponential_learner(H, points[chosen], labels[chosen], epsilon, rng)

@@ -16,6 +16,7 @@ B̂'s guarantee is derived by the accountant's rule for sampling with replacemen
 draws ≤ |S|/9 it is far below the ε_B the lemma claims (at most (e^{ε_B} − 1)/9). The exact audit
 (:mod:`tests.verify.test_boolean_oracle_audit`) measures the whole oracle on tiny instances.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -23,8 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.accountant.events import (Claim, Event, ExponentialMechanism, LabelBoostThen, OnRealizableInputs,
-                               SubsampleWithReplacement)
+from dpledger.accountant.events import (
+    Claim,
+    Event,
+    ExponentialMechanism,
+    LabelBoostThen,
+    OnRealizableInputs,
+    SubsampleWithReplacement,
+)
 from dpledger.learners.boolean.composition import BooleanComposition
 from dpledger.learners.boolean.local_learners import empirical_draws, empirical_learner
 from dpledger.learners.calibration.boolean import exponential_learner_m
@@ -48,7 +55,9 @@ class RelabelOracle(ComponentOracle):
     :func:`~dpledger.learners.boolean.local_learners.empirical_draws`). The defaults are Algorithm 2's
     τ = α/(40k), β_A = β/(4k) at α = β = 0.1, k = 1; CarryForwardLearner users pass their own."""
 
-    def __init__(self, epsilon_b: Any = 1, tau: Any = Fraction(1, 400), beta_a: Any = Fraction(1, 40)) -> None:
+    def __init__(
+        self, epsilon_b: Any = 1, tau: Any = Fraction(1, 400), beta_a: Any = Fraction(1, 40)
+    ) -> None:
         self.epsilon_b = epsilon_b
         self.tau = tau
         self.beta_a = beta_a
@@ -71,8 +80,14 @@ class RelabelOracle(ComponentOracle):
         tau, beta_a = Fraction(self.tau), Fraction(self.beta_a)
         return exponential_learner_m(len(C.spaces[i]), tau / 2, beta_a / 2, self._epsilon_b())
 
-    def relabel(self, C: BooleanComposition, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness,
-                ) -> Components:
+    def relabel(
+        self,
+        C: BooleanComposition,
+        prefix: Components,
+        X: np.ndarray,
+        y: np.ndarray,
+        rng: Randomness,
+    ) -> Components:
         """ARelabel's choice h̃ ∈ H_i: the exponential mechanism (ε = 1) with score −q_i(S, h) over one
         representative per labeling of Π_{H_i}(P)."""
         i = len(prefix)
@@ -80,15 +95,18 @@ class RelabelOracle(ComponentOracle):
         disagreements = C.completion_disagreements(prefix, trace.labelings, X, y)
         return trace.representatives[exponential_mechanism(-disagreements, RELABEL_EPSILON, 1, rng)]
 
-    def select(self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray,
-               rng: Randomness) -> Any:
+    def select(
+        self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
+    ) -> Any:
         C = self._composition(concept_class)
         i = len(prefix)
         points = C.points(X)
         chosen = self.relabel(C, tuple(prefix), points, np.asarray(y, dtype=np.int64), rng)
         projected = C.project(points, i)
         relabeled = C.components[i].evaluate(chosen, projected)  # S̃ = U(S)^{h̃}
-        return empirical_learner(C.components[i], projected, relabeled, self._epsilon_b(), self.m_b(C, i), rng)
+        return empirical_learner(
+            C.components[i], projected, relabeled, self._epsilon_b(), self.m_b(C, i), rng
+        )
 
     def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
         """Corollary 8.17: (ε_B + 3, 4eδ_B) = (ε_B + 3, 0), on realizable prefix states (and in fact
@@ -100,6 +118,10 @@ class RelabelOracle(ComponentOracle):
         if isinstance(sample_size, bool) or not isinstance(sample_size, int) or sample_size < 1:
             raise ValueError(f"sample_size must be an integer ≥ 1, got {sample_size!r}")
         draws = empirical_draws(sample_size, self.m_b(C, i))
-        learner = Claim("Lemma 8.15", SubsampleWithReplacement(ExponentialMechanism(epsilon_b, len(C.spaces[i])), draws,
-                                                               sample_size), epsilon_b, 0)
+        learner = Claim(
+            "Lemma 8.15",
+            SubsampleWithReplacement(ExponentialMechanism(epsilon_b, len(C.spaces[i])), draws, sample_size),
+            epsilon_b,
+            0,
+        )
         return OnRealizableInputs(Claim("Corollary 8.17", LabelBoostThen(learner), epsilon_b + 3, 0))

@@ -21,6 +21,7 @@ T adaptive steps on the same data (the private L1 optimiser) are recorded as
 Laplace noise: the discrete Laplace of scale b (grid γ) on D coordinates of L1 sensitivity Δ₁ is
 ((Δ₁ + D·γ)/b)-DP; :func:`laplace_scale` picks b with that ≤ ε.
 """
+
 from __future__ import annotations
 
 import math
@@ -85,7 +86,9 @@ def step_delta(delta: Fraction, steps: int) -> Fraction:
 def noise_event(sigma_units: Any, sensitivity_units: Any, delta: Fraction, steps: int, method: str) -> Event:
     """The event of one discrete Gaussian step (grid units: s, Δ′), or of T adaptively composed
     steps on the same data."""
-    step = DiscreteGaussian(sigma_units=sigma_units, sensitivity_units=sensitivity_units, delta=step_delta(delta, steps))
+    step = DiscreteGaussian(
+        sigma_units=sigma_units, sensitivity_units=sensitivity_units, delta=step_delta(delta, steps)
+    )
     if steps == 1:
         return step
     return Composition(children=(step,), method=method, target_delta=delta, repeat=steps)
@@ -94,7 +97,9 @@ def noise_event(sigma_units: Any, sensitivity_units: Any, delta: Fraction, steps
 def zcdp_epsilon(rho: float, delta: float) -> float:
     """ε of ρ-zCDP at δ by CKS 2020, Cor 13 at a near-optimal α (floats)."""
     alpha = float(zcdp_alpha(rho, delta))
-    return alpha * rho + (math.log(1 / delta) + (alpha - 1) * math.log(alpha - 1) - alpha * math.log(alpha)) / (alpha - 1)
+    return alpha * rho + (
+        math.log(1 / delta) + (alpha - 1) * math.log(alpha - 1) - alpha * math.log(alpha)
+    ) / (alpha - 1)
 
 
 def largest_rho(epsilon: float, delta: float) -> float:
@@ -127,7 +132,9 @@ def certified_ratio(epsilon: Fraction, delta: Fraction, steps: int = 1, method: 
         if _certified(ratio, epsilon, delta, steps, method):
             return ratio
         ratio *= Fraction(999, 1000)
-    raise RuntimeError(f"could not certify a discrete Gaussian noise level for ε={epsilon}, δ={delta}, T={steps}")
+    raise RuntimeError(
+        f"could not certify a discrete Gaussian noise level for ε={epsilon}, δ={delta}, T={steps}"
+    )
 
 
 def _sqrt_upper(dimension: int) -> Fraction:

@@ -28,6 +28,7 @@ Two accountings of the Gaussian noise multiplier σ/Δ:
 All counts are exact Python ints; every real quantity is enclosed with outward-rounded
 ``mpmath.iv`` intervals and every sample count is the ceiling of the interval's *upper* end.
 """
+
 from __future__ import annotations
 
 import math
@@ -112,9 +113,13 @@ class AgnosticSampleSize:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "theorem": self.theorem, "accounting": self.accounting, "target": dict(self.target),
-            "parameters": dict(self.parameters), "terms": [t.to_dict() for t in self.terms],
-            "n": self.n, "substitutes": list(self.substitutes),
+            "theorem": self.theorem,
+            "accounting": self.accounting,
+            "target": dict(self.target),
+            "parameters": dict(self.parameters),
+            "terms": [t.to_dict() for t in self.terms],
+            "n": self.n,
+            "substitutes": list(self.substitutes),
         }
 
     def term(self, name: str) -> SampleTerm:
@@ -148,7 +153,9 @@ def _shown(x: Any) -> float | str:
     with mpmath.workdps(60):
         top = upper_end(x)
         exponent = int(mpmath.floor(mpmath.log10(top))) - 11
-        digits = str(int(mpmath.ceil(top / mpmath.mpf(10) ** exponent)) + 1)  # + 1: covers the rounding of log10 and /
+        digits = str(
+            int(mpmath.ceil(top / mpmath.mpf(10) ** exponent)) + 1
+        )  # + 1: covers the rounding of log10 and /
     return f"{digits[0]}.{digits[1:]}e{exponent + len(digits) - 1}"
 
 
@@ -172,7 +179,7 @@ def _ceil_log2(x: Fraction) -> int:
 
 @dataclass(frozen=True)
 class _Noise:
-    single: Any        # σ/Δ of one Gaussian release (interval)
+    single: Any  # σ/Δ of one Gaussian release (interval)
     single_rule: str
     substitutes: tuple[str, ...]
 
@@ -185,12 +192,18 @@ def _single_noise(epsilon: Fraction, delta: Fraction, accounting: str) -> _Noise
         return _Noise(value, "classic Gaussian, Dwork–Roth 2014 Thm A.1", ())
     ratio = certified_ratio(epsilon, delta, 1, "optimal")
     if accounting == "paper":
-        return _Noise(_iv(1 / ratio), "discrete Gaussian, zCDP (classic invalid at ε ≥ 1)", (
-            "paper accounting at ε ≥ 1: the classic Gaussian σ = Δ√(2 ln(1.25/δ))/ε needs ε < 1 "
-            "(Dwork–Roth Thm A.1), so single Gaussian releases use the learners' certified discrete Gaussian "
-            "calibration (CKS 2020, zCDP) — equal to the tight accounting for those releases",
-        ))
-    return _Noise(_iv(1 / ratio), "discrete Gaussian, zCDP, Canonne–Kamath–Steinke 2020 Cor 13 (certified)", ())
+        return _Noise(
+            _iv(1 / ratio),
+            "discrete Gaussian, zCDP (classic invalid at ε ≥ 1)",
+            (
+                "paper accounting at ε ≥ 1: the classic Gaussian σ = Δ√(2 ln(1.25/δ))/ε needs ε < 1 "
+                "(Dwork–Roth Thm A.1), so single Gaussian releases use the learners' certified discrete Gaussian "
+                "calibration (CKS 2020, zCDP) — equal to the tight accounting for those releases",
+            ),
+        )
+    return _Noise(
+        _iv(1 / ratio), "discrete Gaussian, zCDP, Canonne–Kamath–Steinke 2020 Cor 13 (certified)", ()
+    )
 
 
 def advanced_step_epsilon_lower(epsilon: Fraction, delta: Fraction, steps: int) -> Any:
@@ -215,7 +228,9 @@ def _steps_kappa(epsilon: Fraction, delta: Fraction, steps: int, accounting: str
         return _iv(1 / ratio), "zCDP composition of discrete Gaussians, Bun–Steinke 2016 (certified r₁)"
     eps0 = advanced_step_epsilon_lower(epsilon, delta, steps)
     if not eps0.b < 1:
-        raise ValueError(f"the classic Gaussian step needs ε₀ < 1 (Dwork–Roth Thm A.1), got ε₀ ≈ {float(eps0.b):.3g}")
+        raise ValueError(
+            f"the classic Gaussian step needs ε₀ < 1 (Dwork–Roth Thm A.1), got ε₀ ≈ {float(eps0.b):.3g}"
+        )
     delta0 = delta / (2 * steps)
     kappa = iv.sqrt(2 * iv.log(_iv(Fraction(5, 4) / delta0))) / (iv.mpf(eps0.a) * iv.sqrt(_iv(steps)))
     return kappa, "advanced composition (Dwork–Roth Thm 3.20) of classic Gaussian steps (Thm A.1)"
@@ -264,27 +279,50 @@ def _theorem_name(theorem: Any) -> str:
     raise ValueError(f"theorem must be one of {THEOREMS}, got {theorem!r}")
 
 
-def _selection(candidates: int, beta: Fraction, stat_error: Fraction, em_error: Fraction,
-               epsilon: Fraction, statement: str) -> tuple[SampleTerm, SampleTerm]:
+def _selection(
+    candidates: int,
+    beta: Fraction,
+    stat_error: Fraction,
+    em_error: Fraction,
+    epsilon: Fraction,
+    statement: str,
+) -> tuple[SampleTerm, SampleTerm]:
     """Lemma B.5 (Hoeffding + McSherry–Talwar) on a validation block of m_v records over N
     candidates, failure β split in halves: err(ĥ) ≤ min err + 2√(ln(4N/β)/(2m_v)) +
     2 ln(2N/β)/(εm_v). Each part meets its share alone."""
     stat = _ceil(2 * iv.log(_iv(Fraction(4 * candidates) / beta)) / _iv(stat_error) ** 2)
     priv = _ceil(2 * iv.log(_iv(Fraction(2 * candidates) / beta)) / (_iv(epsilon) * _iv(em_error)))
     return (
-        SampleTerm("validation: statistical", f"{statement} (Lemma B.5, Hoeffding + union bound)",
-                   f"⌈2 ln(4N/β_v)/a_h²⌉, N = {candidates}, β_v = {beta}, a_h = {stat_error}", stat),
-        SampleTerm("validation: privacy", f"{statement} (Lemma B.5, exponential mechanism)",
-                   f"⌈2 ln(2N/β_v)/(ε a_e)⌉, a_e = {em_error}", priv,
-                   "pure ε: the same in both accountings"),
+        SampleTerm(
+            "validation: statistical",
+            f"{statement} (Lemma B.5, Hoeffding + union bound)",
+            f"⌈2 ln(4N/β_v)/a_h²⌉, N = {candidates}, β_v = {beta}, a_h = {stat_error}",
+            stat,
+        ),
+        SampleTerm(
+            "validation: privacy",
+            f"{statement} (Lemma B.5, exponential mechanism)",
+            f"⌈2 ln(2N/β_v)/(ε a_e)⌉, a_e = {em_error}",
+            priv,
+            "pure ε: the same in both accountings",
+        ),
     )
 
 
 # ------------------------------------------------------------------------------- theorems
 
 
-def sample_size(theorem: str, *, alpha: Any, beta: Any, epsilon: Any, delta: Any, dim: int,
-                degree: int | None = None, accounting: str = "paper") -> AgnosticSampleSize:
+def sample_size(
+    theorem: str,
+    *,
+    alpha: Any,
+    beta: Any,
+    epsilon: Any,
+    delta: Any,
+    dim: int,
+    degree: int | None = None,
+    accounting: str = "paper",
+) -> AgnosticSampleSize:
     """The calibrated n of ``theorem`` ("Theorem 2.1" | "Theorem 3.1" | "Theorem 4.1") at
     (α, β, ε, δ, d[, D]) under ``accounting`` ("paper" | "tight"); ValueError naming the
     hypothesis that fails."""
@@ -295,38 +333,52 @@ def sample_size(theorem: str, *, alpha: Any, beta: Any, epsilon: Any, delta: Any
     b = _check_unit(beta, "beta", name)
     e = as_fraction(epsilon, "epsilon")
     if not 0 < e <= 100:
-        raise ValueError(f"epsilon must be in (0, 100] (the learners' range; hypothesis of {name}), got {epsilon!r}")
+        raise ValueError(
+            f"epsilon must be in (0, 100] (the learners' range; hypothesis of {name}), got {epsilon!r}"
+        )
     dl = _check_unit(delta, "delta", name)
     d = _check_dimension(dim, "dim", name)
     if name == "Theorem 4.1":
         if degree is not None:
-            raise ValueError("degree: Theorem 4.1 (Algorithms 3–4) uses no polynomial features; leave degree=None")
+            raise ValueError(
+                "degree: Theorem 4.1 (Algorithms 3–4) uses no polynomial features; leave degree=None"
+            )
         D = None
     elif degree is None:
         D = -((-DEGREE_CONSTANT * a.denominator**2) // a.numerator**2)  # ⌈c/α²⌉ exactly
     else:
         D = _check_dimension(degree, "degree", name)
-    target = {"alpha": str(a), "beta": str(b), "epsilon": str(e), "delta": str(dl), "dim": d,
-              "degree": D, "degree_given": degree is not None}
+    target = {
+        "alpha": str(a),
+        "beta": str(b),
+        "epsilon": str(e),
+        "delta": str(dl),
+        "dim": d,
+        "degree": D,
+        "degree_given": degree is not None,
+    }
     with interval_precision(PREC):
-        builder = {"Theorem 2.1": _theorem_2_1, "Theorem 3.1": _theorem_3_1, "Theorem 4.1": _theorem_4_1}[name]
+        builder = {"Theorem 2.1": _theorem_2_1, "Theorem 3.1": _theorem_3_1, "Theorem 4.1": _theorem_4_1}[
+            name
+        ]
         parameters, terms, substitutes = builder(a, b, e, dl, d, D, accounting)
     n = sum(t.value for t in terms)
     return AgnosticSampleSize(name, accounting, target, parameters, tuple(terms), n, tuple(substitutes))
 
 
-def _theorem_2_1(a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D: int,
-                 accounting: str) -> tuple[dict[str, Any], list[SampleTerm], list[str]]:
+def _theorem_2_1(
+    a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D: int, accounting: str
+) -> tuple[dict[str, Any], list[SampleTerm], list[str]]:
     """Algorithm 1. err(ĥ) ≤ OPT + approx/2 + clip + grid + opt_E + gen/2 + selection, each
     share α/6 (our split): k training blocks of m = m_stat + m_priv, one validation block."""
     F = math.comb(d + D, D)
-    R = 1                                                   # Lemma B.10: unit coefficient ball
-    B2 = 3 * Fraction(F) / a                                # Markov: Pr[‖φ‖ > B] ≤ F/B² = α/3
+    R = 1  # Lemma B.10: unit coefficient ball
+    B2 = 3 * Fraction(F) / a  # Markov: Pr[‖φ‖ > B] ≤ F/B² = α/3
     B = iv.sqrt(_iv(B2))
-    thresholds = _ceil(6 / _iv(a))                          # grid cost ≤ 1/N_θ ≤ α/6
-    k = _ceil_log2(3 / b)                                   # 2^{−k} ≤ β/3 (Markov, ≥ 1/2 per block)
+    thresholds = _ceil(6 / _iv(a))  # grid cost ≤ 1/N_θ ≤ α/6
+    k = _ceil_log2(3 / b)  # 2^{−k} ≤ β/3 (Markov, ≥ 1/2 per block)
     beta_gen = b / (3 * k)
-    steps = _ceil((6 * R * (1 + _iv(B2)) / _iv(a)) ** 2)    # R(1+B²)/(2√T) ≤ α/12
+    steps = _ceil((6 * R * (1 + _iv(B2)) / _iv(a)) ** 2)  # R(1+B²)/(2√T) ≤ α/12
     kappa, steps_rule = _steps_kappa(e, dl, steps, accounting)
     rb = R * B
     m_stat = _ceil((6 * (2 * rb + (rb + 1) * iv.sqrt(iv.log(_iv(2 / beta_gen)) / 2)) / _iv(a)) ** 2)
@@ -336,24 +388,50 @@ def _theorem_2_1(a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D:
     val_stat, val_priv = _selection(candidates, b / 3, a / 12, a / 12, e, "Theorem 2.1")
     m_val = val_stat.value + val_priv.value
     terms = [
-        SampleTerm("training: statistical", "Theorem 2.1 (private_l1.excess_risk_bound, generalisation; "
-                   "Shalev-Shwartz–Ben-David Thm 26.5)",
-                   "k·⌈(6(2RB + (RB+1)√(ln(2/β_g)/2))/α)²⌉: generalisation ≤ α/3, β_g = β/(3k)",
-                   k * m_stat, f"k = {k} blocks of {m_stat}"),
-        SampleTerm("training: privacy", f"Theorem 2.1 (Lemma B.4 substitute: excess_risk_bound, optimisation; {steps_rule})",
-                   "k·⌈24 R√F·B·κ/α⌉, κ = σ/(Δ√T): the noise part R√F σ/√T ≤ α/12",
-                   k * m_priv, f"k = {k} blocks of {m_priv}"),
-        val_stat, val_priv,
+        SampleTerm(
+            "training: statistical",
+            "Theorem 2.1 (private_l1.excess_risk_bound, generalisation; Shalev-Shwartz–Ben-David Thm 26.5)",
+            "k·⌈(6(2RB + (RB+1)√(ln(2/β_g)/2))/α)²⌉: generalisation ≤ α/3, β_g = β/(3k)",
+            k * m_stat,
+            f"k = {k} blocks of {m_stat}",
+        ),
+        SampleTerm(
+            "training: privacy",
+            f"Theorem 2.1 (Lemma B.4 substitute: excess_risk_bound, optimisation; {steps_rule})",
+            "k·⌈24 R√F·B·κ/α⌉, κ = σ/(Δ√T): the noise part R√F σ/√T ≤ α/12",
+            k * m_priv,
+            f"k = {k} blocks of {m_priv}",
+        ),
+        val_stat,
+        val_priv,
     ]
     parameters = {
-        "F": F, "blocks": k, "block_size": m, "validation_size": m_val, "T": steps,
-        "clip_norm": _shown(B), "clip_norm_squared": str(B2), "radius": R, "n_thresholds": thresholds,
-        "candidates": candidates, "kappa": _shown(kappa), "steps_rule": steps_rule,
+        "F": F,
+        "blocks": k,
+        "block_size": m,
+        "validation_size": m_val,
+        "T": steps,
+        "clip_norm": _shown(B),
+        "clip_norm_squared": str(B2),
+        "radius": R,
+        "n_thresholds": thresholds,
+        "candidates": candidates,
+        "kappa": _shown(kappa),
+        "steps_rule": steps_rule,
         "sigma_over_sensitivity": _shown(kappa * iv.sqrt(_iv(steps))),
-        "error_shares": {"approximation (Lemma B.10, reserved)": str(a / 6), "clipping (Lemma C.2)": str(a / 6),
-                         "threshold grid": str(a / 6), "optimisation": str(a / 6),
-                         "generalisation": str(a / 6), "selection (Lemma B.5)": str(a / 6)},
-        "failure_shares": {"Markov over k blocks": str(b / 3), "generalisation": str(b / 3), "selection": str(b / 3)},
+        "error_shares": {
+            "approximation (Lemma B.10, reserved)": str(a / 6),
+            "clipping (Lemma C.2)": str(a / 6),
+            "threshold grid": str(a / 6),
+            "optimisation": str(a / 6),
+            "generalisation": str(a / 6),
+            "selection (Lemma B.5)": str(a / 6),
+        },
+        "failure_shares": {
+            "Markov over k blocks": str(b / 3),
+            "generalisation": str(b / 3),
+            "selection": str(b / 3),
+        },
     }
     substitutes = [
         f"degree D = ⌈{DEGREE_CONSTANT}/α²⌉ (Lemma B.10's universal constant taken as {DEGREE_CONSTANT}); "
@@ -370,44 +448,77 @@ def _theorem_2_1(a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D:
     return parameters, terms, substitutes
 
 
-def _theorem_3_1(a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D: int,
-                 accounting: str) -> tuple[dict[str, Any], list[SampleTerm], list[str]]:
+def _theorem_3_1(
+    a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D: int, accounting: str
+) -> tuple[dict[str, Any], list[SampleTerm], list[str]]:
     """Algorithm 2. Polynomial block: ‖ĉ − c‖ ≤ ζ = α/4 (bias, sampling, noise ≤ ζ/3 each);
     subspace k = min(d, ⌊D(1+ζ)²/η⌋), η = α²/4; cover ρ = α/8; thresholds α/8; selection α/4."""
     F = math.comb(d + D, D)
     zeta = a / 4
     noise = _single_noise(e, dl, accounting)
-    B = 3 * Fraction(F) / (4 * zeta)                        # bias E[(‖φ‖ − B)₊] ≤ F/(4B) ≤ ζ/3
+    B = 3 * Fraction(F) / (4 * zeta)  # bias E[(‖φ‖ − B)₊] ≤ F/(4B) ≤ ζ/3
     beta_poly = b / 4
     m_stat = _ceil(8 * _iv(F) * (iv.log(_iv(1 / beta_poly)) + iv.mpf(1) / 4) / _iv(zeta / 3) ** 2)
-    m_priv = _ceil(2 * _iv(B) * noise.single * (iv.sqrt(_iv(F)) + iv.sqrt(2 * iv.log(_iv(1 / beta_poly))))
-                   / _iv(zeta / 3))
+    m_priv = _ceil(
+        2
+        * _iv(B)
+        * noise.single
+        * (iv.sqrt(_iv(F)) + iv.sqrt(2 * iv.log(_iv(1 / beta_poly))))
+        / _iv(zeta / 3)
+    )
     eta = a**2 / 4
     k = max(1, min(d, math.floor(D * (1 + zeta) ** 2 / eta)))
     rho = a / 8
     cells = max(1, _ceil(2 * iv.sqrt(_iv(k - 1)) / _iv(rho))) if k > 1 else 1
     cover = (cells + 1) ** k - (cells - 1) ** k
-    tau = iv.sqrt(2 * iv.log(_iv(8 / a)))                   # Φ(−τ) ≤ e^{−τ²/2}/2 = α/16
+    tau = iv.sqrt(2 * iv.log(_iv(8 / a)))  # Φ(−τ) ≤ e^{−τ²/2}/2 = α/16
     n_thresholds = _ceil(16 * tau / (_iv(a) * iv.sqrt(2 * iv.pi))) + 1
     candidates = cover * n_thresholds
     val_stat, val_priv = _selection(candidates, b / 2, a / 8, a / 8, e, "Theorem 3.1")
     terms = [
-        SampleTerm("polynomial: statistical", "Theorem 3.1 (Lemma 3.4; vector Bernstein, Gross 2011 Thm 12 / "
-                   "Kohler–Lucchi 2017 Lemma 18)",
-                   "⌈8F(ln(4/β) + 1/4)/(ζ/3)²⌉: ‖c_emp − c̃‖ ≤ ζ/3 (valid as ζ/3 ≤ F/(2B))", m_stat),
-        SampleTerm("polynomial: privacy", f"Theorem 3.1 (Lemma 3.4; {noise.single_rule})",
-                   "⌈2B·(σ/Δ)(√F + √(2 ln(4/β)))/(ζ/3)⌉: ‖N(0, σ²I_F)‖ ≤ ζ/3, Δ = 2B/m", m_priv),
-        val_stat, val_priv,
+        SampleTerm(
+            "polynomial: statistical",
+            "Theorem 3.1 (Lemma 3.4; vector Bernstein, Gross 2011 Thm 12 / Kohler–Lucchi 2017 Lemma 18)",
+            "⌈8F(ln(4/β) + 1/4)/(ζ/3)²⌉: ‖c_emp − c̃‖ ≤ ζ/3 (valid as ζ/3 ≤ F/(2B))",
+            m_stat,
+        ),
+        SampleTerm(
+            "polynomial: privacy",
+            f"Theorem 3.1 (Lemma 3.4; {noise.single_rule})",
+            "⌈2B·(σ/Δ)(√F + √(2 ln(4/β)))/(ζ/3)⌉: ‖N(0, σ²I_F)‖ ≤ ζ/3, Δ = 2B/m",
+            m_priv,
+        ),
+        val_stat,
+        val_priv,
     ]
     parameters = {
-        "F": F, "blocks": 2, "block_size": m_stat + m_priv, "validation_size": val_stat.value + val_priv.value,
-        "zeta": str(zeta), "clip_norm": str(B), "sigma_over_sensitivity": _shown(noise.single),
-        "gaussian_rule": noise.single_rule, "subspace_dim": k, "eigenvalue_threshold": str(eta),
-        "cover_cells": cells, "cover_resolution": str(Fraction(2, cells)), "cover_size": cover,
-        "threshold_range": _shown(tau), "n_thresholds": n_thresholds, "candidates": candidates,
-        "error_shares": {"subspace reduction (Lemmas 3.2, 3.5, reserved)": str(a / 2), "cover (Fact B.12)": str(a / 8),
-                         "thresholds": str(a / 8), "selection (Lemma B.5)": str(a / 4)},
-        "failure_shares": {"polynomial sampling": str(b / 4), "polynomial noise": str(b / 4), "selection": str(b / 2)},
+        "F": F,
+        "blocks": 2,
+        "block_size": m_stat + m_priv,
+        "validation_size": val_stat.value + val_priv.value,
+        "zeta": str(zeta),
+        "clip_norm": str(B),
+        "sigma_over_sensitivity": _shown(noise.single),
+        "gaussian_rule": noise.single_rule,
+        "subspace_dim": k,
+        "eigenvalue_threshold": str(eta),
+        "cover_cells": cells,
+        "cover_resolution": str(Fraction(2, cells)),
+        "cover_size": cover,
+        "threshold_range": _shown(tau),
+        "n_thresholds": n_thresholds,
+        "candidates": candidates,
+        "error_shares": {
+            "subspace reduction (Lemmas 3.2, 3.5, reserved)": str(a / 2),
+            "cover (Fact B.12)": str(a / 8),
+            "thresholds": str(a / 8),
+            "selection (Lemma B.5)": str(a / 4),
+        },
+        "failure_shares": {
+            "polynomial sampling": str(b / 4),
+            "polynomial noise": str(b / 4),
+            "selection": str(b / 2),
+        },
     }
     substitutes = [
         f"degree D = ⌈{DEGREE_CONSTANT}/α²⌉ (hidden constant taken as {DEGREE_CONSTANT})",
@@ -425,15 +536,18 @@ def _theorem_3_1(a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D:
     return parameters, terms, substitutes
 
 
-def _theorem_4_1(a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D: None,
-                 accounting: str) -> tuple[dict[str, Any], list[SampleTerm], list[str]]:
+def _theorem_4_1(
+    a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D: None, accounting: str
+) -> tuple[dict[str, Any], list[SampleTerm], list[str]]:
     """Algorithms 3–4: J guesses ŏ_j = 2^{−j}/4 down to ŏ_min ≤ α, J runs of T + 2 blocks of one
     size b (as the learner partitions), one validation block (slack α/2)."""
     J = 1 + _ceil_log2(max(Fraction(1), FIRST_GUESS / a))
     smallest = FIRST_GUESS / 2 ** (J - 1)
-    steps = _ceil_log2(max(Fraction(1), Fraction(22, 7) / (2 * smallest))) + 1  # angle π/2 → ŏ_min, halving (π < 22/7)
+    steps = (
+        _ceil_log2(max(Fraction(1), Fraction(22, 7) / (2 * smallest))) + 1
+    )  # angle π/2 → ŏ_min, halving (π < 22/7)
     noise = _single_noise(e, dl, accounting)
-    beta_block = b / (8 * J * (steps + 2))                  # β/4 over J(T+2) blocks, halved per block
+    beta_block = b / (8 * J * (steps + 2))  # β/4 over J(T+2) blocks, halved per block
     log2b = iv.log(_iv(2 / beta_block))
     log1b = iv.log(_iv(1 / beta_block))
     o = _iv(smallest)
@@ -445,16 +559,19 @@ def _theorem_4_1(a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D:
         lip = radius / (2 * o)
         return {
             "threshold (Claim 4.6)": (_ceil(128 * log2b / o**2), _ceil(16 * log1b / (_iv(e) * o))),
-            "initialisation (Claim 4.5)": (_ceil(128 * r2 * log2b / o**2),
-                                           _ceil(16 * radius * noise.single * iv.sqrt(2 * log2b) / o)),
-            "gradient step (Claim 4.3, Lemma 4.4)": (_ceil((8 * lip * (1 + iv.sqrt(2 * log1b))) ** 2),
-                                                     _ceil(8 * radius * noise.single
-                                                           * (iv.sqrt(_iv(d)) + iv.sqrt(2 * log1b)) / o)),
+            "initialisation (Claim 4.5)": (
+                _ceil(128 * r2 * log2b / o**2),
+                _ceil(16 * radius * noise.single * iv.sqrt(2 * log2b) / o),
+            ),
+            "gradient step (Claim 4.3, Lemma 4.4)": (
+                _ceil((8 * lip * (1 + iv.sqrt(2 * log1b))) ** 2),
+                _ceil(8 * radius * noise.single * (iv.sqrt(_iv(d)) + iv.sqrt(2 * log1b)) / o),
+            ),
         }
 
     n_guess = 1
-    for _ in range(50):                                     # R depends on n only logarithmically
-        u = iv.log(_iv(Fraction(4 * n_guess) / b))          # Laurent–Massart: Pr[clip any] ≤ β/4
+    for _ in range(50):  # R depends on n only logarithmically
+        u = iv.log(_iv(Fraction(4 * n_guess) / b))  # Laurent–Massart: Pr[clip any] ≤ β/4
         radius = iv.mpf(iv.sqrt(_iv(d) + 2 * iv.sqrt(_iv(d) * u) + 2 * u).b)
         reqs = blocks(radius)
         b_stat = max(s for s, _ in reqs.values())
@@ -467,21 +584,40 @@ def _theorem_4_1(a: Fraction, b: Fraction, e: Fraction, dl: Fraction, d: int, D:
         raise RuntimeError("clip radius iteration did not converge")
     count = J * (steps + 2)
     terms = [
-        SampleTerm("Algorithm 3 blocks: statistical", "Theorem 4.1 (Proposition 4.2; Claims 4.3–4.6, DKTZ22)",
-                   "J(T+2)·max over block kinds of the sampling requirement", count * b_stat,
-                   f"{count} blocks; per-block statistical part {b_stat}"),
-        SampleTerm("Algorithm 3 blocks: privacy", f"Theorem 4.1 (Claims 4.3, 4.5: {noise.single_rule}; Claim 4.6: Laplace)",
-                   "J(T+2)·max over block kinds of the noise requirement", count * b_priv,
-                   f"{count} blocks; per-block privacy part {b_priv}"),
-        val_stat, val_priv,
+        SampleTerm(
+            "Algorithm 3 blocks: statistical",
+            "Theorem 4.1 (Proposition 4.2; Claims 4.3–4.6, DKTZ22)",
+            "J(T+2)·max over block kinds of the sampling requirement",
+            count * b_stat,
+            f"{count} blocks; per-block statistical part {b_stat}",
+        ),
+        SampleTerm(
+            "Algorithm 3 blocks: privacy",
+            f"Theorem 4.1 (Claims 4.3, 4.5: {noise.single_rule}; Claim 4.6: Laplace)",
+            "J(T+2)·max over block kinds of the noise requirement",
+            count * b_priv,
+            f"{count} blocks; per-block privacy part {b_priv}",
+        ),
+        val_stat,
+        val_priv,
     ]
     parameters = {
-        "guesses": J, "first_guess": str(FIRST_GUESS), "smallest_guess": str(smallest), "T": steps,
-        "blocks": count + 1, "block_size": b_stat + b_priv, "validation_size": n_fixed,
-        "clip_radius": _shown(radius), "sigma_over_sensitivity": _shown(noise.single), "gaussian_rule": noise.single_rule,
+        "guesses": J,
+        "first_guess": str(FIRST_GUESS),
+        "smallest_guess": str(smallest),
+        "T": steps,
+        "blocks": count + 1,
+        "block_size": b_stat + b_priv,
+        "validation_size": n_fixed,
+        "clip_radius": _shown(radius),
+        "sigma_over_sensitivity": _shown(noise.single),
+        "gaussian_rule": noise.single_rule,
         "requirements": {kind: {"statistical": s, "privacy": p} for kind, (s, p) in reqs.items()},
-        "failure_shares": {"clipping (Laurent–Massart)": str(b / 4), "Algorithm 3 runs": str(b / 4),
-                           "selection": str(b / 2)},
+        "failure_shares": {
+            "clipping (Laurent–Massart)": str(b / 4),
+            "Algorithm 3 runs": str(b / 4),
+            "selection": str(b / 2),
+        },
     }
     substitutes = [
         "guesses ŏ_j = 2^{−j}/4 (the learner's first_guess), J = smallest with ŏ_{J−1} ≤ α; ramp width s = ŏ",

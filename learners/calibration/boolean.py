@@ -15,6 +15,7 @@
   m ≥ 9m_B), far below the ε_B Corollary 8.17 keeps. :func:`theorem_8_19` reports the tight n
   with it beside the tight n at the paper's ε_A = 4.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -25,11 +26,17 @@ import sympy
 
 from dpledger.accountant import events as ev
 from dpledger.accountant.calibration import smallest_integer
+from dpledger.accountant.numerics.certified import certainly_le, exact
 from dpledger.accountant.rules import account
 from dpledger.accountant.section6 import Target, tight_n
-from dpledger.accountant.numerics.certified import certainly_le, exact
 from dpledger.learners.boolean.composition import sauer_bound
-from dpledger.learners.calibration.sample_size import SampleComplexity, UtilityTarget, carry_forward_sample_complexity, ceiling, open_unit
+from dpledger.learners.calibration.sample_size import (
+    SampleComplexity,
+    UtilityTarget,
+    carry_forward_sample_complexity,
+    ceiling,
+    open_unit,
+)
 
 EPSILON_B = sympy.Integer(1)
 """ε_B = 1 (proof of Theorem 8.19), so ε_A = ε_B + 3 = 4 = Algorithm 2's ε_A."""
@@ -74,7 +81,10 @@ def relabel_m(vc_dimension: int, hypotheses: int, tau: Any, beta_a: Any) -> int:
 def oracle_m(vc_dimension: int, hypotheses: int, tau: Any, beta_a: Any, epsilon_b: Any = EPSILON_B) -> int:
     """M_{A,i}(τ, β_A) = max{relabel_m(d_i, τ, β_A), 9·m_i(τ/2, β_A/2, ε_B)} (Corollary 8.17; Appendix B)."""
     t, b = _unit(tau, "tau"), _unit(beta_a, "beta_a")
-    return max(relabel_m(vc_dimension, hypotheses, t, b), 9 * exponential_learner_m(hypotheses, t / 2, b / 2, epsilon_b))
+    return max(
+        relabel_m(vc_dimension, hypotheses, t, b),
+        9 * exponential_learner_m(hypotheses, t / 2, b / 2, epsilon_b),
+    )
 
 
 @dataclass(frozen=True)
@@ -89,8 +99,14 @@ class ComponentRequirement:
     m_oracle: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"class": self.name, "vc_dimension": self.vc_dimension, "hypotheses": self.hypotheses,
-                "m_B": self.m_b, "relabel_m": self.m_relabel, "M_A": self.m_oracle}
+        return {
+            "class": self.name,
+            "vc_dimension": self.vc_dimension,
+            "hypotheses": self.hypotheses,
+            "m_B": self.m_b,
+            "relabel_m": self.m_relabel,
+            "M_A": self.m_oracle,
+        }
 
 
 @dataclass(frozen=True)
@@ -113,21 +129,40 @@ class Theorem819:
         return max(c.m_oracle for c in self.components)
 
 
-def theorem_8_19(components: Sequence[tuple[str, int, int]], vc_dimension: int, alpha: Any, beta: Any,
-                 epsilon: Any, delta: Any) -> Theorem819:
+def theorem_8_19(
+    components: Sequence[tuple[str, int, int]],
+    vc_dimension: int,
+    alpha: Any,
+    beta: Any,
+    epsilon: Any,
+    delta: Any,
+) -> Theorem819:
     """Sample size of CarryForwardLearner with the Proposition 8.16 oracles for G(H_1, …, H_k):
     ``components`` lists (name, d_i, |H_i|); ``vc_dimension`` is (a bound on) VC(C)."""
     run = UtilityTarget.of("Theorem 8.19", len(components), vc_dimension, alpha, beta, epsilon, delta)
     tau, beta_a = run.tau, run.beta_oracle
-    rows = tuple(ComponentRequirement(name, d, size, exponential_learner_m(size, tau / 2, beta_a / 2),
-                                      relabel_m(d, size, tau, beta_a), oracle_m(d, size, tau, beta_a))
-                 for name, d, size in components)
+    rows = tuple(
+        ComponentRequirement(
+            name,
+            d,
+            size,
+            exponential_learner_m(size, tau / 2, beta_a / 2),
+            relabel_m(d, size, tau, beta_a),
+            oracle_m(d, size, tau, beta_a),
+        )
+        for name, d, size in components
+    )
     m_oracle = max(r.m_oracle for r in rows)
     sample = carry_forward_sample_complexity(run, lambda n: m_oracle)
     epsilon_a = oracle_epsilon([(r.hypotheses, r.m_b) for r in rows], sample.m)
     target = Target.of(sample.n_paper, run.k, run.epsilon, run.delta)
-    n_derived = tight_n(target, sample.m, high_block=sample.n_tight // 3, delta_oracle=run.delta_oracle,
-                        epsilon_oracle=epsilon_a)
+    n_derived = tight_n(
+        target,
+        sample.m,
+        high_block=sample.n_tight // 3,
+        delta_oracle=run.delta_oracle,
+        epsilon_oracle=epsilon_a,
+    )
     return Theorem819(run.delta / (64 * sympy.E**2 * run.k), rows, sample, epsilon_a, n_derived)
 
 
@@ -143,8 +178,9 @@ def oracle_epsilon(components: Sequence[tuple[int, int]], m: int, epsilon_b: Any
     if not components:
         raise ValueError("components must list at least one (|H_i|, m_B) pair")
     hypotheses, m_b = max(components, key=lambda row: empirical_draws(m, row[1]))
-    learner = ev.SubsampleWithReplacement(ev.ExponentialMechanism(exact(epsilon_b, "epsilon_b"), hypotheses),
-                                          empirical_draws(m, m_b), m)
+    learner = ev.SubsampleWithReplacement(
+        ev.ExponentialMechanism(exact(epsilon_b, "epsilon_b"), hypotheses), empirical_draws(m, m_b), m
+    )
     return account(ev.LabelBoostThen(learner)).guarantee.epsilon
 
 
@@ -160,4 +196,3 @@ def separate_samples_baseline(m_oracle: int, k: int, epsilon: Any, epsilon_oracl
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be an integer ≥ 1, got {k!r}")
     return k * ceiling(m_oracle * (sympy.exp(ea) - 1) / (sympy.exp(e) - 1))
-

@@ -38,6 +38,7 @@ verdict); the chosen point's n is then computed by the certified machinery
 derivation returned. Minimality is over the grid and the score, not proved; the certificate is
 for the chosen point's privacy, and its utility follows from the proofs above.
 """
+
 from __future__ import annotations
 
 import math
@@ -65,8 +66,13 @@ EPSILON_B_GRID = tuple(sympy.Rational(j, 32) for j in range(1, 33))
 RHO_GRID = tuple(sympy.Rational(j, 100) for j in range(1, 100))
 """Candidate shares ρ of β given to the oracles (β_A = ρβ/k)."""
 
-RHO_GRID_BOOLEAN = (sympy.Rational(1, 2), sympy.Rational(3, 4), sympy.Rational(9, 10), sympy.Rational(19, 20),
-                    sympy.Rational(99, 100))
+RHO_GRID_BOOLEAN = (
+    sympy.Rational(1, 2),
+    sympy.Rational(3, 4),
+    sympy.Rational(9, 10),
+    sympy.Rational(19, 20),
+    sympy.Rational(99, 100),
+)
 """Theorem 8.19's coarser grid of ρ (each (ρ, θ) computes ARelabel's requirement, a certified search)."""
 
 LEARNER_SHARE_GRID = tuple(1 - sympy.Rational(1, 2**j) for j in range(1, 8))
@@ -87,7 +93,7 @@ class UtilitySplit:
     beta_vc: sympy.Expr
 
     @staticmethod
-    def of(run: UtilityTarget, rho: sympy.Expr) -> "UtilitySplit":
+    def of(run: UtilityTarget, rho: sympy.Expr) -> UtilitySplit:
         """τ = α/(20(k+1)); β_A = ρβ/k, β_LB = β_VC = (1 − ρ)β/(2k+1), so that
         kβ_A + kβ_LB + (k+1)β_VC = β (Theorem 7.2's union bound)."""
         if not 0 < rho < 1:
@@ -106,20 +112,30 @@ class UtilitySplit:
 
     def to_dict(self) -> dict[str, Any]:
         value = lambda expr: upper_float(enclose(expr))  # noqa: E731
-        return {"tau": value(self.tau), "rho": str(self.rho), "beta_A": value(self.beta_oracle),
-                "beta_LB": value(self.beta_labelboost), "beta_VC": value(self.beta_vc)}
+        return {
+            "tau": value(self.tau),
+            "rho": str(self.rho),
+            "beta_A": value(self.beta_oracle),
+            "beta_LB": value(self.beta_labelboost),
+            "beta_VC": value(self.beta_vc),
+        }
 
 
 def labelboost_term(vc: int, split: UtilitySplit) -> int:
     """⌈(c/τ)(v ln(2/(τβ_LB)) + ln(1/β_VC))⌉, Lemma 7.1 with c = :data:`LEMMA_7_1_CONSTANT` (a substitute)."""
     s = split
-    return ceiling(LEMMA_7_1_CONSTANT / s.tau * (vc * sympy.log(2 / (s.tau * s.beta_labelboost))
-                                                 + sympy.log(1 / s.beta_vc)))
+    return ceiling(
+        LEMMA_7_1_CONSTANT
+        / s.tau
+        * (vc * sympy.log(2 / (s.tau * s.beta_labelboost)) + sympy.log(1 / s.beta_vc))
+    )
 
 
 def _labelboost_float(vc: int, split: UtilitySplit) -> float:
     s = [float(x) for x in (split.tau, split.beta_labelboost, split.beta_vc)]
-    return math.ceil(float(LEMMA_7_1_CONSTANT) / s[0] * (vc * math.log(2 / (s[0] * s[1])) + math.log(1 / s[2])))
+    return math.ceil(
+        float(LEMMA_7_1_CONSTANT) / s[0] * (vc * math.log(2 / (s[0] * s[1])) + math.log(1 / s[2]))
+    )
 
 
 @dataclass(frozen=True)
@@ -151,28 +167,45 @@ class FreeCalibration:
 
     def to_dict(self) -> dict[str, Any]:
         g = self.guarantee
-        return {"constants": {**self.split.to_dict(), **{name: str(value) for name, value in self.choices},
-                              "epsilon_A": upper_float(enclose(self.epsilon_oracle)), "delta_A": 0,
-                              "lemma_7_1_constant": "SUBSTITUTE c = 1/40"},
-                "labelboost_term": self.m_labelboost, "M_A": self.m_oracle, "m": self.m, "n_free": self.n,
-                "error_bound": upper_float(enclose(self.split.error_bound(self.run.k))),
-                "failure_bound": upper_float(enclose(self.split.failure_bound(self.run.k))),
-                "guarantee": {"epsilon": g.epsilon_upper, "delta": g.delta_upper, "holds": self.holds},
-                "derivation": self.derivation.to_dict()}
+        return {
+            "constants": {
+                **self.split.to_dict(),
+                **{name: str(value) for name, value in self.choices},
+                "epsilon_A": upper_float(enclose(self.epsilon_oracle)),
+                "delta_A": 0,
+                "lemma_7_1_constant": "SUBSTITUTE c = 1/40",
+            },
+            "labelboost_term": self.m_labelboost,
+            "M_A": self.m_oracle,
+            "m": self.m,
+            "n_free": self.n,
+            "error_bound": upper_float(enclose(self.split.error_bound(self.run.k))),
+            "failure_bound": upper_float(enclose(self.split.failure_bound(self.run.k))),
+            "guarantee": {"epsilon": g.epsilon_upper, "delta": g.delta_upper, "holds": self.holds},
+            "derivation": self.derivation.to_dict(),
+        }
 
 
 def certify(run: UtilityTarget, m: int, epsilon_oracle: sympy.Expr) -> tuple[int, Derivation]:
     """The smallest n at which the learner with active size m and pure ε_A-oracles meets (ε, δ)
     under the tight accounting, and the accountant's derivation there."""
     delta_oracle = sympy.Integer(0)
-    n = tight_n(Target.of(3, run.k, run.epsilon, run.delta), m, delta_oracle=delta_oracle,
-                epsilon_oracle=epsilon_oracle)
+    n = tight_n(
+        Target.of(3, run.k, run.epsilon, run.delta),
+        m,
+        delta_oracle=delta_oracle,
+        epsilon_oracle=epsilon_oracle,
+    )
     target = Target.of(n, run.k, run.epsilon, run.delta)
     return n, account(carry_forward_event(target, m, "optimal", n, delta_oracle, epsilon_oracle))
 
 
-def _search(run: UtilityTarget, grid: Sequence[Any], rhos: Sequence[sympy.Expr],
-            oracle_float: Callable[[Any, UtilitySplit, float], tuple[float, float]]) -> tuple[Any, UtilitySplit]:
+def _search(
+    run: UtilityTarget,
+    grid: Sequence[Any],
+    rhos: Sequence[sympy.Expr],
+    oracle_float: Callable[[Any, UtilitySplit, float], tuple[float, float]],
+) -> tuple[Any, UtilitySplit]:
     """The (free value, split) minimising m·(e^{ε_A + 2c_LB} − 1) in floats, where
     ``oracle_float(value, split, labelboost_term)`` gives (M_A, ε_A) and m = max(LabelBoost term, M_A)."""
     best: tuple[float, Any, UtilitySplit] | None = None
@@ -181,7 +214,12 @@ def _search(run: UtilityTarget, grid: Sequence[Any], rhos: Sequence[sympy.Expr],
         term = _labelboost_float(run.vc, split)
         for value in grid:
             m_oracle, epsilon_oracle = oracle_float(value, split, term)
-            score = math.log(max(term, m_oracle)) + epsilon_oracle + _TWO_C_LB + math.log1p(-math.exp(-epsilon_oracle - _TWO_C_LB))
+            score = (
+                math.log(max(term, m_oracle))
+                + epsilon_oracle
+                + _TWO_C_LB
+                + math.log1p(-math.exp(-epsilon_oracle - _TWO_C_LB))
+            )
             if best is None or score < best[0]:
                 best = (score, value, split)
     assert best is not None
@@ -201,12 +239,14 @@ def theorem_5_1(run: UtilityTarget, candidates: int) -> FreeCalibration:
     m_oracle = completion_oracle_m(candidates, split.tau, split.beta_oracle, epsilon_a)
     m = max(m_lb, m_oracle)
     n, derivation = certify(run, m, epsilon_a)
-    return FreeCalibration("Theorem 5.1", run, split, (("epsilon_A", epsilon_a),), epsilon_a, m_lb, m_oracle, m, n,
-                           derivation)
+    return FreeCalibration(
+        "Theorem 5.1", run, split, (("epsilon_A", epsilon_a),), epsilon_a, m_lb, m_oracle, m, n, derivation
+    )
 
 
-def boolean_requirements(hypotheses: int, vc_dimension: int, split: UtilitySplit, learner_share: sympy.Expr,
-                         epsilon_b: Any) -> tuple[int, int]:
+def boolean_requirements(
+    hypotheses: int, vc_dimension: int, split: UtilitySplit, learner_share: sympy.Expr, epsilon_b: Any
+) -> tuple[int, int]:
     """(ARelabel's |S|, B_i's m_B) when Corollary 8.17's proof gives B̂ the error θτ and ARelabel
     (1 − θ)τ (θ = ``learner_share``), each failure β_A/2. Appendix B's proof needs only that the two
     errors add to τ (triangle inequality) and the failures to β_A (union bound); the seed's θ = 1/2.
@@ -217,8 +257,10 @@ def boolean_requirements(hypotheses: int, vc_dimension: int, split: UtilitySplit
     if not 0 < learner_share < 1:
         raise ValueError(f"the learner's share of tau must be in (0, 1), got {learner_share}")
     tau, beta = split.tau, split.beta_oracle
-    return (relabel_m(vc_dimension, hypotheses, 2 * (1 - learner_share) * tau, beta),
-            exponential_learner_m(hypotheses, learner_share * tau, beta / 2, epsilon_b))
+    return (
+        relabel_m(vc_dimension, hypotheses, 2 * (1 - learner_share) * tau, beta),
+        exponential_learner_m(hypotheses, learner_share * tau, beta / 2, epsilon_b),
+    )
 
 
 def theorem_8_19(run: UtilityTarget, components: Sequence[tuple[str, int, int]]) -> FreeCalibration:
@@ -233,15 +275,21 @@ def theorem_8_19(run: UtilityTarget, components: Sequence[tuple[str, int, int]])
     from dpledger.learners.calibration.boolean import oracle_epsilon
 
     classes = sorted(set((d, size) for _, d, size in components))
-    requirements: dict[tuple[sympy.Expr, sympy.Expr], list[tuple[int, int]]] = {}  # (ρ, θ) → per class at ε_B = 1
+    requirements: dict[
+        tuple[sympy.Expr, sympy.Expr], list[tuple[int, int]]
+    ] = {}  # (ρ, θ) → per class at ε_B = 1
 
-    def oracle_float(value: tuple[sympy.Expr, sympy.Expr], split: UtilitySplit, term: float) -> tuple[float, float]:
+    def oracle_float(
+        value: tuple[sympy.Expr, sympy.Expr], split: UtilitySplit, term: float
+    ) -> tuple[float, float]:
         epsilon_b, share = value
         key = (split.rho, share)
         if key not in requirements:
             requirements[key] = [boolean_requirements(size, d, split, share, 1) for d, size in classes]
         e = float(epsilon_b)
-        m_b = [math.ceil(b * max(4 / e, 8) / 8) for _, b in requirements[key]]  # max(4/ε_B, 8) against its 8 at ε_B = 1
+        m_b = [
+            math.ceil(b * max(4 / e, 8) / 8) for _, b in requirements[key]
+        ]  # max(4/ε_B, 8) against its 8 at ε_B = 1
         m = max(term, *(max(r, 9 * b) for (r, _), b in zip(requirements[key], m_b)))
         # the with-replacement rule's log A = draws·log(1 + (e^{ε_B} − 1)/m), in floats (a guide)
         return m, 3 + max(min(b, m // 9) for b in m_b) * math.log1p(math.expm1(e) / m)
@@ -252,8 +300,23 @@ def theorem_8_19(run: UtilityTarget, components: Sequence[tuple[str, int, int]])
     rows = {(d, size): boolean_requirements(size, d, split, share, epsilon_b) for d, size in classes}
     m_oracle = max(max(r, 9 * b) for r, b in rows.values())
     m = max(m_lb, m_oracle)
-    epsilon_a = sympy.Rational(Fraction(upper_float(enclose(
-        oracle_epsilon([(size, rows[d, size][1]) for d, size in classes], m, epsilon_b)))))
+    epsilon_a = sympy.Rational(
+        Fraction(
+            upper_float(
+                enclose(oracle_epsilon([(size, rows[d, size][1]) for d, size in classes], m, epsilon_b))
+            )
+        )
+    )
     n, derivation = certify(run, m, epsilon_a)
-    return FreeCalibration("Theorem 8.19", run, split, (("epsilon_B", epsilon_b), ("learner_tau_share", share)),
-                           epsilon_a, m_lb, m_oracle, m, n, derivation)
+    return FreeCalibration(
+        "Theorem 8.19",
+        run,
+        split,
+        (("epsilon_B", epsilon_b), ("learner_tau_share", share)),
+        epsilon_a,
+        m_lb,
+        m_oracle,
+        m,
+        n,
+        derivation,
+    )

@@ -25,6 +25,7 @@ The oracles' requirements M_A(τ, β_A, ε_A, δ_A) (``ORACLES``):
   interior point): t = ⌈4 ln(N/β_IP)/ε_A⌉ (:func:`~dpledger.learners.halfspaces.private_ip.interior_point_sample_size`),
   r and M_A as for ``ipconcave``.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,8 +36,13 @@ from typing import Any
 import sympy
 
 from dpledger.accountant.numerics.certified import enclose, upper_float
-from dpledger.learners.calibration.sample_size import (SampleComplexity, UtilityTarget, carry_forward_sample_complexity, ceiling,
-                                        count)
+from dpledger.learners.calibration.sample_size import (
+    SampleComplexity,
+    UtilityTarget,
+    carry_forward_sample_complexity,
+    ceiling,
+    count,
+)
 
 ORACLES = {
     "qcopt": "QCOpt (Cohen et al.; Theorem 8.8) — the paper's oracle",
@@ -44,8 +50,12 @@ ORACLES = {
     "exponential": "exponential mechanism on Q_i^S — the SUBSTITUTE our learner runs for QCOpt",
     "ipconcave-em": "IPConcave with the exponential-mechanism interior point — the SUBSTITUTE our learner runs",
 }
-THEOREM_OF_ORACLE = {"qcopt": "Theorem 8.8", "ipconcave": "Theorem 8.14", "exponential": "Theorem 8.5",
-                     "ipconcave-em": "Theorem 8.5"}
+THEOREM_OF_ORACLE = {
+    "qcopt": "Theorem 8.8",
+    "ipconcave": "Theorem 8.14",
+    "exponential": "Theorem 8.5",
+    "ipconcave-em": "Theorem 8.5",
+}
 MAX_DIMENSION = 50
 EPSILON_ORACLE = sympy.Integer(4)
 LN2 = sympy.log(2)
@@ -67,8 +77,12 @@ def ln_perturbed_grid(d: int, grid: int, n: int, beta_gp: sympy.Expr) -> sympy.E
 def ln_domain_size(d: int, ln_grid: sympy.Expr) -> sympy.Expr:
     """An upper bound on ln N for coordinate bound X̃ = e^{ln_grid}: the largest domain is the last,
     |Ỹ_{d+1}| ≤ (2(d·d!)^d X̃^{d²} + 1)(2·d!·X̃^d) ≤ 3(d·d!)^d X̃^{d²}·2·d!·X̃^d."""
-    return (sympy.log(6) + d * sympy.log(d * sympy.factorial(d)) + sympy.log(sympy.factorial(d))
-            + (d**2 + d) * ln_grid)
+    return (
+        sympy.log(6)
+        + d * sympy.log(d * sympy.factorial(d))
+        + sympy.log(sympy.factorial(d))
+        + (d**2 + d) * ln_grid
+    )
 
 
 def log_star(ln_n: sympy.Expr) -> int:
@@ -98,9 +112,16 @@ class OracleRequirement:
     m_oracle: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"oracle": self.oracle, "description": ORACLES[self.oracle], "ln_N": self.ln_domain,
-                "log_star_N": self.log_star, "depth_loss_E": self.loss, "blocks_t": self.blocks,
-                "block_size_r": self.block_size, "M_A": self.m_oracle}
+        return {
+            "oracle": self.oracle,
+            "description": ORACLES[self.oracle],
+            "ln_N": self.ln_domain,
+            "log_star_N": self.log_star,
+            "depth_loss_E": self.loss,
+            "blocks_t": self.blocks,
+            "block_size_r": self.block_size,
+            "M_A": self.m_oracle,
+        }
 
 
 def oracle_requirement(oracle: str, d: int, run: UtilityTarget, ln_n: sympy.Expr) -> OracleRequirement:
@@ -111,10 +132,14 @@ def oracle_requirement(oracle: str, d: int, run: UtilityTarget, ln_n: sympy.Expr
     stars = log_star(ln_n)
     ln_float = upper_float(enclose(ln_n))
     if oracle in ("qcopt", "exponential"):
-        loss = (2**stars * sympy.log(1 / delta_a) / eps_a if oracle == "qcopt"
-                else 2 * (ln_n - sympy.log(beta_a)) / eps_a)
-        return OracleRequirement(oracle, ln_float, stars, upper_float(enclose(loss)), None, None,
-                                 ceiling((loss + d) / tau))
+        loss = (
+            2**stars * sympy.log(1 / delta_a) / eps_a
+            if oracle == "qcopt"
+            else 2 * (ln_n - sympy.log(beta_a)) / eps_a
+        )
+        return OracleRequirement(
+            oracle, ln_float, stars, upper_float(enclose(loss)), None, None, ceiling((loss + d) / tau)
+        )
     beta_half = beta_a / 2
     if oracle == "ipconcave":
         t = ceiling(stars * sympy.log(stars / (beta_half * delta_a)) ** 2 / eps_a)
@@ -136,11 +161,18 @@ class HalfspaceCalibration:
     result: SampleComplexity
 
     def to_dict(self) -> dict[str, Any]:
-        return {"statement": self.statement, "dimension": self.dimension, "grid": self.grid,
-                "oracle": self.oracle.to_dict(), **self.result.to_dict()}
+        return {
+            "statement": self.statement,
+            "dimension": self.dimension,
+            "grid": self.grid,
+            "oracle": self.oracle.to_dict(),
+            **self.result.to_dict(),
+        }
 
 
-def theorem_8_5(oracle: str, dimension: int, grid: int, alpha: Any, beta: Any, epsilon: Any, delta: Any) -> HalfspaceCalibration:
+def theorem_8_5(
+    oracle: str, dimension: int, grid: int, alpha: Any, beta: Any, epsilon: Any, delta: Any
+) -> HalfspaceCalibration:
     """Sample complexity of Theorem 8.5 (k = d + 1, VC = d + 1) with ``oracle``'s M_A on the
     perturbed grid [[±X̃(n)]]^d, β_GP = β/2 (proof of Theorem 8.5); Theorem 8.8 for ``qcopt``,
     Theorem 8.14 for ``ipconcave``. The tight n meets the theorem's (ε, δ): the perturbation uses

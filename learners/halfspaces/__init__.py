@@ -6,15 +6,35 @@ Modules: :mod:`~dpledger.learners.halfspaces.domains` (Definition 8.2 / C.3, imp
 :mod:`~dpledger.learners.halfspaces.perturbation` (Definition C.5, Lemmas C.6–C.7),
 :mod:`~dpledger.learners.halfspaces.private_ip` and :mod:`~dpledger.learners.halfspaces.oracles` (the oracles).
 """
+
 from dpledger.learners.halfspaces.depth import coordinate_objective, depth, threshold_objective
 from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain, coordinate_domain
 from dpledger.learners.halfspaces.geometry import GridHalfspaces
-from dpledger.learners.halfspaces.oracles import ExponentialDepthOracle, IPConcaveOracle, OracleRound, QCOptOracle
-from dpledger.learners.halfspaces.private_ip import PRIVATE_IP_SUBSTITUTE, QCOPT_SUBSTITUTE, exponential_interior_point
+from dpledger.learners.halfspaces.oracles import (
+    ExponentialDepthOracle,
+    IPConcaveOracle,
+    OracleRound,
+    QCOptOracle,
+)
+from dpledger.learners.halfspaces.private_ip import (
+    PRIVATE_IP_SUBSTITUTE,
+    QCOPT_SUBSTITUTE,
+    exponential_interior_point,
+)
 
 __all__ = [
-    "GridHalfspaces", "RationalDomain", "SignDomain", "coordinate_domain", "coordinate_objective", "depth",
-    "threshold_objective", "ExponentialDepthOracle", "IPConcaveOracle", "OracleRound", "QCOptOracle", "PRIVATE_IP_SUBSTITUTE",
+    "PRIVATE_IP_SUBSTITUTE",
     "QCOPT_SUBSTITUTE",
+    "ExponentialDepthOracle",
+    "GridHalfspaces",
+    "IPConcaveOracle",
+    "OracleRound",
+    "QCOptOracle",
+    "RationalDomain",
+    "SignDomain",
+    "coordinate_domain",
+    "coordinate_objective",
+    "depth",
     "exponential_interior_point",
+    "threshold_objective",
 ]

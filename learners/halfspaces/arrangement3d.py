@@ -62,6 +62,7 @@ alone (hash lookup, verified): w = −1 when the labeling is in T_{−1}. Vertex
 of H ∩ {c₂·(α, β) = −T₂} (large integers). Not the listed trace's choice (d = 3 has no listing);
 each is checked by evaluating the halfspace exactly.
 """
+
 from __future__ import annotations
 
 import functools
@@ -87,13 +88,21 @@ _OTHER = np.array([[1, 2], [0, 2], [0, 1]])
 def _lexsign(y: np.ndarray) -> np.ndarray:
     """sign⟨c, y⟩ for c = (1, K, K²), K > 2·max|y| + 1: the sign of y's last non-zero coordinate."""
     y = np.asarray(y)
-    return np.where(y[..., 2] != 0, np.sign(y[..., 2]), np.where(y[..., 1] != 0, np.sign(y[..., 1]), np.sign(y[..., 0])))
+    return np.where(
+        y[..., 2] != 0, np.sign(y[..., 2]), np.where(y[..., 1] != 0, np.sign(y[..., 1]), np.sign(y[..., 0]))
+    )
 
 
 def _cross(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     """Row-wise p × q of integer arrays (…, 3)."""
-    return np.stack([p[..., 1] * q[..., 2] - p[..., 2] * q[..., 1], p[..., 2] * q[..., 0] - p[..., 0] * q[..., 2],
-                     p[..., 0] * q[..., 1] - p[..., 1] * q[..., 0]], axis=-1)
+    return np.stack(
+        [
+            p[..., 1] * q[..., 2] - p[..., 2] * q[..., 1],
+            p[..., 2] * q[..., 0] - p[..., 0] * q[..., 2],
+            p[..., 0] * q[..., 1] - p[..., 1] * q[..., 0],
+        ],
+        axis=-1,
+    )
 
 
 def _local_cells(XI: np.ndarray) -> tuple[list[tuple[np.ndarray, tuple[int, ...]]], np.ndarray]:
@@ -111,7 +120,11 @@ def _local_cells(XI: np.ndarray) -> tuple[list[tuple[np.ndarray, tuple[int, ...]
     turn = np.sign(_cross(rays[line], XI[l]) @ XI.T)  # sign⟨r × x_l, x_m⟩ (m on r) per (line, l)
     through = dots[line] == 0
     combos = np.array(list(itertools.product((1, -1), repeat=3)))  # (s, s₂, t)
-    sigma = np.where(through[None], combos[:, 1, None, None] * turn[None], combos[:, 0, None, None] * np.sign(dots[line])[None])
+    sigma = np.where(
+        through[None],
+        combos[:, 1, None, None] * turn[None],
+        combos[:, 0, None, None] * np.sign(dots[line])[None],
+    )
     sigma[:, np.arange(len(l)), l] = combos[:, 2, None]
     sigma = sigma.reshape(-1, k)
     if k < 63:  # one integer per sign vector
@@ -155,10 +168,14 @@ class UpperCells:
         self.T = (1 + self.K + self.K**2) * 6 * bound * bound + 1
         self.M = next(M for M in range(self.m + 1) if not np.any(self.X @ self._psi(M) == 0))
         self.tau = self.X @ self._psi(self.M)  # det(c₂, n_l)
-        self.turn = _lexsign(_cross(self.X[:, None, :], self.X[None, :, :])).astype(np.int8)  # sign⟨c, x_a × x_b⟩
+        self.turn = _lexsign(_cross(self.X[:, None, :], self.X[None, :, :])).astype(
+            np.int8
+        )  # sign⟨c, x_a × x_b⟩
         self.floor = int(np.asarray(n0).sum())  # score of the all-zero labeling
         self.gain = (np.asarray(n1, dtype=np.int64) - np.asarray(n0, dtype=np.int64))[self.planes]
-        weights = np.random.default_rng(_HASH_SEED).integers(0, 2**63, self.n, dtype=np.int64).astype(np.uint64)
+        weights = (
+            np.random.default_rng(_HASH_SEED).integers(0, 2**63, self.n, dtype=np.int64).astype(np.uint64)
+        )
         self.weights = weights * np.uint64(2) + np.uint64(1)
         self.hw = self.weights[self.planes]
         self._simple: list[np.ndarray] = []  # (i, j, k, score, hash) per chunk
@@ -171,7 +188,7 @@ class UpperCells:
         pairs = pairs[np.any(_cross(self.X[pairs[:, 0]], self.X[pairs[:, 1]]) != 0, axis=1)]
         step = max(1, _CELLS // max(self.m, 1))
         for start in range(0, len(pairs), step):
-            self._sweep(pairs[start:start + step, 0], pairs[start:start + step, 1])
+            self._sweep(pairs[start : start + step, 0], pairs[start : start + step, 1])
         self._far()
         self._finish()
 
@@ -224,8 +241,12 @@ class UpperCells:
         two = lower & (count_on == 2)
         if two.any():
             labels = self._line_labels(I[two], J[two], below[two], eps[two])
-            self._lines_found.append(np.stack([I[two], J[two], self.floor + labels @ self.gain,
-                                               self._hash_rows(labels).view(np.int64)], axis=1))
+            self._lines_found.append(
+                np.stack(
+                    [I[two], J[two], self.floor + labels @ self.gain, self._hash_rows(labels).view(np.int64)],
+                    axis=1,
+                )
+            )
         for row in np.flatnonzero(lower & (count_on > 2)):
             on_row = np.flatnonzero(on[row])
             labels = below[row].copy()
@@ -247,22 +268,29 @@ class UpperCells:
         if len(rr):
             self._simple_vertices(I, J, rr, pp, order, sG, valid, positive_parallel)
         for row in np.flatnonzero(hard & lower):
-            self._exact_row(int(I[row]), int(J[row]), num[row], int(den[row]), d[row], F[row], G[row], on[row])
+            self._exact_row(
+                int(I[row]), int(J[row]), num[row], int(den[row]), d[row], F[row], G[row], on[row]
+            )
         slow = valid & (~alone | (count_on > 2)[:, None]) & ~hard[:, None] & lower[:, None]
         positions = np.arange(self.m)
         first = np.maximum.accumulate(np.where(np.hstack([~pad, ~tie]), positions, 0), axis=1)
-        last = np.minimum.accumulate(np.where(np.hstack([~tie, ~pad]), positions, self.m)[:, ::-1], axis=1)[:, ::-1]
+        last = np.minimum.accumulate(np.where(np.hstack([~tie, ~pad]), positions, self.m)[:, ::-1], axis=1)[
+            :, ::-1
+        ]
         for row in np.flatnonzero(slow.any(axis=1)):
             others = np.flatnonzero(on[row])
             if np.any((others != I[row]) & (others < J[row])):
                 continue
             for start in np.unique(first[row, slow[row]]).tolist():
-                members = order[row, start:last[row, start] + 1]
+                members = order[row, start : last[row, start] + 1]
                 if np.any(members < J[row]):
                     continue
                 k = int(members[0])
-                self._vertex(np.concatenate([others, members]), num[row] * G[row, k] - F[row, k] * d[row],
-                             int(den[row] * G[row, k]))
+                self._vertex(
+                    np.concatenate([others, members]),
+                    num[row] * G[row, k] - F[row, k] * d[row],
+                    int(den[row] * G[row, k]),
+                )
 
     @staticmethod
     def _keys(F: np.ndarray, G: np.ndarray) -> np.ndarray:
@@ -281,15 +309,22 @@ class UpperCells:
         walk = np.cumsum(np.where(up, gain, 0) - np.where(down, gain, 0), axis=1) - np.where(up, gain, 0)
         walk += np.where(down, gain, 0).sum(axis=1)[:, None]
         hup, hdown = np.where(up, hw, zero), np.where(down, hw, zero)
-        hwalk = np.cumsum(hup - hdown, axis=1, dtype=np.uint64) - hup + hdown.sum(axis=1, dtype=np.uint64)[:, None]
+        hwalk = (
+            np.cumsum(hup - hdown, axis=1, dtype=np.uint64)
+            - hup
+            + hdown.sum(axis=1, dtype=np.uint64)[:, None]
+        )
         par = positive_parallel @ self.gain
         hpar = (positive_parallel.astype(np.uint64) * self.hw[None, :]).sum(axis=1, dtype=np.uint64)
         i, j, k = I[rr], J[rr], order[rr, pp]
         sigma = self._octant(i, j, k, sG[rr, pp])
-        own = (sigma > 0)
+        own = sigma > 0
         score = self.floor + walk[rr, pp] + par[rr] + (own * self.gain[np.stack([i, j, k], 1)]).sum(1)
-        hsh = hwalk[rr, pp] + hpar[rr] + np.where(own, self.hw[np.stack([i, j, k], 1)], zero).sum(
-            axis=1, dtype=np.uint64)
+        hsh = (
+            hwalk[rr, pp]
+            + hpar[rr]
+            + np.where(own, self.hw[np.stack([i, j, k], 1)], zero).sum(axis=1, dtype=np.uint64)
+        )
         self._simple.append((np.stack([i, j, k], axis=1).astype(np.int16), score.astype(np.int32), hsh))
 
     def _octant(self, i: np.ndarray, j: np.ndarray, k: np.ndarray, det: np.ndarray) -> np.ndarray:
@@ -320,7 +355,9 @@ class UpperCells:
         cells, rays = _local_cells(self.X[incident])
         for sigma, recipe in cells:
             labels[incident] = sigma > 0
-            self._explicit(labels, ("vertex", tuple(int(v) for v in V), D, tuple(incident.tolist()), rays, recipe))
+            self._explicit(
+                labels, ("vertex", tuple(int(v) for v in V), D, tuple(incident.tolist()), rays, recipe)
+            )
 
     def _line_labels(self, i: np.ndarray, j: np.ndarray, below: np.ndarray, eps: np.ndarray) -> np.ndarray:
         """Labels of the cell of A ∩ H with lowest vertex where the line of exactly the planes
@@ -378,15 +415,23 @@ class UpperCells:
             self._explicit(start ^ (rank < q), ("far", q, tuple(order)))
 
     def _finish(self) -> None:
-        found = list(zip(*self._simple)) or [[np.zeros((0, 3), np.int16)], [np.zeros(0, np.int32)], [np.zeros(0, np.uint64)]]
+        found = list(zip(*self._simple)) or [
+            [np.zeros((0, 3), np.int16)],
+            [np.zeros(0, np.int32)],
+            [np.zeros(0, np.uint64)],
+        ]
         lines = np.concatenate(self._lines_found) if self._lines_found else np.zeros((0, 4), dtype=np.int64)
         self.simple = np.concatenate(found[0])
         self.lines = lines[:, :2].astype(np.int16)
         self.implicit = len(self.simple) + len(self.lines)
         self.rows = np.array(self._rows, dtype=np.uint8).reshape(len(self._rows), -1)
         self.recipes = self._recipes
-        self.score = np.concatenate([*found[1], lines[:, 2].astype(np.int32), np.array(self._escore, dtype=np.int32)])
-        self.hash = np.concatenate([*found[2], lines[:, 3].view(np.uint64), np.array(self._ehash, dtype=np.uint64)])
+        self.score = np.concatenate(
+            [*found[1], lines[:, 2].astype(np.int32), np.array(self._escore, dtype=np.int32)]
+        )
+        self.hash = np.concatenate(
+            [*found[2], lines[:, 3].view(np.uint64), np.array(self._ehash, dtype=np.uint64)]
+        )
         self.sorted_hash = np.argsort(self.hash)
         self.hash_sorted = self.hash[self.sorted_hash]
         del self._simple, self._lines_found, self._rows, self._escore, self._ehash
@@ -516,16 +561,26 @@ class HalfspaceTrace3D(SignUnion):
     for the prefix (w,), (−1, 1) for the class itself. ``points`` distinct integer rows,
     |coordinates| ≤ 256; the labeled sample is (points[index], labels)."""
 
-    def __init__(self, points: np.ndarray, index: np.ndarray, labels: np.ndarray, signs: tuple[int, ...] = (-1, 1),
-                 ) -> None:
+    def __init__(
+        self,
+        points: np.ndarray,
+        index: np.ndarray,
+        labels: np.ndarray,
+        signs: tuple[int, ...] = (-1, 1),
+    ) -> None:
         P = np.asarray(points)
         if P.ndim != 2 or P.shape[1] != 3 or not np.issubdtype(P.dtype, np.integer):
-            raise ValueError(f"points must be an n × 3 integer array, got shape {P.shape} and dtype {P.dtype}")
+            raise ValueError(
+                f"points must be an n × 3 integer array, got shape {P.shape} and dtype {P.dtype}"
+            )
         if len(P) and int(np.abs(P).max()) > GRID_BOUND:
             raise ValueError(f"points must have |coordinates| ≤ {GRID_BOUND}")
         if len(np.unique(P, axis=0)) != len(P):
             raise ValueError("points must be distinct")
-        index, labels = np.asarray(index, dtype=np.int64).reshape(-1), np.asarray(labels, dtype=np.int64).reshape(-1)
+        index, labels = (
+            np.asarray(index, dtype=np.int64).reshape(-1),
+            np.asarray(labels, dtype=np.int64).reshape(-1),
+        )
         if len(index) != len(labels) or (len(index) and (index.min() < 0 or index.max() >= len(P))):
             raise ValueError("index must give, for every label, a row of points")
         if not np.all((labels == 0) | (labels == 1)):
@@ -550,13 +605,15 @@ class HalfspaceTrace3D(SignUnion):
         hit, partner = queries[match], cells.sorted_hash[position[match]]
         shared = np.zeros(len(cells.hash), dtype=bool)
         for start in range(0, len(hit), 4096):
-            batch = hit[start:start + 4096]
-            same = np.all(cells.labels(batch) == 1 - cells.labels(partner[start:start + 4096]), axis=1)
+            batch = hit[start : start + 4096]
+            same = np.all(cells.labels(batch) == 1 - cells.labels(partner[start : start + 4096]), axis=1)
             shared[batch[same]] = True
             for cell in batch[~same].tolist():  # a hash collision: every cell of that hash, exactly
                 mine = cells.labels([cell])[0]
-                shared[cell] = any(np.array_equal(cells.labels([other])[0], 1 - mine)
-                                   for other in cells.find(complement[cell]).tolist())
+                shared[cell] = any(
+                    np.array_equal(cells.labels([other])[0], 1 - mine)
+                    for other in cells.find(complement[cell]).tolist()
+                )
         return shared
 
     def labeling(self, score: int, rank: int) -> np.ndarray:

@@ -49,6 +49,7 @@ With one free coefficient (d = 1 after w, d = 2 after (w, a_1)) the ≤ 2|P| + 1
 [α_j u + γ_j ≥ 0] are counted by a sweep over the sorted breakpoints −γ_j/α_j
 (:class:`LineCells`), with the listed trace's representative exactly.
 """
+
 from __future__ import annotations
 
 import functools
@@ -119,7 +120,7 @@ class PlaneCells:
     def _chunks(self) -> Iterator[_Chunk]:
         P = self.P
         for start in range(0, len(self.lines), _ROWS):
-            J = self.lines[start:start + _ROWS]
+            J = self.lines[start : start + _ROWS]
             dot = self.d[J] @ P.T
             inner = P[J] @ P.T
             num = self.norm[J][:, None] - inner
@@ -135,7 +136,12 @@ class PlaneCells:
         the cells with a lowest vertex, line by line in increasing t."""
         gain = self.n1 - self.n0
         nb = np.where(self.b, self.n1, self.n0)
-        lines, partners, scores, hashes = [[-1]], [[-1]], [[self._score(self.left)]], [[int(self.left @ self.weights)]]
+        lines, partners, scores, hashes = (
+            [[-1]],
+            [[-1]],
+            [[self._score(self.left)]],
+            [[int(self.left @ self.weights)]],
+        )
         vertex_parts: list[tuple[np.ndarray, ...]] = []
         for chunk in self._chunks():
             J = chunk.J
@@ -148,7 +154,9 @@ class PlaneCells:
             order = np.argsort(chunk.key, axis=1, kind="stable")
             key = np.take_along_axis(chunk.key, order, axis=1)
             sign = np.sign(np.take_along_axis(chunk.dot, order, axis=1))
-            turn = np.multiply.outer(self.d[J, 0], self.d[:, 1]) - np.multiply.outer(self.d[J, 1], self.d[:, 0])
+            turn = np.multiply.outer(self.d[J, 0], self.d[:, 1]) - np.multiply.outer(
+                self.d[J, 1], self.d[:, 0]
+            )
             cw = np.take_along_axis(turn < 0, order, axis=1)  # cross(d_j, d_k) < 0: d_k clockwise of d_j
             valid = key != _FAR
             row, _ = np.nonzero(valid)
@@ -165,8 +173,14 @@ class PlaneCells:
             turns = np.cumsum(cw)[ends]
             keep = ends[np.diff(np.concatenate(([0], turns))) > 0]  # some upward ray clockwise of d_j
             r = row[keep]
-            vertex_parts.append((J[r], k[keep], base[r] + delta[keep] - delta_before[r],
-                                 hbase[r] + hdelta[keep] - hdelta_before[r]))
+            vertex_parts.append(
+                (
+                    J[r],
+                    k[keep],
+                    base[r] + delta[keep] - delta_before[r],
+                    hbase[r] + hdelta[keep] - hdelta_before[r],
+                )
+            )
         for part in vertex_parts:
             for store, values in zip((lines, partners, scores, hashes), part):
                 store.append(values)
@@ -219,7 +233,10 @@ class PlaneCells:
             num = self.norm[j] - self.P @ self.P[j]
             crossing = np.flatnonzero(dot != 0)
             t = min((Fraction(int(num[k]), int(dot[k])) for k in crossing), default=Fraction(1)) - 1
-            q = [(Fraction(xj[0]) + t * dj[0]) / int(self.norm[j]), (Fraction(xj[1]) + t * dj[1]) / int(self.norm[j])]
+            q = [
+                (Fraction(xj[0]) + t * dj[0]) / int(self.norm[j]),
+                (Fraction(xj[1]) + t * dj[1]) / int(self.norm[j]),
+            ]
             u = normal
         else:
             q = [Fraction(v[0], v[2]), Fraction(v[1], v[2])]
@@ -391,9 +408,12 @@ class LineCells:
         """The first slot realizing ``labels`` (the listed trace's representative)."""
         g = np.asarray(labels, dtype=np.int8).reshape(-1)
         up, down = self.sign > 0, self.sign < 0
-        bounds_low = np.concatenate((2 * self.rank[up & (g == 1)] + 1, 2 * self.rank[down & (g == 0)] + 2, [0]))
-        bounds_high = np.concatenate((2 * self.rank[up & (g == 0)], 2 * self.rank[down & (g == 1)] + 1,
-                                      [2 * len(self.breakpoints)]))
+        bounds_low = np.concatenate(
+            (2 * self.rank[up & (g == 1)] + 1, 2 * self.rank[down & (g == 0)] + 2, [0])
+        )
+        bounds_high = np.concatenate(
+            (2 * self.rank[up & (g == 0)], 2 * self.rank[down & (g == 1)] + 1, [2 * len(self.breakpoints)])
+        )
         slot = int(bounds_low.max())
         if slot > bounds_high.min() or not np.array_equal(self._slot_labels(slot), g):
             raise ValueError("labels is not a labeling of the trace")
@@ -404,8 +424,9 @@ class LineCells:
         return self.prefix + (simplest_between(e[i - 1] if i else None, e[i] if i < len(e) else None),)
 
 
-def halfspace_counted_trace(dimension: int, prefix: Components, P: np.ndarray, index: np.ndarray,
-                            labels: np.ndarray) -> PlaneTrace | LineCells | HalfspaceTrace3D | None:
+def halfspace_counted_trace(
+    dimension: int, prefix: Components, P: np.ndarray, index: np.ndarray, labels: np.ndarray
+) -> PlaneTrace | LineCells | HalfspaceTrace3D | None:
     """The counted trace of halfspaces on [[±X]]^d restricted to ``prefix``, d ≤ 3 (d = 3 by
     :mod:`~dpledger.learners.halfspaces.arrangement3d`, prefixes () and (w,)); None: not counted
     here — d = 1 without prefix, whose ≤ 4|P| + 2 labelings the listing handles, or no free
@@ -424,5 +445,7 @@ def halfspace_counted_trace(dimension: int, prefix: Components, P: np.ndarray, i
     if dimension == 3 and free == 3:
         return HalfspaceTrace3D(P, index, labels, (int(prefix[0]),))
     if dimension == 3:
-        raise ValueError("halfspaces in d = 3: the trace restricted to (w, a_1) is neither counted nor listed")
+        raise ValueError(
+            "halfspaces in d = 3: the trace restricted to (w, a_1) is neither counted nor listed"
+        )
     return None

@@ -23,6 +23,7 @@ Q_1(w) (the threshold, two candidates) is max_z of the slots of coordinate 2 und
 Hence every Q_i^S is exact for d ≤ 2; d ≥ 3 (two or more free coefficients) is refused.
 For any d, :func:`feasible_interval` gives the full-depth interval of z by two LPs (floats).
 """
+
 from __future__ import annotations
 
 import bisect
@@ -56,7 +57,9 @@ def depth(X: np.ndarray, y: np.ndarray, parameters: tuple) -> int:
     w, a = Fraction(parameters[0]), [Fraction(v) for v in parameters[1:]]
     scale = math.lcm(w.denominator, *(v.denominator for v in a))
     weights = [int(v * scale) for v in a]
-    margin = np.asarray(X, dtype=object).reshape(len(y), -1) @ np.array(weights, dtype=object) - int(w * scale)
+    margin = np.asarray(X, dtype=object).reshape(len(y), -1) @ np.array(weights, dtype=object) - int(
+        w * scale
+    )
     return int(np.sum(signed_labels(y) * margin >= 0))
 
 
@@ -83,12 +86,12 @@ def coordinate_constraints(X: np.ndarray, y: np.ndarray, prefix: tuple) -> Coord
     for label, x in zip(labels, rows):
         fixed_part = sum(int(v * L) * xv for v, xv in zip(fixed[1:], x)) - int(fixed[0] * L)
         alpha.append(label * L * x[position])
-        beta.append([label * L * xv for xv in x[position + 1:]])
+        beta.append([label * L * xv for xv in x[position + 1 :]])
         gamma.append(label * fixed_part)
     free = X.shape[1] - position - 1
     flat = _integer_array(alpha + [v for row in beta for v in row] + gamma)
     m = len(labels)
-    return CoordinateConstraints(flat[:m], flat[m: m + m * free].reshape(m, free), flat[m + m * free:])
+    return CoordinateConstraints(flat[:m], flat[m : m + m * free].reshape(m, free), flat[m + m * free :])
 
 
 @dataclass(frozen=True)

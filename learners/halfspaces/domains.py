@@ -17,6 +17,7 @@ whose value lies in a point or an open interval (:meth:`RationalDomain.count`), 
 in such a set (:meth:`RationalDomain.sample`) and its simplest value
 (:meth:`RationalDomain.simplest`, the Stern–Brocot simplest rational).
 """
+
 from __future__ import annotations
 
 import math
@@ -128,7 +129,11 @@ class RationalDomain:
     uniform draws; value order is what :meth:`count` and :meth:`sample` use."""
 
     def __init__(self, numerator_bound: int, denominator_bound: int, scale: int = 1) -> None:
-        for name, value in (("numerator_bound", numerator_bound), ("denominator_bound", denominator_bound), ("scale", scale)):
+        for name, value in (
+            ("numerator_bound", numerator_bound),
+            ("denominator_bound", denominator_bound),
+            ("scale", scale),
+        ):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be an integer ≥ 1, got {value!r}")
         self.S, self.C, self.scale = numerator_bound, denominator_bound, scale
@@ -252,8 +257,9 @@ class RationalDomain:
         if slot.point:
             return slot.low if slot.low in self else None
         t0 = self.scale
-        candidate = simplest_between(None if slot.low is None else slot.low * t0,
-                                     None if slot.high is None else slot.high * t0)
+        candidate = simplest_between(
+            None if slot.low is None else slot.low * t0, None if slot.high is None else slot.high * t0
+        )
         # the simplest s/c in (low·t₀, high·t₀) minimises c and |s| at once: representable or nothing is
         if candidate.denominator <= self.C and abs(candidate.numerator) <= self.S:
             return candidate / t0
@@ -280,5 +286,6 @@ def coordinate_domain(dimension: int, grid: int, prefix: tuple) -> SignDomain | 
         return SignDomain()
     d, X = dimension, grid
     previous = Fraction(prefix[-1]).denominator if i > 2 else 1
-    return RationalDomain((d * math.factorial(d)) ** (i - 1) * X ** (d * (i - 1)),
-                          math.factorial(d) * X ** d, previous)
+    return RationalDomain(
+        (d * math.factorial(d)) ** (i - 1) * X ** (d * (i - 1)), math.factorial(d) * X**d, previous
+    )

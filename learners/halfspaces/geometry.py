@@ -29,19 +29,25 @@ This listing is what the exact auditor (Enumerated randomness) enumerates. Sampl
 calls it: :mod:`~dpledger.learners.halfspaces.arrangement_counting` counts the same labelings by
 score in O(|P|² log |P|) and draws one by rank (issue 20).
 """
+
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from dpledger.learners.concept_classes import DEFAULT_TRACE_LIMIT, Components, ConceptClass, Trace
 from dpledger.learners.halfspaces.arrangement3d import HalfspaceTrace3D
 from dpledger.learners.halfspaces.depth import SUPPORTED_DIMENSIONS, coordinate_constraints
-from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain, coordinate_domain, simplest_between
+from dpledger.learners.halfspaces.domains import (
+    RationalDomain,
+    SignDomain,
+    coordinate_domain,
+    simplest_between,
+)
 from dpledger.learners.score_counts import unranked
 
 MAX_GRID = 256
@@ -67,8 +73,10 @@ class GridHalfspaces(ConceptClass):
 
     def __init__(self, dimension: int, grid: int) -> None:
         if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension not in TRACE_DIMENSIONS:
-            raise ValueError(f"dimension must be one of {TRACE_DIMENSIONS} (exact traces; Q_i^S for "
-                             f"{SUPPORTED_DIMENSIONS}), got {dimension!r}")
+            raise ValueError(
+                f"dimension must be one of {TRACE_DIMENSIONS} (exact traces; Q_i^S for "
+                f"{SUPPORTED_DIMENSIONS}), got {dimension!r}"
+            )
         if isinstance(grid, bool) or not isinstance(grid, int) or not 1 <= grid <= MAX_GRID:
             raise ValueError(f"grid must be an integer X in [1, {MAX_GRID}], got {grid!r}")
         self.dimension, self.grid = dimension, grid
@@ -158,7 +166,9 @@ class _Patterns:
     def add(self, labels: np.ndarray, representative: Callable[[], Components]) -> None:
         self.rows.setdefault(np.packbits(labels.astype(bool)).tobytes(), representative)
 
-    def add_block(self, labels: np.ndarray, representative: Callable[[int], Callable[[], Components]]) -> None:
+    def add_block(
+        self, labels: np.ndarray, representative: Callable[[int], Callable[[], Components]]
+    ) -> None:
         packed = np.ascontiguousarray(np.packbits(labels.astype(bool), axis=1))
         keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
         _, first = np.unique(keys, return_index=True)
@@ -222,30 +232,47 @@ def _plane(patterns: _Patterns, P: np.ndarray, w: int) -> None:
                 block[np.arange(len(general)), i_idx[sl][general]] = bit_i
                 block[np.arange(len(general)), j_idx[sl][general]] = bit_j
                 sigma = (2 * bit_i - 1, 2 * bit_j - 1)
-                patterns.add_block(block, lambda r, g=general, s=sigma, sl=sl: _vertex_maker(
-                    P, w, i_idx[sl][g[r]], j_idx[sl][g[r]], D[sl][g[r]], p[sl][g[r]], s))
+                patterns.add_block(
+                    block,
+                    lambda r, g=general, s=sigma, sl=sl: _vertex_maker(
+                        P, w, i_idx[sl][g[r]], j_idx[sl][g[r]], D[sl][g[r]], p[sl][g[r]], s
+                    ),
+                )
         for r in rows[incident > 2]:
             _degenerate_vertex(patterns, P, w, base[r], np.flatnonzero(value[r] == 0), D[sl][r], p[sl][r])
 
 
-def _vertex_maker(P: np.ndarray, w: int, i: int, j: int, D: int, p: np.ndarray, sigma: tuple[int, int],
-                  ) -> Callable[[], Components]:
+def _vertex_maker(
+    P: np.ndarray,
+    w: int,
+    i: int,
+    j: int,
+    D: int,
+    p: np.ndarray,
+    sigma: tuple[int, int],
+) -> Callable[[], Components]:
     """Representative of the quadrant σ of the vertex of lines i, j: u with sign⟨u, x_i⟩ = σ_i,
     sign⟨u, x_j⟩ = σ_j (u = sign(D)·adj(M)σ)."""
     xi, xj = P[i].tolist(), P[j].tolist()
-    u = [int(np.sign(D)) * (xj[1] * sigma[0] - xi[1] * sigma[1]), int(np.sign(D)) * (-xj[0] * sigma[0] + xi[0] * sigma[1])]
+    u = [
+        int(np.sign(D)) * (xj[1] * sigma[0] - xi[1] * sigma[1]),
+        int(np.sign(D)) * (-xj[0] * sigma[0] + xi[0] * sigma[1]),
+    ]
     return lambda: _stepped(P, w, int(D), [int(v) for v in p], u)
 
 
 def _stepped(P: np.ndarray, w: int, D: int, p: list[int], u: list[int]) -> Components:
     """(w, v + u/K) with v = p/D and K = |D|·max_l |⟨u, x_l⟩| + 1: off-vertex lines keep their side
     (|⟨v, x_l⟩ − w| ≥ 1/|D|), lines through v take the side of u."""
-    K = abs(D) * int(np.abs(P @ np.asarray(u, dtype=np.int64)).max()) + 1  # |u| ≤ 2X³ + X, |x| ≤ X ≤ 256: < 2^40
+    K = (
+        abs(D) * int(np.abs(P @ np.asarray(u, dtype=np.int64)).max()) + 1
+    )  # |u| ≤ 2X³ + X, |x| ≤ X ≤ 256: < 2^40
     return (w, Fraction(p[0], D) + Fraction(u[0], K), Fraction(p[1], D) + Fraction(u[1], K))
 
 
-def _degenerate_vertex(patterns: _Patterns, P: np.ndarray, w: int, base: np.ndarray, incident: np.ndarray,
-                       D: int, p: np.ndarray) -> None:
+def _degenerate_vertex(
+    patterns: _Patterns, P: np.ndarray, w: int, base: np.ndarray, incident: np.ndarray, D: int, p: np.ndarray
+) -> None:
     """More than two lines through v (points collinear with the hyperplane): the labelings of
     the incident points by the sign of ⟨u, x_l⟩ over the critical directions ±x_l⊥ and their
     slight rotations ±(K·x_l⊥ ± x_l), plus the vertex itself."""
@@ -256,7 +283,9 @@ def _degenerate_vertex(patterns: _Patterns, P: np.ndarray, w: int, base: np.ndar
     directions = np.vstack([np.zeros((1, 2), dtype=np.int64), perp, -perp, *tilted])
     block = np.repeat(base[None, :], len(directions), axis=0)
     block[:, incident] = (directions @ normals.T >= 0).astype(np.int8)
-    patterns.add_block(block, lambda r: lambda: _stepped(P, w, int(D), [int(v) for v in p], directions[r].tolist()))
+    patterns.add_block(
+        block, lambda r: lambda: _stepped(P, w, int(D), [int(v) for v in p], directions[r].tolist())
+    )
 
 
 def _parallel(patterns: _Patterns, P: np.ndarray, w: int, lines: np.ndarray, zero_bit: int) -> None:
@@ -306,14 +335,24 @@ def _listed_3d(P: np.ndarray, prefix: Components) -> Trace:
     exact Fourier–Motzkin listing in its tests) — for the exact auditor's small instances; the
     prefix (w, a_1) is refused (neither counted nor listed)."""
     if len(prefix) > 1:
-        raise ValueError("halfspaces in d = 3: the trace restricted to (w, a_1) is neither counted nor listed")
-    counted = HalfspaceTrace3D(P, np.zeros(0, np.int64), np.zeros(0, np.int64), (int(prefix[0]),) if prefix else (-1, 1))
+        raise ValueError(
+            "halfspaces in d = 3: the trace restricted to (w, a_1) is neither counted nor listed"
+        )
+    counted = HalfspaceTrace3D(
+        P, np.zeros(0, np.int64), np.zeros(0, np.int64), (int(prefix[0]),) if prefix else (-1, 1)
+    )
     if counted.size > DEFAULT_TRACE_LIMIT:
-        raise ValueError(f"trace_limit: {counted.size} labelings of {len(P)} points in d = 3 are too many to list "
-                         f"(limit {DEFAULT_TRACE_LIMIT}); LabelBoost samples them counted, under Sampled randomness")
-    matrix = np.array([labeling for _, labeling in unranked(counted)], dtype=np.int8).reshape(counted.size, len(P))
+        raise ValueError(
+            f"trace_limit: {counted.size} labelings of {len(P)} points in d = 3 are too many to list "
+            f"(limit {DEFAULT_TRACE_LIMIT}); LabelBoost samples them counted, under Sampled randomness"
+        )
+    matrix = np.array([labeling for _, labeling in unranked(counted)], dtype=np.int8).reshape(
+        counted.size, len(P)
+    )
 
     def agreement(index: np.ndarray, labels: np.ndarray) -> np.ndarray:
         return (matrix[:, index] == np.asarray(labels, dtype=np.int8)).sum(axis=1)
 
-    return Trace(P, counted.size, lambda i: matrix[i].copy(), lambda i: counted.representative(matrix[i]), agreement)
+    return Trace(
+        P, counted.size, lambda i: matrix[i].copy(), lambda i: counted.representative(matrix[i]), agreement
+    )

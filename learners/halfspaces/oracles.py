@@ -18,6 +18,7 @@ contains a coordinate of full depth (Lemma 8.3 / C.4, checked on every call).
   point of the maximizers (line 5). One record changes one block, hence one maximizer, and the
   interior-point score by ≤ 1: ε_A-DP on every input (Theorem 8.10 for this PrivateIP).
 """
+
 from __future__ import annotations
 
 from abc import abstractmethod
@@ -33,8 +34,13 @@ from dpledger.learners.component_oracles import ComponentOracle
 from dpledger.learners.concept_classes import Components, ConceptClass
 from dpledger.learners.halfspaces.depth import SlotScores, coordinate_objective, threshold_objective
 from dpledger.learners.halfspaces.domains import SignDomain
-from dpledger.learners.halfspaces.private_ip import (PRIVATE_IP_SUBSTITUTE, QCOPT_SUBSTITUTE, domain_exponential_mechanism,
-                                            exponential_interior_point, interior_point_sample_size)
+from dpledger.learners.halfspaces.private_ip import (
+    PRIVATE_IP_SUBSTITUTE,
+    QCOPT_SUBSTITUTE,
+    domain_exponential_mechanism,
+    exponential_interior_point,
+    interior_point_sample_size,
+)
 from dpledger.learners.randomness import Randomness, as_fraction
 
 
@@ -51,8 +57,14 @@ class OracleRound:
     full_depth_in_domain: bool
 
     def to_dict(self) -> dict[str, Any]:
-        return {"round": self.round, "value": str(self.value), "depth": self.depth, "m": self.m,
-                "domain_maximum": self.domain_maximum, "full_depth_in_domain": self.full_depth_in_domain}
+        return {
+            "round": self.round,
+            "value": str(self.value),
+            "depth": self.depth,
+            "m": self.m,
+            "domain_maximum": self.domain_maximum,
+            "full_depth_in_domain": self.full_depth_in_domain,
+        }
 
 
 def objective_slots(X: np.ndarray, y: np.ndarray, prefix: Components) -> SlotScores:
@@ -87,19 +99,26 @@ class _DepthOracle(ComponentOracle):
 
     def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
         """ε_A-DP (pure) on every input whatever its size, recorded as required on realizable inputs."""
-        return OnRealizableInputs(ExponentialMechanism(self._epsilon(), concept_class.next_values(prefix).size))
+        return OnRealizableInputs(
+            ExponentialMechanism(self._epsilon(), concept_class.next_values(prefix).size)
+        )
 
-    def select(self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray,
-               rng: Randomness) -> Fraction:
+    def select(
+        self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
+    ) -> Fraction:
         domain = concept_class.next_values(prefix)
         value = self._optimize(domain, prefix, X, y, rng)
         objective = objective_slots(X, y, prefix)  # telemetry: Q_i^S at the output and over Ỹ_i
         best = _domain_maximum(domain, objective)
-        self.history_.append(OracleRound(len(prefix) + 1, value, objective(value), len(y), best, best == len(y)))
+        self.history_.append(
+            OracleRound(len(prefix) + 1, value, objective(value), len(y), best, best == len(y))
+        )
         return value
 
     @abstractmethod
-    def _optimize(self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness) -> Fraction:
+    def _optimize(
+        self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
+    ) -> Fraction:
         """The private choice of y_i ∈ Ỹ_i."""
 
 
@@ -108,7 +127,9 @@ class ExponentialDepthOracle(_DepthOracle):
 
     description = "exponential mechanism over the finite coordinate domain with score Q_i^S (baseline)"
 
-    def _optimize(self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness) -> Fraction:
+    def _optimize(
+        self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
+    ) -> Fraction:
         return domain_exponential_mechanism(domain, objective_slots(X, y, prefix), self._epsilon(), rng)
 
 
@@ -130,7 +151,9 @@ class QCOptOracle(_DepthOracle):
         super().__init__(epsilon)
         self.optimizer = optimizer
 
-    def _optimize(self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness) -> Fraction:
+    def _optimize(
+        self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
+    ) -> Fraction:
         try:
             value = self.optimizer(domain, objective_slots(X, y, prefix), self._epsilon(), rng)
         except ValueError:
@@ -159,10 +182,14 @@ class IPConcaveOracle(_DepthOracle):
             return min(self.blocks, m)
         return min(interior_point_sample_size(domain_size, self.beta, self._epsilon()), m)
 
-    def _optimize(self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness) -> Fraction:
+    def _optimize(
+        self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
+    ) -> Fraction:
         t = self.block_count(domain.size, len(y))
         order = rng.permutation(len(y))  # line 2: value-independent random partition
-        maximizers = [block_maximizer(X[block], y[block], prefix, domain) for block in np.array_split(order, t)]
+        maximizers = [
+            block_maximizer(X[block], y[block], prefix, domain) for block in np.array_split(order, t)
+        ]
         return exponential_interior_point(maximizers, domain, self._epsilon(), rng)  # line 5
 
 

@@ -13,6 +13,7 @@ stake (utility), while the property the proof needs from the domains — a full-
 coordinate in Ỹ_i on realizable states (Lemma C.4) — is checked on every oracle call
 (:attr:`dpledger.learners.halfspaces.oracles.OracleRound.full_depth_in_domain`).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -26,7 +27,7 @@ from dpledger.learners.randomness import Randomness
 def margin_bound(dimension: int, grid: int) -> int:
     """X′ = 2d²·(d!)^{d³}·X^{d⁶} (Kaplan et al., Lemma B.5, as used in Lemma C.7)."""
     d = dimension
-    return 2 * d * d * math.factorial(d) ** (d ** 3) * grid ** (d ** 6)
+    return 2 * d * d * math.factorial(d) ** (d**3) * grid ** (d**6)
 
 
 def paper_resolution(dimension: int, n: int, grid: int, beta_gp: float) -> tuple[int, int]:
@@ -60,7 +61,7 @@ def in_general_position(points: np.ndarray) -> bool:
     if d == 1:
         return len(np.unique(array[:, 0])) == n
     for i, j in itertools.combinations(range(n), 2):  # is some later point on the line through x_i, x_j?
-        u, v = array[j] - array[i], array[j + 1:] - array[i]
+        u, v = array[j] - array[i], array[j + 1 :] - array[i]
         if np.any(u[0] * v[:, 1] - u[1] * v[:, 0] == 0):
             return False
     return True

@@ -13,11 +13,12 @@ point iff q(x) ≥ 1). It is ε-DP on every input and returns an interior point 
 probability ≤ N·exp(−ε·t/4), so it needs t ≥ 4·ln(N/β)/ε points — O(log N/ε) instead of
 Õ(log* N/ε) (:func:`interior_point_sample_size`).
 """
+
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import numpy as np
 
@@ -25,16 +26,21 @@ from dpledger.learners.halfspaces.depth import SlotScores
 from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain
 from dpledger.learners.randomness import Randomness, as_fraction
 
-PRIVATE_IP_SUBSTITUTE = "exponential-mechanism interior point (substitute for Cohen et al.'s log* interior point)"
+PRIVATE_IP_SUBSTITUTE = (
+    "exponential-mechanism interior point (substitute for Cohen et al.'s log* interior point)"
+)
 """How the PrivateIP substitute is named in docs and CLI output."""
 
-QCOPT_SUBSTITUTE = ("exponential-mechanism quasi-concave optimizer (substitute for Cohen et al.'s "
-                    "2^(log* N) QCOpt, Proposition 8.6)")
+QCOPT_SUBSTITUTE = (
+    "exponential-mechanism quasi-concave optimizer (substitute for Cohen et al.'s "
+    "2^(log* N) QCOpt, Proposition 8.6)"
+)
 """How the QCOpt substitute is named in docs and CLI output."""
 
 
-def domain_exponential_mechanism(domain: SignDomain | RationalDomain, scores: SlotScores, epsilon: Fraction,
-                                 rng: Randomness) -> Fraction:
+def domain_exponential_mechanism(
+    domain: SignDomain | RationalDomain, scores: SlotScores, epsilon: Fraction, rng: Randomness
+) -> Fraction:
     """An element x of ``domain`` with probability ∝ exp(ε·scores(x)/2) (McSherry–Talwar,
     sensitivity one), exactly. Slots holding no element get probability 0."""
     counts = np.array(domain.counts(scores.breakpoints), dtype=object)
@@ -62,8 +68,9 @@ def interior_point_scores(values: Sequence[Fraction]) -> SlotScores:
     return SlotScores(breakpoints, np.array(scores, dtype=np.int64))
 
 
-def exponential_interior_point(values: Sequence[Fraction], domain: SignDomain | RationalDomain, epsilon: Fraction,
-                               rng: Randomness) -> Fraction:
+def exponential_interior_point(
+    values: Sequence[Fraction], domain: SignDomain | RationalDomain, epsilon: Fraction, rng: Randomness
+) -> Fraction:
     """PrivateIP substitute (see the module docstring): ε-DP, an element of ``domain``."""
     if not len(values):
         raise ValueError("values: PrivateIP needs at least one point")

@@ -3,6 +3,7 @@ dp_accounting and OpenDP for the same targets. Each figure printed in the table 
 the library is importable) and must agree to the digits shown; dpledger's value is never below the
 exact optimum where one is known (the analytic Gaussian, Laplace, the exact Gaussian composition)
 and is at most the factor the table states above the best other figure where dpledger is loose."""
+
 from __future__ import annotations
 
 import re
@@ -32,10 +33,16 @@ def _dpa_sigma(accountant: str, event_for: Callable, guess: float = 1.0, low: fl
     dpa = _dpa()
     from dp_accounting import pld, rdp
 
-    make = {"pld": pld.PLDAccountant, "pld-1e-3": lambda: pld.PLDAccountant(value_discretization_interval=1e-3),
-            "rdp-replace-one": lambda: rdp.RdpAccountant(neighboring_relation=dpa.NeighboringRelation.REPLACE_ONE)}
-    return dpa.calibrate_dp_mechanism(make[accountant], event_for, 1.0, DELTA, dpa.LowerEndpointAndGuess(low, guess),
-                                      tol=1e-9)
+    make = {
+        "pld": pld.PLDAccountant,
+        "pld-1e-3": lambda: pld.PLDAccountant(value_discretization_interval=1e-3),
+        "rdp-replace-one": lambda: rdp.RdpAccountant(
+            neighboring_relation=dpa.NeighboringRelation.REPLACE_ONE
+        ),
+    }
+    return dpa.calibrate_dp_mechanism(
+        make[accountant], event_for, 1.0, DELTA, dpa.LowerEndpointAndGuess(low, guess), tol=1e-9
+    )
 
 
 def _odp_search(build: Callable, d_in: float | int, d_out) -> float:
@@ -66,37 +73,74 @@ def _gauss(k: int, **sampling) -> Callable[[], float]:
 
 
 ROWS: dict[str, dict[str, Callable[[], float]]] = {
-    "laplace": {"dpledger": lambda: composition_noise("laplace", 1, 1).value,
-                "OpenDP": lambda: _odp_search(_odp_laplace, 1.0, 1.0)},
-    "discrete-laplace": {"dpledger": lambda: composition_noise("discrete-laplace", 1, 1).value,
-                         "OpenDP": lambda: _odp_search(lambda s: _odp_laplace(s, int), 1, 1.0)},
-    "gaussian": {"dpledger": _gauss(1), "dp_accounting": lambda: _dpa().get_sigma_gaussian(1.0, DELTA),
-                 "OpenDP": lambda: _odp_search(_odp_gaussian, 1.0, (1.0, DELTA))},
-    "discrete-gaussian": {"dpledger": lambda: composition_noise("discrete-gaussian", 1, 1, "1e-5").value,
-                          "OpenDP": lambda: _odp_search(lambda s: _odp_gaussian(s, int), 1, (1.0, DELTA))},
-    "gaussian-k10": {"dpledger": _gauss(10),
-                     "dp_accounting": lambda: _dpa_sigma("pld", lambda s: _dpa().SelfComposedDpEvent(
-                         _dpa().GaussianDpEvent(s), 10), guess=10),
-                     "OpenDP": lambda: _odp_search(lambda s: _odp_gaussian(s, k=10), 1.0, (1.0, DELTA))},
-    "laplace-k10": {"dpledger": lambda: composition_noise("laplace", 1, 1, "1e-5", k=10).value,
-                    "dp_accounting": lambda: _dpa_sigma("pld", lambda s: _dpa().SelfComposedDpEvent(
-                        _dpa().LaplaceDpEvent(s), 10), guess=10),
-                    "OpenDP": lambda: _odp_search(lambda s: _odp_laplace(s, k=10), 1.0, 1.0)},
-    "poisson-k100": {"dpledger": _gauss(100, poisson_rate="0.01"),
-                     "dp_accounting": lambda: _dpa_sigma("pld-1e-3", lambda s: _dpa().SelfComposedDpEvent(
-                         _dpa().PoissonSampledDpEvent(0.01, _dpa().GaussianDpEvent(s)), 100))},
-    "poisson-k1000": {"dpledger": _gauss(1000, poisson_rate="0.01"),
-                      "dp_accounting": lambda: _dpa_sigma("pld-1e-3", lambda s: _dpa().SelfComposedDpEvent(
-                          _dpa().PoissonSampledDpEvent(0.01, _dpa().GaussianDpEvent(s)), 1000))},
-    "fixed-size-k100": {"dpledger": _gauss(100, sample_size=10, population_size=1000),
-                        "dp_accounting": lambda: _dpa_sigma("rdp-replace-one", lambda s: _dpa().SelfComposedDpEvent(
-                            _dpa().SampledWithoutReplacementDpEvent(1000, 10, _dpa().GaussianDpEvent(s)), 100),
-                            low=0.3)},
+    "laplace": {
+        "dpledger": lambda: composition_noise("laplace", 1, 1).value,
+        "OpenDP": lambda: _odp_search(_odp_laplace, 1.0, 1.0),
+    },
+    "discrete-laplace": {
+        "dpledger": lambda: composition_noise("discrete-laplace", 1, 1).value,
+        "OpenDP": lambda: _odp_search(lambda s: _odp_laplace(s, int), 1, 1.0),
+    },
+    "gaussian": {
+        "dpledger": _gauss(1),
+        "dp_accounting": lambda: _dpa().get_sigma_gaussian(1.0, DELTA),
+        "OpenDP": lambda: _odp_search(_odp_gaussian, 1.0, (1.0, DELTA)),
+    },
+    "discrete-gaussian": {
+        "dpledger": lambda: composition_noise("discrete-gaussian", 1, 1, "1e-5").value,
+        "OpenDP": lambda: _odp_search(lambda s: _odp_gaussian(s, int), 1, (1.0, DELTA)),
+    },
+    "gaussian-k10": {
+        "dpledger": _gauss(10),
+        "dp_accounting": lambda: _dpa_sigma(
+            "pld", lambda s: _dpa().SelfComposedDpEvent(_dpa().GaussianDpEvent(s), 10), guess=10
+        ),
+        "OpenDP": lambda: _odp_search(lambda s: _odp_gaussian(s, k=10), 1.0, (1.0, DELTA)),
+    },
+    "laplace-k10": {
+        "dpledger": lambda: composition_noise("laplace", 1, 1, "1e-5", k=10).value,
+        "dp_accounting": lambda: _dpa_sigma(
+            "pld", lambda s: _dpa().SelfComposedDpEvent(_dpa().LaplaceDpEvent(s), 10), guess=10
+        ),
+        "OpenDP": lambda: _odp_search(lambda s: _odp_laplace(s, k=10), 1.0, 1.0),
+    },
+    "poisson-k100": {
+        "dpledger": _gauss(100, poisson_rate="0.01"),
+        "dp_accounting": lambda: _dpa_sigma(
+            "pld-1e-3",
+            lambda s: _dpa().SelfComposedDpEvent(
+                _dpa().PoissonSampledDpEvent(0.01, _dpa().GaussianDpEvent(s)), 100
+            ),
+        ),
+    },
+    "poisson-k1000": {
+        "dpledger": _gauss(1000, poisson_rate="0.01"),
+        "dp_accounting": lambda: _dpa_sigma(
+            "pld-1e-3",
+            lambda s: _dpa().SelfComposedDpEvent(
+                _dpa().PoissonSampledDpEvent(0.01, _dpa().GaussianDpEvent(s)), 1000
+            ),
+        ),
+    },
+    "fixed-size-k100": {
+        "dpledger": _gauss(100, sample_size=10, population_size=1000),
+        "dp_accounting": lambda: _dpa_sigma(
+            "rdp-replace-one",
+            lambda s: _dpa().SelfComposedDpEvent(
+                _dpa().SampledWithoutReplacementDpEvent(1000, 10, _dpa().GaussianDpEvent(s)), 100
+            ),
+            low=0.3,
+        ),
+    },
 }
 """Row id → how each column's figure is computed."""
 
-EXACT = {"laplace": "OpenDP", "discrete-laplace": "OpenDP", "gaussian": "dp_accounting",
-         "gaussian-k10": "dp_accounting"}
+EXACT = {
+    "laplace": "OpenDP",
+    "discrete-laplace": "OpenDP",
+    "gaussian": "dp_accounting",
+    "gaussian-k10": "dp_accounting",
+}
 """Rows where that column computes the exact optimum (up to the library's float tolerance)."""
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
@@ -104,7 +148,9 @@ _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 def table() -> dict[str, dict[str, str]]:
     """The comparison table of the page: row id → column → cell text."""
     lines = [line for line in PAGE.read_text(encoding="utf-8").splitlines() if line.startswith("| `")]
-    header = next(line for line in PAGE.read_text(encoding="utf-8").splitlines() if line.startswith("| row |"))
+    header = next(
+        line for line in PAGE.read_text(encoding="utf-8").splitlines() if line.startswith("| row |")
+    )
     columns = [cell.strip() for cell in header.strip("|").split("|")]
     rows = {}
     for line in lines:
@@ -134,7 +180,10 @@ def test_every_figure_of_the_comparison_table_recomputes(row):
         shown = _figure(cells[column])
         assert shown is not None, f"{row}: column {column} has no figure"
         values[column] = compute()
-        assert round(values[column], shown[1]) == pytest.approx(shown[0], abs=10 ** -shown[1] * 1.01), (row, column)
+        assert round(values[column], shown[1]) == pytest.approx(shown[0], abs=10 ** -shown[1] * 1.01), (
+            row,
+            column,
+        )
     if row in EXACT:  # never below the exact optimum, and at it up to the search tolerances
         assert values[EXACT[row]] * (1 - 1e-8) <= values["dpledger"] <= values[EXACT[row]] * (1 + 2e-6)
     shown = _figure(cells["dpledger ÷ best"])

@@ -1,4 +1,5 @@
 """Certified calibration solvers against closed forms."""
+
 from fractions import Fraction
 
 import mpmath
@@ -7,7 +8,13 @@ from hypothesis import strategies as st
 
 from dpledger.accountant import account
 from dpledger.accountant import events as ev
-from dpledger.accountant.calibration import largest_integer, largest_integer_from, largest_rate, smallest_integer, smallest_noise
+from dpledger.accountant.calibration import (
+    largest_integer,
+    largest_integer_from,
+    largest_rate,
+    smallest_integer,
+    smallest_noise,
+)
 
 
 @given(st.integers(1, 10**6), st.integers(1, 10**6))
@@ -20,16 +27,23 @@ def test_integer_searches_find_the_threshold(threshold, high):
 
 
 @settings(max_examples=15)
-@given(st.fractions(min_value=Fraction(1, 2), max_value=5, max_denominator=10),
-       st.fractions(min_value=Fraction(1, 100), max_value=Fraction(1, 2), max_denominator=100))
+@given(
+    st.fractions(min_value=Fraction(1, 2), max_value=5, max_denominator=10),
+    st.fractions(min_value=Fraction(1, 100), max_value=Fraction(1, 2), max_denominator=100),
+)
 def test_largest_rate_matches_theorem_3_4_inverse_and_is_certified(inner, target):
     rate = largest_rate(lambda q: ev.PoissonSubsample(ev.PureDP(inner, relation="add_remove"), q), target, 0)
     exact = (mpmath.exp(mpmath.mpf(target.numerator) / target.denominator) - 1) / (
-        mpmath.exp(mpmath.mpf(inner.numerator) / inner.denominator) - 1)
+        mpmath.exp(mpmath.mpf(inner.numerator) / inner.denominator) - 1
+    )
     rate_value = mpmath.mpf(rate.numerator) / rate.denominator
     assert rate_value <= exact
     assert exact - rate_value <= mpmath.mpf(2) ** -29
-    assert account(ev.PoissonSubsample(ev.PureDP(inner, relation="add_remove"), rate)).guarantee.meets(target, 0).holds
+    assert (
+        account(ev.PoissonSubsample(ev.PureDP(inner, relation="add_remove"), rate))
+        .guarantee.meets(target, 0)
+        .holds
+    )
 
 
 @settings(max_examples=15)

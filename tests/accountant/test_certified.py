@@ -1,5 +1,6 @@
 """Certified arithmetic: enclosures contain the truth, conversions are exact, comparisons
 never decide through rounding."""
+
 from fractions import Fraction
 
 import mpmath
@@ -11,7 +12,15 @@ from hypothesis import strategies as st
 from dpledger.accountant import account
 from dpledger.accountant import events as ev
 from dpledger.accountant.numerics.certified import (
-    certainly_le, certainly_lt, certified_floor, enclose, exact, lower_end, lower_float, upper_end, upper_float,
+    certainly_le,
+    certainly_lt,
+    certified_floor,
+    enclose,
+    exact,
+    lower_end,
+    lower_float,
+    upper_end,
+    upper_float,
 )
 
 E = sympy.E
@@ -23,10 +32,16 @@ def reference(expr: sympy.Expr) -> mpmath.mpf:
         return mpmath.mpf(str(sympy.N(expr, 70)))
 
 
-@given(st.fractions(min_value=Fraction(1, 10**6), max_value=30, max_denominator=10**6),
-       st.fractions(min_value=Fraction(1, 10**6), max_value=1, max_denominator=10**6))
+@given(
+    st.fractions(min_value=Fraction(1, 10**6), max_value=30, max_denominator=10**6),
+    st.fractions(min_value=Fraction(1, 10**6), max_value=1, max_denominator=10**6),
+)
 def test_enclosure_of_amplification_formula_contains_60_digit_value(eps, q):
-    expr = sympy.log(1 + sympy.Rational(q.numerator, q.denominator) * (sympy.exp(sympy.Rational(eps.numerator, eps.denominator)) - 1))
+    expr = sympy.log(
+        1
+        + sympy.Rational(q.numerator, q.denominator)
+        * (sympy.exp(sympy.Rational(eps.numerator, eps.denominator)) - 1)
+    )
     interval = enclose(expr)
     ref = reference(expr)
     assert interval.a <= ref <= interval.b
@@ -82,21 +97,40 @@ def test_exp_minus_one_of_a_tiny_argument_is_enclosed_without_cancellation():
     composition's Lε₀(e^{ε₀} − 1)): with 10²⁹⁰⁰ classical Gaussian steps of ε₀ ≈ 10⁻¹⁴⁵³ a plain
     exp(ε₀) − 1 at 128 bits would only say [0, 2⁻¹²⁷] and the composition would look infinite."""
     steps = 10**2900
-    step = ev.Gaussian(sigma=1, delta=sympy.Rational(1, 2 * 10**6) / steps, sensitivity=sympy.Integer(10) ** -1455,
-                       calibration="classical")
-    composed = account(ev.Composition((step,), method="advanced", target_delta="1e-6", repeat=steps)).guarantee
+    step = ev.Gaussian(
+        sigma=1,
+        delta=sympy.Rational(1, 2 * 10**6) / steps,
+        sensitivity=sympy.Integer(10) ** -1455,
+        calibration="classical",
+    )
+    composed = account(
+        ev.Composition((step,), method="advanced", target_delta="1e-6", repeat=steps)
+    ).guarantee
     assert composed.epsilon_upper < 0.01 and composed.meets("0.01", "1e-6").holds
 
 
-@given(st.decimals(allow_nan=False, allow_infinity=False, places=12, min_value=-10**12, max_value=10**12),
-       st.integers(min_value=-30, max_value=30))
+@given(
+    st.decimals(allow_nan=False, allow_infinity=False, places=12, min_value=-(10**12), max_value=10**12),
+    st.integers(min_value=-30, max_value=30),
+)
 def test_exact_reads_every_decimal_in_scientific_notation_exactly(number, exponent):
     text = f"{number:f}e{exponent}"
     assert exact(text, "x") == sympy.Rational(Fraction(number) * Fraction(10) ** exponent)
 
 
-@pytest.mark.parametrize("text", ["__import__('os').system('touch PWNED')", "exec('1')", "lambda: 1", "x.__class__",
-                                  "[1][0]", "1 if 1 else 0", "Symbol('x')", "open('f')"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "__import__('os').system('touch PWNED')",
+        "exec('1')",
+        "lambda: 1",
+        "x.__class__",
+        "[1][0]",
+        "1 if 1 else 0",
+        "Symbol('x')",
+        "open('f')",
+    ],
+)
 def test_user_text_is_parsed_never_evaluated(text, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValueError, match="not a number or an arithmetic expression"):
@@ -106,9 +140,16 @@ def test_user_text_is_parsed_never_evaluated(text, tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("text, reason", [("9**9**9", "more than 20000 digits"), ("1e999999999", "out of range"),
-                                          ("(" * 60 + "1" + ")" * 60, "nested deeper"), ("1" * 1001, "longer than"),
-                                          ("(1/3)**1000000", "more than 20000 digits")])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("9**9**9", "more than 20000 digits"),
+        ("1e999999999", "out of range"),
+        ("(" * 60 + "1" + ")" * 60, "nested deeper"),
+        ("1" * 1001, "longer than"),
+        ("(1/3)**1000000", "more than 20000 digits"),
+    ],
+)
 def test_parsing_refuses_text_whose_exact_value_is_too_costly(text, reason):
     with pytest.raises(ValueError, match=reason):
         exact(text, "epsilon")
@@ -148,6 +189,7 @@ def test_gaussian_rule_does_not_rest_on_mpmaths_uncertified_normal_cdf(monkeypat
 def test_non_sympy_objects_are_never_turned_into_expressions_through_their_text():
     """sympify falls back to parsing str(obj) for unknown objects; enclose and the comparisons
     take sympy objects as they are and everything else only through exact()."""
+
     class Sneaky:
         def __str__(self) -> str:
             return "__import__('os').getpid()"

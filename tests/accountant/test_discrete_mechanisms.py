@@ -1,6 +1,7 @@
 """The discrete Gaussian and discrete Laplace events (Canonne–Kamath–Steinke 2020): their rules
 are certified upper bounds on the exact privacy profile, computed here independently by summing
 the pmfs at 60 digits."""
+
 from __future__ import annotations
 
 import math
@@ -20,7 +21,9 @@ mpmath.mp.dps = 60
 
 def _pmf(s: int | float, width: int) -> dict[int, mpmath.mpf]:
     """N_Z(0, s²) on |z| ≤ width, normalised over that range (the tail beyond is < 10⁻⁶⁰)."""
-    weights = {z: mpmath.exp(-mpmath.mpf(z) ** 2 / (2 * mpmath.mpf(s) ** 2)) for z in range(-width, width + 1)}
+    weights = {
+        z: mpmath.exp(-(mpmath.mpf(z) ** 2) / (2 * mpmath.mpf(s) ** 2)) for z in range(-width, width + 1)
+    }
     total = mpmath.fsum(weights.values())
     return {z: w / total for z, w in weights.items()}
 
@@ -51,7 +54,9 @@ def _epsilon_lower(expression: sympy.Expr) -> mpmath.mpf:
 
 @pytest.mark.parametrize("s, shift", [(2, 1), (3, 2), (5, 1), (1, 1)])
 @pytest.mark.parametrize("delta", ["1e-3", "1e-6"])
-def test_discrete_gaussian_rule_bounds_the_exact_hockey_stick_of_the_shifted_pmf(s: int, shift: int, delta: str) -> None:
+def test_discrete_gaussian_rule_bounds_the_exact_hockey_stick_of_the_shifted_pmf(
+    s: int, shift: int, delta: str
+) -> None:
     derivation = account(ev.DiscreteGaussian(s, shift, delta))
     epsilon = _epsilon_lower(derivation.guarantee.epsilon)  # the smallest ε the rule could mean
     assert exact_delta(s, shift, epsilon) <= mpmath.mpf(delta)
@@ -62,7 +67,9 @@ def test_discrete_gaussian_rule_is_not_vacuous() -> None:
     always answered a huge ε would pass the bound test above)."""
     s, shift, delta = 3, 2, mpmath.mpf("1e-6")
     claimed = _epsilon_lower(account(ev.DiscreteGaussian(s, shift, "1e-6")).guarantee.epsilon)
-    exact = mpmath.findroot(lambda e: exact_delta(s, shift, e) - delta, (claimed / 4, claimed), solver="anderson")
+    exact = mpmath.findroot(
+        lambda e: exact_delta(s, shift, e) - delta, (claimed / 4, claimed), solver="anderson"
+    )
     assert exact <= claimed <= 1.5 * exact
 
 
@@ -96,12 +103,16 @@ def test_zcdp_composition_is_tighter_than_advanced_composition_of_the_same_steps
 
 
 @pytest.mark.parametrize("t, shift", [(Fraction(3, 2), 1), (4, 3), (1, 2)])
-def test_discrete_laplace_rule_is_the_exact_worst_log_ratio_of_the_shifted_pmf(t: Fraction, shift: int) -> None:
+def test_discrete_laplace_rule_is_the_exact_worst_log_ratio_of_the_shifted_pmf(
+    t: Fraction, shift: int
+) -> None:
     derivation = account(ev.DiscreteLaplace(t, shift))
     assert derivation.guarantee.delta == 0
     scale = mpmath.mpf(t.numerator) / t.denominator if isinstance(t, Fraction) else mpmath.mpf(t)
     worst = max(abs(mpmath.mpf(abs(z) - abs(z - shift))) / scale for z in range(-50, 51))
-    assert derivation.guarantee.epsilon == sympy.Rational(shift) / sympy.Rational(Fraction(t).numerator, Fraction(t).denominator)
+    assert derivation.guarantee.epsilon == sympy.Rational(shift) / sympy.Rational(
+        Fraction(t).numerator, Fraction(t).denominator
+    )
     assert abs(shift / scale - worst) < mpmath.mpf(10) ** -50
 
 
@@ -109,7 +120,11 @@ def test_discrete_events_keep_their_relation_and_survive_the_json_round_trip() -
     for event in (ev.DiscreteGaussian(3, 1, "1e-6", relation="add_remove"), ev.DiscreteLaplace(2, 1)):
         assert loads(dumps(event)) == event
     with pytest.raises(ValueError, match="different neighbouring relations"):
-        account(ev.Composition((ev.DiscreteGaussian(3, 1, "1e-6", relation="add_remove"), ev.DiscreteLaplace(2, 1))))
+        account(
+            ev.Composition(
+                (ev.DiscreteGaussian(3, 1, "1e-6", relation="add_remove"), ev.DiscreteLaplace(2, 1))
+            )
+        )
 
 
 def test_discrete_events_refuse_invalid_parameters() -> None:

@@ -1,4 +1,5 @@
 """Events are immutable data with a JSON round trip; malformed input is refused."""
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -25,7 +26,11 @@ def extend(children):
         st.builds(ev.LabelBoostRealizable, children),
         st.builds(ev.OnRealizableInputs, children),
         st.builds(lambda c: ev.Composition((c, c), method="basic"), children),
-        st.builds(lambda c, r: ev.Composition((c,), method="optimal", target_delta="0.9", repeat=r), children, st.integers(1, 50)),
+        st.builds(
+            lambda c, r: ev.Composition((c,), method="optimal", target_delta="0.9", repeat=r),
+            children,
+            st.integers(1, 50),
+        ),
         st.builds(lambda cs: ev.ParallelComposition(tuple(cs)), st.lists(children, min_size=1, max_size=3)),
         st.builds(lambda c: ev.Claim("Lemma 6.2", c, "9", "0.5"), children),
         st.builds(lambda c, m: ev.SubsampleWithReplacement(c, m, 9 * m), children, st.integers(1, 20)),
@@ -40,17 +45,26 @@ def test_event_json_round_trip_is_identity(event):
     assert loads(dumps(event)) == event
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("not json", "malformed"),
-    ('{"kind": "Nope"}', "kind"),
-    ('{"kind": "PureDP", "epsilon": "-1"}', "epsilon"),
-    ('{"kind": "PureDP", "epsilon": "1", "colour": 3}', "unknown fields"),
-    ('{"kind": "ApproxDP", "epsilon": "1", "delta": "1.5"}', "delta"),
-    ('{"kind": "Composition", "children": [], "method": "basic"}', "children"),
-    ('{"kind": "Composition", "children": [{"kind": "PureDP", "epsilon": "1"}], "method": "advanced"}', "target_delta"),
-    ('{"kind": "SubsampleWithoutReplacement", "child": {"kind": "PureDP", "epsilon": "1"}, "sample_size": 5, "population_size": 3}', "sample_size"),
-    ('[1, 2]', "JSON object"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("not json", "malformed"),
+        ('{"kind": "Nope"}', "kind"),
+        ('{"kind": "PureDP", "epsilon": "-1"}', "epsilon"),
+        ('{"kind": "PureDP", "epsilon": "1", "colour": 3}', "unknown fields"),
+        ('{"kind": "ApproxDP", "epsilon": "1", "delta": "1.5"}', "delta"),
+        ('{"kind": "Composition", "children": [], "method": "basic"}', "children"),
+        (
+            '{"kind": "Composition", "children": [{"kind": "PureDP", "epsilon": "1"}], "method": "advanced"}',
+            "target_delta",
+        ),
+        (
+            '{"kind": "SubsampleWithoutReplacement", "child": {"kind": "PureDP", "epsilon": "1"}, "sample_size": 5, "population_size": 3}',
+            "sample_size",
+        ),
+        ("[1, 2]", "JSON object"),
+    ],
+)
 def test_malformed_event_json_raises_value_error_naming_the_problem(text, fragment):
     with pytest.raises(ValueError, match=fragment):
         loads(text)

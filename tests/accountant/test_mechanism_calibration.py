@@ -1,6 +1,7 @@
 """Calibrating one's own mechanism (accountant/mechanism_calibration.py): every value is certified by
 ``account`` to meet its target, a slightly better value is not, closed forms are met exactly, and
 the analytic Gaussian agrees with an independent 50-digit solution of Balle–Wang's condition."""
+
 import math
 from fractions import Fraction
 
@@ -9,9 +10,15 @@ import pytest
 import sympy
 
 from dpledger.accountant import account
-from dpledger.accountant.mechanism_calibration import (RELATIVE_TOLERANCE, composition_epsilon, composition_noise,
-                                                      discrete_gaussian_sigma, discrete_laplace_scale, gaussian_sigma,
-                                                      laplace_scale)
+from dpledger.accountant.mechanism_calibration import (
+    RELATIVE_TOLERANCE,
+    composition_epsilon,
+    composition_noise,
+    discrete_gaussian_sigma,
+    discrete_laplace_scale,
+    gaussian_sigma,
+    laplace_scale,
+)
 
 SLIGHTLY = 1 - 4 * RELATIVE_TOLERANCE
 
@@ -73,10 +80,14 @@ CASES = [
     dict(mechanism="discrete-gaussian", k=5, composition="optimal"),
     dict(mechanism="gaussian", k=20, composition="optimal", poisson_rate="0.05"),
     dict(mechanism="discrete-laplace", k=20, composition="advanced", sample_size=5, population_size=100),
-    pytest.param(dict(mechanism="gaussian", k=10, composition="basic", poisson_rate="0.1", relation="substitute"),
-                 marks=pytest.mark.slow),  # δ₀ bound of the coupling (c = 2q); seconds of certified search
-    pytest.param(dict(mechanism="gaussian", k=10, composition="advanced", poisson_rate="0.7", relation="substitute"),
-                 marks=pytest.mark.slow),  # q > 1/2: c = q/(1 − q)
+    pytest.param(
+        dict(mechanism="gaussian", k=10, composition="basic", poisson_rate="0.1", relation="substitute"),
+        marks=pytest.mark.slow,
+    ),  # δ₀ bound of the coupling (c = 2q); seconds of certified search
+    pytest.param(
+        dict(mechanism="gaussian", k=10, composition="advanced", poisson_rate="0.7", relation="substitute"),
+        marks=pytest.mark.slow,
+    ),  # q > 1/2: c = q/(1 − q)
 ]
 
 
@@ -123,38 +134,58 @@ def test_subsampled_per_step_epsilon_meets_the_target_under_the_sampling_relatio
 def test_per_step_epsilon_basic_is_epsilon_over_k_and_optimal_beats_advanced_and_basic():
     basic = composition_epsilon(10, 1, 0, "basic")
     assert Fraction(basic.value) <= Fraction(1, 10) < Fraction(math.nextafter(basic.value, 1))
-    optimal, advanced = composition_epsilon(10, 1, "1e-5").value, composition_epsilon(10, 1, "1e-5", "advanced").value
+    optimal, advanced = (
+        composition_epsilon(10, 1, "1e-5").value,
+        composition_epsilon(10, 1, "1e-5", "advanced").value,
+    )
     assert optimal > basic.value > advanced
     with_step_delta = composition_epsilon(10, 1, "1e-5", "optimal", step_delta="1e-7")
     assert with_step_delta.value < optimal
     assert account(with_step_delta.event).guarantee.delta == sympy.Rational(1, 10**5)
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: laplace_scale(0, 1), "sensitivity"),
-    (lambda: laplace_scale(1, "-1"), "epsilon"),
-    (lambda: gaussian_sigma(1, 1, 0), "delta"),
-    (lambda: gaussian_sigma(1, 1, 1), "delta"),
-    (lambda: gaussian_sigma(1, 1, "1e-5", method="exact"), "method"),
-    (lambda: gaussian_sigma(1, 2, "1e-5", method="classic"), "epsilon < 1"),
-    (lambda: composition_noise("gauss", 1, 1, "1e-5"), "mechanism"),
-    (lambda: composition_noise("gaussian", 1, 1, "1e-5", k=0), "k"),
-    (lambda: composition_noise("gaussian", 1, 1, "1e-5", k=2, composition="best"), "composition"),
-    (lambda: composition_noise("gaussian", 1, 1, "1e-5", poisson_rate="1.5"), "poisson_rate"),
-    (lambda: composition_noise("gaussian", 1, 1, "1e-5", sample_size=5), "population_size"),
-    (lambda: composition_noise("gaussian", 1, 1, "1e-5", sample_size=5, population_size=4), "sample_size"),
-    (lambda: composition_noise("gaussian", 1, 1, "1e-5", poisson_rate="0.1", sample_size=1, population_size=9),
-     "not both"),
-    (lambda: composition_noise("gaussian", 1, 1, "1e-5", sample_size=1, population_size=9, relation="add_remove"),
-     "relation"),
-    (lambda: composition_noise("laplace", 1, 1, 0, k=3, composition="optimal"), "delta"),
-    (lambda: composition_noise("gaussian-classic", 1, "0.5", "1e-5", k=3), "gaussian-classic"),
-    (lambda: composition_epsilon(3, 1, "1e-5", "advanced", step_delta="1e-5"), "step_delta"),
-    (lambda: composition_epsilon(3, 1, 0, "optimal"), "delta"),
-    (lambda: composition_epsilon(True, 1, 0, "basic"), "k"),
-    (lambda: composition_epsilon(10, 1, "1e-5", step_delta="1e-5", poisson_rate="0.1"), "step_delta"),
-    (lambda: composition_noise("gaussian", 1, 1, "1e-5", poisson_rate=1, relation="substitute"), "poisson_rate 1"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: laplace_scale(0, 1), "sensitivity"),
+        (lambda: laplace_scale(1, "-1"), "epsilon"),
+        (lambda: gaussian_sigma(1, 1, 0), "delta"),
+        (lambda: gaussian_sigma(1, 1, 1), "delta"),
+        (lambda: gaussian_sigma(1, 1, "1e-5", method="exact"), "method"),
+        (lambda: gaussian_sigma(1, 2, "1e-5", method="classic"), "epsilon < 1"),
+        (lambda: composition_noise("gauss", 1, 1, "1e-5"), "mechanism"),
+        (lambda: composition_noise("gaussian", 1, 1, "1e-5", k=0), "k"),
+        (lambda: composition_noise("gaussian", 1, 1, "1e-5", k=2, composition="best"), "composition"),
+        (lambda: composition_noise("gaussian", 1, 1, "1e-5", poisson_rate="1.5"), "poisson_rate"),
+        (lambda: composition_noise("gaussian", 1, 1, "1e-5", sample_size=5), "population_size"),
+        (
+            lambda: composition_noise("gaussian", 1, 1, "1e-5", sample_size=5, population_size=4),
+            "sample_size",
+        ),
+        (
+            lambda: composition_noise(
+                "gaussian", 1, 1, "1e-5", poisson_rate="0.1", sample_size=1, population_size=9
+            ),
+            "not both",
+        ),
+        (
+            lambda: composition_noise(
+                "gaussian", 1, 1, "1e-5", sample_size=1, population_size=9, relation="add_remove"
+            ),
+            "relation",
+        ),
+        (lambda: composition_noise("laplace", 1, 1, 0, k=3, composition="optimal"), "delta"),
+        (lambda: composition_noise("gaussian-classic", 1, "0.5", "1e-5", k=3), "gaussian-classic"),
+        (lambda: composition_epsilon(3, 1, "1e-5", "advanced", step_delta="1e-5"), "step_delta"),
+        (lambda: composition_epsilon(3, 1, 0, "optimal"), "delta"),
+        (lambda: composition_epsilon(True, 1, 0, "basic"), "k"),
+        (lambda: composition_epsilon(10, 1, "1e-5", step_delta="1e-5", poisson_rate="0.1"), "step_delta"),
+        (
+            lambda: composition_noise("gaussian", 1, 1, "1e-5", poisson_rate=1, relation="substitute"),
+            "poisson_rate 1",
+        ),
+    ],
+)
 def test_bad_input_is_a_value_error_naming_the_parameter(call, message):
     with pytest.raises(ValueError, match=message):
         call()
@@ -172,6 +203,6 @@ def test_the_docs_own_code_calibrates_a_gaussian_mechanism_for_k_compositions(do
     namespace: dict = {}
     for language, code, line in docs_blocks(page):
         if language == "python" and line < section_end:
-            exec(compile(code, f"docs/calibrate.md, line {line}", "exec"), namespace)  # noqa: S102 — the project's own docs
+            exec(compile(code, f"docs/calibrate.md, line {line}", "exec"), namespace)
     assert 11.79 < namespace["sigma"] < 11.80
     assert namespace["account"](namespace["result"].event).guarantee.meets("1", "1e-5").holds

@@ -136,9 +136,7 @@ def test_optimal_at_most_advanced_and_basic(eps0, delta0, k, log_target):
     advanced_slack = mpf(10) ** log_target
     with mp.workdps(40):
         basic_eps, basic_delta = k * eps0, k * delta0
-        adv_eps = mpmath.sqrt(
-            2 * k * mpmath.log(1 / advanced_slack)
-        ) * eps0 + k * eps0 * mpmath.expm1(eps0)
+        adv_eps = mpmath.sqrt(2 * k * mpmath.log(1 / advanced_slack)) * eps0 + k * eps0 * mpmath.expm1(eps0)
         adv_delta = basic_delta + advanced_slack
         reachable = 1 - (1 - delta0) ** k
     if adv_delta < 1:
@@ -287,9 +285,7 @@ def test_heterogeneous_fallback_at_least_exact(counts, eps_values, delta0, log_t
 
 def test_heterogeneous_falls_back_past_default_max_states():
     """ε = 1/π, 1/e, √2/3 (as doubles) with 60 mechanisms each: 61³ > 200 000 distinct sums."""
-    pairs = [
-        (mpf(e), mpf(0)) for e in (1 / math.pi, 1 / math.e, math.sqrt(2) / 3) for _ in range(60)
-    ]
+    pairs = [(mpf(e), mpf(0)) for e in (1 / math.pi, 1 / math.e, math.sqrt(2) / 3) for _ in range(60)]
     lo, hi, exact = heterogeneous_optimal_epsilon(pairs, mpf(1e-6), max_states=300_000)
     f_lo, f_hi, f_exact = heterogeneous_optimal_epsilon(pairs, mpf(1e-6))
     assert exact and not f_exact
@@ -377,9 +373,7 @@ def test_agrees_with_dp_accounting_pld_and_advanced_composition(eps0, delta0, k,
     params = dp_accounting.pld.common.DifferentialPrivacyParameters(eps0, delta0)
     lo, hi = homogeneous_optimal_epsilon(mpf(eps0), mpf(delta0), k, mpf(target))
     interval = 1e-4
-    composed = pld.from_privacy_parameters(
-        params, value_discretization_interval=interval
-    ).self_compose(k)
+    composed = pld.from_privacy_parameters(params, value_discretization_interval=interval).self_compose(k)
     pld_eps = composed.get_epsilon_for_delta(target)
     assert float(lo) <= pld_eps * (1 + 1e-7)
     assert pld_eps <= float(hi) + k * interval + 1e-9
@@ -411,7 +405,9 @@ def windowed_reference_delta(eps0: mpf, k: int, eps: mpf, sigmas: int = 13) -> t
         log_r, log_s, log_full = mpmath.log(r), mpmath.log(1 - r), mpmath.loggamma(k + 1)
 
         def pmf(j: int) -> mpf:
-            return mpmath.exp(log_full - mpmath.loggamma(j + 1) - mpmath.loggamma(k - j + 1) + j * log_r + (k - j) * log_s)
+            return mpmath.exp(
+                log_full - mpmath.loggamma(j + 1) - mpmath.loggamma(k - j + 1) + j * log_r + (k - j) * log_s
+            )
 
         centre, spread = float(k * r), sigmas * math.sqrt(float(k * r * (1 - r))) + 10
         window = range(max(0, math.floor(centre - spread)), min(k, math.ceil(centre + spread)) + 1)
@@ -467,7 +463,9 @@ def test_up_to_a_billion_mechanisms_within_the_advanced_bound(k):
     """Certified at any k: finite, tight, and below Theorem 3.5's bound (the optimum is)."""
     eps0, target = mpf(1e-4), mpf(1e-6)
     lo, hi = homogeneous_optimal_epsilon(eps0, mpf(0), k, target)
-    advanced = math.sqrt(2 * k * math.log(1 / float(target))) * float(eps0) + k * float(eps0) * math.expm1(float(eps0))
+    advanced = math.sqrt(2 * k * math.log(1 / float(target))) * float(eps0) + k * float(eps0) * math.expm1(
+        float(eps0)
+    )
     assert 0 < lo <= hi < advanced and hi - lo <= GAP_REL * hi
 
 

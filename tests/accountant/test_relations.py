@@ -1,5 +1,6 @@
 """Neighbouring relations (issue 14, B.2): every guarantee says which relation it holds under, and
 the accountant refuses to mix substitute-one and add/remove guarantees unless a rule converts."""
+
 import math
 from fractions import Fraction
 
@@ -24,12 +25,17 @@ def test_poisson_subsampling_refuses_a_substitute_one_child():
 
 
 def test_poisson_subsampling_under_substitution_is_the_coupling_worst_case():
-    g = account(ev.PoissonSubsample(ev.PureDP(1, relation="add_remove"), "0.3", relation="substitute")).guarantee
+    g = account(
+        ev.PoissonSubsample(ev.PureDP(1, relation="add_remove"), "0.3", relation="substitute")
+    ).guarantee
     q, e = 0.3, math.e
     assert g.relation == "substitute"
     assert g.epsilon_upper == pytest.approx(math.log((1 + q * (e - 1)) / (1 - q * (1 - 1 / e))), rel=1e-14)
     assert round(g.epsilon_upper, 5) == 0.62601
-    assert account(ev.PoissonSubsample(ev.PureDP(1, relation="add_remove"), "0.3")).guarantee.relation == "add_remove"
+    assert (
+        account(ev.PoissonSubsample(ev.PureDP(1, relation="add_remove"), "0.3")).guarantee.relation
+        == "add_remove"
+    )
 
 
 @settings(max_examples=30)
@@ -57,7 +63,9 @@ def test_poisson_under_substitution_is_attained_exactly():
         for output in (yes, no):
             assert float(sympy.Abs(sympy.log(output[c + 1] / output[c]))) <= 1
     exact_ratio = sympy.log(((1 - q) * yes[0] + q * yes[1]) / ((1 - q) * yes[0] + q * yes[-1]))
-    bound = account(ev.PoissonSubsample(ev.PureDP(eps, relation="add_remove"), q, relation="substitute")).guarantee
+    bound = account(
+        ev.PoissonSubsample(ev.PureDP(eps, relation="add_remove"), q, relation="substitute")
+    ).guarantee
     assert sympy.simplify(exact_ratio - bound.epsilon) == 0
 
 
@@ -69,11 +77,14 @@ def test_composition_refuses_to_mix_relations():
         account(ev.ParallelComposition((ev.PureDP(1), ev.PureDP(1, relation="add_remove"))))
 
 
-@pytest.mark.parametrize("transform", [
-    lambda child: ev.SubsampleWithoutReplacement(child, 2, 10),
-    lambda child: ev.SubsampleWithReplacement(child, 2, 10),
-    lambda child: ev.LabelBoostThen(child),
-])
+@pytest.mark.parametrize(
+    "transform",
+    [
+        lambda child: ev.SubsampleWithoutReplacement(child, 2, 10),
+        lambda child: ev.SubsampleWithReplacement(child, 2, 10),
+        lambda child: ev.LabelBoostThen(child),
+    ],
+)
 def test_substitution_lemmas_refuse_an_add_remove_child(transform):
     with pytest.raises(ValueError, match="substitute-one"):
         account(transform(ev.ApproxDP(1, "1e-6", relation="add_remove")))
@@ -87,7 +98,10 @@ def test_add_remove_to_substitute_is_group_privacy_of_two(eps):
     assert g.relation == "substitute"
     assert sympy.simplify(g.epsilon - 2 * sympy.Rational(eps)) == 0
     assert sympy.simplify(g.delta - (1 + sympy.exp(sympy.Rational(eps))) * sympy.Rational(1, 10**6)) == 0
-    assert account(ev.Composition((ev.AddRemoveToSubstitute(child), ev.PureDP(1)))).guarantee.relation == "substitute"
+    assert (
+        account(ev.Composition((ev.AddRemoveToSubstitute(child), ev.PureDP(1)))).guarantee.relation
+        == "substitute"
+    )
 
 
 def test_guarantee_under_another_relation_meets_no_target_of_that_relation():

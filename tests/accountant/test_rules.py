@@ -1,4 +1,5 @@
 """The accountant's rules against the statements they implement, with 60-digit references."""
+
 import math
 from fractions import Fraction
 
@@ -61,10 +62,16 @@ def test_amplification_at_q_1_is_the_identity(eps):
     assert g.delta == sympy.Rational(1, 100)
 
 
-@given(eps_values, st.integers(1, 500), st.fractions(min_value=Fraction(1, 10**9), max_value=Fraction(1, 10), max_denominator=10**9))
+@given(
+    eps_values,
+    st.integers(1, 500),
+    st.fractions(min_value=Fraction(1, 10**9), max_value=Fraction(1, 10), max_denominator=10**9),
+)
 def test_theorem_3_5_advanced_composition_matches_60_digit_reference(eps, k, slack):
     target = Fraction(k, 10**7) + slack
-    g = account(ev.Composition((ev.ApproxDP(eps, "1e-7"),), method="advanced", target_delta=target, repeat=k)).guarantee
+    g = account(
+        ev.Composition((ev.ApproxDP(eps, "1e-7"),), method="advanced", target_delta=target, repeat=k)
+    ).guarantee
     e = mp(eps)
     ref = mpmath.sqrt(2 * k * mpmath.log(1 / mp(slack))) * e + k * e * (mpmath.exp(e) - 1)
     assert ref <= g.epsilon_upper <= ref * (1 + 1e-12)
@@ -109,8 +116,10 @@ def test_parallel_composition_takes_the_maximum():
 
 
 @settings(max_examples=25)
-@given(st.fractions(min_value=Fraction(1, 10), max_value=50, max_denominator=100),
-       st.sampled_from(["1e-3", "1e-6", "1e-10"]))
+@given(
+    st.fractions(min_value=Fraction(1, 10), max_value=50, max_denominator=100),
+    st.sampled_from(["1e-3", "1e-6", "1e-10"]),
+)
 def test_analytic_gaussian_epsilon_meets_balle_wang_condition_at_60_digits(sigma, delta):
     g = account(ev.Gaussian(sigma, delta)).guarantee
     eps = mpmath.mpf(g.epsilon_upper)
@@ -119,7 +128,9 @@ def test_analytic_gaussian_epsilon_meets_balle_wang_condition_at_60_digits(sigma
     assert achieved <= mpmath.mpf(delta)
     slightly_less = eps * (1 - mpmath.mpf("1e-6"))
     if slightly_less > 0:
-        worse = mpmath.ncdf(1 / (2 * s) - slightly_less * s) - mpmath.exp(slightly_less) * mpmath.ncdf(-1 / (2 * s) - slightly_less * s)
+        worse = mpmath.ncdf(1 / (2 * s) - slightly_less * s) - mpmath.exp(slightly_less) * mpmath.ncdf(
+            -1 / (2 * s) - slightly_less * s
+        )
         assert worse > mpmath.mpf(delta)
 
 
@@ -151,28 +162,41 @@ def test_account_refuses_an_event_it_has_no_rule_for():
         account(Unknown())
 
 
-@pytest.mark.parametrize("factory, name", [
-    (lambda: ev.PureDP(0), "epsilon"),
-    (lambda: ev.PureDP(float("nan")), "epsilon"),
-    (lambda: ev.ApproxDP(1, 1), "delta"),
-    (lambda: ev.ApproxDP(1, -0.1), "delta"),
-    (lambda: ev.PoissonSubsample(ev.PureDP(1), 0), "rate"),
-    (lambda: ev.PoissonSubsample(ev.PureDP(1), "1.5"), "rate"),
-    (lambda: ev.Composition((ev.PureDP(1),), repeat=0), "repeat"),
-    (lambda: ev.Laplace(float("inf")), "scale"),
-])
+@pytest.mark.parametrize(
+    "factory, name",
+    [
+        (lambda: ev.PureDP(0), "epsilon"),
+        (lambda: ev.PureDP(float("nan")), "epsilon"),
+        (lambda: ev.ApproxDP(1, 1), "delta"),
+        (lambda: ev.ApproxDP(1, -0.1), "delta"),
+        (lambda: ev.PoissonSubsample(ev.PureDP(1), 0), "rate"),
+        (lambda: ev.PoissonSubsample(ev.PureDP(1), "1.5"), "rate"),
+        (lambda: ev.Composition((ev.PureDP(1),), repeat=0), "repeat"),
+        (lambda: ev.Laplace(float("inf")), "scale"),
+    ],
+)
 def test_bad_parameters_raise_value_error_naming_the_parameter(factory, name):
     with pytest.raises(ValueError, match=name):
         factory()
 
 
 @settings(max_examples=10)
-@given(st.lists(st.fractions(min_value=Fraction(1, 2), max_value=50, max_denominator=10), min_size=1, max_size=4),
-       st.integers(1, 50))
+@given(
+    st.lists(
+        st.fractions(min_value=Fraction(1, 2), max_value=50, max_denominator=10), min_size=1, max_size=4
+    ),
+    st.integers(1, 50),
+)
 def test_gaussian_mechanisms_compose_exactly_as_one_gaussian(sigmas, repeat):
     """Dong–Roth–Su Cor 3.3: the composition is the Gaussian mechanism with ratio √(Σ r_i²)."""
-    composed = account(ev.Composition(tuple(ev.Gaussian(s, "1e-6") for s in sigmas), method="optimal",
-                                      target_delta="1e-5", repeat=repeat)).guarantee
+    composed = account(
+        ev.Composition(
+            tuple(ev.Gaussian(s, "1e-6") for s in sigmas),
+            method="optimal",
+            target_delta="1e-5",
+            repeat=repeat,
+        )
+    ).guarantee
     ratio = sympy.sqrt(repeat * sum(1 / sympy.Rational(s.numerator, s.denominator) ** 2 for s in sigmas))
     single = account(ev.Gaussian(1 / ratio, "1e-5")).guarantee
     assert abs(composed.epsilon_upper - single.epsilon_upper) <= 1e-12 * max(1.0, single.epsilon_upper)
@@ -182,8 +206,14 @@ def test_exact_gaussian_composition_beats_generic_optimal_composition():
     """300 Gaussian steps: the exact Gaussian rule is tighter than KOV on their (ε, δ) pairs."""
     step = ev.Gaussian(300, "1e-8")
     exact_rule = account(ev.Composition((step,), method="optimal", target_delta="1e-5", repeat=300)).guarantee
-    as_pairs = account(ev.Composition((ev.ApproxDP(account(step).guarantee.epsilon, "1e-8"),), method="optimal",
-                                      target_delta="1e-5", repeat=300)).guarantee
+    as_pairs = account(
+        ev.Composition(
+            (ev.ApproxDP(account(step).guarantee.epsilon, "1e-8"),),
+            method="optimal",
+            target_delta="1e-5",
+            repeat=300,
+        )
+    ).guarantee
     assert exact_rule.epsilon_interval.b < as_pairs.epsilon_interval.a
 
 
@@ -210,8 +240,12 @@ def test_lemma_8_15_claim_holds_when_at_most_a_ninth_is_drawn(eps, draws, ratio)
 def test_optimal_composition_beyond_a_million_mechanisms_stays_exact():
     """Issue 17: at k = 1,000,001 (ε₀ = 10⁻⁴, δ = 10⁻⁶) the rule once switched silently to the
     advanced bound, 0.53565; the optimum is 0.39686 and the rule reports it, named as optimal."""
-    optimal = account(ev.Composition((ev.PureDP("1e-4"),), method="optimal", target_delta="1e-6", repeat=10**6 + 1))
-    advanced = account(ev.Composition((ev.PureDP("1e-4"),), method="advanced", target_delta="1e-6", repeat=10**6 + 1))
+    optimal = account(
+        ev.Composition((ev.PureDP("1e-4"),), method="optimal", target_delta="1e-6", repeat=10**6 + 1)
+    )
+    advanced = account(
+        ev.Composition((ev.PureDP("1e-4"),), method="advanced", target_delta="1e-6", repeat=10**6 + 1)
+    )
     assert optimal.rule == "optimal composition" and optimal.source == "Kairouz–Oh–Viswanath 2015, Thm 3.3"
     assert optimal.guarantee.epsilon_upper == pytest.approx(0.39685707, abs=1e-8)
     assert advanced.guarantee.epsilon_upper == pytest.approx(0.53565, abs=1e-5)
@@ -221,21 +255,29 @@ def test_heterogeneous_optimal_composition_beyond_the_exact_law_names_its_bracke
     """Two incommensurate ε over 6000 mechanisms: the law of the loss is too large to convolve, so
     the rule says it brackets and by how much the reported ε may exceed the optimum; the reported ε
     is at least the optimum's lower bound and within that excess of it."""
-    event = ev.Composition((ev.PureDP("1/10"), ev.PureDP("1/7")), method="optimal", target_delta="1e-6", repeat=3000)
+    event = ev.Composition(
+        (ev.PureDP("1/10"), ev.PureDP("1/7")), method="optimal", target_delta="1e-6", repeat=3000
+    )
     derivation = account(event)
     assert derivation.rule.startswith("optimal composition, bracketed") and "at most" in derivation.rule
     excess = float(derivation.rule.rsplit("at most ", 1)[1])
     assert 0 < excess < 2
     eps = derivation.guarantee.epsilon_upper
-    advanced = account(ev.Composition((ev.PureDP("1/7"),), method="advanced", target_delta="1e-6", repeat=6000))
+    advanced = account(
+        ev.Composition((ev.PureDP("1/7"),), method="advanced", target_delta="1e-6", repeat=6000)
+    )
     assert eps < advanced.guarantee.epsilon_upper
 
 
 def test_heterogeneous_composition_beyond_a_million_mechanisms_names_the_homogeneous_bracket():
-    event = ev.Composition((ev.PureDP("1e-4"), ev.PureDP("2e-4")), method="optimal", target_delta="1e-6", repeat=10**6)
+    event = ev.Composition(
+        (ev.PureDP("1e-4"), ev.PureDP("2e-4")), method="optimal", target_delta="1e-6", repeat=10**6
+    )
     derivation = account(event)
     assert "bracketed" in derivation.rule and "exceeds the optimum by at most" in derivation.rule
-    high = account(ev.Composition((ev.PureDP("2e-4"),), method="optimal", target_delta="1e-6", repeat=2 * 10**6))
+    high = account(
+        ev.Composition((ev.PureDP("2e-4"),), method="optimal", target_delta="1e-6", repeat=2 * 10**6)
+    )
     assert derivation.guarantee.epsilon_upper == pytest.approx(high.guarantee.epsilon_upper, rel=1e-12)
 
 
@@ -257,8 +299,11 @@ def test_every_rule_formula_is_printable_latex_without_control_characters():
     import dpledger.accountant.rules as rules_module
 
     source = Path(rules_module.__file__).read_text()
-    literals = [node.value for node in ast.walk(ast.parse(source))
-                if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    literals = [
+        node.value
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
     control = [text for text in literals if any(unicodedata.category(c) == "Cc" and c != "\n" for c in text)]
     assert control == []
     formula = account(ev.SubsampleWithReplacement(ev.ApproxDP(1, "1e-6"), 3, 9)).formula

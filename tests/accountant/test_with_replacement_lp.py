@@ -43,7 +43,8 @@ def test_with_replacement_epsilon_equals_the_lp_truth_for_pure_children(epsilon,
 @given(epsilons, st.sampled_from([1e-3, 0.01, 0.05, 0.2, 0.6]), instances)
 @example(0.05, 0.6, (3, 2))  # δ_m > 1 − e^{−ε}: the witness of the docstring does not exist
 def test_with_replacement_delta_at_log_a_is_never_below_the_lp_truth_and_equal_while_delta_m_is_small(
-        epsilon, delta, instance):
+    epsilon, delta, instance
+):
     draws, population = instance
     derived_epsilon, derived_delta = rule(epsilon, delta, draws, population)
     truth = exact_delta(epsilon, delta, draws, population, derived_epsilon)

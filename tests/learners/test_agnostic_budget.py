@@ -1,6 +1,7 @@
 """Issue 19 (3): how the semi-agnostic and proper learners spend their data and noise — the
 semi-agnostic block schedule (fewer, larger blocks when the gradient steps' noise would be large),
 its selection among every iterate, and the proper learner's degree-weighted release."""
+
 from __future__ import annotations
 
 import math
@@ -13,13 +14,20 @@ from dpledger.learners.agnostic import PrivateProperLearner, PrivateSemiAgnostic
 from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
 from dpledger.learners.agnostic.hermite import multi_indices
 from dpledger.learners.agnostic.proper import degree_weights
-from dpledger.learners.agnostic.semi_agnostic import block_schedule, default_clip_radius, gradient_sensitivity, noise_scale
+from dpledger.learners.agnostic.semi_agnostic import (
+    block_schedule,
+    default_clip_radius,
+    gradient_sensitivity,
+    noise_scale,
+)
 from dpledger.learners.randomness import Sampled
 
 PRIVACY = (Fraction(1), Fraction(1, 100_000))
 
 
-def _step_noise(records: int, dim: int, schedule: tuple[int, int], privacy: tuple[Fraction, Fraction]) -> float:
+def _step_noise(
+    records: int, dim: int, schedule: tuple[int, int], privacy: tuple[Fraction, Fraction]
+) -> float:
     """√d·σ of a gradient step at the narrowest ramp of ``schedule`` (first guess 1/4)."""
     guesses, steps = schedule
     block = records // guesses // (steps + 2)
@@ -28,37 +36,58 @@ def _step_noise(records: int, dim: int, schedule: tuple[int, int], privacy: tupl
     return math.sqrt(dim) * noise_scale(sensitivity, privacy, dim)
 
 
-@pytest.mark.parametrize("records, epsilon, expected", [
-    (18_000, 1, (1, 4)), (18_000, Fraction(1, 2), (1, 2)), (18_000, 4, (1, 8)), (90_000, 1, (2, 8)), (90_000, Fraction(1, 2), (1, 8)),
-])
-def test_block_schedule_is_the_first_whose_gradient_noise_is_below_the_bound(records, epsilon, expected) -> None:
+@pytest.mark.parametrize(
+    "records, epsilon, expected",
+    [
+        (18_000, 1, (1, 4)),
+        (18_000, Fraction(1, 2), (1, 2)),
+        (18_000, 4, (1, 8)),
+        (90_000, 1, (2, 8)),
+        (90_000, Fraction(1, 2), (1, 8)),
+    ],
+)
+def test_block_schedule_is_the_first_whose_gradient_noise_is_below_the_bound(
+    records, epsilon, expected
+) -> None:
     privacy = (Fraction(epsilon), PRIVACY[1])
     radius = default_clip_radius(records, 10)
-    schedule = block_schedule(records, 10, guesses=2, steps=8, radius=radius, first_guess=0.25, privacy=privacy,
-                              max_step_noise=0.2)
+    schedule = block_schedule(
+        records, 10, guesses=2, steps=8, radius=radius, first_guess=0.25, privacy=privacy, max_step_noise=0.2
+    )
     order = [(2, 8), (1, 8), (1, 4), (1, 2), (1, 1)]
     assert schedule == expected
     assert _step_noise(records, 10, schedule, privacy) <= 0.2
-    assert all(_step_noise(records, 10, earlier, privacy) > 0.2 for earlier in order[:order.index(schedule)])
+    assert all(_step_noise(records, 10, earlier, privacy) > 0.2 for earlier in order[: order.index(schedule)])
 
 
 def test_block_schedule_is_the_seeds_fixed_one_without_privacy_or_bound() -> None:
     radius = default_clip_radius(18_000, 10)
     for privacy, bound in [(None, 0.2), (PRIVACY, None)]:
-        assert block_schedule(18_000, 10, guesses=2, steps=8, radius=radius, first_guess=0.25, privacy=privacy,
-                              max_step_noise=bound) == (2, 8)
+        assert block_schedule(
+            18_000,
+            10,
+            guesses=2,
+            steps=8,
+            radius=radius,
+            first_guess=0.25,
+            privacy=privacy,
+            max_step_noise=bound,
+        ) == (2, 8)
 
 
 def test_block_schedule_falls_back_to_one_step_when_every_schedule_is_too_noisy() -> None:
     radius = default_clip_radius(500, 10)
-    assert block_schedule(500, 10, guesses=2, steps=8, radius=radius, first_guess=0.25, privacy=PRIVACY,
-                          max_step_noise=1e-6) == (1, 1)
+    assert block_schedule(
+        500, 10, guesses=2, steps=8, radius=radius, first_guess=0.25, privacy=PRIVACY, max_step_noise=1e-6
+    ) == (1, 1)
 
 
 def test_schedule_depends_on_the_sample_size_not_on_the_records() -> None:
     first = halfspace_data(5000, 4, 0.1, "random", Sampled(1))
     second = halfspace_data(5000, 4, 0.1, "adversarial", Sampled(2))
-    schedules = {PrivateSemiAgnosticLearner(1, 1e-5, random_state=0).fit(s.X, s.y).schedule_ for s in (first, second)}
+    schedules = {
+        PrivateSemiAgnosticLearner(1, 1e-5, random_state=0).fit(s.X, s.y).schedule_ for s in (first, second)
+    }
     assert len(schedules) == 1
 
 
@@ -69,7 +98,9 @@ def test_semi_agnostic_trace_follows_the_schedule_and_the_selection_covers_every
     assert (guesses, steps) == (1, 4) and learner.claim_holds()
     *runs, selection = learner.trace_.child.children
     assert len(runs) == guesses and all(len(run.children) == steps + 2 for run in runs)
-    assert selection.candidates == guesses * (steps + 1) * learner.n_thresholds == learner.selections_[-1].count
+    assert (
+        selection.candidates == guesses * (steps + 1) * learner.n_thresholds == learner.selections_[-1].count
+    )
     assert any(np.array_equal(learner.coef_, w) for w in learner.iterates_.reshape(-1, 10))
 
 
@@ -80,8 +111,13 @@ def test_semi_agnostic_at_n_20000_epsilon_1_is_within_0_02_of_opt_under_random_f
     train = halfspace_data(20_000, 10, 0.1, "random", rng)
     test = labelled_sample(20_000, train.w, train.t, 0.1, "random", rng)
     opt = np.mean(test.target_predictions(test.X) != test.y)
-    error = {bound: 1 - PrivateSemiAgnosticLearner(1, 1e-5, max_step_noise=bound, random_state=2).fit(train.X, train.y)
-             .score(test.X, test.y) for bound in (0.2, None)}
+    error = {
+        bound: 1
+        - PrivateSemiAgnosticLearner(1, 1e-5, max_step_noise=bound, random_state=2)
+        .fit(train.X, train.y)
+        .score(test.X, test.y)
+        for bound in (0.2, None)
+    }
     assert error[0.2] <= opt + 0.02 < error[None]
 
 
@@ -94,8 +130,12 @@ def test_degree_weights_decay_geometrically_from_degree_1() -> None:
 
 def test_degree_weighting_is_undone_exactly_without_privacy_and_clipping() -> None:
     sample = halfspace_data(3000, 4, 0.1, "random", Sampled(4))
-    polynomials = [PrivateProperLearner(None, None, degree_decay=decay, clip_norm=1e9, random_state=0)
-                   .fit(sample.X, sample.y).polynomial_ for decay in (1.0, 0.25)]
+    polynomials = [
+        PrivateProperLearner(None, None, degree_decay=decay, clip_norm=1e9, random_state=0)
+        .fit(sample.X, sample.y)
+        .polynomial_
+        for decay in (1.0, 0.25)
+    ]
     assert np.allclose(polynomials[0], polynomials[1], rtol=1e-12, atol=1e-12)
 
 
@@ -108,9 +148,16 @@ def test_degree_decay_lowers_the_noise_on_the_degree_1_coefficients() -> None:
     for decay in (1.0, 0.25):
         noise = []
         for seed in range(5):
-            private = PrivateProperLearner(1, 1e-5, degree_decay=decay, random_state=seed).fit(sample.X, sample.y)
-            exact = PrivateProperLearner(None, None, degree_decay=decay, random_state=seed).fit(sample.X, sample.y)
-            assert private.clip_norm_ == pytest.approx(2 * math.sqrt(11 + 55 * decay**2)) and private.claim_holds()
+            private = PrivateProperLearner(1, 1e-5, degree_decay=decay, random_state=seed).fit(
+                sample.X, sample.y
+            )
+            exact = PrivateProperLearner(None, None, degree_decay=decay, random_state=seed).fit(
+                sample.X, sample.y
+            )
+            assert (
+                private.clip_norm_ == pytest.approx(2 * math.sqrt(11 + 55 * decay**2))
+                and private.claim_holds()
+            )
             noise.append((private.polynomial_ - exact.polynomial_)[degree_one])
         rms[decay] = float(np.sqrt(np.mean(np.square(noise))))
     assert 0.35 < rms[0.25] / rms[1.0] < 0.6

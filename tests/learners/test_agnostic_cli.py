@@ -1,4 +1,5 @@
 """``dpledger run agnostic``: JSON fields, the certified claim, and one-line errors (exit 2)."""
+
 from __future__ import annotations
 
 import json
@@ -7,8 +8,16 @@ import pytest
 
 from dpledger.verify.cli.main import main
 
-DEFAULTS = {"--algorithm": "improper", "--dim": "3", "--n": "2000", "--noise": "0.1", "--noise-model": "adversarial",
-            "--epsilon": "1", "--delta": "1e-5", "--seed": "1"}
+DEFAULTS = {
+    "--algorithm": "improper",
+    "--dim": "3",
+    "--n": "2000",
+    "--noise": "0.1",
+    "--noise-model": "adversarial",
+    "--epsilon": "1",
+    "--delta": "1e-5",
+    "--seed": "1",
+}
 
 
 def _arguments(**changes: str) -> list[str]:
@@ -25,7 +34,9 @@ def _status(arguments: list[str]) -> int:
 
 
 @pytest.mark.parametrize("algorithm", ["improper", "proper", "semi-agnostic"])
-def test_run_agnostic_reports_errors_and_a_certified_claim(algorithm: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_run_agnostic_reports_errors_and_a_certified_claim(
+    algorithm: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main([*_arguments(algorithm=algorithm), "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     for key in ("test_error", "opt_error", "nonprivate_error"):
@@ -38,16 +49,21 @@ def test_run_agnostic_reports_errors_and_a_certified_claim(algorithm: str, capsy
     assert "substitute" in payload
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"epsilon": "0"}, "epsilon"),
-    ({"delta": "1"}, "delta"),
-    ({"noise": "0.7"}, "noise"),
-    ({"dim": "10", "degree": "6"}, "8008 features"),
-    ({"n": "3"}, "increase n"),
-    ({"n": "100000000", "dim": "3"}, "n·dim must be at most"),
-    ({"dim": "0"}, "--dim"),
-])
-def test_bad_input_is_one_line_with_exit_status_2(changes, message, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"epsilon": "0"}, "epsilon"),
+        ({"delta": "1"}, "delta"),
+        ({"noise": "0.7"}, "noise"),
+        ({"dim": "10", "degree": "6"}, "8008 features"),
+        ({"n": "3"}, "increase n"),
+        ({"n": "100000000", "dim": "3"}, "n·dim must be at most"),
+        ({"dim": "0"}, "--dim"),
+    ],
+)
+def test_bad_input_is_one_line_with_exit_status_2(
+    changes, message, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert _status(_arguments(**changes)) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and message in error

@@ -1,5 +1,6 @@
 """The synthetic agnostic halfspace data (learners/agnostic/data.py): a test set drawn with the training
 sample's tilt comes from the training distribution."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -31,4 +32,3 @@ def test_a_fresh_tilt_is_drawn_when_none_is_given() -> None:
 
 def test_random_noise_has_no_tilt() -> None:
     assert halfspace_data(1000, 3, 0.1, "random", Sampled(13)).tilt is None
-

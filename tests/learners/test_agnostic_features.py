@@ -1,4 +1,5 @@
 """Hermite features and the moment-matrix basis (seed 002, Lemma B.8; Appendix D.1)."""
+
 from __future__ import annotations
 
 import math
@@ -8,7 +9,14 @@ import pytest
 from numpy.polynomial import hermite_e
 
 from dpledger.learners.agnostic.hermite import (
-    MAX_FEATURES, HermiteBasis, check_feasible, clip_rows, feature_count, gradient_gram, hermite_1d, hermite_features,
+    MAX_FEATURES,
+    HermiteBasis,
+    check_feasible,
+    clip_rows,
+    feature_count,
+    gradient_gram,
+    hermite_1d,
+    hermite_features,
     multi_indices,
 )
 from dpledger.learners.agnostic.logconcave_basis import MomentBasis, ProductMarginal
@@ -26,7 +34,9 @@ def test_recurrence_gives_normalised_probabilists_hermite() -> None:
     for k in range(9):
         coefficients = np.zeros(k + 1)
         coefficients[k] = 1
-        assert np.allclose(values[:, k], hermite_e.hermeval(x, coefficients) / math.sqrt(math.factorial(k)), atol=1e-9)
+        assert np.allclose(
+            values[:, k], hermite_e.hermeval(x, coefficients) / math.sqrt(math.factorial(k)), atol=1e-9
+        )
 
 
 def test_hermite_features_are_orthonormal_under_the_gaussian() -> None:
@@ -90,10 +100,15 @@ def test_gradient_gram_matches_monte_carlo_gradients() -> None:
     coef = rng.normal(size=indices.shape[0])
     X = rng.normal(size=(100_000, 2))
     step = 1e-5
-    gradients = np.stack([
-        (hermite_features(X + step * np.eye(2)[i], 3) - hermite_features(X - step * np.eye(2)[i], 3)) @ coef / (2 * step)
-        for i in range(2)
-    ], axis=1)
+    gradients = np.stack(
+        [
+            (hermite_features(X + step * np.eye(2)[i], 3) - hermite_features(X - step * np.eye(2)[i], 3))
+            @ coef
+            / (2 * step)
+            for i in range(2)
+        ],
+        axis=1,
+    )
     empirical = gradients.T @ gradients / X.shape[0]
     assert np.allclose(gradient_gram(coef, indices), empirical, rtol=0.1, atol=0.1)
 
@@ -128,7 +143,9 @@ def test_lemma_b_10_halfspace_projection_has_unit_norm_coefficients(t: float) ->
     degree ≤ D (by rotation, the 1-d coefficients carry the norm): Bessel gives Σ c_k² ≤ 1,
     increasing to 1; the closed form agrees with direct integration."""
     c = _halfspace_coefficients(t, 400)
-    direct = [_gaussian_integral(t, lambda x, side, k=k: side * hermite_1d(x, k)[..., k]) for k in (0, 1, 5, 30)]
+    direct = [
+        _gaussian_integral(t, lambda x, side, k=k: side * hermite_1d(x, k)[..., k]) for k in (0, 1, 5, 30)
+    ]
     assert np.allclose(direct, c[[0, 1, 5, 30]], atol=1e-9)
     partial = np.cumsum(c**2)
     assert np.all(np.diff(partial) >= 0) and partial[-1] <= 1 + 1e-12 and partial[-1] > 0.97
@@ -144,5 +161,7 @@ def test_degree_one_over_alpha_squared_leaves_l1_error_above_alpha_not_alpha_ove
         worst = 0.0
         for t in np.linspace(0, 3, 13):
             c = _halfspace_coefficients(float(t), degree)
-            worst = max(worst, _gaussian_integral(float(t), lambda x, side: np.abs(side - hermite_1d(x, degree) @ c)))
+            worst = max(
+                worst, _gaussian_integral(float(t), lambda x, side: np.abs(side - hermite_1d(x, degree) @ c))
+            )
         assert alpha < worst < 2 * alpha

@@ -1,4 +1,5 @@
 """Mathematical unit checks and input validation of the agnostic learners (seed 002)."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -8,10 +9,13 @@ import pytest
 import sympy
 from scipy.stats import norm
 
-from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner
+from dpledger.learners.agnostic import (
+    PrivateImproperLearner,
+    PrivateProperLearner,
+    PrivateSemiAgnosticLearner,
+)
 from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
-from dpledger.learners.agnostic.hermite import multi_indices
-from dpledger.learners.agnostic.hermite import HermiteBasis, top_subspace
+from dpledger.learners.agnostic.hermite import HermiteBasis, multi_indices, top_subspace
 from dpledger.learners.agnostic.proper import cover_size, private_correlation, sphere_cover
 from dpledger.learners.agnostic.semi_agnostic import RHO, private_threshold
 from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_for
@@ -35,7 +39,9 @@ def test_private_subspace_step_still_recovers_the_direction_at_moderate_epsilon(
     sample = halfspace_data(20_000, 6, 0.1, "random", Sampled(1))
     features = HermiteBasis(6, 2).features(sample.X)
     bound = float(np.max(np.linalg.norm(features, axis=1)))
-    coef, event = private_correlation(features, sample.y, bound, (Fraction(4), Fraction(1, 10**5)), Sampled(1))
+    coef, event = private_correlation(
+        features, sample.y, bound, (Fraction(4), Fraction(1, 10**5)), Sampled(1)
+    )
     sensitivity = 2 * Fraction(bound) / 20_000
     sigma = sigma_for(sensitivity, certified_ratio(Fraction(4), Fraction(1, 10**5)), features.shape[1])
     gamma = Fraction(grid(sigma))  # the exact discrete Gaussian on grid γ: Δ′ = Δ₂/γ + √F
@@ -62,7 +68,9 @@ def test_threshold_estimate_is_unbiased_to_second_order() -> None:
     labels = np.where(np.asarray(rng.gaussian(1.0, 2000)) >= t, 1.0, -1.0)
     empirical = norm.ppf((1 - labels.mean()) / 2)
     scale = 2 / (2000 * 0.5)
-    estimates = np.array([private_threshold(labels, (Fraction(1, 2), Fraction(1, 10**5)), rng)[0] for _ in range(4000)])
+    estimates = np.array(
+        [private_threshold(labels, (Fraction(1, 2), Fraction(1, 10**5)), rng)[0] for _ in range(4000)]
+    )
     variance = 2 * scale**2 / 4
     predicted_bias = empirical * variance / (2 * norm.pdf(empirical) ** 2)
     standard_error = estimates.std() / np.sqrt(estimates.size)
@@ -105,7 +113,9 @@ def test_neighbours_differing_in_one_label_have_the_same_output_space(learner_cl
     y_prime = y.copy()
     y_prime[0] = negative
     probe = np.random.default_rng(6).normal(size=(50, 2))
-    fitted = [learner_class(1, 1e-5, labels=declared, random_state=0).fit(X, labels) for labels in (y, y_prime)]
+    fitted = [
+        learner_class(1, 1e-5, labels=declared, random_state=0).fit(X, labels) for labels in (y, y_prime)
+    ]
     assert fitted[0].classes_.tolist() == fitted[1].classes_.tolist() == list(declared)
     for learner in fitted:
         assert set(learner.predict(probe).tolist()) <= set(declared)
@@ -113,13 +123,39 @@ def test_neighbours_differing_in_one_label_have_the_same_output_space(learner_cl
 
 LEDGER = {"classes_", "n_features_in_", "trace_", "derivation_", "guarantee_"}
 RELEASED = {
-    PrivateImproperLearner: LEDGER | {"block_bases_", "block_projections_", "clip_norms_", "noise_sigmas_", "thresholds_",
-                                      "block_coefs_", "block_degrees_", "subspace_", "directions_", "direction_",
-                                      "block_", "degree_", "coef_", "threshold_", "selections_"},
-    PrivateProperLearner: LEDGER | {"clip_norm_", "thresholds_", "polynomial_", "directions_", "coef_", "intercept_", "selections_"},
-    PrivateSemiAgnosticLearner: LEDGER | {"clip_radius_", "schedule_", "guesses_", "thresholds_", "iterates_", "run_coefs_",
-                                          "run_thresholds_", "coef_",
-                                          "intercept_", "selections_"},
+    PrivateImproperLearner: LEDGER
+    | {
+        "block_bases_",
+        "block_projections_",
+        "clip_norms_",
+        "noise_sigmas_",
+        "thresholds_",
+        "block_coefs_",
+        "block_degrees_",
+        "subspace_",
+        "directions_",
+        "direction_",
+        "block_",
+        "degree_",
+        "coef_",
+        "threshold_",
+        "selections_",
+    },
+    PrivateProperLearner: LEDGER
+    | {"clip_norm_", "thresholds_", "polynomial_", "directions_", "coef_", "intercept_", "selections_"},
+    PrivateSemiAgnosticLearner: LEDGER
+    | {
+        "clip_radius_",
+        "schedule_",
+        "guesses_",
+        "thresholds_",
+        "iterates_",
+        "run_coefs_",
+        "run_thresholds_",
+        "coef_",
+        "intercept_",
+        "selections_",
+    },
 }
 """Every fitted attribute, reviewed: public (parameters, n, d, the declared labels), a private
 step's noisy output or post-processing of those, or the ledger. Exact statistics of the sample
@@ -143,13 +179,21 @@ def test_a_label_outside_the_declared_set_is_refused_without_echoing_the_data(le
     assert str(refused.value) == (
         "y contains a label outside the declared labels (-1, 1). Only binary classification is supported, with the "
         "label pair declared up front by the parameter `labels` (never read from y); multiclass and continuous "
-        "targets are refused.")
+        "targets are refused."
+    )
 
 
-@pytest.mark.parametrize("labels, message", [
-    ((1, 1), "two distinct"), ((0, 1, 2), "a pair"), ("01", "a pair"), ((0, "1"), "two numbers or two strings"),
-    ((0, float("nan")), "two numbers or two strings"), ((None, 1), "two numbers or two strings"),
-])
+@pytest.mark.parametrize(
+    "labels, message",
+    [
+        ((1, 1), "two distinct"),
+        ((0, 1, 2), "a pair"),
+        ("01", "a pair"),
+        ((0, "1"), "two numbers or two strings"),
+        ((0, float("nan")), "two numbers or two strings"),
+        ((None, 1), "two numbers or two strings"),
+    ],
+)
 def test_bad_declared_label_sets_are_refused_naming_labels(labels, message) -> None:
     X = np.random.default_rng(0).normal(size=(10, 2))
     with pytest.raises(ValueError, match=f"labels must be .*{message}"):
@@ -159,7 +203,9 @@ def test_bad_declared_label_sets_are_refused_naming_labels(labels, message) -> N
 def test_string_labels_are_declared_and_returned() -> None:
     sample = halfspace_data(400, 2, 0.0, "random", Sampled(7))
     names = np.where(sample.y > 0, "yes", "no")
-    learner = PrivateSemiAgnosticLearner(None, None, labels=("no", "yes"), random_state=0).fit(sample.X, names)
+    learner = PrivateSemiAgnosticLearner(None, None, labels=("no", "yes"), random_state=0).fit(
+        sample.X, names
+    )
     assert set(learner.predict(sample.X).tolist()) <= {"no", "yes"}
     assert learner.score(sample.X, names) > 0.8
 
@@ -178,9 +224,16 @@ BAD_INPUTS = [
 
 
 @pytest.mark.parametrize("learner_class", LEARNERS)
-@pytest.mark.parametrize("name, change, message", BAD_INPUTS, ids=[f"{b[0]}-{i}" for i, b in enumerate(BAD_INPUTS)])
+@pytest.mark.parametrize(
+    "name, change, message", BAD_INPUTS, ids=[f"{b[0]}-{i}" for i, b in enumerate(BAD_INPUTS)]
+)
 def test_bad_input_is_refused_naming_the_parameter(learner_class, name, change, message) -> None:
-    arguments = {"X": np.random.default_rng(0).normal(size=(10, 2)), "y": np.tile([1, -1], 5), "epsilon": 1, "delta": 1e-5}
+    arguments = {
+        "X": np.random.default_rng(0).normal(size=(10, 2)),
+        "y": np.tile([1, -1], 5),
+        "epsilon": 1,
+        "delta": 1e-5,
+    }
     arguments.update(change)
     learner = learner_class(arguments["epsilon"], arguments["delta"])
     with pytest.raises(ValueError, match=message):
@@ -209,8 +262,10 @@ def test_predict_checks_the_dimension_seen_in_fit() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("learner_class, slack", [(PrivateImproperLearner, 0.06), (PrivateProperLearner, 0.04),
-                                                  (PrivateSemiAgnosticLearner, 0.08)])
+@pytest.mark.parametrize(
+    "learner_class, slack",
+    [(PrivateImproperLearner, 0.06), (PrivateProperLearner, 0.04), (PrivateSemiAgnosticLearner, 0.08)],
+)
 def test_learners_at_epsilon_4_are_near_opt_under_random_noise(learner_class, slack) -> None:
     rng = Sampled(5)
     train = halfspace_data(20_000, 10, 0.1, "random", rng)

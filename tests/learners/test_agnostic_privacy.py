@@ -1,5 +1,6 @@
 """Privacy halves of Theorems 2.1, D.1, 3.1 and 4.1: the accountant's derivation from each
 learner's trace meets the claimed (ε, δ), for all valid parameters (property tests)."""
+
 from __future__ import annotations
 
 import math
@@ -13,10 +14,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpledger.accountant import account
-from dpledger.accountant.events import DiscreteGaussian, DiscreteLaplace, ExponentialMechanism, ParallelComposition
+from dpledger.accountant.events import (
+    DiscreteGaussian,
+    DiscreteLaplace,
+    ExponentialMechanism,
+    ParallelComposition,
+)
 from dpledger.learners.agnostic import (
-    LearnerFactory, PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner, ProductMarginal,
-    neighbour_runs, substitute_one,
+    LearnerFactory,
+    PrivateImproperLearner,
+    PrivateProperLearner,
+    PrivateSemiAgnosticLearner,
+    ProductMarginal,
+    neighbour_runs,
+    substitute_one,
 )
 from dpledger.learners.agnostic.data import halfspace_data
 from dpledger.learners.agnostic.proper import cover_size
@@ -46,11 +57,21 @@ seeds = st.integers(0, 10**6)
 @pytest.mark.parametrize("examples", EXAMPLES)
 def test_improper_learner_meets_theorem_2_1_privacy(examples: int) -> None:
     @settings(max_examples=examples)
-    @given(epsilon=epsilons, delta=deltas, n=sizes, dim=dims, blocks=st.integers(1, 4), steps=st.integers(1, 40),
-           degree=st.integers(1, 2), seed=seeds)
+    @given(
+        epsilon=epsilons,
+        delta=deltas,
+        n=sizes,
+        dim=dims,
+        blocks=st.integers(1, 4),
+        steps=st.integers(1, 40),
+        degree=st.integers(1, 2),
+        seed=seeds,
+    )
     def check(epsilon, delta, n, dim, blocks, steps, degree, seed) -> None:
         X, y = _data(n, dim, seed)
-        learner = PrivateImproperLearner(epsilon, delta, degree=degree, n_blocks=blocks, steps=steps, random_state=seed).fit(X, y)
+        learner = PrivateImproperLearner(
+            epsilon, delta, degree=degree, n_blocks=blocks, steps=steps, random_state=seed
+        ).fit(X, y)
         _assert_certified(learner, epsilon, delta)
         assert learner.trace_.statement == "Theorem 2.1"
 
@@ -65,7 +86,9 @@ def test_log_concave_improper_learner_meets_theorem_d_1_privacy(examples: int) -
         marginal = ProductMarginal(name)
         X = marginal.sample(n, 2, Sampled(seed))
         y = np.where(X[:, 0] > 0.1, 1, -1)
-        learner = PrivateImproperLearner(epsilon, delta, degree=2, steps=20, marginal=marginal, random_state=seed).fit(X, y)
+        learner = PrivateImproperLearner(
+            epsilon, delta, degree=2, steps=20, marginal=marginal, random_state=seed
+        ).fit(X, y)
         _assert_certified(learner, epsilon, delta)
         assert learner.trace_.statement == "Theorem D.1"
 
@@ -75,11 +98,20 @@ def test_log_concave_improper_learner_meets_theorem_d_1_privacy(examples: int) -
 @pytest.mark.parametrize("examples", EXAMPLES)
 def test_proper_learner_meets_theorem_3_1_privacy(examples: int) -> None:
     @settings(max_examples=examples)
-    @given(epsilon=epsilons, delta=deltas, n=sizes, dim=dims, degree=st.integers(1, 3), k=st.integers(1, 3), seed=seeds)
+    @given(
+        epsilon=epsilons,
+        delta=deltas,
+        n=sizes,
+        dim=dims,
+        degree=st.integers(1, 3),
+        k=st.integers(1, 3),
+        seed=seeds,
+    )
     def check(epsilon, delta, n, dim, degree, k, seed) -> None:
         X, y = _data(n, dim, seed)
-        learner = PrivateProperLearner(epsilon, delta, degree=degree, subspace_dim=k, cover_resolution=0.25,
-                                       random_state=seed).fit(X, y)
+        learner = PrivateProperLearner(
+            epsilon, delta, degree=degree, subspace_dim=k, cover_resolution=0.25, random_state=seed
+        ).fit(X, y)
         _assert_certified(learner, epsilon, delta)
 
     check()
@@ -88,10 +120,20 @@ def test_proper_learner_meets_theorem_3_1_privacy(examples: int) -> None:
 @pytest.mark.parametrize("examples", EXAMPLES)
 def test_semi_agnostic_learner_meets_theorem_4_1_privacy(examples: int) -> None:
     @settings(max_examples=examples)
-    @given(epsilon=epsilons, delta=deltas, n=sizes, dim=dims, guesses=st.integers(1, 4), steps=st.integers(1, 6), seed=seeds)
+    @given(
+        epsilon=epsilons,
+        delta=deltas,
+        n=sizes,
+        dim=dims,
+        guesses=st.integers(1, 4),
+        steps=st.integers(1, 6),
+        seed=seeds,
+    )
     def check(epsilon, delta, n, dim, guesses, steps, seed) -> None:
         X, y = _data(n, dim, seed)
-        learner = PrivateSemiAgnosticLearner(epsilon, delta, n_guesses=guesses, steps=steps, random_state=seed).fit(X, y)
+        learner = PrivateSemiAgnosticLearner(
+            epsilon, delta, n_guesses=guesses, steps=steps, random_state=seed
+        ).fit(X, y)
         _assert_certified(learner, epsilon, delta)
         runs = learner.trace_.child.children[:-1]
         used_guesses, used_steps = learner.schedule_  # the block schedule: at most (guesses, steps)
@@ -105,19 +147,27 @@ def test_halving_the_calibrated_noise_breaks_the_claim() -> None:
     X, y = _data(400, 3, 0)
     learner = PrivateProperLearner("1", "1e-6", random_state=0).fit(X, y)
     gaussian, *selections = learner.trace_.child.children
-    weaker = DiscreteGaussian(sigma_units=gaussian.sigma_units / 2, sensitivity_units=gaussian.sensitivity_units, delta=gaussian.delta)
+    weaker = DiscreteGaussian(
+        sigma_units=gaussian.sigma_units / 2,
+        sensitivity_units=gaussian.sensitivity_units,
+        delta=gaussian.delta,
+    )
     assert not account(ParallelComposition((weaker, *selections))).guarantee.meets(1, "1e-6").holds
 
 
 def test_trace_records_the_blocks_actually_used() -> None:
     X, y = _data(1000, 3, 1)
-    learner = PrivateImproperLearner(2, "1e-6", degree=1, n_blocks=3, validation_fraction=0.25, steps=10, random_state=1).fit(X, y)
+    learner = PrivateImproperLearner(
+        2, "1e-6", degree=1, n_blocks=3, validation_fraction=0.25, steps=10, random_state=1
+    ).fit(X, y)
     *regressions, em = learner.trace_.child.children
     assert len(regressions) == 3
     assert em.candidates == 3 * learner.n_thresholds
     # DiscreteGaussian on a grid γ (a power of two): Δ′ = Δ₂/γ + √F, Δ₂ = 2B/m, F = C(3+1, 1) = 4 features
     step = regressions[0].children[0]
-    assert _on_a_power_of_two_grid(step.sensitivity_units - 2, 2 * Fraction(learner.clip_norms_[0]) / (750 // 3))
+    assert _on_a_power_of_two_grid(
+        step.sensitivity_units - 2, 2 * Fraction(learner.clip_norms_[0]) / (750 // 3)
+    )
 
 
 def test_privacy_off_leaves_no_trace() -> None:
@@ -144,22 +194,37 @@ def test_audit_hook_runs_a_learner_repeatably_on_a_neighbour_pair(algorithm: str
 
 def test_semi_agnostic_trace_records_the_sensitivities_of_its_statistics() -> None:
     X, y = _data(1200, 3, 4)
-    learner = PrivateSemiAgnosticLearner("0.5", "1e-6", n_guesses=2, steps=3, validation_fraction=0.2, max_step_noise=None,
-                                         random_state=4).fit(X, y)
+    learner = PrivateSemiAgnosticLearner(
+        "0.5", "1e-6", n_guesses=2, steps=3, validation_fraction=0.2, max_step_noise=None, random_state=4
+    ).fit(X, y)
     b = (1200 - 240) // 2 // 5
     radius = Fraction(learner.clip_radius_)
     for run, guess in zip(learner.trace_.child.children[:-1], learner.guesses_):
         initial, threshold, *steps = run.children
         assert threshold == ExponentialMechanism(epsilon=Fraction(1, 2), candidates=learner.n_thresholds)
-        assert _on_a_power_of_two_grid(initial.sensitivity_units - sympy.sqrt(3), 2 * radius / b)  # Δ′ = Δ₂/γ + √d
-        assert all(_on_a_power_of_two_grid(step.sensitivity_units - sympy.sqrt(3), radius / (Fraction(float(guess)) * b))
-                   for step in steps)
+        assert _on_a_power_of_two_grid(
+            initial.sensitivity_units - sympy.sqrt(3), 2 * radius / b
+        )  # Δ′ = Δ₂/γ + √d
+        assert all(
+            _on_a_power_of_two_grid(
+                step.sensitivity_units - sympy.sqrt(3), radius / (Fraction(float(guess)) * b)
+            )
+            for step in steps
+        )
 
 
 def test_label_mean_threshold_is_recorded_as_its_discrete_laplace_step() -> None:
     X, y = _data(1200, 3, 4)
-    learner = PrivateSemiAgnosticLearner("0.5", "1e-6", n_guesses=2, steps=3, validation_fraction=0.2,
-                                         threshold="label-mean", max_step_noise=None, random_state=4).fit(X, y)
+    learner = PrivateSemiAgnosticLearner(
+        "0.5",
+        "1e-6",
+        n_guesses=2,
+        steps=3,
+        validation_fraction=0.2,
+        threshold="label-mean",
+        max_step_noise=None,
+        random_state=4,
+    ).fit(X, y)
     b = (1200 - 240) // 2 // 5
     for run in learner.trace_.child.children[:-1]:
         laplace = run.children[1]
@@ -178,11 +243,17 @@ def test_model_selection_is_one_selection_per_block_and_parallel() -> None:
     *regressions, directions, along, em = improper.trace_.child.children
     assert improper.block_degrees_.tolist() == [1, 2, 3, improper.subspace_degree] and len(regressions) == 3
     assert directions == ExponentialMechanism(epsilon=1, candidates=improper.n_directions)
-    assert type(along) is type(regressions[0])  # the subspace step's 1-D regression: the same private optimiser
+    assert type(along) is type(
+        regressions[0]
+    )  # the subspace step's 1-D regression: the same private optimiser
     assert em == ExponentialMechanism(epsilon=1, candidates=4 * improper.n_thresholds)
-    proper = PrivateProperLearner("1", "1e-6", degree=(1, 2), subspace_dim=(1, 2), cover_resolution=0.5, random_state=0).fit(X, y)
+    proper = PrivateProperLearner(
+        "1", "1e-6", degree=(1, 2), subspace_dim=(1, 2), cover_resolution=0.5, random_state=0
+    ).fit(X, y)
     _, directions, thresholds = proper.trace_.child.children
-    assert directions.candidates == proper.directions_.shape[0] == 2 + 2 + cover_size(2, 0.5)  # (D, k) = (1, 1), (2, 1), (2, 2)
+    assert (
+        directions.candidates == proper.directions_.shape[0] == 2 + 2 + cover_size(2, 0.5)
+    )  # (D, k) = (1, 1), (2, 1), (2, 2)
     assert thresholds.candidates == proper.n_thresholds
     for learner in (improper, proper):
         assert learner.guarantee_.meets(1, "1e-6").holds
@@ -192,12 +263,18 @@ def test_model_selection_is_one_selection_per_block_and_parallel() -> None:
 def _on_a_power_of_two_grid(units: sympy.Expr, sensitivity: Fraction) -> bool:
     """units = sensitivity/γ for a power of two γ (the recorded grid-unit sensitivity, rounding term removed)."""
     per_grid = sympy.nsimplify(units) / sympy.Rational(sensitivity)
-    return bool(per_grid.is_Rational and per_grid > 0 and all(math.log2(int(v)).is_integer() for v in (per_grid.p, per_grid.q)))
+    return bool(
+        per_grid.is_Rational
+        and per_grid > 0
+        and all(math.log2(int(v)).is_integer() for v in (per_grid.p, per_grid.q))
+    )
 
 
 def _worst_substitution(statistic, X, y, candidates) -> float:
     base = statistic(X, y)
-    return max(np.linalg.norm(statistic(*substitute_one(X, y, 0, x, label)) - base) for x, label in candidates)
+    return max(
+        np.linalg.norm(statistic(*substitute_one(X, y, 0, x, label)) - base) for x, label in candidates
+    )
 
 
 def test_private_statistics_move_by_at_most_their_recorded_sensitivity() -> None:
@@ -206,17 +283,34 @@ def test_private_statistics_move_by_at_most_their_recorded_sensitivity() -> None
 
     X, y = _data(200, 3, 5)
     rng = np.random.default_rng(5)
-    candidates = [(rng.normal(size=3) * scale, label) for scale in (0.1, 1, 10, 100) for label in (-1, 1) for _ in range(5)]
+    candidates = [
+        (rng.normal(size=3) * scale, label)
+        for scale in (0.1, 1, 10, 100)
+        for label in (-1, 1)
+        for _ in range(5)
+    ]
     candidates += [(np.array([0.0, 0.0, 100.0]), label) for label in (-1, 1)]  # on the ramp's active band
     basis, bound, radius, width, t = HermiteBasis(3, 2), 3.0, 2.5, 0.25, 0.1
     w = np.array([0.6, 0.8, 0.0])
     statistics = {
-        "L1 subgradient": (lambda X, y: clip_rows(basis.features(X), bound).T @ np.sign(clip_rows(basis.features(X), bound) @ np.full(10, 0.1) - y) / 200,
-                           2 * bound / 200),
-        "Hermite correlation": (lambda X, y: clip_rows(basis.features(X), bound).T @ y / 200, 2 * bound / 200),
+        "L1 subgradient": (
+            lambda X, y: (
+                clip_rows(basis.features(X), bound).T
+                @ np.sign(clip_rows(basis.features(X), bound) @ np.full(10, 0.1) - y)
+                / 200
+            ),
+            2 * bound / 200,
+        ),
+        "Hermite correlation": (
+            lambda X, y: clip_rows(basis.features(X), bound).T @ y / 200,
+            2 * bound / 200,
+        ),
         "label mean": (lambda X, y: np.array([np.mean(y)]), 2 / 200),
         "mean of y·x": (lambda X, y: np.mean(y[:, None] * clip_rows(X, radius), axis=0), 2 * radius / 200),
-        "ramp gradient": (lambda X, y: ramp_gradient(w, clip_rows(X, radius), y, t, width).mean(axis=0), radius / (width * 200)),
+        "ramp gradient": (
+            lambda X, y: ramp_gradient(w, clip_rows(X, radius), y, t, width).mean(axis=0),
+            radius / (width * 200),
+        ),
     }
     for name, (statistic, sensitivity) in statistics.items():
         assert _worst_substitution(statistic, X, y, candidates) <= sensitivity * (1 + 1e-9), name

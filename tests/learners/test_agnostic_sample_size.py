@@ -1,4 +1,5 @@
 """Sample-size calibration of Theorems 2.1, 3.1, 4.1 of seed 002 (learners/calibration/agnostic_sample_size.py)."""
+
 from __future__ import annotations
 
 import json
@@ -9,11 +10,15 @@ import pytest
 
 from dpledger.accountant import account
 from dpledger.accountant.events import Composition, Gaussian
-from dpledger.learners.calibration.agnostic_noise import certified_ratio
 from dpledger.learners.agnostic.private_l1 import excess_risk_bound
 from dpledger.learners.agnostic.proper import cover_size
+from dpledger.learners.calibration.agnostic_noise import certified_ratio
 from dpledger.learners.calibration.agnostic_sample_size import (
-    HYPOTHESES, THEOREMS, paper_step_ratio, sample_size, tight_step_ratio,
+    HYPOTHESES,
+    THEOREMS,
+    paper_step_ratio,
+    sample_size,
+    tight_step_ratio,
 )
 
 BASE = {"alpha": "0.2", "beta": "0.1", "epsilon": "0.5", "delta": "1e-6", "dim": 10}
@@ -62,7 +67,9 @@ def test_tight_n_at_most_paper_n_with_privacy_terms_strictly_smaller(theorem, ep
 
 def test_theorem_2_1_tight_is_smaller_even_at_epsilon_one():
     """T steps: advanced composition of classic steps stays valid at ε ≥ 1 (ε₀ < 1)."""
-    assert size("Theorem 2.1", "tight", epsilon=1).privacy_n < size("Theorem 2.1", "paper", epsilon=1).privacy_n
+    assert (
+        size("Theorem 2.1", "tight", epsilon=1).privacy_n < size("Theorem 2.1", "paper", epsilon=1).privacy_n
+    )
 
 
 @pytest.mark.parametrize("theorem", ["Theorem 3.1", "Theorem 4.1"])
@@ -102,16 +109,32 @@ def test_theorem_2_1_blocks_make_excess_risk_bound_within_the_allocated_budget(a
     result = size("Theorem 2.1", accounting, dim=3, degree=1, alpha=alpha)
     p = result.parameters
     steps, m = p["T"], p["block_size"]
-    ratio = (paper_step_ratio if accounting == "paper" else tight_step_ratio)(BASE["epsilon"], BASE["delta"], steps)
+    ratio = (paper_step_ratio if accounting == "paper" else tight_step_ratio)(
+        BASE["epsilon"], BASE["delta"], steps
+    )
     clip = math.sqrt(float(Fraction(p["clip_norm_squared"])))
     sigma = 2 * clip / m / float(ratio)
-    bound = excess_risk_bound(radius=1.0, clip_norm=clip, n_features=p["F"], sigma=sigma, steps=steps, m=m,
-                              beta=float(beta / (3 * p["blocks"])))
+    bound = excess_risk_bound(
+        radius=1.0,
+        clip_norm=clip,
+        n_features=p["F"],
+        sigma=sigma,
+        steps=steps,
+        m=m,
+        beta=float(beta / (3 * p["blocks"])),
+    )
     assert bound["optimisation"] <= float(alpha / 6)
     assert bound["generalisation"] <= float(alpha / 3)
     # the block is not padded wildly: a quarter of it breaks the budget (the additive split costs ≤ 2×)
-    smaller = excess_risk_bound(radius=1.0, clip_norm=clip, n_features=p["F"], sigma=sigma * m / (m // 4),
-                                steps=steps, m=m // 4, beta=float(beta / (3 * p["blocks"])))
+    smaller = excess_risk_bound(
+        radius=1.0,
+        clip_norm=clip,
+        n_features=p["F"],
+        sigma=sigma * m / (m // 4),
+        steps=steps,
+        m=m // 4,
+        beta=float(beta / (3 * p["blocks"])),
+    )
     assert smaller["total"] > float(alpha / 6 + alpha / 3)
 
 
@@ -119,17 +142,24 @@ def test_tight_step_ratio_is_certified_and_below_the_learners_own_ratio():
     eps, delta, steps = Fraction(1, 2), Fraction(1, 10**6), 300
     ours = tight_step_ratio(eps, delta, steps)
     assert ours <= certified_ratio(eps, delta, steps, "optimal")
-    event = Composition(children=(Gaussian(sigma=1, delta=delta / (2 * steps), sensitivity=ours),),
-                        method="optimal", target_delta=delta, repeat=steps)
+    event = Composition(
+        children=(Gaussian(sigma=1, delta=delta / (2 * steps), sensitivity=ours),),
+        method="optimal",
+        target_delta=delta,
+        repeat=steps,
+    )
     assert account(event).guarantee.meets(eps, delta).holds
 
 
 def test_paper_step_ratio_is_certified_by_advanced_composition_of_classic_gaussians():
     eps, delta, steps = Fraction(1, 2), Fraction(1, 10**6), 300
     ratio = paper_step_ratio(eps, delta, steps)
-    event = Composition(children=(Gaussian(sigma=1, delta=delta / (2 * steps), sensitivity=ratio,
-                                           calibration="classical"),),
-                        method="advanced", target_delta=delta, repeat=steps)
+    event = Composition(
+        children=(Gaussian(sigma=1, delta=delta / (2 * steps), sensitivity=ratio, calibration="classical"),),
+        method="advanced",
+        target_delta=delta,
+        repeat=steps,
+    )
     assert account(event).guarantee.meets(eps, delta).holds
     assert ratio < tight_step_ratio(eps, delta, steps)
 
@@ -149,24 +179,31 @@ def test_theorem_4_1_clip_radius_covers_laurent_massart_at_the_final_n():
 
 
 def test_decimal_strings_and_numbers_give_the_same_calibration():
-    assert size("Theorem 3.1", alpha="0.25").n == size("Theorem 3.1", alpha=0.25).n == size("Theorem 3.1", alpha=Fraction(1, 4)).n
+    assert (
+        size("Theorem 3.1", alpha="0.25").n
+        == size("Theorem 3.1", alpha=0.25).n
+        == size("Theorem 3.1", alpha=Fraction(1, 4)).n
+    )
 
 
-@pytest.mark.parametrize(("changes", "message"), [
-    ({"alpha": 0}, "alpha must be in (0, 1) (hypothesis of Theorem 2.1)"),
-    ({"alpha": "1"}, "alpha must be in (0, 1)"),
-    ({"beta": 1.5}, "beta must be in (0, 1) (hypothesis of Theorem 2.1)"),
-    ({"delta": 0}, "delta must be in (0, 1)"),
-    ({"epsilon": 0}, "epsilon must be in (0, 100]"),
-    ({"epsilon": 101}, "epsilon must be in (0, 100]"),
-    ({"epsilon": True}, "epsilon must be a number"),
-    ({"dim": True}, "dim must be an integer ≥ 1 (hypothesis of Theorem 2.1)"),
-    ({"dim": 0}, "dim must be an integer ≥ 1"),
-    ({"dim": 2.0}, "dim must be an integer ≥ 1"),
-    ({"degree": 0}, "degree must be an integer ≥ 1"),
-    ({"degree": False}, "degree must be an integer ≥ 1"),
-    ({"alpha": "abc"}, "alpha must be a finite number"),
-])
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"alpha": 0}, "alpha must be in (0, 1) (hypothesis of Theorem 2.1)"),
+        ({"alpha": "1"}, "alpha must be in (0, 1)"),
+        ({"beta": 1.5}, "beta must be in (0, 1) (hypothesis of Theorem 2.1)"),
+        ({"delta": 0}, "delta must be in (0, 1)"),
+        ({"epsilon": 0}, "epsilon must be in (0, 100]"),
+        ({"epsilon": 101}, "epsilon must be in (0, 100]"),
+        ({"epsilon": True}, "epsilon must be a number"),
+        ({"dim": True}, "dim must be an integer ≥ 1 (hypothesis of Theorem 2.1)"),
+        ({"dim": 0}, "dim must be an integer ≥ 1"),
+        ({"dim": 2.0}, "dim must be an integer ≥ 1"),
+        ({"degree": 0}, "degree must be an integer ≥ 1"),
+        ({"degree": False}, "degree must be an integer ≥ 1"),
+        ({"alpha": "abc"}, "alpha must be a finite number"),
+    ],
+)
 def test_bad_input_is_refused_naming_the_hypothesis(changes, message):
     with pytest.raises(ValueError, match=re_escape(message)):
         sample_size("Theorem 2.1", **{**BASE, **changes})
@@ -183,4 +220,5 @@ def test_unknown_theorem_accounting_and_degree_for_theorem_4_1_are_refused():
 
 def re_escape(text: str) -> str:
     import re
+
     return re.escape(text)

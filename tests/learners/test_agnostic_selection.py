@@ -1,5 +1,6 @@
 """Issue 19: the agnostic learners' model selection, the semi-agnostic threshold estimator, the far
 two-sided flips and the data marginals."""
+
 from __future__ import annotations
 
 import json
@@ -8,7 +9,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner
+from dpledger.learners.agnostic import (
+    PrivateImproperLearner,
+    PrivateProperLearner,
+    PrivateSemiAgnosticLearner,
+)
 from dpledger.learners.agnostic.data import DATA_MARGINALS, halfspace_data, labelled_sample, sample_marginal
 from dpledger.learners.agnostic.semi_agnostic import erm_threshold, private_threshold
 from dpledger.learners.randomness import Sampled
@@ -39,7 +44,9 @@ def test_erm_threshold_is_unbiased_where_the_label_mean_is_not(t: float) -> None
 def test_private_erm_threshold_is_near_the_target_at_epsilon_one() -> None:
     sample = _far_one_sided(50_000, 0.5, 2)
     grid = np.linspace(-3, 3, 121)
-    estimates = [erm_threshold(sample.X @ sample.w, sample.y, grid, PRIVACY, Sampled(seed))[0] for seed in range(5)]
+    estimates = [
+        erm_threshold(sample.X @ sample.w, sample.y, grid, PRIVACY, Sampled(seed))[0] for seed in range(5)
+    ]
     assert max(abs(e - 0.5) for e in estimates) <= 0.1
 
 
@@ -48,16 +55,22 @@ def test_semi_agnostic_learner_gets_within_0_03_of_opt_under_far_flips_without_p
     train = halfspace_data(60_000, 5, 0.1, "adversarial", rng)
     test = labelled_sample(20_000, train.w, train.t, 0.1, "adversarial", rng)
     opt = np.mean(test.target_predictions(test.X) != test.y)
-    errors = {threshold: 1 - PrivateSemiAgnosticLearner(None, None, threshold=threshold, random_state=0)
-              .fit(train.X, train.y).score(test.X, test.y) for threshold in ("erm", "label-mean")}
+    errors = {
+        threshold: 1
+        - PrivateSemiAgnosticLearner(None, None, threshold=threshold, random_state=0)
+        .fit(train.X, train.y)
+        .score(test.X, test.y)
+        for threshold in ("erm", "label-mean")
+    }
     assert errors["erm"] <= opt + 0.03
     assert errors["label-mean"] > opt + 0.03  # the bound separates: the label mean's bias (≤ 2·OPT) misses it
 
 
 def test_improper_learner_fits_one_degree_per_block_and_the_selection_names_them() -> None:
     sample = halfspace_data(4000, 3, 0.1, "random", Sampled(3))
-    learner = PrivateImproperLearner(1, "1e-6", degree=(1, 2), n_blocks=2, steps=5, subspace_degree=None,
-                                     random_state=0).fit(sample.X, sample.y)
+    learner = PrivateImproperLearner(
+        1, "1e-6", degree=(1, 2), n_blocks=2, steps=5, subspace_degree=None, random_state=0
+    ).fit(sample.X, sample.y)
     assert learner.block_degrees_.tolist() == [1, 2, 1, 2]
     assert [len(c) for c in learner.block_coefs_] == [4, 10, 4, 10]  # C(3+D, D) features
     (selection,) = learner.selections_
@@ -80,15 +93,24 @@ def test_semi_agnostic_selections_show_each_runs_threshold_and_the_final_choice(
     sample = halfspace_data(3000, 3, 0.1, "random", Sampled(5))
     learner = PrivateSemiAgnosticLearner(1, "1e-6", n_guesses=2, steps=2, max_step_noise=None, random_state=0)
     *thresholds, final = learner.fit(sample.X, sample.y).selections_
-    assert len(thresholds) == 2 and final.count == 2 * 3 * learner.n_thresholds  # 2 runs × iterates w₀, w₁, w₂
+    assert (
+        len(thresholds) == 2 and final.count == 2 * 3 * learner.n_thresholds
+    )  # 2 runs × iterates w₀, w₁, w₂
     assert -learner.intercept_ in learner.thresholds_.tolist()
-    label_mean = PrivateSemiAgnosticLearner(1, "1e-6", n_guesses=2, steps=2, threshold="label-mean", random_state=0)
+    label_mean = PrivateSemiAgnosticLearner(
+        1, "1e-6", n_guesses=2, steps=2, threshold="label-mean", random_state=0
+    )
     assert len(label_mean.fit(sample.X, sample.y).selections_) == 1
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"degree": ()}, "non-empty"), ({"degree": (1, 1)}, "distinct"), ({"degree": (1, 0)}, "degree"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"degree": ()}, "non-empty"),
+        ({"degree": (1, 1)}, "distinct"),
+        ({"degree": (1, 0)}, "degree"),
+    ],
+)
 def test_bad_degree_candidates_are_refused(change, message) -> None:
     sample = halfspace_data(400, 2, 0.1, "random", Sampled(6))
     with pytest.raises(ValueError, match=message):

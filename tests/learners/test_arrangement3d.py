@@ -1,6 +1,7 @@
 """Halfspaces in d = 3 counted by score (learners/halfspaces/arrangement3d.py): the counts equal an
 exact brute-force listing (Fourier–Motzkin feasibility of every labeling) on small, highly
 degenerate grids; ranks give distinct labelings, each realised by its representative."""
+
 from __future__ import annotations
 
 import itertools
@@ -9,7 +10,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from dpledger.learners.halfspaces import arrangement3d
@@ -119,8 +121,13 @@ def test_lowest_local_cells_at_a_vertex_number_one_minus_k_plus_the_line_excess(
     for _ in range(200):
         XI = np.unique(rng.integers(-2, 3, (rng.integers(3, 9), 3)), axis=0)
         XI = XI[np.any(XI != 0, axis=1)]
-        XI = XI[np.unique(XI // np.gcd.reduce(np.abs(XI), axis=1)[:, None] * _lexsign(XI)[:, None], axis=0,
-                          return_index=True)[1]]  # one normal per plane through 0
+        XI = XI[
+            np.unique(
+                XI // np.gcd.reduce(np.abs(XI), axis=1)[:, None] * _lexsign(XI)[:, None],
+                axis=0,
+                return_index=True,
+            )[1]
+        ]  # one normal per plane through 0
         if len(XI) < 3 or np.linalg.matrix_rank(XI) < 3:
             continue
         cells, rays = _local_cells(XI)
@@ -139,7 +146,9 @@ def test_ranks_of_a_score_give_uniform_labelings():
     table = trace.score_counts()
     score, count = max(zip(table.scores, table.counts), key=lambda sc: sc[1])
     assert count >= 20
-    draws = Counter(tuple(trace.labeling(score, int(rng.integers(count))).tolist()) for _ in range(60 * count))
+    draws = Counter(
+        tuple(trace.labeling(score, int(rng.integers(count))).tolist()) for _ in range(60 * count)
+    )
     assert len(draws) == count
     assert stats.chisquare(list(draws.values())).pvalue > 1e-3
 
@@ -161,14 +170,17 @@ def test_a_labeling_outside_the_trace_has_no_representative():
         trace.representative(np.array([1, 0, 1]))
 
 
-@pytest.mark.parametrize("points, index, labels, message", [
-    (np.array([[0.5, 0, 0]]), [0], [1], "integer"),
-    (np.array([[257, 0, 0]]), [0], [1], "256"),
-    (np.array([[1, 0, 0], [1, 0, 0]]), [0], [1], "distinct"),
-    (np.array([[1, 0]]), [0], [1], "n × 3"),
-    (np.array([[1, 0, 0]]), [1], [1], "row of points"),
-    (np.array([[1, 0, 0]]), [0], [2], "0/1"),
-])
+@pytest.mark.parametrize(
+    "points, index, labels, message",
+    [
+        (np.array([[0.5, 0, 0]]), [0], [1], "integer"),
+        (np.array([[257, 0, 0]]), [0], [1], "256"),
+        (np.array([[1, 0, 0], [1, 0, 0]]), [0], [1], "distinct"),
+        (np.array([[1, 0]]), [0], [1], "n × 3"),
+        (np.array([[1, 0, 0]]), [1], [1], "row of points"),
+        (np.array([[1, 0, 0]]), [0], [2], "0/1"),
+    ],
+)
 def test_bad_input_is_refused_with_a_clear_message(points, index, labels, message):
     with pytest.raises(ValueError, match=message):
         HalfspaceTrace3D(points, np.array(index), np.array(labels))
@@ -237,7 +249,10 @@ def test_labelboost_on_3d_halfspaces_samples_the_counted_trace_without_listing(m
     C = GridHalfspaces(3, 16)
     result = labelboost(C, X[:30], y[:30], X[30:], Sampled(0))
     assert C.evaluate(result.hypothesis, result.points).tolist() == result.labeling.tolist()
-    assert result.candidates == HalfspaceTrace3D(result.points, np.zeros(0, np.int64), np.zeros(0, np.int64)).size
+    assert (
+        result.candidates
+        == HalfspaceTrace3D(result.points, np.zeros(0, np.int64), np.zeros(0, np.int64)).size
+    )
 
 
 def test_3d_halfspaces_refuse_what_is_neither_counted_nor_listed():
@@ -252,4 +267,6 @@ def test_3d_halfspaces_refuse_what_is_neither_counted_nor_listed():
         C.restrict((1, Fraction(1, 2))).trace(P)
     X = np.random.default_rng(0).integers(-4, 5, size=(600, 3))
     with pytest.raises(ValueError, match="Q_i\\^S"):
-        CarryForwardLearner(C, m=10, oracle=IPConcaveOracle(), random_state=0).fit(X, (X.sum(axis=1) >= 0).astype(int))
+        CarryForwardLearner(C, m=10, oracle=IPConcaveOracle(), random_state=0).fit(
+            X, (X.sum(axis=1) >= 0).astype(int)
+        )

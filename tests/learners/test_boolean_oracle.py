@@ -2,13 +2,15 @@
 Proposition 8.16 (seed 000, Section 8.4): exact sampling, the recorded guarantee
 (Corollary 8.17), the oracle's utility (Corollary 8.17, Appendix B) and the learner's derived
 guarantee (Theorem 8.19 via Theorem 5.1)."""
+
 import math
 from fractions import Fraction
 
 import numpy as np
 import pytest
 import sympy
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpledger.accountant.events import ExponentialMechanism, SubsampleWithReplacement
 from dpledger.accountant.rules import account
@@ -28,7 +30,9 @@ def test_exponential_learner_samples_exactly_the_exponential_mechanism_over_all_
     y = np.array([1, 0, 1])
     epsilon = Fraction(1, 2)
     exact = enumerate_outputs(lambda rng: tuple(exponential_learner(H, X, y, epsilon, rng)))
-    weights = {h: math.exp(float(epsilon) * int(np.sum(H.evaluate(h, X) == y)) / 2) for h in HypothesisSpace(H)}
+    weights = {
+        h: math.exp(float(epsilon) * int(np.sum(H.evaluate(h, X) == y)) / 2) for h in HypothesisSpace(H)
+    }
     total = sum(weights.values())
     assert set(exact) == set(weights)
     for h, p in exact.items():
@@ -39,8 +43,9 @@ def test_empirical_learner_draws_m_b_with_replacement_when_the_sample_has_9_m_b(
     assert empirical_draws(90, 10) == 10 and empirical_draws(89, 10) == 9 and empirical_draws(5, 10) == 1
     with pytest.raises(ValueError, match="m_b"):
         empirical_draws(90, 0)
-    distribution = enumerate_outputs(lambda rng: empirical_learner(Thresholds(2), np.array([0, 1]), np.array([0, 1]),
-                                                                   1, 4, rng))
+    distribution = enumerate_outputs(
+        lambda rng: empirical_learner(Thresholds(2), np.array([0, 1]), np.array([0, 1]), 1, 4, rng)
+    )
     assert set(distribution) == {(0,), (1,), (2,)}  # one draw (|S| < 9), then B over all of H
 
 
@@ -49,7 +54,8 @@ def test_exponential_learner_m_follows_its_formula_and_grows_with_accuracy():
     assert m == math.ceil(8 * math.log(2 * 65537 / 0.1) / 0.1)
     assert exponential_learner_m(65537, Fraction(1, 20), Fraction(1, 10)) > m
     assert exponential_learner_m(65537, Fraction(1, 10), Fraction(1, 10), Fraction(1, 4)) == math.ceil(
-        16 * math.log(2 * 65537 / 0.1) / 0.1)
+        16 * math.log(2 * 65537 / 0.1) / 0.1
+    )
     with pytest.raises(ValueError, match="alpha"):
         exponential_learner_m(10, 0, Fraction(1, 2))
 
@@ -68,7 +74,9 @@ def test_oracle_event_within_epsilon_b_plus_3_on_realizable_prefix_states_coroll
         derivation = account(oracle.event(C, (), 9 * m_b))
         g = derivation.guarantee
         assert g.domain == "realizable" and g.delta == 0
-        b_hat = account(SubsampleWithReplacement(ExponentialMechanism(epsilon_b, len(C.spaces[0])), m_b, 9 * m_b))
+        b_hat = account(
+            SubsampleWithReplacement(ExponentialMechanism(epsilon_b, len(C.spaces[0])), m_b, 9 * m_b)
+        )
         assert sympy.simplify(g.epsilon - (b_hat.guarantee.epsilon + 3)) == 0
         assert 3 < g.epsilon_upper < float(epsilon_b) + 3
         assert {c.statement for c in derivation.claims()} == {"Corollary 8.17", "Lemma 8.15"}
@@ -134,7 +142,12 @@ def test_learner_derived_guarantee_meets_its_target_with_paper_m():
 
 
 @settings(max_examples=8)
-@given(st.sampled_from(["1", "0.5", "0.25"]), st.sampled_from(["1e-6", "1e-9"]), st.integers(1, 4), st.integers(1, 3))
+@given(
+    st.sampled_from(["1", "0.5", "0.25"]),
+    st.sampled_from(["1e-6", "1e-9"]),
+    st.integers(1, 4),
+    st.integers(1, 3),
+)
 def test_learner_event_with_relabel_oracles_meets_target_at_paper_m_theorem_8_19(epsilon, delta, k, m):
     """For every (ε, δ, k) and the n at which Algorithm 2 gives m, the Section 6 tree built from the
     Proposition 8.16 oracle events (as CarryForwardLearner.fit builds it) meets (ε, δ)."""

@@ -1,4 +1,5 @@
 """CarryForwardLearner (Algorithm 2): invariants, derived privacy, bad input."""
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -20,8 +21,12 @@ def realizable_data(concept_class, n, seed):
 
 
 @settings(max_examples=12)
-@given(st.sampled_from(["intervals", "thresholds"]), st.integers(0, 2**32 - 1), st.booleans(),
-       st.sampled_from([("1", "1e-6"), ("0.5", "1e-4"), ("0.25", "1e-8")]))
+@given(
+    st.sampled_from(["intervals", "thresholds"]),
+    st.integers(0, 2**32 - 1),
+    st.booleans(),
+    st.sampled_from([("1", "1e-6"), ("0.5", "1e-4"), ("0.25", "1e-8")]),
+)
 def test_theorem_5_1_privacy_half_derived_guarantee_meets_target(name, seed, noisy, target):
     """With m from Algorithm 2 (or the tight calibration), the accountant's derivation from the
     trace of an actual fit meets the (ε, δ) the learner was asked for — on realizable and on
@@ -33,7 +38,9 @@ def test_theorem_5_1_privacy_half_derived_guarantee_meets_target(name, seed, noi
     if noisy:
         y = np.random.default_rng(seed).integers(0, 2, size=n)
     for calibration in ("paper", "tight"):
-        learner = CarryForwardLearner(C, epsilon=epsilon, delta=delta, calibration=calibration, random_state=seed).fit(X, y)
+        learner = CarryForwardLearner(
+            C, epsilon=epsilon, delta=delta, calibration=calibration, random_state=seed
+        ).fit(X, y)
         assert learner.holds_ and learner.guarantee_.meets(epsilon, delta).holds
         assert learner.m_ >= 1
 
@@ -91,18 +98,21 @@ def test_lemma_7_1_round_disagreements_within_two_tau_on_realizable_data():
     assert within >= 7
 
 
-@pytest.mark.parametrize("kwargs, X, y, fragment", [
-    ({}, [[0.5]] * 10, [0] * 10, "X"),
-    ({}, [3] * 10, [2] * 10, "y"),
-    ({}, [70] * 10, [0] * 10, "X"),
-    ({}, ["a"] * 10, [0] * 10, "X"),
-    ({}, [3] * 10, [0] * 9, "y"),
-    ({"epsilon": 2}, [3] * 10**6, [0] * 10**6, "Lemma 6.12"),
-    ({"delta": 0.2, "beta": 0.1}, [3] * 10, [0] * 10, "beta"),
-    ({"alpha": 0}, [3] * 10, [0] * 10, "alpha"),
-    ({}, [3] * 3000, [0] * 3000, "n ≥"),
-    ({"m": 5000}, [3] * 3000, [0] * 3000, "m must"),
-])
+@pytest.mark.parametrize(
+    "kwargs, X, y, fragment",
+    [
+        ({}, [[0.5]] * 10, [0] * 10, "X"),
+        ({}, [3] * 10, [2] * 10, "y"),
+        ({}, [70] * 10, [0] * 10, "X"),
+        ({}, ["a"] * 10, [0] * 10, "X"),
+        ({}, [3] * 10, [0] * 9, "y"),
+        ({"epsilon": 2}, [3] * 10**6, [0] * 10**6, "Lemma 6.12"),
+        ({"delta": 0.2, "beta": 0.1}, [3] * 10, [0] * 10, "beta"),
+        ({"alpha": 0}, [3] * 10, [0] * 10, "alpha"),
+        ({}, [3] * 3000, [0] * 3000, "n ≥"),
+        ({"m": 5000}, [3] * 3000, [0] * 3000, "m must"),
+    ],
+)
 def test_bad_input_raises_value_error_naming_the_problem(kwargs, X, y, fragment):
     with pytest.raises(ValueError, match=fragment):
         CarryForwardLearner(Intervals(64), **kwargs).fit(np.array(X), np.array(y))
@@ -113,7 +123,9 @@ def test_oracle_with_inconsistent_k_is_refused():
         k = 2
 
     with pytest.raises(ValueError, match="k = 2"):
-        CarryForwardLearner(Thresholds(64), oracle=TwoComponentOracle(), m=5).fit(np.arange(60), np.zeros(60, int))
+        CarryForwardLearner(Thresholds(64), oracle=TwoComponentOracle(), m=5).fit(
+            np.arange(60), np.zeros(60, int)
+        )
 
 
 def test_tight_calibration_guarantee_holds_for_k_at_least_3():
@@ -136,8 +148,8 @@ def test_theorem_7_2_error_at_most_alpha_with_its_active_sample_size():
     """Theorem 7.2 (with the substitute constant c = 1 and the completion-score oracle's M_A):
     with m = max(LabelBoost term, M_A) the returned hypothesis has population error ≤ α in at
     least a 1 − β fraction of runs (exact population error: the whole grid is evaluated)."""
-    from dpledger.learners.component_oracles import completion_oracle_m
     from dpledger.learners.calibration.sample_size import UtilityTarget, labelboost_term
+    from dpledger.learners.component_oracles import completion_oracle_m
 
     size, alpha, beta = 2**10, 0.2, 0.2
     concept = Intervals(size)

@@ -1,4 +1,5 @@
 """Concept classes (Section 4.1 parameterisation) and their traces Π_C(P) (Definition 3.7)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -6,15 +7,30 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpledger.learners.concept_classes import FiniteClass, Halfspaces, Intervals, Rectangles, Thresholds, make_class
+from dpledger.learners.concept_classes import (
+    FiniteClass,
+    Halfspaces,
+    Intervals,
+    Rectangles,
+    Thresholds,
+    make_class,
+)
 from dpledger.learners.dichotomies import dichotomies
 
-CLASSES = [Thresholds(7), Intervals(7), Rectangles(4), Halfspaces(4, 2, 1), Halfspaces(3, 3, 1),
-           FiniteClass([[0, 1, 1, 0], [1, 0, 1, 1], [0, 1, 1, 0], [0, 0, 0, 1]])]
+CLASSES = [
+    Thresholds(7),
+    Intervals(7),
+    Rectangles(4),
+    Halfspaces(4, 2, 1),
+    Halfspaces(3, 3, 1),
+    FiniteClass([[0, 1, 1, 0], [1, 0, 1, 1], [0, 1, 1, 0], [0, 0, 0, 1]]),
+]
 
 
 def _points(concept_class, data):
-    side = concept_class.table.shape[1] if isinstance(concept_class, FiniteClass) else concept_class.domain_size
+    side = (
+        concept_class.table.shape[1] if isinstance(concept_class, FiniteClass) else concept_class.domain_size
+    )
     size = data.draw(st.integers(1, 6)) * concept_class.dimension
     values = np.array(data.draw(st.lists(st.integers(0, side - 1), min_size=size, max_size=size)))
     return values if concept_class.dimension == 1 else values.reshape(-1, concept_class.dimension)
@@ -44,7 +60,10 @@ def test_trace_sizes_of_thresholds_and_intervals(values):
 
 
 @pytest.mark.parametrize("concept_class", [Thresholds(9), Intervals(9)], ids=repr)
-@given(st.lists(st.tuples(st.integers(0, 8), st.integers(0, 1)), min_size=1, max_size=8), st.lists(st.integers(0, 8), max_size=4))
+@given(
+    st.lists(st.tuples(st.integers(0, 8), st.integers(0, 1)), min_size=1, max_size=8),
+    st.lists(st.integers(0, 8), max_size=4),
+)
 @settings(max_examples=30, deadline=None)
 def test_implicit_agreement_scores_match_the_labelings(concept_class, sample, extra):
     x = np.array([p for p, _ in sample])
@@ -85,15 +104,18 @@ def test_finite_class_user_components_and_vc_dimension():
     assert (C.evaluate(("b", 0), [0, 1]) == [1, 0]).all()
 
 
-@pytest.mark.parametrize("make, match", [
-    (lambda: make_class("circles", 4), "class"),
-    (lambda: Intervals(0), "domain_size"),
-    (lambda: Halfspaces(4, dimension=7), "dimension"),
-    (lambda: FiniteClass([[0, 2]]), "labelings"),
-    (lambda: FiniteClass([[0, 1], [1, 0]], components=[(0,), (0,)]), "components"),
-    (lambda: Intervals(5).trace([1, 7]), "grid"),
-    (lambda: Intervals(100).dichotomies(range(100), limit=1000), "limit"),
-])
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: make_class("circles", 4), "class"),
+        (lambda: Intervals(0), "domain_size"),
+        (lambda: Halfspaces(4, dimension=7), "dimension"),
+        (lambda: FiniteClass([[0, 2]]), "labelings"),
+        (lambda: FiniteClass([[0, 1], [1, 0]], components=[(0,), (0,)]), "components"),
+        (lambda: Intervals(5).trace([1, 7]), "grid"),
+        (lambda: Intervals(100).dichotomies(range(100), limit=1000), "limit"),
+    ],
+)
 def test_bad_input_is_a_clear_error(make, match):
     with pytest.raises(ValueError, match=match):
         make()
@@ -106,19 +128,24 @@ def _brute_force_vc(labelings: np.ndarray) -> int:
     columns = labelings.shape[1]
     best = 0
     for d in range(1, columns + 1):
-        shattered = any(len({tuple(row) for row in labelings[:, list(subset)]}) == 2**d
-                        for subset in combinations(range(columns), d))
+        shattered = any(
+            len({tuple(row) for row in labelings[:, list(subset)]}) == 2**d
+            for subset in combinations(range(columns), d)
+        )
         if not shattered:
             break
         best = d
     return best
 
 
-@pytest.mark.parametrize(("name", "size", "grid"), [
-    ("thresholds", 6, [[x] for x in range(6)]),
-    ("intervals", 6, [[x] for x in range(6)]),
-    ("rectangles", 3, [[x, y] for x in range(3) for y in range(3)]),
-])
+@pytest.mark.parametrize(
+    ("name", "size", "grid"),
+    [
+        ("thresholds", 6, [[x] for x in range(6)]),
+        ("intervals", 6, [[x] for x in range(6)]),
+        ("rectangles", 3, [[x, y] for x in range(3) for y in range(3)]),
+    ],
+)
 def test_claim_4_1_restricted_classes_have_vc_dimension_at_most_v(name, size, grid):
     concept = make_class(name, size)
     points = np.array(grid)

@@ -2,6 +2,7 @@
 Gaussian pmfs, reproducibly; the noise step releases on its grid with the event that accounts for
 that draw; dpledger's own Monte Carlo auditor does not flag the noise step, and does flag the float
 Laplace it replaced."""
+
 from __future__ import annotations
 
 import math
@@ -29,8 +30,8 @@ def discrete_laplace_pmf(t: float, support: np.ndarray) -> np.ndarray:
 
 def discrete_gaussian_pmf(s: float, support: np.ndarray) -> np.ndarray:
     wide = np.arange(-60 * math.ceil(s) - 60, 60 * math.ceil(s) + 61)
-    total = np.exp(-wide.astype(float) ** 2 / (2 * s * s)).sum()
-    return np.exp(-support.astype(float) ** 2 / (2 * s * s)) / total
+    total = np.exp(-(wide.astype(float) ** 2) / (2 * s * s)).sum()
+    return np.exp(-(support.astype(float) ** 2) / (2 * s * s)) / total
 
 
 def chi_square_p(draws: np.ndarray, pmf) -> float:
@@ -66,7 +67,9 @@ def test_discrete_gaussian_sampler_draws_the_exact_pmf(s: float) -> None:
     assert chi_square_p(draws, lambda z: discrete_gaussian_pmf(1.05 * s, z)) < 1e-6
     # ... and so is the rounded continuous Gaussian at s = 0.8 (the discrete one is narrower)
     if s == 0.8:
-        rounded = lambda z: np.diff(__import__("scipy.stats").stats.norm.cdf((np.append(z, z[-1] + 1) - 0.5) / s))  # noqa: E731
+        rounded = lambda z: np.diff(
+            __import__("scipy.stats").stats.norm.cdf((np.append(z, z[-1] + 1) - 0.5) / s)
+        )  # noqa: E731
         assert chi_square_p(draws, rounded) < 1e-6
 
 
@@ -84,7 +87,9 @@ def test_same_seed_gives_the_same_draws_and_another_seed_others() -> None:
     for draw in (lambda r: r.discrete_gaussian(2.5, 50), lambda r: r.discrete_laplace(2.5, 50)):
         assert np.array_equal(draw(Sampled(5)), draw(Sampled(5)))
         assert not np.array_equal(draw(Sampled(5)), draw(Sampled(6)))
-    gaussian = lambda seed: gaussian_noise(np.zeros(4), 1.0, Fraction(1, 10), Fraction(1, 10**5), Sampled(seed))[0]  # noqa: E731
+    gaussian = lambda seed: gaussian_noise(
+        np.zeros(4), 1.0, Fraction(1, 10), Fraction(1, 10**5), Sampled(seed)
+    )[0]  # noqa: E731
     assert np.array_equal(gaussian(3), gaussian(3))
 
 
@@ -114,7 +119,10 @@ def test_noise_step_releases_on_its_grid_with_the_event_of_the_draw() -> None:
     assert event.sigma_units == sympy.Rational(Fraction(sigma) / Fraction(gamma))
     assert event.sensitivity_units == sympy.Rational(sensitivity / Fraction(gamma)) + sympy.sqrt(3)
     scalar, laplace_event = laplace_noise(0.5, 0.25, Fraction(1, 10), Sampled(0))
-    assert isinstance(scalar, float) and laplace_event.sensitivity_units == Fraction(1, 10) / Fraction(grid(0.25)) + 1
+    assert (
+        isinstance(scalar, float)
+        and laplace_event.sensitivity_units == Fraction(1, 10) / Fraction(grid(0.25)) + 1
+    )
 
 
 def test_noise_step_refuses_values_beyond_the_exact_range() -> None:
@@ -168,7 +176,9 @@ def test_auditor_does_not_flag_the_exact_laplace_noise_step() -> None:
 
 
 def test_auditor_does_not_flag_the_exact_gaussian_noise_step() -> None:
-    result = audit(exact_gaussian_step, PAIR, 1.0, delta=1e-5, samples=100_000, executor=InProcessExecutor(), seed=4)
+    result = audit(
+        exact_gaussian_step, PAIR, 1.0, delta=1e-5, samples=100_000, executor=InProcessExecutor(), seed=4
+    )
     assert not result.violation
 
 

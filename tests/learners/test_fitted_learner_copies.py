@@ -4,6 +4,7 @@ guarantee. Two causes, fixed in the accountant: the guarantees hold a never-eval
 special functions, which sympy used to rebuild evaluated — "not comparable" on load
 (``dpledger.accountant.rules.Max``); and a guarantee's cached enclosures are mpmath intervals,
 whose class pickle cannot name (``Guarantee.__getstate__`` leaves caches out)."""
+
 from __future__ import annotations
 
 import copy
@@ -14,7 +15,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner
+from dpledger.learners.agnostic import (
+    PrivateImproperLearner,
+    PrivateProperLearner,
+    PrivateSemiAgnosticLearner,
+)
 from dpledger.learners.agnostic.data import halfspace_data
 from dpledger.learners.carry_forward import CarryForwardLearner
 from dpledger.learners.concept_classes import Intervals
@@ -47,9 +52,13 @@ FITTED = {
 
 @pytest.mark.parametrize("round_trip", ROUND_TRIPS)
 @pytest.mark.parametrize("learner", FITTED)
-def test_fitted_learner_round_trip_predicts_identically_with_the_same_guarantee(learner: str, round_trip: str) -> None:
+def test_fitted_learner_round_trip_predicts_identically_with_the_same_guarantee(
+    learner: str, round_trip: str
+) -> None:
     fitted, probe = FITTED[learner]()
-    epsilon_upper = fitted.guarantee_.epsilon_upper  # caches the enclosures (mpmath intervals) on the guarantee
+    epsilon_upper = (
+        fitted.guarantee_.epsilon_upper
+    )  # caches the enclosures (mpmath intervals) on the guarantee
     copied = ROUND_TRIPS[round_trip](fitted)
     assert np.array_equal(copied.predict(probe), fitted.predict(probe))
     assert copied.trace_ == fitted.trace_
@@ -68,7 +77,9 @@ def test_sklearn_clone_of_a_fitted_learner_keeps_its_parameters(learner: str) ->
 
 
 @pytest.mark.parametrize("learner", ["improper", "proper", "semi-agnostic"])
-def test_get_params_returns_the_constructor_arguments_and_set_params_refuses_unknown_names(learner: str) -> None:
+def test_get_params_returns_the_constructor_arguments_and_set_params_refuses_unknown_names(
+    learner: str,
+) -> None:
     fitted, _ = FITTED[learner]()
     params = fitted.get_params()
     assert params["epsilon"] == 1 and params["labels"] == (-1, 1) and params["random_state"] == 0

@@ -2,6 +2,7 @@
 the chosen point's guarantee recomputed without the search — the learner's event tree rebuilt
 from the real oracles' declared events, the utility bounds from their formulas in floats — and
 the issue's goals against the paper's n."""
+
 import math
 from fractions import Fraction
 
@@ -12,7 +13,11 @@ from dpledger.accountant import account
 from dpledger.accountant.section6 import Target, learner_event
 from dpledger.learners.calibration.free_constants import UtilitySplit, theorem_5_1
 from dpledger.learners.calibration.sample_size import UtilityTarget
-from dpledger.learners.component_oracles import CompletionScoreOracle, completion_oracle_m, largest_component_domain
+from dpledger.learners.component_oracles import (
+    CompletionScoreOracle,
+    completion_oracle_m,
+    largest_component_domain,
+)
 from dpledger.learners.concept_classes import make_class
 from dpledger.verify.paper.theorem_calibration import theorem_5_1 as paper_theorem_5_1
 
@@ -40,19 +45,29 @@ def test_free_theorem_5_1_chosen_point_meets_the_target_without_the_search(name,
     # privacy: the tree rebuilt from the real oracle's events (exponential mechanisms), optimal composition
     target = Target.of(free.n, concept.k, run.epsilon, run.delta)
     events = _completion_oracle_events(concept, free.epsilon_oracle, free.m)
-    assert account(learner_event(target, free.m, events, "optimal")).guarantee.meets(run.epsilon, run.delta).holds
+    assert (
+        account(learner_event(target, free.m, events, "optimal"))
+        .guarantee.meets(run.epsilon, run.delta)
+        .holds
+    )
     # and the n is the smallest for these constants: one block fewer fails
     smaller = Target.of(free.n - 3, concept.k, run.epsilon, run.delta)
-    assert not account(learner_event(smaller, free.m, events, "optimal", free.n - 3)).guarantee.meets(
-        run.epsilon, run.delta).holds
+    assert (
+        not account(learner_event(smaller, free.m, events, "optimal", free.n - 3))
+        .guarantee.meets(run.epsilon, run.delta)
+        .holds
+    )
     # utility, in floats from the proofs' formulas: Theorem 7.2's error and failure budgets ...
     k, alpha, beta = concept.k, 0.1, 0.1
     assert 20 * (k + 1) * c["tau"] <= alpha * (1 + 1e-12)
     assert k * c["beta_A"] + k * c["beta_LB"] + (k + 1) * c["beta_VC"] <= beta * (1 + 1e-12)
     # ... the oracle's failure |Y|·exp(−ε_A τ m/2) ≤ β_A (Proposition 3.12) and Lemma 7.1's term
     assert candidates * math.exp(-float(free.epsilon_oracle) * c["tau"] * free.m / 2) <= c["beta_A"]
-    lemma_7_1 = (1 / 40) / c["tau"] * (concept.vc_dimension * math.log(2 / (c["tau"] * c["beta_LB"]))
-                                       + math.log(1 / c["beta_VC"]))
+    lemma_7_1 = (
+        (1 / 40)
+        / c["tau"]
+        * (concept.vc_dimension * math.log(2 / (c["tau"] * c["beta_LB"])) + math.log(1 / c["beta_VC"]))
+    )
     assert free.m >= lemma_7_1 * (1 - 1e-9)
 
 
@@ -70,8 +85,10 @@ def test_free_search_picks_an_epsilon_a_no_worse_than_its_grid_neighbours():
 
     for step in (sympy.Rational(-1, 16), sympy.Rational(1, 16)):
         epsilon_a = free.epsilon_oracle + step
-        m = max(labelboost_term(run.vc, free.split),
-                completion_oracle_m(DOMAIN + 1, free.split.tau, free.split.beta_oracle, epsilon_a))
+        m = max(
+            labelboost_term(run.vc, free.split),
+            completion_oracle_m(DOMAIN + 1, free.split.tau, free.split.beta_oracle, epsilon_a),
+        )
         assert certify(run, m, epsilon_a)[0] >= free.n
 
 
@@ -80,8 +97,15 @@ def test_free_search_picks_an_epsilon_a_no_worse_than_its_grid_neighbours():
 def test_free_theorem_5_1_is_20x_below_the_paper_at_every_k_and_100x_at_k_up_to_5(epsilon):
     for k in GOAL_K:
         run = UtilityTarget.of("Theorem 5.1", k, k, "0.1", "0.1", epsilon, "1e-6")
-        paper = paper_theorem_5_1(k, k, "0.1", "0.1", epsilon, "1e-6",
-                                  oracle_m=completion_oracle_m(DOMAIN + 1, run.tau, run.beta_oracle))["payload"]
+        paper = paper_theorem_5_1(
+            k,
+            k,
+            "0.1",
+            "0.1",
+            epsilon,
+            "1e-6",
+            oracle_m=completion_oracle_m(DOMAIN + 1, run.tau, run.beta_oracle),
+        )["payload"]
         free = theorem_5_1(run, DOMAIN + 1)
         assert free.holds
         assert paper["n_paper"] >= (100 if k <= 5 else 20) * free.n, (k, paper["n_paper"], free.n)
@@ -114,8 +138,11 @@ def test_free_theorem_8_19_chosen_point_meets_the_target_with_the_relabel_oracle
     c = free.to_dict()["constants"]
     epsilon_b, share = free.choice("epsilon_B"), free.choice("learner_tau_share")
     # the oracle realising the choice: its m_B is m_B(tau/2, beta_a/2, ε_B) = m_B(θτ, β_A/2, ε_B)
-    oracle = RelabelOracle(Fraction(str(epsilon_b)), Fraction(str(2 * share * free.split.tau)),
-                           Fraction(str(free.split.beta_oracle)))
+    oracle = RelabelOracle(
+        Fraction(str(epsilon_b)),
+        Fraction(str(2 * share * free.split.tau)),
+        Fraction(str(free.split.beta_oracle)),
+    )
     prefix, events = (), []
     for i in range(C.k):
         events.append(oracle.event(C, prefix, free.m))
@@ -123,7 +150,11 @@ def test_free_theorem_8_19_chosen_point_meets_the_target_with_the_relabel_oracle
     # the oracles' own events (Corollary 8.17 over Lemma 8.15's rule) never exceed the ε_A certified with
     assert max(account(e).guarantee.epsilon_upper for e in events) <= float(free.epsilon_oracle)
     target = Target.of(free.n, C.k, run.epsilon, run.delta)
-    assert account(learner_event(target, free.m, events, "optimal")).guarantee.meets(run.epsilon, run.delta).holds
+    assert (
+        account(learner_event(target, free.m, events, "optimal"))
+        .guarantee.meets(run.epsilon, run.delta)
+        .holds
+    )
     # utility: Theorem 7.2's budgets, and m covers every M_{A,i} of Corollary 8.17 at the chosen constants
     k = C.k
     assert 20 * (k + 1) * c["tau"] <= 0.1 * (1 + 1e-12)
@@ -146,4 +177,7 @@ def test_free_theorem_8_19_is_20x_below_the_paper_at_every_k_and_100x_at_k_up_to
     for k in GOAL_K:
         payload = theorem_8_19(k=k, epsilon=epsilon).payload
         assert payload["free"]["guarantee"]["holds"]
-        assert payload["n_paper"] >= (100 if k <= 5 else 20) * payload["free"]["n_free"], (k, payload["n_paper"])
+        assert payload["n_paper"] >= (100 if k <= 5 else 20) * payload["free"]["n_free"], (
+            k,
+            payload["n_paper"],
+        )

@@ -1,6 +1,7 @@
 """Halfspace traces counted by score (learners/halfspaces/arrangement_counting.py, issue 20): the
 listed trace's counts and labelings exactly on degenerate grids, representatives that realize
 their labeling and depend on it alone, and LabelBoost through them with the listed distribution."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -8,13 +9,19 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import dpledger.learners.halfspaces.geometry as geometry
 from dpledger.learners.completion_scores import restrict
 from dpledger.learners.halfspaces import GridHalfspaces
-from dpledger.learners.halfspaces.arrangement_counting import PlaneCells, PlaneTrace, central_labelings, record_counts
+from dpledger.learners.halfspaces.arrangement_counting import (
+    PlaneCells,
+    PlaneTrace,
+    central_labelings,
+    record_counts,
+)
 from dpledger.learners.labelboost import labelboost, labelboost_counted
 from dpledger.learners.randomness import Sampled, enumerate_outputs
 from dpledger.learners.score_counts import ScoreCounts, unranked
@@ -56,7 +63,9 @@ def assert_counted_equals_listed(C, P, index, labels, seed: int = 0) -> None:
     for prefix in prefixes(C, seed):
         K, listed, counted = listed_and_counted(C, prefix, P, index, labels)
         table = counted.score_counts()
-        assert dict(zip(table.scores, table.counts)) == dict(Counter(listed.agreement(index, labels).tolist()))
+        assert dict(zip(table.scores, table.counts)) == dict(
+            Counter(listed.agreement(index, labels).tolist())
+        )
         seen = set()
         for score, labeling in unranked(counted):
             assert int(np.sum(labeling[index] == labels)) == score
@@ -66,7 +75,9 @@ def assert_counted_equals_listed(C, P, index, labels, seed: int = 0) -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(grid_samples())
-@example((GridHalfspaces(2, 1), np.array([[-1, -1], [0, 0], [1, 1]]), np.array([0, 1, 2]), np.array([1, 0, 1])))
+@example(
+    (GridHalfspaces(2, 1), np.array([[-1, -1], [0, 0], [1, 1]]), np.array([0, 1, 2]), np.array([1, 0, 1]))
+)
 @example((GridHalfspaces(2, 2), np.array([[0, 1], [0, 2], [1, 0], [2, 0]]), np.array([2]), np.array([1])))
 def test_counts_by_score_and_labelings_equal_the_listed_trace_on_grids(sample):
     assert_counted_equals_listed(*sample)
@@ -93,7 +104,9 @@ def test_representative_realizes_its_labeling_and_depends_on_it_alone(sample):
     C, P, index, labels = sample
     for prefix in prefixes(C, 1):
         K, listed, counted = listed_and_counted(C, prefix, P, index, labels)
-        listed_representative = {listed.labeling(i).tobytes(): listed.representative(i) for i in range(listed.size)}
+        listed_representative = {
+            listed.labeling(i).tobytes(): listed.representative(i) for i in range(listed.size)
+        }
         for i in range(listed.size):
             labeling = listed.labeling(i)
             h = counted.representative(labeling)
@@ -115,15 +128,18 @@ def test_locating_a_cell_from_its_labels_finds_the_enumerated_cell(sample):
         a = cells.witness(*name)
         assert np.array_equal(C.evaluate((1, a[0], a[1]), P), labeling)
         assert all(a[0] * x + a[1] * y != 1 for x, y in P.tolist())  # strictly inside the cell
-    assert len(cells.cell_score) == len({cells.cell_labels(*cells.cell(i)).tobytes() for i in range(len(cells.cell_score))})
+    assert len(cells.cell_score) == len(
+        {cells.cell_labels(*cells.cell(i)).tobytes() for i in range(len(cells.cell_score))}
+    )
 
 
 def test_labelings_realized_at_both_signs_are_the_central_arrangement_cells():
     P = np.array([(a, b) for a in range(-2, 3) for b in range(-2, 3) if (a, b) != (0, 0)])
     positive = geometry.restricted_trace(GridHalfspaces(2, 2), (1,), P)
     negative = geometry.restricted_trace(GridHalfspaces(2, 2), (-1,), P)
-    both = ({positive.labeling(i).tobytes() for i in range(positive.size)}
-            & {negative.labeling(i).tobytes() for i in range(negative.size)})
+    both = {positive.labeling(i).tobytes() for i in range(positive.size)} & {
+        negative.labeling(i).tobytes() for i in range(negative.size)
+    }
     assert both == {g.tobytes() for g in central_labelings(P)} and len(both) == 16  # 8 lines through 0
     trace = PlaneTrace(P, np.array([0]), np.array([1]), (-1, 1))
     assert int(trace.shared.sum()) == 16
@@ -132,7 +148,10 @@ def test_labelings_realized_at_both_signs_are_the_central_arrangement_cells():
 def test_crossing_keys_order_the_crossings_exactly_at_the_largest_grid():
     X = geometry.MAX_GRID
     rng = np.random.default_rng(4)
-    P = np.unique(np.vstack([rng.integers(-X, X + 1, (40, 2)), [[X, X - 1], [X - 1, X - 2], [-X, X], [X, -X + 1]]]), axis=0)
+    P = np.unique(
+        np.vstack([rng.integers(-X, X + 1, (40, 2)), [[X, X - 1], [X - 1, X - 2], [-X, X], [X, -X + 1]]]),
+        axis=0,
+    )
     cells = PlaneCells(P, np.zeros(len(P), dtype=np.int64), np.zeros(len(P), dtype=np.int64))
     chunk = next(cells._chunks())
     for r, j in enumerate(chunk.J[:10]):

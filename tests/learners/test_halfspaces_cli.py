@@ -1,11 +1,25 @@
 """``dpledger run carry-forward --class halfspaces``: end to end, the substitute named, bad input."""
+
 from __future__ import annotations
 
 import pytest
 
 from dpledger.verify.cli.main import main
 
-BASE = ["run", "carry-forward", "--class", "halfspaces", "--n", "600", "--m", "30", "--seed", "3", "--test-size", "200"]
+BASE = [
+    "run",
+    "carry-forward",
+    "--class",
+    "halfspaces",
+    "--n",
+    "600",
+    "--m",
+    "30",
+    "--seed",
+    "3",
+    "--test-size",
+    "200",
+]
 
 
 @pytest.mark.parametrize("oracle", ["ipconcave", "qcopt", "exponential"])
@@ -20,11 +34,14 @@ def test_run_halfspaces_end_to_end_names_the_oracle_and_its_substitute(oracle, c
     assert (ip in out) == (oracle == "ipconcave") and (qc in out) == (oracle == "qcopt")
 
 
-@pytest.mark.parametrize("arguments, message", [
-    (["--dim", "3"], "dimension must be one of (1, 2)"),
-    (["--grid", "0"], "grid must be an integer X in [1, 256]"),
-    (["--oracle", "exponential", "--blocks", "3"], "blocks: --blocks applies to --oracle ipconcave only"),
-])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["--dim", "3"], "dimension must be one of (1, 2)"),
+        (["--grid", "0"], "grid must be an integer X in [1, 256]"),
+        (["--oracle", "exponential", "--blocks", "3"], "blocks: --blocks applies to --oracle ipconcave only"),
+    ],
+)
 def test_run_halfspaces_out_of_range_is_one_line_exit_2(arguments, message, capsys):
     assert main([*BASE, *arguments]) == 2
     err = capsys.readouterr().err

@@ -1,4 +1,5 @@
 """Depth, Q_i^S (Definition 8.1) and the statements of Appendices A and C that rest on them."""
+
 from fractions import Fraction
 
 import numpy as np
@@ -75,7 +76,9 @@ def test_lemma_a_2_fails_without_realizability_the_reason_the_learner_restores_i
 
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2]), st.integers(1, 30), st.integers(1, 6))
-def test_lemma_8_3_c_4_finite_domain_contains_a_full_depth_coordinate_at_every_round(seed, dimension, m, grid):
+def test_lemma_8_3_c_4_finite_domain_contains_a_full_depth_coordinate_at_every_round(
+    seed, dimension, m, grid
+):
     """Walk the rounds choosing a full-depth domain element each time: the domain of the next
     coordinate must again hold one (Lemma C.4); w from {−1, 1} too (Lemma C.9, i = 1)."""
     C, X, y, _ = realizable_sample(dimension, grid, m, seed)
@@ -85,7 +88,11 @@ def test_lemma_8_3_c_4_finite_domain_contains_a_full_depth_coordinate_at_every_r
         value = block_maximizer(X, y, prefix, domain)
         assert value in domain
         prefix += (value,)
-        assert (threshold_objective(X, y, value) if len(prefix) == 1 else coordinate_objective(X, y, prefix[:-1])(value)) == m
+        assert (
+            threshold_objective(X, y, value)
+            if len(prefix) == 1
+            else coordinate_objective(X, y, prefix[:-1])(value)
+        ) == m
     assert C.prefix_valid(prefix) and depth(X, y, prefix) == m
 
 
@@ -112,7 +119,11 @@ def test_corollary_c_10_satisfied_constraints_transfer_to_errors_plus_d(seed, m)
             if not D:
                 continue
             for w in (-1, 1):
-                h = (w, Fraction(int(w * (X[j, 1] - X[i, 1])), int(D)), Fraction(int(w * (X[i, 0] - X[j, 0])), int(D)))
+                h = (
+                    w,
+                    Fraction(int(w * (X[j, 1] - X[i, 1])), int(D)),
+                    Fraction(int(w * (X[i, 0] - X[j, 0])), int(D)),
+                )
                 errors = int(np.sum(C.evaluate(h, X) != y))
                 assert errors <= (m - depth(X, y, h)) + 2
 
@@ -132,7 +143,11 @@ def test_lemmas_8_11_8_12_block_maximizers_keep_most_of_the_full_sample_depth():
     rng = np.random.default_rng(4)
     for prefix in ((), target[:1]):
         domain = C.next_values(prefix)
-        full = {w: threshold_objective(X, y, w) for w in (-1, 1)}.__getitem__ if not prefix else coordinate_objective(X, y, prefix)
+        full = (
+            {w: threshold_objective(X, y, w) for w in (-1, 1)}.__getitem__
+            if not prefix
+            else coordinate_objective(X, y, prefix)
+        )
         for block in np.array_split(rng.permutation(600), 10):
             z = block_maximizer(X[block], y[block], prefix, domain)
             assert full(z) >= 0.9 * 600
@@ -149,7 +164,11 @@ def test_reduction_appendix_c_constraint_signs():
 @given(st.integers(0, 2**32 - 1), st.integers(2, 40))
 def test_proposition_a_1_two_lps_give_the_full_depth_interval_of_the_exact_objective(seed, m):
     """The superlevel set {Q_2^S = m} is the interval I_[m]: its exact slot hull matches the two LPs."""
-    from dpledger.learners.halfspaces.depth import coordinate_constraints, coordinate_scores, feasible_interval
+    from dpledger.learners.halfspaces.depth import (
+        coordinate_constraints,
+        coordinate_scores,
+        feasible_interval,
+    )
 
     C, X, y, target = realizable_sample(2, 5, m, seed)
     system = coordinate_constraints(X, y, target[:1])

@@ -1,4 +1,5 @@
 """Finite coordinate domains of Definition 8.2 / C.3, implicit: exact counts, draws, simplest elements."""
+
 import math
 from fractions import Fraction
 
@@ -8,8 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dpledger.learners.halfspaces.depth import SlotScores
-from dpledger.learners.halfspaces.domains import (RationalDomain, SignDomain, Slot, coordinate_domain, floor_sum,
-                                         simplest_between)
+from dpledger.learners.halfspaces.domains import (
+    RationalDomain,
+    SignDomain,
+    Slot,
+    coordinate_domain,
+    floor_sum,
+    simplest_between,
+)
 from dpledger.learners.randomness import Sampled, enumerate_outputs
 
 
@@ -19,11 +26,18 @@ def test_floor_sum_matches_the_direct_sum(n, m, a, b):
 
 
 def _pairs(domain):
-    return [Fraction(s, c * domain.scale) for c in range(1, domain.C + 1) for s in range(-domain.S, domain.S + 1)]
+    return [
+        Fraction(s, c * domain.scale) for c in range(1, domain.C + 1) for s in range(-domain.S, domain.S + 1)
+    ]
 
 
 @settings(max_examples=40)
-@given(st.integers(1, 6), st.integers(1, 5), st.integers(1, 4), st.lists(st.fractions(-4, 4, max_denominator=9), max_size=4))
+@given(
+    st.integers(1, 6),
+    st.integers(1, 5),
+    st.integers(1, 4),
+    st.lists(st.fractions(-4, 4, max_denominator=9), max_size=4),
+)
 def test_rational_domain_counts_and_simplest_agree_with_the_listed_domain(S, C, scale, cuts):
     domain = RationalDomain(S, C, scale)
     pairs = _pairs(domain)
@@ -32,8 +46,15 @@ def test_rational_domain_counts_and_simplest_agree_with_the_listed_domain(S, C, 
     counts = domain.counts(breakpoints)
     for index in range(2 * len(breakpoints) + 1):
         slot = slots.slot(index)
-        inside = [v for v in pairs if v == slot.low] if slot.point else [
-            v for v in pairs if (slot.low is None or v > slot.low) and (slot.high is None or v < slot.high)]
+        inside = (
+            [v for v in pairs if v == slot.low]
+            if slot.point
+            else [
+                v
+                for v in pairs
+                if (slot.low is None or v > slot.low) and (slot.high is None or v < slot.high)
+            ]
+        )
         assert counts[index] == domain.count(slot) == len(inside)
         simplest = domain.simplest(slot)
         if inside:
@@ -61,7 +82,11 @@ def test_definition_c_3_domain_bounds_and_denominator_chain():
     second = coordinate_domain(d, X, (1,))
     assert (second.S, second.C, second.scale) == (d * math.factorial(d) * X**d, math.factorial(d) * X**d, 1)
     third = coordinate_domain(d, X, (1, Fraction(7, 12)))
-    assert (third.S, third.C, third.scale) == ((d * math.factorial(d)) ** 2 * X ** (2 * d), math.factorial(d) * X**d, 12)
+    assert (third.S, third.C, third.scale) == (
+        (d * math.factorial(d)) ** 2 * X ** (2 * d),
+        math.factorial(d) * X**d,
+        12,
+    )
     assert Fraction(7, 12) in second and Fraction(7, 12 * 51) not in second
     assert third.size == (2 * third.S + 1) * third.C  # implicit: never listed
 
@@ -75,7 +100,9 @@ def test_astronomical_domains_are_counted_and_sampled_without_listing():
     assert Fraction(1, 3) < value < Fraction(1, 2) and value in domain
 
 
-@given(st.fractions(-20, 20, max_denominator=30), st.fractions(0, 20, max_denominator=30).filter(lambda f: f > 0))
+@given(
+    st.fractions(-20, 20, max_denominator=30), st.fractions(0, 20, max_denominator=30).filter(lambda f: f > 0)
+)
 def test_simplest_between_has_the_smallest_denominator_in_the_interval(low, width):
     high = low + width
     value = simplest_between(low, high)
@@ -91,8 +118,12 @@ def test_bad_domain_parameters_name_the_parameter():
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.integers(1, 3), st.integers(1, 3), st.lists(st.fractions(-3, 3, max_denominator=4), min_size=1, max_size=3),
-       st.lists(st.integers(0, 4), min_size=7, max_size=7))
+@given(
+    st.integers(1, 3),
+    st.integers(1, 3),
+    st.lists(st.fractions(-3, 3, max_denominator=4), min_size=1, max_size=3),
+    st.lists(st.integers(0, 4), min_size=7, max_size=7),
+)
 def test_implicit_exponential_mechanism_equals_the_listed_one(S, C, cuts, raw_scores):
     """domain_exponential_mechanism draws pair j with probability ∝ exp(ε·score(value_j)/2),
     exactly as the exponential mechanism over the listed pairs would."""

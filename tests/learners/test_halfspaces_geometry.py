@@ -1,4 +1,5 @@
 """GridHalfspaces: the parameterisation of Section 8.1 and exact restricted traces Π_{C(y≤i)}(P)."""
+
 from fractions import Fraction
 
 import numpy as np
@@ -30,12 +31,17 @@ def test_restricted_trace_is_exactly_the_set_of_labelings_of_the_restricted_clas
     rng = np.random.default_rng(seed)
     C = GridHalfspaces(dimension, 3)
     P = rng.integers(-3, 4, size=(n, dimension))
-    prefix = ((int(rng.choice([-1, 1])), Fraction(int(rng.integers(-5, 6)), int(rng.integers(1, 4))))[:min(depth, dimension)])
+    prefix = (int(rng.choice([-1, 1])), Fraction(int(rng.integers(-5, 6)), int(rng.integers(1, 4))))[
+        : min(depth, dimension)
+    ]
     trace = C.restrict(prefix).trace(P) if prefix else C.trace(P)
     seen = _labelings(C, trace, prefix)
     for _ in range(200):
         w = prefix[0] if prefix else int(rng.choice([-1, 1]))
-        free = [Fraction(int(rng.integers(-60, 61)), int(rng.integers(1, 17))) for _ in range(C.k - max(len(prefix), 1))]
+        free = [
+            Fraction(int(rng.integers(-60, 61)), int(rng.integers(1, 17)))
+            for _ in range(C.k - max(len(prefix), 1))
+        ]
         h = (w, *prefix[1:], *free)
         assert C.evaluate(h, trace.points).tobytes() in seen
     for x in P[:3]:  # hyperplanes through sample points (edges and vertices of the arrangement)
@@ -84,4 +90,6 @@ def test_degenerate_point_sets_all_parallel_lines_and_the_origin():
         for w in (-1, 1):
             trace = C.restrict((w,)).trace(P)
             _labelings(C, trace, (w,))
-    assert C.restrict((1,)).trace(np.array([[1, 2], [2, 4], [-3, -6]])).size == 4  # 1-D: τ·λ ≥ 1, λ = 1, 2, −3
+    assert (
+        C.restrict((1,)).trace(np.array([[1, 2], [2, 4], [-3, -6]])).size == 4
+    )  # 1-D: τ·λ ≥ 1, λ = 1, 2, −3

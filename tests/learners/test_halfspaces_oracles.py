@@ -1,5 +1,6 @@
 """The halfspace coordinate oracles (Sections 8.1–8.3): exact privacy of their discrete part on
 tiny instances, validity and the Lemma C.4 check inside CarryForwardLearner, bad input."""
+
 import itertools
 import math
 from fractions import Fraction
@@ -21,6 +22,7 @@ RECORDS_1D = [((x,), label) for x in (-1, 0, 1) for label in (0, 1)]
 def _worst_epsilon(oracle, C, prefix, size):
     """max over substitution neighbours S ~ S′ of |S| = size records of the exact pure ε of the
     oracle's output distribution (all randomness enumerated)."""
+
     def run(sample):
         X = np.array([r[0] for r in sample]).reshape(size, C.dimension)
         y = np.array([r[1] for r in sample])
@@ -30,7 +32,7 @@ def _worst_epsilon(oracle, C, prefix, size):
     worst = 0.0
     for sample, P in distributions.items():
         for position, record in itertools.product(range(size), RECORDS_1D):
-            other = sample[:position] + (record,) + sample[position + 1:]
+            other = sample[:position] + (record,) + sample[position + 1 :]
             worst = max(worst, float(pure_epsilon(P, distributions[other]).b))
     return worst
 
@@ -60,11 +62,13 @@ def test_exponential_interior_point_is_exactly_epsilon_dp_and_interior_with_high
     C = GridHalfspaces(1, 2)
     domain = C.next_values((1,))
     values = [Fraction(v) for v in (-2, -1, 0, 1, 2)]
-    dist = {s: enumerate_outputs(lambda rng, s=s: exponential_interior_point(list(s), domain, 1, rng))
-            for s in itertools.combinations_with_replacement(values, 2)}
+    dist = {
+        s: enumerate_outputs(lambda rng, s=s: exponential_interior_point(list(s), domain, 1, rng))
+        for s in itertools.combinations_with_replacement(values, 2)
+    }
     for s, P in dist.items():
         for i, v in itertools.product(range(2), values):
-            other = tuple(sorted(s[:i] + (v,) + s[i + 1:]))
+            other = tuple(sorted(s[:i] + (v,) + s[i + 1 :]))
             assert float(pure_epsilon(P, dist[other]).b) <= 1 + 1e-12
     points = [Fraction(1, 2)] * 5 + [Fraction(1)] * 4
     exact = enumerate_outputs(lambda rng: exponential_interior_point(points, domain, 4, rng))
@@ -98,7 +102,11 @@ def test_lemma_8_3_full_depth_in_domain_and_valid_outputs_inside_the_learner(mak
 @pytest.mark.parametrize("labels", ["zeros", "ones"])
 def test_degenerate_samples_one_label_and_repeated_points(labels):
     """All one label (realizable by w = ±1 and a = 0) and a sample of a single repeated point."""
-    X = np.tile([[2, -1]], (60, 1)) if labels == "ones" else np.random.default_rng(0).integers(-4, 5, size=(60, 2))
+    X = (
+        np.tile([[2, -1]], (60, 1))
+        if labels == "ones"
+        else np.random.default_rng(0).integers(-4, 5, size=(60, 2))
+    )
     y = np.full(60, 1 if labels == "ones" else 0)
     oracle = ExponentialDepthOracle()
     C, learner = _fit(oracle, 2, 4, 20, 2, labels=y, X=X)
@@ -109,7 +117,9 @@ def test_degenerate_samples_one_label_and_repeated_points(labels):
 def test_bad_input_points_off_the_grid_and_oracle_parameters():
     C = GridHalfspaces(2, 3)
     with pytest.raises(ValueError, match="X"):
-        CarryForwardLearner(C, oracle=ExponentialDepthOracle(), m=5).fit(np.full((30, 2), 4), np.zeros(30, dtype=int))
+        CarryForwardLearner(C, oracle=ExponentialDepthOracle(), m=5).fit(
+            np.full((30, 2), 4), np.zeros(30, dtype=int)
+        )
     with pytest.raises(ValueError, match="epsilon"):
         ExponentialDepthOracle(epsilon=0).event(C, (), 10)
     with pytest.raises(ValueError, match="blocks"):
@@ -119,6 +129,7 @@ def test_bad_input_points_off_the_grid_and_oracle_parameters():
 @pytest.mark.parametrize("failure", ["outside", "raises"])
 def test_qcopt_total_extension_returns_the_domain_minimum(failure):
     """Section 8.2: an optimizer output outside Ỹ_i, or a failed construction, becomes min Ỹ_i."""
+
     def broken(domain, scores, epsilon, rng):
         if failure == "raises":
             raise ValueError("scores: no valid input for a subroutine")
@@ -141,8 +152,11 @@ def test_learner_guarantee_is_derived_from_the_recorded_oracle_events():
         children = event.subevents
         return [event] if not children else [leaf for child in children for leaf in leaves(child)]
 
-    sizes = {leaf.candidates for leaf in leaves(learner.trace_) if type(leaf).__name__ == "ExponentialMechanism"
-             and leaf.epsilon == 4}
+    sizes = {
+        leaf.candidates
+        for leaf in leaves(learner.trace_)
+        if type(leaf).__name__ == "ExponentialMechanism" and leaf.epsilon == 4
+    }
     prefix = learner.hypothesis_
     assert {2, C.next_values(prefix[:1]).size, C.next_values(prefix[:2]).size} <= sizes
     assert learner.guarantee_.epsilon_upper == account(learner.trace_).guarantee.epsilon_upper

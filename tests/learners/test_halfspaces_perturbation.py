@@ -1,10 +1,16 @@
 """Perturbation into general position (Definition C.5, Lemmas C.6 and C.7)."""
+
 import math
 
 import numpy as np
 import pytest
 
-from dpledger.learners.halfspaces.perturbation import in_general_position, margin_bound, paper_resolution, perturb
+from dpledger.learners.halfspaces.perturbation import (
+    in_general_position,
+    margin_bound,
+    paper_resolution,
+    perturb,
+)
 from dpledger.learners.randomness import Sampled
 
 
@@ -26,7 +32,9 @@ def test_lemma_c_7_perturbation_smaller_than_the_margin_keeps_every_label():
     rng = np.random.default_rng(0)
     X = rng.integers(-4, 5, size=(200, 2))
     a, w = np.array([3, -2]), 1
-    margin = np.abs(X @ a - w + 0.5).min() / np.linalg.norm(a)  # threshold at w − 1/2 separates integer values
+    margin = np.abs(X @ a - w + 0.5).min() / np.linalg.norm(
+        a
+    )  # threshold at w − 1/2 separates integer values
     delta = 50
     delta_prime = math.ceil(2 * delta * math.sqrt(2) / margin)
     moved = perturb(X, delta, delta_prime, Sampled(2))

@@ -1,4 +1,5 @@
 """LabelBoostProcedure (Algorithm 1): structure, ledger, sampled = enumerated, utility (Prop 3.12, Cor 3.13)."""
+
 from __future__ import annotations
 
 import math
@@ -10,20 +11,37 @@ import pytest
 from scipy import stats
 
 from dpledger.accountant import account
-from dpledger.accountant.events import ExponentialMechanism, LabelBoostCarrier, LabelBoostRealizable, LabelBoostThen, PureDP
+from dpledger.accountant.events import (
+    ExponentialMechanism,
+    LabelBoostCarrier,
+    LabelBoostRealizable,
+    LabelBoostThen,
+    PureDP,
+)
 from dpledger.learners.concept_classes import Halfspaces, Intervals, Rectangles, Thresholds
-from dpledger.learners.labelboost import (Release, labelboost, labelboost_carrier, labelboost_then, realizable,
-                                 realizable_randomized_response)
+from dpledger.learners.labelboost import (
+    Release,
+    labelboost,
+    labelboost_carrier,
+    labelboost_then,
+    realizable,
+    realizable_randomized_response,
+)
 from dpledger.learners.randomness import Sampled, enumerate_outputs
 
 S_X, S_Y, T_X = [1, 2, 4, 4], [0, 1, 1, 0], [3, 5, 0]
 
 
-@pytest.mark.parametrize("concept_class, xs, xt", [
-    (Thresholds(6), S_X, T_X), (Intervals(6), S_X, T_X),
-    (Rectangles(3), [(0, 1), (2, 2), (1, 1), (0, 1)], [(2, 0), (1, 2)]),
-    (Halfspaces(3, 2, 1), [(0, 1), (2, 2), (1, 1), (0, 1)], [(2, 0), (1, 2)]),
-], ids=repr)
+@pytest.mark.parametrize(
+    "concept_class, xs, xt",
+    [
+        (Thresholds(6), S_X, T_X),
+        (Intervals(6), S_X, T_X),
+        (Rectangles(3), [(0, 1), (2, 2), (1, 1), (0, 1)], [(2, 0), (1, 2)]),
+        (Halfspaces(3, 2, 1), [(0, 1), (2, 2), (1, 1), (0, 1)], [(2, 0), (1, 2)]),
+    ],
+    ids=repr,
+)
 def test_algorithm_1_relabels_s_and_t_by_a_representative_of_the_trace(concept_class, xs, xt):
     result = labelboost(concept_class, xs, S_Y, xt, Sampled(0))
     P = concept_class.distinct(np.concatenate((concept_class.points(xs), concept_class.points(xt))))
@@ -32,8 +50,11 @@ def test_algorithm_1_relabels_s_and_t_by_a_representative_of_the_trace(concept_c
     assert (concept_class.evaluate(result.hypothesis, xs) == result.labeled).all()  # line 6
     assert (concept_class.evaluate(result.hypothesis, xt) == result.carrier).all()
     assert result.event == ExponentialMechanism(1, result.candidates)  # line 5, ε = 1
-    assert realizable(concept_class, np.concatenate((concept_class.points(xs), concept_class.points(xt))),
-                      np.concatenate((result.labeled, result.carrier)))
+    assert realizable(
+        concept_class,
+        np.concatenate((concept_class.points(xs), concept_class.points(xt))),
+        np.concatenate((result.labeled, result.carrier)),
+    )
 
 
 def test_releases_record_the_lemma_that_covers_them():
@@ -41,10 +62,14 @@ def test_releases_record_the_lemma_that_covers_them():
     carrier = labelboost_carrier(C, S_X, S_Y, T_X, Sampled(1))
     assert carrier.event == LabelBoostCarrier() and len(carrier.output) == len(T_X)
     assert account(carrier.event).guarantee.epsilon_upper == pytest.approx(math.log(4 * math.e))
-    realizable_only = labelboost_then(C, S_X, S_Y, T_X, realizable_randomized_response(C, Fraction(1, 2)), Sampled(1))
+    realizable_only = labelboost_then(
+        C, S_X, S_Y, T_X, realizable_randomized_response(C, Fraction(1, 2)), Sampled(1)
+    )
     assert isinstance(realizable_only.event, LabelBoostRealizable)  # Lemma 3.15
     assert account(realizable_only.event).guarantee.epsilon_upper == pytest.approx(0.5 + math.log(4 * math.e))
-    anywhere = labelboost_then(C, S_X, S_Y, T_X, lambda X, y, rng: Release(int(y.sum()), PureDP(1)), Sampled(1))
+    anywhere = labelboost_then(
+        C, S_X, S_Y, T_X, lambda X, y, rng: Release(int(y.sum()), PureDP(1)), Sampled(1)
+    )
     assert isinstance(anywhere.event, LabelBoostThen)  # Lemma 3.11: (ε + 3, 4eδ)
     assert account(anywhere.event).guarantee.epsilon_upper == pytest.approx(4.0)
 
@@ -72,7 +97,9 @@ def test_sampled_labelboost_agrees_with_the_enumerated_distribution(concept_clas
 def test_proposition_3_12_exact_tail_of_the_exponential_mechanism():
     """Pr[err_S(h) > α + λ] ≤ |F| exp(−ελ|S|/2), exactly, for the selection of LabelBoost."""
     C, xs, ys = Intervals(8), [0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 0, 1, 1, 0, 1, 0]
-    errors = enumerate_outputs(lambda rng: int((labelboost(C, xs, ys, [], rng).labeled != np.array(ys)).sum()))
+    errors = enumerate_outputs(
+        lambda rng: int((labelboost(C, xs, ys, [], rng).labeled != np.array(ys)).sum())
+    )
     size = C.trace(xs).size
     best = min(errors) / len(xs)
     for mistakes in range(len(xs) + 1):
@@ -83,7 +110,9 @@ def test_proposition_3_12_exact_tail_of_the_exponential_mechanism():
         assert tail <= size * math.exp(-lam * len(xs) / 2)
 
 
-def _noisy_intervals(rng: np.random.Generator, m: int, noise: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _noisy_intervals(
+    rng: np.random.Generator, m: int, noise: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     xs = rng.integers(0, 10**6, m)
     ys = ((xs >= 200_000) & (xs < 700_000)).astype(int)
     flip = rng.random(m) < noise

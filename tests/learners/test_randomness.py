@@ -1,4 +1,5 @@
 """Randomness: Sampled draws exactly the stated distributions; Enumerated returns them exactly."""
+
 from __future__ import annotations
 
 import math
@@ -72,7 +73,9 @@ def test_sampled_exponential_mechanism_matches_the_enumerated_distribution():
 
 def test_sampled_exponential_mechanism_large_scores_do_not_overflow():
     rng = Sampled(0)
-    assert exponential_mechanism([10**6, 10**6 + 40, 0], 1, 1, rng) == 1  # others have weight e^{-20}, e^{-500020}
+    assert (
+        exponential_mechanism([10**6, 10**6 + 40, 0], 1, 1, rng) == 1
+    )  # others have weight e^{-20}, e^{-500020}
     draws = Counter(exponential_mechanism([10**9, 10**9], 1, 1, rng) for _ in range(2000))
     assert 900 < draws[0] < 1100
 
@@ -155,13 +158,17 @@ def test_grouped_choice_is_exact_inversion_of_the_cdf():
 
     log_weights, counts = [Fraction(1, 2), Fraction(0), Fraction(7, 3), Fraction(-40)], [3, 1, 2, 10**12]
     with mpmath.workprec(1200):
-        weights = [c * mpmath.exp(mpmath.mpf(l.numerator) / l.denominator) for l, c in zip(log_weights, counts)]
+        weights = [
+            c * mpmath.exp(mpmath.mpf(l.numerator) / l.denominator) for l, c in zip(log_weights, counts)
+        ]
         cdf = [sum(weights[:i]) / sum(weights) for i in range(len(weights) + 1)]
         generator = np.random.default_rng(9)
         uniforms = [int.from_bytes(generator.bytes(128), "big") for _ in range(60)]
         for boundary in cdf[1:-1]:  # uniforms 2^-100 below and above each CDF boundary
             exact = int(mpmath.floor(boundary * 2**1024))
-            uniforms += [exact - 2**(1024 - 100), exact + 2**(1024 - 100)]
-        expected = [max(i for i in range(len(weights)) if cdf[i] <= mpmath.mpf(u) / 2**1024) for u in uniforms]
+            uniforms += [exact - 2 ** (1024 - 100), exact + 2 ** (1024 - 100)]
+        expected = [
+            max(i for i in range(len(weights)) if cdf[i] <= mpmath.mpf(u) / 2**1024) for u in uniforms
+        ]
     for uniform, index in zip(uniforms, expected):
         assert _FixedBits(uniform).choice_grouped(log_weights, counts) == index

@@ -1,5 +1,6 @@
 """Rectangles' implicit box trace and run-based completion scores (issue 20): the enumerated
 trace of the (restricted) class and the enumerated completion scores, exactly."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,7 +15,11 @@ def small_instances(seed: int, count: int):
     for _ in range(count):
         C = Rectangles(int(rng.integers(2, 6)))
         hypotheses = list(C.completions())
-        yield C, rng.integers(0, C.domain_size, (int(rng.integers(1, 8)), 2)), hypotheses[rng.integers(len(hypotheses))]
+        yield (
+            C,
+            rng.integers(0, C.domain_size, (int(rng.integers(1, 8)), 2)),
+            hypotheses[rng.integers(len(hypotheses))],
+        )
 
 
 def test_box_trace_is_the_enumerated_trace_with_its_representatives():
@@ -40,7 +45,9 @@ def test_box_trace_agreement_counts_the_agreeing_records():
         index, labels = rng.integers(0, len(P), 6), rng.integers(0, 2, 6)
         trace = restrict(C, tuple(h[: rng.integers(4)])).trace(P)
         scores = trace.agreement(index, labels)
-        assert [int(s) for s in scores] == [int(np.sum(trace.labeling(i)[index] == labels)) for i in range(trace.size)]
+        assert [int(s) for s in scores] == [
+            int(np.sum(trace.labeling(i)[index] == labels)) for i in range(trace.size)
+        ]
 
 
 def test_rectangle_completion_runs_equal_the_enumerated_completion_scores():
@@ -50,7 +57,11 @@ def test_rectangle_completion_runs_equal_the_enumerated_completion_scores():
         for length in range(4):
             runs = completion_runs(C, tuple(h[:length]), X, y)
             values, scores = completion_scores(C, tuple(h[:length]), X, y)
-            expanded = [s for a, b, s in zip(runs.breakpoints, runs.breakpoints[1:], runs.scores) for _ in range(b - a)]
+            expanded = [
+                s
+                for a, b, s in zip(runs.breakpoints, runs.breakpoints[1:], runs.scores)
+                for _ in range(b - a)
+            ]
             assert (runs.breakpoints[0], runs.breakpoints[-1] - 1) == (values[0], values[-1])
             assert expanded == scores
 

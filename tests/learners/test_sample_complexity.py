@@ -1,5 +1,6 @@
 """Theorem 7.2's active sample size, Algorithm 2's n for it and the tight n (dpledger.learners.calibration.sample_size),
 with Theorems 5.1 and 8.5/8.8/8.14 on top (dpledger.learners.calibration.halfspaces, dpledger.verify.paper.theorem_calibration)."""
+
 import math
 import re
 
@@ -8,12 +9,21 @@ import sympy
 
 from dpledger.accountant import account
 from dpledger.accountant.section6 import Target, carry_forward_event, paper_m
+from dpledger.learners.calibration.halfspaces import (
+    ln_domain_size,
+    ln_perturbed_grid,
+    log_star,
+    oracle_requirement,
+    theorem_8_5,
+)
+from dpledger.learners.calibration.sample_size import (
+    UtilityTarget,
+    carry_forward_sample_complexity,
+    labelboost_term,
+)
 from dpledger.learners.component_oracles import completion_oracle_m, largest_component_domain
 from dpledger.learners.concept_classes import make_class
 from dpledger.learners.halfspaces.domains import coordinate_domain
-from dpledger.learners.calibration.halfspaces import (ln_domain_size, ln_perturbed_grid, log_star, oracle_requirement,
-                                              theorem_8_5)
-from dpledger.learners.calibration.sample_size import UtilityTarget, carry_forward_sample_complexity, labelboost_term
 from dpledger.verify.paper.theorem_calibration import theorem_5_1
 
 RUN = UtilityTarget.of("Theorem 5.1", 3, 3, "0.1", "0.1", "0.5", "1e-6")
@@ -49,12 +59,15 @@ def test_an_oracle_requirement_growing_with_n_is_iterated_to_its_fixed_point():
     assert sample.m_oracle == 2000 + int(math.log(sample.n_paper)) * 100
 
 
-@pytest.mark.parametrize(("values", "hypothesis"), [
-    (("0.1", "0.1", "1.5", "1e-6"), "epsilon must be in (0, 1] (hypothesis of Theorem 5.1"),
-    (("0", "0.1", "0.5", "1e-6"), "alpha must be in (0, 1)"),
-    (("0.1", "1", "0.5", "1e-6"), "beta must be in (0, 1)"),
-    (("0.1", "0.01", "0.5", "0.02"), "delta must be ≤ beta (hypothesis of Theorem 5.1)"),
-])
+@pytest.mark.parametrize(
+    ("values", "hypothesis"),
+    [
+        (("0.1", "0.1", "1.5", "1e-6"), "epsilon must be in (0, 1] (hypothesis of Theorem 5.1"),
+        (("0", "0.1", "0.5", "1e-6"), "alpha must be in (0, 1)"),
+        (("0.1", "1", "0.5", "1e-6"), "beta must be in (0, 1)"),
+        (("0.1", "0.01", "0.5", "0.02"), "delta must be ≤ beta (hypothesis of Theorem 5.1)"),
+    ],
+)
 def test_theorem_5_1_refuses_parameters_outside_its_hypotheses(values, hypothesis):
     with pytest.raises(ValueError, match=re.escape(hypothesis)):
         UtilityTarget.of("Theorem 5.1", 2, 2, *values)
@@ -74,8 +87,9 @@ def test_grid_classes_components_range_over_the_n_plus_one_grid_values():
 
 
 def test_theorem_5_1_with_a_class_uses_its_k_vc_and_completion_oracle():
-    payload = theorem_5_1(None, None, "0.1", "0.1", "0.5", "1e-6", component_class="intervals",
-                          domain_size=2**16)["payload"]
+    payload = theorem_5_1(
+        None, None, "0.1", "0.1", "0.5", "1e-6", component_class="intervals", domain_size=2**16
+    )["payload"]
     run = UtilityTarget.of("Theorem 5.1", 2, 2, "0.1", "0.1", "0.5", "1e-6")
     assert payload["M_A"] == completion_oracle_m(2**16 + 1, run.tau, run.beta_oracle)
     assert payload["run"]["k"] == 2 and payload["n_tight"] < payload["n_paper"]
@@ -93,7 +107,9 @@ def test_lemma_c_7_perturbed_grid_bound_dominates_the_exact_integer(d, grid, n):
     delta_prime += delta_prime**2 < 4 * delta**2 * x_prime**2 * d  # ⌈2ΔX′√d⌉
     exact = delta_prime * (grid + delta)
     bound = ln_perturbed_grid(d, grid, n, beta_gp)
-    assert math.log(exact) <= float(bound) <= math.log(exact) + 5 * math.log(2) + math.log(grid)  # ⌈·⌉, X + Δ ≤ 2ΔX
+    assert (
+        math.log(exact) <= float(bound) <= math.log(exact) + 5 * math.log(2) + math.log(grid)
+    )  # ⌈·⌉, X + Δ ≤ 2ΔX
 
 
 @pytest.mark.parametrize("d", [1, 2, 3])
@@ -145,14 +161,25 @@ def test_theorems_8_8_and_8_14_need_more_samples_in_higher_dimension():
         assert high.n_paper > low.n_paper and high.n_tight > low.n_tight
 
 
-@pytest.mark.parametrize(("kwargs", "message"), [
-    ({"oracle": "simplex"}, "oracle must be one of"),
-    ({"dimension": 0}, "dimension must be an integer ≥ 1"),
-    ({"dimension": 51}, "dimension must be at most 50"),
-    ({"epsilon": "1.5"}, "epsilon must be in (0, 1] (hypothesis of Theorem 8.5"),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"oracle": "simplex"}, "oracle must be one of"),
+        ({"dimension": 0}, "dimension must be an integer ≥ 1"),
+        ({"dimension": 51}, "dimension must be at most 50"),
+        ({"epsilon": "1.5"}, "epsilon must be in (0, 1] (hypothesis of Theorem 8.5"),
+    ],
+)
 def test_theorem_8_5_refuses_bad_input(kwargs, message):
-    args = {"oracle": "exponential", "dimension": 2, "grid": 16, "alpha": "0.1", "beta": "0.1", "epsilon": "0.5",
-            "delta": "1e-6", **kwargs}
+    args = {
+        "oracle": "exponential",
+        "dimension": 2,
+        "grid": 16,
+        "alpha": "0.1",
+        "beta": "0.1",
+        "epsilon": "0.5",
+        "delta": "1e-6",
+        **kwargs,
+    }
     with pytest.raises(ValueError, match=re.escape(message)):
         theorem_8_5(**args)

@@ -3,6 +3,7 @@ induces a feasible linear system, satisfied by the target on every submultiset) 
 Corollary C.2 (full depth on a random submultiset B transfers to depth ≥ (1 − ρ)n on S, for every
 parameter point — exactly, by the sectors of the plane, in dimension d = 1) and Algorithm 3
 (IPConcave, as the coordinate oracle runs it)."""
+
 from __future__ import annotations
 
 import math
@@ -30,7 +31,9 @@ def _realizable(dimension: int, grid: int, n: int, seed: int):
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 2), st.integers(1, 60))
-def test_lemma_c_1_the_realizing_halfspace_satisfies_every_constraint_of_every_submultiset(seed, dimension, n):
+def test_lemma_c_1_the_realizing_halfspace_satisfies_every_constraint_of_every_submultiset(
+    seed, dimension, n
+):
     """Lemma C.1: p* (the target) satisfies every constraint ℓ_j(⟨a, x_j⟩ − w) ≥ 0 of a realizable
     S, so depth_S(p*) = n, and depth_B(p*) = |B| for random submultisets B (repeated points kept);
     flipping one label whose margin is non-zero loses exactly that constraint."""
@@ -81,7 +84,9 @@ def test_lemma_8_11_full_depth_on_a_random_submultiset_transfers_to_every_parame
     assert too_small > 0
 
 
-def test_algorithm_3_ipconcave_partitions_at_random_takes_each_blocks_full_depth_maximizer_then_privateip(monkeypatch):
+def test_algorithm_3_ipconcave_partitions_at_random_takes_each_blocks_full_depth_maximizer_then_privateip(
+    monkeypatch,
+):
     """Algorithm 3 (IPConcave) as the coordinate oracle runs it: line 2, a random partition of S
     into t blocks of size ≥ ⌊n/t⌋ (a uniformly random permutation cut into t runs); line 4, for each
     block the y_j it hands on maximizes Q_i^{B_j} over the finite domain Ỹ_i (here the full depth

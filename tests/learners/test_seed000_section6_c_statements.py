@@ -6,6 +6,7 @@ Tested through CarryForwardLearner's public API: the oracle is a recording wrapp
 default oracle (passed to the constructor), and LabelBoost is observed by wrapping — not
 replacing — the function the learner calls (``dpledger.learners.carry_forward.labelboost``).
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -15,7 +16,7 @@ import pytest
 from scipy.stats import chisquare
 
 import dpledger.learners.carry_forward as carry_forward
-from dpledger.learners.component_oracles import ComponentOracle, CompletionScoreOracle
+from dpledger.learners.component_oracles import CompletionScoreOracle, ComponentOracle
 from dpledger.learners.concept_classes import Rectangles
 from dpledger.learners.randomness import Sampled, enumerate_outputs
 from dpledger.learners.synthetic import random_concept
@@ -115,8 +116,9 @@ def _perturbed_halfspace_run(seed: int, m: int, oracle: ComponentOracle | None =
     moved = perturb(x.reshape(-1, 1), SMALL_DELTA, SMALL_DELTA_PRIME, Sampled(seed)).reshape(-1)
     # S̃ realizable: the target, rescaled (threshold at Δ′(w − 1/2)), labels every perturbed point.
     assert np.array_equal((a * moved >= SMALL_DELTA_PRIME * (w - 0.5)).astype(int), y)
-    learner = carry_forward.CarryForwardLearner(C, oracle=oracle or ExponentialDepthOracle(), m=m,
-                                                random_state=seed).fit(moved.reshape(-1, 1), y)
+    learner = carry_forward.CarryForwardLearner(
+        C, oracle=oracle or ExponentialDepthOracle(), m=m, random_state=seed
+    ).fit(moved.reshape(-1, 1), y)
     return C, (a, w), learner
 
 
@@ -141,8 +143,11 @@ def test_corollary_c_8_perturbed_sample_is_realizable_and_every_active_sample_a_
     assert len(oracle.calls) == C.k and C.contains(learner.hypothesis_)
     for prefix, X, y, _ in oracle.calls:
         points, position = np.unique(C.points(X), axis=0, return_inverse=True)
-        best = restrict(C, prefix).trace(points).agreement(position.reshape(-1), y).max() if prefix else \
-            C.trace(points).agreement(position.reshape(-1), y).max()
+        best = (
+            restrict(C, prefix).trace(points).agreement(position.reshape(-1), y).max()
+            if prefix
+            else C.trace(points).agreement(position.reshape(-1), y).max()
+        )
         assert int(best) == len(y) == 60
 
 
@@ -186,7 +191,11 @@ def test_corollary_c_11_transfer_err_d_at_most_twice_err_perturbed_for_every_hal
     for _ in range(300):
         a = rng.integers(-4, 5, size=2)
         w = int(rng.integers(-20, 21))
-        y = rng.integers(0, 2, size=len(grid)) if rng.random() < 0.5 else (grid @ rng.integers(-3, 4, size=2) >= 0)
+        y = (
+            rng.integers(0, 2, size=len(grid))
+            if rng.random() < 0.5
+            else (grid @ rng.integers(-3, 4, size=2) >= 0)
+        )
         y = np.asarray(y, dtype=int)
         original = np.mean(((delta_prime * grid) @ a >= w).astype(int) != y)
         moved = (delta_prime * grid)[:, None, :] + shifts[None, :, :]
@@ -240,8 +249,15 @@ def test_definition_6_1_each_round_runs_the_macro_block_steps_in_order(monkeypat
 
     def labelboost(C, x_labeled, y_labeled, x_unlabeled, rng):
         result = original(C, x_labeled, y_labeled, x_unlabeled, rng)
-        boosts.append((tuple(getattr(C, "prefix", ())), np.array(x_labeled, copy=True), np.array(y_labeled, copy=True),
-                       np.array(x_unlabeled, copy=True), np.array(result.carrier, copy=True)))
+        boosts.append(
+            (
+                tuple(getattr(C, "prefix", ())),
+                np.array(x_labeled, copy=True),
+                np.array(y_labeled, copy=True),
+                np.array(x_unlabeled, copy=True),
+                np.array(result.carrier, copy=True),
+            )
+        )
         return result
 
     monkeypatch.setattr(carry_forward, "labelboost", labelboost)
@@ -251,7 +267,8 @@ def test_definition_6_1_each_round_runs_the_macro_block_steps_in_order(monkeypat
     X = np.stack([cells // grid, cells % grid], axis=1)
     oracle = RecordingOracle()
     carry_forward.CarryForwardLearner(C, oracle=oracle, m=m, random_state=seed).fit(
-        X, C.evaluate(random_concept(C, rng), X).astype(int))
+        X, C.evaluate(random_concept(C, rng), X).astype(int)
+    )
     rounds = boosts[1:]  # boosts[0]: the preliminary LabelBoost of R_0 over C
     assert len(oracle.calls) == C.k and len(rounds) == C.k - 1 and boosts[0][0] == ()
     for i in range(1, C.k):

@@ -1,6 +1,7 @@
 """Unit checks of seed 000 statements that had none: Definition 4.2 (realizable prefix state),
 Assumption 4.4's totality and utility for the completion-score oracle, Definition C.5 (independent
 perturbation)."""
+
 import itertools
 from collections import Counter
 from fractions import Fraction
@@ -9,8 +10,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from dpledger.learners.completion_scores import restrict
-from dpledger.learners.component_oracles import CompletionScoreOracle, completion_oracle_m, largest_component_domain
+from dpledger.learners.component_oracles import (
+    CompletionScoreOracle,
+    completion_oracle_m,
+    largest_component_domain,
+)
 from dpledger.learners.concept_classes import make_class
 from dpledger.learners.halfspaces.perturbation import perturb
 from dpledger.learners.labelboost import realizable
@@ -33,12 +39,18 @@ def test_definition_c_5_perturbation_adds_independent_uniform_noise_to_every_coo
         assert all(abs(counts[v] / draws - 1 / 3) < 0.03 for v in (-1, 0, 1)), counts
     for a, b in itertools.combinations(range(values.shape[1]), 2):
         pairs = Counter(zip(values[:, a].tolist(), values[:, b].tolist()))
-        assert all(abs(pairs[p] / draws - 1 / 9) < 0.025 for p in itertools.product((-1, 0, 1), repeat=2)), pairs
+        assert all(abs(pairs[p] / draws - 1 / 9) < 0.025 for p in itertools.product((-1, 0, 1), repeat=2)), (
+            pairs
+        )
 
 
-@pytest.mark.parametrize("name, domain, size", [("thresholds", 4, 3), ("intervals", 4, 3),
-                                                pytest.param("rectangles", 2, 2, marks=pytest.mark.slow)])
-def test_definition_4_2_realizable_prefix_state_iff_a_completion_of_the_prefix_labels_the_sample(name, domain, size):
+@pytest.mark.parametrize(
+    "name, domain, size",
+    [("thresholds", 4, 3), ("intervals", 4, 3), pytest.param("rectangles", 2, 2, marks=pytest.mark.slow)],
+)
+def test_definition_4_2_realizable_prefix_state_iff_a_completion_of_the_prefix_labels_the_sample(
+    name, domain, size
+):
     """Definition 4.2: (y≤i, S) is a realizable prefix state iff some h ∈ C(y≤i) has S = U(S)^h.
     For every valid prefix y≤i (every length 0..k) and every labeled sample S of the given size,
     the realizability test dpledger applies to prefix states (:func:`realizable` on C(y≤i), both
@@ -64,8 +76,12 @@ def test_definition_4_2_realizable_prefix_state_iff_a_completion_of_the_prefix_l
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.sampled_from(["thresholds", "intervals", "rectangles"]), st.integers(0, 2**32 - 1), st.integers(1, 8))
-def test_assumption_4_4_totality_completion_score_oracle_returns_a_valid_component_on_any_labels(name, seed, size):
+@given(
+    st.sampled_from(["thresholds", "intervals", "rectangles"]), st.integers(0, 2**32 - 1), st.integers(1, 8)
+)
+def test_assumption_4_4_totality_completion_score_oracle_returns_a_valid_component_on_any_labels(
+    name, seed, size
+):
     """Assumption 4.4, totality: on every input — labels drawn at random, so mostly not realizable,
     repeated points with contradictory labels included — the completion-score oracle returns a
     component that extends the prefix validly, round after round up to a complete hypothesis."""
@@ -96,7 +112,11 @@ def test_assumption_4_4_utility_completion_score_oracle_is_tau_accurate_at_its_m
     def failure(prefix, X, witness) -> float:
         h = C.evaluate(witness, X)
         chosen = enumerate_outputs(lambda r: oracle.select(C, prefix, X, h, r))
-        far = [v for v in chosen if min(np.mean(C.evaluate(g, X) != h) for g in C.completions(prefix + (v,))) > tau]
+        far = [
+            v
+            for v in chosen
+            if min(np.mean(C.evaluate(g, X) != h) for g in C.completions(prefix + (v,))) > tau
+        ]
         return sum(float(chosen[v].b) for v in far)
 
     small = 0.0

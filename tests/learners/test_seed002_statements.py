@@ -7,6 +7,7 @@ Tested through the learners' public API only (``learners/agnostic/**`` is not ed
 semi-agnostic learner's steps are observed by wrapping, not replacing, the module's own
 ``noisy_mean`` and ``normalise`` (each wrapper calls the original and records its input/output).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -20,10 +21,19 @@ import dpledger.learners.agnostic.semi_agnostic as semi_agnostic
 from dpledger.accountant import account
 from dpledger.accountant.events import DiscreteGaussian, DiscreteLaplace, Event, ExponentialMechanism
 from dpledger.learners.agnostic import (
-    PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner, ProductMarginal,
+    PrivateImproperLearner,
+    PrivateProperLearner,
+    PrivateSemiAgnosticLearner,
+    ProductMarginal,
 )
 from dpledger.learners.agnostic.data import halfspace_data
-from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, default_clip_norm, gradient_gram, multi_indices
+from dpledger.learners.agnostic.hermite import (
+    HermiteBasis,
+    clip_rows,
+    default_clip_norm,
+    gradient_gram,
+    multi_indices,
+)
 from dpledger.learners.agnostic.proper import sphere_cover
 from dpledger.learners.randomness import Sampled
 
@@ -49,15 +59,13 @@ def _recorded_steps(monkeypatch: pytest.MonkeyPatch, epsilon: float | None, step
     monkeypatch.setattr(semi_agnostic, "noisy_mean", noisy_mean)
     monkeypatch.setattr(semi_agnostic, "normalise", normalise)
     sample = halfspace_data(4000, 6, 0.05, "random", Sampled(3))
-    learner = PrivateSemiAgnosticLearner(epsilon=epsilon, delta=1e-5, n_guesses=1, steps=steps, max_step_noise=None,
-                                         random_state=7)
+    learner = PrivateSemiAgnosticLearner(
+        epsilon=epsilon, delta=1e-5, n_guesses=1, steps=steps, max_step_noise=None, random_state=7
+    )
     learner.fit(sample.X, sample.y)
     # call 0 of each: the initial direction u and w_0 = u/‖u‖; call k + 1: step k.
     assert len(means) == len(normalised) == steps + 1
-    return [
-        (normalised[k][1], means[k + 1][0], means[k + 1][1], normalised[k + 1][0])
-        for k in range(steps)
-    ]
+    return [(normalised[k][1], means[k + 1][0], means[k + 1][1], normalised[k + 1][0]) for k in range(steps)]
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 2.0])
@@ -159,16 +167,23 @@ def test_algorithms_3_and_4_one_run_per_geometric_guess_then_one_selection_among
     discrete Gaussian (the initial direction, step 11), one exponential mechanism (step 7's
     threshold by a private ERM along that direction) and one discrete Gaussian per gradient step."""
     sample = halfspace_data(4000, 3, 0.05, "random", Sampled(5))
-    learner = PrivateSemiAgnosticLearner(4, "1e-6", n_guesses=3, first_guess=0.25, steps=3, max_step_noise=None,
-                                         random_state=5)
+    learner = PrivateSemiAgnosticLearner(
+        4, "1e-6", n_guesses=3, first_guess=0.25, steps=3, max_step_noise=None, random_state=5
+    )
     learner.fit(sample.X, sample.y)
     assert learner.schedule_ == (3, 3)
     assert learner.guesses_.tolist() == [0.25, 0.125, 0.0625]
-    assert learner.iterates_.shape == (3, 4, 3) and np.array_equal(learner.run_coefs_, learner.iterates_[:, -1])
+    assert learner.iterates_.shape == (3, 4, 3) and np.array_equal(
+        learner.run_coefs_, learner.iterates_[:, -1]
+    )
     assert any(np.array_equal(learner.coef_, w) for w in learner.iterates_.reshape(-1, 3))
     assert -learner.intercept_ in learner.thresholds_.tolist()
     *runs, em = learner.trace_.child.children
-    assert len(runs) == 3 and isinstance(em, ExponentialMechanism) and em.candidates == 3 * 4 * learner.n_thresholds
+    assert (
+        len(runs) == 3
+        and isinstance(em, ExponentialMechanism)
+        and em.candidates == 3 * 4 * learner.n_thresholds
+    )
     for run in runs:
         kinds = [type(event) for event in run.children]
         assert kinds == [DiscreteGaussian, ExponentialMechanism] + [DiscreteGaussian] * 3
@@ -190,12 +205,19 @@ def _noise_halved(event):
     return dataclasses.replace(event, **changes) if changes else event
 
 
-@pytest.mark.parametrize("statement, make", [
-    ("Theorem 2.1", lambda: PrivateImproperLearner(1, "1e-6", n_blocks=2, steps=10, random_state=0)),
-    ("Theorem D.1", lambda: PrivateImproperLearner(1, "1e-6", degree=2, steps=10, marginal=ProductMarginal("laplace"),
-                                                   random_state=0)),
-    ("Theorem 4.1", lambda: PrivateSemiAgnosticLearner(1, "1e-6", n_guesses=2, steps=3, random_state=0)),
-])
+@pytest.mark.parametrize(
+    "statement, make",
+    [
+        ("Theorem 2.1", lambda: PrivateImproperLearner(1, "1e-6", n_blocks=2, steps=10, random_state=0)),
+        (
+            "Theorem D.1",
+            lambda: PrivateImproperLearner(
+                1, "1e-6", degree=2, steps=10, marginal=ProductMarginal("laplace"), random_state=0
+            ),
+        ),
+        ("Theorem 4.1", lambda: PrivateSemiAgnosticLearner(1, "1e-6", n_guesses=2, steps=3, random_state=0)),
+    ],
+)
 def test_theorems_2_1_d_1_4_1_privacy_check_fails_with_half_the_calibrated_noise(statement, make):
     """The negative control of each learner's privacy check: the accountant certifies (ε, δ) from
     the learner's own trace, and no longer does once every noise draw in that trace has half its
@@ -208,7 +230,9 @@ def test_theorems_2_1_d_1_4_1_privacy_check_fails_with_half_the_calibrated_noise
 
 
 @pytest.mark.parametrize("dim, degree", [(1, 6), (2, 4), (3, 3)])
-def test_lemma_b_8_hermite_features_are_an_orthonormal_basis_of_the_polynomials_of_degree_at_most_d(dim, degree):
+def test_lemma_b_8_hermite_features_are_an_orthonormal_basis_of_the_polynomials_of_degree_at_most_d(
+    dim, degree
+):
     """Lemma B.8: every polynomial of degree ≤ D on R^d is a combination of the Hermite features.
     The features are polynomials of total degree ≤ D (their multi-indices), C(d + D, D) of them —
     the dimension of that space — and orthonormal under N(0, I_d): their Gram matrix under the
@@ -221,6 +245,8 @@ def test_lemma_b_8_hermite_features_are_an_orthonormal_basis_of_the_polynomials_
     indices = multi_indices(dim, degree)
     features = HermiteBasis(dim, degree).features(grid)
     assert features.shape[1] == len(indices) == math.comb(dim + degree, degree)
-    assert indices.sum(axis=1).max() == degree and len({tuple(row) for row in indices.tolist()}) == len(indices)
+    assert indices.sum(axis=1).max() == degree and len({tuple(row) for row in indices.tolist()}) == len(
+        indices
+    )
     gram = features.T @ (mass[:, None] * features)
     assert np.abs(gram - np.eye(len(indices))).max() < 1e-10

@@ -2,6 +2,7 @@
 apart from the listed checks that contradict differential privacy (or the public domain), each with
 its reason; clone, GridSearchCV, cross_val_score and Pipeline work; classes_ is the public label
 pair; model selection is accounted for; and the contract holds without scikit-learn installed."""
+
 from __future__ import annotations
 
 import subprocess
@@ -21,7 +22,11 @@ from sklearn.preprocessing import StandardScaler  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
 from dpledger.accountant.rules import account  # noqa: E402
-from dpledger.learners.agnostic import PrivateImproperLearner, PrivateProperLearner, PrivateSemiAgnosticLearner  # noqa: E402
+from dpledger.learners.agnostic import (  # noqa: E402
+    PrivateImproperLearner,
+    PrivateProperLearner,
+    PrivateSemiAgnosticLearner,
+)
 from dpledger.learners.agnostic.base import SKLEARN_EXPECTED_FAILURES as AGNOSTIC_FAILURES  # noqa: E402
 from dpledger.learners.agnostic.data import halfspace_data  # noqa: E402
 from dpledger.learners.boolean.baseline import SeparateSampleLearner  # noqa: E402
@@ -37,11 +42,20 @@ from dpledger.learners.synthetic import random_concept  # noqa: E402
 BOOLEAN = BooleanComposition(parse_formula("x1 and not x2"), [Thresholds(8), Thresholds(8)])
 
 CHECKED: dict[str, tuple[Any, dict[str, str]]] = {
-    "improper": (PrivateImproperLearner(1, 1e-5, n_blocks=1, steps=5, labels=(0, 1), random_state=0), AGNOSTIC_FAILURES),
-    "proper": (PrivateProperLearner(1, 1e-5, degree=1, cover_resolution=0.5, n_thresholds=5, labels=(0, 1),
-                                    random_state=0), AGNOSTIC_FAILURES),
-    "semi-agnostic": (PrivateSemiAgnosticLearner(1, 1e-5, n_guesses=1, steps=1, labels=(0, 1), random_state=0),
-                      AGNOSTIC_FAILURES),
+    "improper": (
+        PrivateImproperLearner(1, 1e-5, n_blocks=1, steps=5, labels=(0, 1), random_state=0),
+        AGNOSTIC_FAILURES,
+    ),
+    "proper": (
+        PrivateProperLearner(
+            1, 1e-5, degree=1, cover_resolution=0.5, n_thresholds=5, labels=(0, 1), random_state=0
+        ),
+        AGNOSTIC_FAILURES,
+    ),
+    "semi-agnostic": (
+        PrivateSemiAgnosticLearner(1, 1e-5, n_guesses=1, steps=1, labels=(0, 1), random_state=0),
+        AGNOSTIC_FAILURES,
+    ),
     "carry-forward": (CarryForwardLearner(Thresholds(16), m=2, random_state=0), GRID_FAILURES),
     "separate-sample": (SeparateSampleLearner(BOOLEAN, m=2, random_state=0), GRID_FAILURES),
 }
@@ -55,7 +69,9 @@ def test_check_estimator_passes_every_check_but_the_listed_ones_and_each_listed_
         results = check_estimator(estimator, expected_failed_checks=expected, on_fail=None, on_skip=None)
     failed = {r["check_name"]: repr(r["exception"]) for r in results if r["status"] == "failed"}
     assert failed == {}
-    expected_failures = {r["check_name"] for r in results if r["status"] == "xfail" and r["exception"] is not None}
+    expected_failures = {
+        r["check_name"] for r in results if r["status"] == "xfail" and r["exception"] is not None
+    }
     assert expected_failures == set(expected), "a listed check no longer fails: remove it from the list"
     assert sum(r["status"] == "passed" for r in results) >= 20
 
@@ -84,7 +100,9 @@ def test_clone_gives_an_unfitted_learner_with_the_same_parameters(name: str) -> 
     learner = LEARNERS[name]()
     copy = clone(learner)
     assert copy is not learner
-    assert {k: repr(v) for k, v in copy.get_params().items()} == {k: repr(v) for k, v in learner.get_params().items()}
+    assert {k: repr(v) for k, v in copy.get_params().items()} == {
+        k: repr(v) for k, v in learner.get_params().items()
+    }
     with pytest.raises(NotFittedError, match="not fitted"):
         copy.predict(np.zeros((2, 1)))
 
@@ -99,7 +117,9 @@ def test_classes_are_the_declared_pair_even_when_the_data_hold_one_label(name: s
 
 def test_carry_forward_classes_are_the_declared_pair_and_predictions_use_them() -> None:
     X, y = interval_sample()
-    learner = CarryForwardLearner(Intervals(16), m=6, labels=(-1, 1), random_state=0).fit(X, np.where(y == 1, 1, -1))
+    learner = CarryForwardLearner(Intervals(16), m=6, labels=(-1, 1), random_state=0).fit(
+        X, np.where(y == 1, 1, -1)
+    )
     assert learner.classes_.tolist() == [-1, 1]
     assert set(learner.predict(np.arange(16)).tolist()) <= {-1, 1}
     assert learner.n_features_in_ == 1
@@ -156,7 +176,9 @@ def test_cross_val_score_and_a_pipeline_run_the_private_learner() -> None:
 def test_grid_search_tunes_carry_forward_and_the_search_is_accounted_fit_by_fit() -> None:
     X, y = interval_sample(180)
     scorer = PrivateScorer(epsilon=Fraction(1, 2), random_state=0)
-    search = GridSearchCV(CarryForwardLearner(Intervals(16), random_state=0), {"m": [4, 8]}, cv=3, scoring=scorer)
+    search = GridSearchCV(
+        CarryForwardLearner(Intervals(16), random_state=0), {"m": [4, 8]}, cv=3, scoring=scorer
+    )
     search.fit(X, y)
     assert search.best_params_["m"] in (4, 8)
     event = search_event(search, scorer)
@@ -171,7 +193,9 @@ def test_grid_search_tunes_carry_forward_and_the_search_is_accounted_fit_by_fit(
 def test_search_event_refuses_a_search_whose_fits_the_scorer_did_not_all_see() -> None:
     X, y = interval_sample(180)
     scorer = PrivateScorer(epsilon=1, random_state=0)
-    search = GridSearchCV(CarryForwardLearner(Intervals(16), random_state=0), {"m": [4, 8]}, cv=3, scoring=scorer).fit(X, y)
+    search = GridSearchCV(
+        CarryForwardLearner(Intervals(16), random_state=0), {"m": [4, 8]}, cv=3, scoring=scorer
+    ).fit(X, y)
     scorer.fits.pop()
     with pytest.raises(ValueError, match="recorded 5 fits but the search ran 6"):
         search_event(search, scorer)

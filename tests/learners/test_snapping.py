@@ -25,8 +25,12 @@ def reference_log(value: float) -> float:
 
 
 def test_log_is_correctly_rounded_on_random_and_boundary_values():
-    values = np.concatenate([uniform_by_ulp(np.random.default_rng(0), 3000),
-                             [1 - 2**-53, 0.5, 2**-1022, 5e-324, 0.1, math.nextafter(1.0, 0.0) / 3]])
+    values = np.concatenate(
+        [
+            uniform_by_ulp(np.random.default_rng(0), 3000),
+            [1 - 2**-53, 0.5, 2**-1022, 5e-324, 0.1, math.nextafter(1.0, 0.0) / 3],
+        ]
+    )
     logs = correctly_rounded_log(values)
     assert [reference_log(float(v)) for v in values] == logs.tolist()
 

@@ -1,5 +1,6 @@
 """The trace counted by score (learners/trace_counting.py): the listed trace's counts, labelings and
 representatives exactly; LabelBoost through it has the listed exponential mechanism's distribution."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -19,9 +20,11 @@ from dpledger.learners.randomness import Enumerated, Sampled, enumerate_outputs
 from dpledger.learners.score_counts import unranked
 from dpledger.learners.trace_counting import best_agreement, counted_trace
 
-CASES = [("x1 and (x2 or not x3)", ("thresholds", "intervals", "thresholds")),
-         ("x1 or x2", ("intervals", "intervals")),
-         ("(x1 and not x2) or (x2 and not x1) or x3", ("thresholds", "intervals", "intervals"))]
+CASES = [
+    ("x1 and (x2 or not x3)", ("thresholds", "intervals", "thresholds")),
+    ("x1 or x2", ("intervals", "intervals")),
+    ("(x1 and not x2) or (x2 and not x1) or x3", ("thresholds", "intervals", "intervals")),
+]
 
 
 def composed(formula: str, names: tuple[str, ...], domain: int = 12) -> BooleanComposition:
@@ -37,7 +40,9 @@ def instances(seed: int, count: int):
             xs, ys, xt = rng.integers(0, 12, 7), rng.integers(0, 2, 7), rng.integers(0, 12, 3)
             points, position = np.unique(np.concatenate((xs, xt)), return_inverse=True)
             for length in range(C.k):
-                prefix = tuple(C.component_trace(j, points).representatives[rng.integers(3)] for j in range(length))
+                prefix = tuple(
+                    C.component_trace(j, points).representatives[rng.integers(3)] for j in range(length)
+                )
                 yield restrict(C, prefix), points, position[:7], ys
 
 

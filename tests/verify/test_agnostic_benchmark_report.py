@@ -1,5 +1,6 @@
 """``verify/reports/agnostic_benchmark.py`` (issue 19): the goal verdicts read off benchmark results,
 and one figure per scenario."""
+
 from __future__ import annotations
 
 import json
@@ -11,11 +12,27 @@ import pytest
 def _results() -> dict:
     rows = []
     for noise, excess in (("random", 0.01), ("adversarial", 0.025), ("two-sided", 0.01)):
-        for method, eps, error, seconds in (("improper", 1.0, 0.1 + excess, 0.2), ("proper", 1.0, 0.11, 0.4),
-                                            ("semi-agnostic", 1.0, 0.12, 0.1), ("diffprivlib-logreg", 1.0, 0.103, 0.05),
-                                            ("diffprivlib-logreg", 0.5, 0.2, 0.05), ("proper", 0.5, 0.2, 0.4)):
-            rows.append({"marginal": "gaussian", "noise_model": noise, "n": 100_000, "seed": 0, "opt": 0.1,
-                         "method": method, "epsilon": eps, "error": error, "cpu_seconds": seconds})
+        for method, eps, error, seconds in (
+            ("improper", 1.0, 0.1 + excess, 0.2),
+            ("proper", 1.0, 0.11, 0.4),
+            ("semi-agnostic", 1.0, 0.12, 0.1),
+            ("diffprivlib-logreg", 1.0, 0.103, 0.05),
+            ("diffprivlib-logreg", 0.5, 0.2, 0.05),
+            ("proper", 0.5, 0.2, 0.4),
+        ):
+            rows.append(
+                {
+                    "marginal": "gaussian",
+                    "noise_model": noise,
+                    "n": 100_000,
+                    "seed": 0,
+                    "opt": 0.1,
+                    "method": method,
+                    "epsilon": eps,
+                    "error": error,
+                    "cpu_seconds": seconds,
+                }
+            )
     return {"dim": 10, "noise": 0.1, "delta": 1e-5, "test_n": 20_000, "seeds": 1, "missing": {}, "rows": rows}
 
 
@@ -57,15 +74,27 @@ def _bench():
     return module
 
 
-def test_benchmark_update_keeps_the_datasets_not_rerun_and_refuses_other_settings(tmp_path: Path, capsys) -> None:
+def test_benchmark_update_keeps_the_datasets_not_rerun_and_refuses_other_settings(
+    tmp_path: Path, capsys
+) -> None:
     bench = _bench()
     results = _results()
     results["rows"].append({**results["rows"][0], "marginal": "uniform"})
     path = tmp_path / "grid.json"
     path.write_text(json.dumps(results))
-    args = bench.argparse.Namespace(dim=10, noise=0.1, test_n=20_000, seeds=1, marginals=["gaussian"],
-                                    noise_models=["random", "two-sided"], n=[100_000])
+    args = bench.argparse.Namespace(
+        dim=10,
+        noise=0.1,
+        test_n=20_000,
+        seeds=1,
+        marginals=["gaussian"],
+        noise_models=["random", "two-sided"],
+        n=[100_000],
+    )
     kept = bench.kept_rows(path, args)
-    assert {(r["marginal"], r["noise_model"]) for r in kept} == {("gaussian", "adversarial"), ("uniform", "random")}
+    assert {(r["marginal"], r["noise_model"]) for r in kept} == {
+        ("gaussian", "adversarial"),
+        ("uniform", "random"),
+    }
     assert bench.main(["--json", str(path), "--update", "--seeds", "2", "--n", "100"]) == 2
     assert "seeds = 1 differs" in capsys.readouterr().err

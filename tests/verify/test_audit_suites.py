@@ -13,9 +13,17 @@ import numpy as np
 import pytest
 
 from dpledger.verify.audit.montecarlo.catalog import SparseVector
-from dpledger.verify.audit.montecarlo.suite_mechanisms import (BELOW, STOPPED, AboveThresholdRefresh, AtThreshold,
-                                                              NumericSparseVector, PrefixSum, Rappor,
-                                                              TruncatedGeometric, murmur3_32)
+from dpledger.verify.audit.montecarlo.suite_mechanisms import (
+    BELOW,
+    STOPPED,
+    AboveThresholdRefresh,
+    AtThreshold,
+    NumericSparseVector,
+    PrefixSum,
+    Rappor,
+    TruncatedGeometric,
+    murmur3_32,
+)
 from dpledger.verify.audit.montecarlo.suites import CONFIDENCE, suite
 from dpledger.verify.cli.main import main
 from dpledger.verify.reports.audits import suites_benchmark_lines
@@ -33,7 +41,15 @@ def test_optimal_statistic_limit_stays_below_the_true_epsilon_and_grows_with_run
 def test_suites_hold_dp_snipers_twenty_mechanisms_eight_of_them_buggy():
     assert len(BY_NAME) == 20
     assert {name for name, row in BY_NAME.items() if row.buggy} == {
-        "NoisyHist2", "ReportNoisyMax3", "ReportNoisyMax4", "SVT3", "SVT4", "SVT5", "SVT6", "SVT34Parallel"}
+        "NoisyHist2",
+        "ReportNoisyMax3",
+        "ReportNoisyMax4",
+        "SVT3",
+        "SVT4",
+        "SVT5",
+        "SVT6",
+        "SVT34Parallel",
+    }
 
 
 @pytest.mark.parametrize("row", suite(), ids=lambda row: row.name)
@@ -64,8 +80,9 @@ def test_rappor_filters_of_dp_snipers_pair_differ_in_six_bits_as_its_classifier_
 def test_rappor_reports_each_filter_bit_with_q_star_or_p_star():
     reports = Rappor(0.75)(np.array([1]), 200_000, np.random.default_rng(0))
     freq = reports.mean(axis=0)
-    assert np.allclose(freq[[3, 10, 13]], 0.5125, atol=0.005) and np.allclose(np.delete(freq, [3, 10, 13]), 0.4875,
-                                                                               atol=0.005)
+    assert np.allclose(freq[[3, 10, 13]], 0.5125, atol=0.005) and np.allclose(
+        np.delete(freq, [3, 10, 13]), 0.4875, atol=0.005
+    )
 
 
 def test_geosample_is_the_clamped_two_sided_geometric_of_ratio_eight_ninths_exactly():
@@ -99,7 +116,9 @@ def test_at_threshold_moves_the_catalog_sparse_vectors_threshold():
 
 
 def test_svt2_answers_at_most_cutoff_positives_and_stops():
-    out = AboveThresholdRefresh(1e-9, 1e-9, 2)(np.array([2.0, 0.0, 2.0, 2.0, 2.0]), 4, np.random.default_rng(0))
+    out = AboveThresholdRefresh(1e-9, 1e-9, 2)(
+        np.array([2.0, 0.0, 2.0, 2.0, 2.0]), 4, np.random.default_rng(0)
+    )
     assert (out == [1, 0, 1, -1, -1]).all()
 
 
@@ -117,11 +136,15 @@ def test_prefix_sum_differences_are_the_noisy_answers():
 
 
 def test_audit_suites_json_sets_the_bound_beside_the_limit_and_dp_snipers_figure(capsys):
-    status = main(["audit", "suites", "--only", "NoisyHist2", "--samples", "20000", "--workers", "1", "--json"])
+    status = main(
+        ["audit", "suites", "--only", "NoisyHist2", "--samples", "20000", "--workers", "1", "--json"]
+    )
     payload = json.loads(capsys.readouterr().out)
     (entry,) = payload["mechanisms"]
     assert status == 0 and entry["flagged"] and entry["buggy"] and entry["dp_sniper_published"] == 4.602
-    assert 4.602 < entry["epsilon_lower"] <= 10 and math.isclose(entry["optimal_limit"], BY_NAME["NoisyHist2"].limit(20000, 0.95))
+    assert 4.602 < entry["epsilon_lower"] <= 10 and math.isclose(
+        entry["optimal_limit"], BY_NAME["NoisyHist2"].limit(20000, 0.95)
+    )
     assert payload["buggy_flagged"] == payload["buggy"] == 1 and payload["correct"] == 0
 
 
@@ -132,11 +155,30 @@ def test_audit_suites_refuses_unknown_names_with_status_2(capsys):
 
 def test_report_marks_sizes_not_run_and_counts_false_alarms_per_size():
     run = {"epsilon_lower": 0.2, "verdict": "VIOLATION", "flagged": True, "seconds": 1.0}
-    results = {"confidence": 0.95, "sizes": [100000, 10000000], "limit_samples": 1000000, "mechanisms": [
-        {"name": "SVT5", "suites": "StatDP", "claimed_epsilon": 0.1, "true_epsilon": "inf", "buggy": True,
-         "runs": {"100000": run, "10000000": {"skipped": "estimated 2000 s > 900 s"}}, "limit": None,
-         "limit_note": "no ratio", "dp_sniper": 1.76}],
-        "false_alarms": {"samples": 100000, "repeats": 20, "per_mechanism": {"LaplaceMechanism": 1}, "seconds": 3.0}}
+    results = {
+        "confidence": 0.95,
+        "sizes": [100000, 10000000],
+        "limit_samples": 1000000,
+        "mechanisms": [
+            {
+                "name": "SVT5",
+                "suites": "StatDP",
+                "claimed_epsilon": 0.1,
+                "true_epsilon": "inf",
+                "buggy": True,
+                "runs": {"100000": run, "10000000": {"skipped": "estimated 2000 s > 900 s"}},
+                "limit": None,
+                "limit_note": "no ratio",
+                "dp_sniper": 1.76,
+            }
+        ],
+        "false_alarms": {
+            "samples": 100000,
+            "repeats": 20,
+            "per_mechanism": {"LaplaceMechanism": 1},
+            "seconds": 3.0,
+        },
+    }
     text = "\n".join(suites_benchmark_lines(results))
     assert "0.2000 ⚑ | not run (estimated 2000 s > 900 s) | —1 | — |" in text and "flagged (buggy)" in text
     assert "False alarms: 1 of 20 audits" in text and "at most 21.61% at 95% confidence" in text
@@ -146,4 +188,6 @@ def test_report_marks_sizes_not_run_and_counts_false_alarms_per_size():
 def test_no_correct_mechanism_is_flagged_and_no_bound_exceeds_the_truth_at_1e5_runs(capsys):
     status = main(["audit", "suites", "--samples", "100000", "--workers", "2", "--json"])
     payload = json.loads(capsys.readouterr().out)
-    assert status == 0 and payload["all_sound"] and payload["correct_flagged"] == 0 and payload["correct"] == 12
+    assert (
+        status == 0 and payload["all_sound"] and payload["correct_flagged"] == 0 and payload["correct"] == 12
+    )

@@ -2,6 +2,7 @@
 worst pure ε over all neighbouring labeled samples is within Corollary 8.17's ε_B + 3
 (δ_B = 0: B_i is pure). All samples are audited, not only realizable ones — Appendix B's
 argument covers arbitrary inputs."""
+
 import itertools
 from fractions import Fraction
 
@@ -22,7 +23,7 @@ RECORDS = [(x, label) for x in range(3) for label in (0, 1)]
 def neighbours(dataset):
     for slot, record in itertools.product(range(len(dataset)), RECORDS):
         if record != dataset[slot]:
-            yield tuple(sorted(dataset[:slot] + (record,) + dataset[slot + 1:]))
+            yield tuple(sorted(dataset[:slot] + (record,) + dataset[slot + 1 :]))
 
 
 def audit(components, prefix, epsilon_b, size=3):
@@ -35,14 +36,19 @@ def audit(components, prefix, epsilon_b, size=3):
         return tuple(oracle.select(C, prefix, X, y, rng))
 
     datasets = list(itertools.combinations_with_replacement(RECORDS, size))
-    return worst_case(mechanism, datasets, neighbours, sympy.Rational(epsilon_b) + 3, leaves_per_run=5000, workers=1)
+    return worst_case(
+        mechanism, datasets, neighbours, sympy.Rational(epsilon_b) + 3, leaves_per_run=5000, workers=1
+    )
 
 
-@pytest.mark.parametrize("components, prefix", [
-    ([Thresholds(3), Thresholds(3)], ()),
-    pytest.param([Thresholds(3), Thresholds(3)], ((1,),), marks=pytest.mark.slow),
-    pytest.param([Intervals(3), Thresholds(3)], (), marks=pytest.mark.slow),
-])
+@pytest.mark.parametrize(
+    "components, prefix",
+    [
+        ([Thresholds(3), Thresholds(3)], ()),
+        pytest.param([Thresholds(3), Thresholds(3)], ((1,),), marks=pytest.mark.slow),
+        pytest.param([Intervals(3), Thresholds(3)], (), marks=pytest.mark.slow),
+    ],
+)
 def test_oracle_exact_epsilon_within_epsilon_b_plus_3_corollary_8_17(components, prefix):
     result = audit(components, prefix, 1)
     assert result.holds is True and result.epsilon[1] <= 4
@@ -86,8 +92,14 @@ def test_empirical_learner_keeps_epsilon_b_with_two_draws_from_18_records_lemma_
         y = np.array([label for _, label in dataset])
         return tuple(empirical_learner(H, X, y, 1, 2, rng))
 
-    result = worst_case(mechanism, datasets, lambda d: (o for o in datasets if o != d), sympy.Integer(1),
-                        leaves_per_run=20000, workers=1)
+    result = worst_case(
+        mechanism,
+        datasets,
+        lambda d: (o for o in datasets if o != d),
+        sympy.Integer(1),
+        leaves_per_run=20000,
+        workers=1,
+    )
     assert result.holds is True and 0 < result.epsilon[0] and result.epsilon[1] <= 1
 
 
@@ -109,7 +121,7 @@ def test_lemma_8_15_empirical_learner_exact_epsilon_within_the_derived_bound():
     def swap(dataset):
         for slot, record in itertools.product(range(len(dataset)), records):
             if record != dataset[slot]:
-                yield tuple(sorted(dataset[:slot] + (record,) + dataset[slot + 1:]))
+                yield tuple(sorted(dataset[:slot] + (record,) + dataset[slot + 1 :]))
 
     derived = account(SubsampleWithReplacement(ExponentialMechanism(1, 3), 1, 9)).guarantee
     datasets = list(itertools.combinations_with_replacement(records, 9))

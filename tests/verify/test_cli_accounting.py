@@ -1,4 +1,5 @@
 """The accounting commands: JSON keys, certified values, one-line errors with status 2."""
+
 import argparse
 import json
 import subprocess
@@ -28,7 +29,19 @@ def test_compose_optimal_at_most_advanced(capsys):
 
 
 def test_calibrate_carry_forward_json_has_the_promised_keys(capsys):
-    out = run_json(capsys, "calibrate", "carry-forward", "--n", "100000000", "--k", "4", "--epsilon", "1", "--delta", "1e-6")
+    out = run_json(
+        capsys,
+        "calibrate",
+        "carry-forward",
+        "--n",
+        "100000000",
+        "--k",
+        "4",
+        "--epsilon",
+        "1",
+        "--delta",
+        "1e-6",
+    )
     for key in ("m", "q", "eta", "zeta", "ell", "epsilon_res", "delta_res", "steps", "holds"):
         assert key in out["paper"]
     for key in ("statement", "formula", "value", "claim", "holds"):
@@ -40,20 +53,28 @@ def test_calibrate_carry_forward_json_has_the_promised_keys(capsys):
     assert out["sample_saving"] > 1
 
 
-@pytest.mark.parametrize("argv", [
-    ["compose", "--epsilon", "0", "--k", "3", "--method", "basic"],
-    ["compose", "--epsilon", "nan", "--k", "3", "--method", "basic"],
-    ["compose", "--epsilon", "1", "--delta", "1", "--k", "3", "--method", "basic"],
-    ["compose", "--epsilon", "1", "--k", "0", "--method", "basic"],
-    ["compose", "--epsilon", "1", "--k", "3", "--method", "optimal"],
-    ["compose", "--epsilon", "1", "--k", "3", "--method", "advanced", "--target-delta", "2"],
-    ["calibrate", "carry-forward", "--n", "1000", "--k", "2", "--epsilon", "1", "--delta", "1e-6"],
-    ["calibrate", "carry-forward", "--n", "100000000", "--k", "2", "--epsilon", "2", "--delta", "1e-6"],
-    ["calibrate", "carry-forward", "--n", "100000000", "--k", "2", "--epsilon", "inf", "--delta", "1e-6"],
-    ["calibrate", "unknown-theorem"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compose", "--epsilon", "0", "--k", "3", "--method", "basic"],
+        ["compose", "--epsilon", "nan", "--k", "3", "--method", "basic"],
+        ["compose", "--epsilon", "1", "--delta", "1", "--k", "3", "--method", "basic"],
+        ["compose", "--epsilon", "1", "--k", "0", "--method", "basic"],
+        ["compose", "--epsilon", "1", "--k", "3", "--method", "optimal"],
+        ["compose", "--epsilon", "1", "--k", "3", "--method", "advanced", "--target-delta", "2"],
+        ["calibrate", "carry-forward", "--n", "1000", "--k", "2", "--epsilon", "1", "--delta", "1e-6"],
+        ["calibrate", "carry-forward", "--n", "100000000", "--k", "2", "--epsilon", "2", "--delta", "1e-6"],
+        ["calibrate", "carry-forward", "--n", "100000000", "--k", "2", "--epsilon", "inf", "--delta", "1e-6"],
+        ["calibrate", "unknown-theorem"],
+    ],
+)
 def test_bad_input_is_one_line_on_stderr_with_status_2(argv):
-    result = subprocess.run([sys.executable, "-m", "dpledger.verify.cli.main", *argv, "--json"], capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "dpledger.verify.cli.main", *argv, "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 2
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
@@ -61,10 +82,35 @@ def test_bad_input_is_one_line_on_stderr_with_status_2(argv):
 
 
 def test_compose_basic_checks_k_delta_against_the_target_exactly(capsys):
-    fits = run_json(capsys, "compose", "--epsilon", "0.1", "--delta", "1e-7", "--k", "10", "--method", "basic",
-                    "--target-delta", "1e-6")
-    over = run_json(capsys, "compose", "--epsilon", "0.1", "--delta", "1e-7", "--k", "11", "--method", "basic",
-                    "--target-delta", "1e-6", status=1)
+    fits = run_json(
+        capsys,
+        "compose",
+        "--epsilon",
+        "0.1",
+        "--delta",
+        "1e-7",
+        "--k",
+        "10",
+        "--method",
+        "basic",
+        "--target-delta",
+        "1e-6",
+    )
+    over = run_json(
+        capsys,
+        "compose",
+        "--epsilon",
+        "0.1",
+        "--delta",
+        "1e-7",
+        "--k",
+        "11",
+        "--method",
+        "basic",
+        "--target-delta",
+        "1e-6",
+        status=1,
+    )
     assert fits["delta_within_target"] is True and over["delta_within_target"] is False
 
 

@@ -1,5 +1,6 @@
 """``dpledger calibrate <theorem>``: every theorem answers with paper and tight n in JSON, and
 parameters outside a theorem's hypotheses are refused with the hypothesis, in one line, status 2."""
+
 import json
 
 import pytest
@@ -12,14 +13,17 @@ def run_json(capsys, *argv):
     return json.loads(capsys.readouterr().out)
 
 
-@pytest.mark.parametrize("argv", [
-    ("5.1", "--class", "intervals"),
-    ("5.1", "--oracle-m", "5000", "--k", "3", "--vc", "3"),
-    ("8.5", "--oracle", "ipconcave-em"),
-    ("8.8", "--dimension", "3"),
-    ("8.14",),
-    ("8.19", "--k", "2"),
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("5.1", "--class", "intervals"),
+        ("5.1", "--oracle-m", "5000", "--k", "3", "--vc", "3"),
+        ("8.5", "--oracle", "ipconcave-em"),
+        ("8.8", "--dimension", "3"),
+        ("8.14",),
+        ("8.19", "--k", "2"),
+    ],
+)
 def test_calibrate_theorem_reports_the_papers_n_and_a_smaller_tight_n(capsys, argv):
     out = run_json(capsys, "calibrate", *argv)
     assert out["statement"] == f"Theorem {argv[0]}" or argv[0] == "8.5"
@@ -31,22 +35,33 @@ def test_calibrate_theorem_reports_the_papers_n_and_a_smaller_tight_n(capsys, ar
 
 
 def test_boolean_is_an_alias_of_theorem_8_19(capsys):
-    assert run_json(capsys, "calibrate", "boolean", "--k", "2") == run_json(capsys, "calibrate", "8.19", "--k", "2")
+    assert run_json(capsys, "calibrate", "boolean", "--k", "2") == run_json(
+        capsys, "calibrate", "8.19", "--k", "2"
+    )
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (("5.1", "--class", "intervals", "--epsilon", "1.5"), "epsilon must be in (0, 1] (hypothesis of Theorem 5.1"),
-    (("8.8", "--delta", "0.2"), "delta must be ≤ beta (hypothesis of Theorem 8.8)"),
-    (("8.14", "--alpha", "1.5"), "alpha must be in (0, 1) (hypothesis of Theorem 8.14)"),
-    (("8.19", "--k", "2", "--beta", "0"), "beta must be in (0, 1) (hypothesis of Theorem 8.19)"),
-    (("5.1", "--oracle-m", "100"), "--oracle-m needs --k and --vc"),
-    (("5.1", "--class", "intervals", "--k", "3"), "sets k and v itself"),
-    (("5.1", "--oracle-m", "100", "--k", "2", "--vc", "2", "--domain-size", "64"), "--domain-size applies to --class"),
-    (("8.8", "--oracle", "exponential"), "invalid choice: 'exponential'"),
-    (("8.8", "--dimension", "60"), "dimension must be at most 50"),
-    (("9.9",), "invalid choice: '9.9'"),
-    (("5.1", "--class", "intervals", "--epsilon", "1/0"), "not a number: '1/0'"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ("5.1", "--class", "intervals", "--epsilon", "1.5"),
+            "epsilon must be in (0, 1] (hypothesis of Theorem 5.1",
+        ),
+        (("8.8", "--delta", "0.2"), "delta must be ≤ beta (hypothesis of Theorem 8.8)"),
+        (("8.14", "--alpha", "1.5"), "alpha must be in (0, 1) (hypothesis of Theorem 8.14)"),
+        (("8.19", "--k", "2", "--beta", "0"), "beta must be in (0, 1) (hypothesis of Theorem 8.19)"),
+        (("5.1", "--oracle-m", "100"), "--oracle-m needs --k and --vc"),
+        (("5.1", "--class", "intervals", "--k", "3"), "sets k and v itself"),
+        (
+            ("5.1", "--oracle-m", "100", "--k", "2", "--vc", "2", "--domain-size", "64"),
+            "--domain-size applies to --class",
+        ),
+        (("8.8", "--oracle", "exponential"), "invalid choice: 'exponential'"),
+        (("8.8", "--dimension", "60"), "dimension must be at most 50"),
+        (("9.9",), "invalid choice: '9.9'"),
+        (("5.1", "--class", "intervals", "--epsilon", "1/0"), "not a number: '1/0'"),
+    ],
+)
 def test_calibrate_refuses_input_outside_the_theorems_hypotheses(capsys, argv, message):
     try:
         status = main(["calibrate", *argv])
@@ -71,12 +86,15 @@ def test_seed_002_theorems_report_both_accountings_with_the_substitutes_named(ca
         assert guarantee["holds"] and guarantee["gaussian_releases"]["epsilon"] <= 0.5
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (("2.1", "--epsilon", "200"), "epsilon must be in (0, 100]"),
-    (("3.1", "--alpha", "1"), "alpha must be in (0, 1) (hypothesis of Theorem 3.1)"),
-    (("4.1", "--delta", "0"), "delta must be in (0, 1) (hypothesis of Theorem 4.1)"),
-    (("4.1", "--degree", "2"), "unrecognized arguments: --degree 2"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("2.1", "--epsilon", "200"), "epsilon must be in (0, 100]"),
+        (("3.1", "--alpha", "1"), "alpha must be in (0, 1) (hypothesis of Theorem 3.1)"),
+        (("4.1", "--delta", "0"), "delta must be in (0, 1) (hypothesis of Theorem 4.1)"),
+        (("4.1", "--degree", "2"), "unrecognized arguments: --degree 2"),
+    ],
+)
 def test_seed_002_calibration_refuses_input_outside_the_hypotheses(capsys, argv, message):
     try:
         status = main(["calibrate", *argv])
@@ -89,7 +107,9 @@ def test_seed_002_calibration_refuses_input_outside_the_hypotheses(capsys, argv,
 def test_the_printed_lemma_6_12_command_reproduces_the_chain_at_the_papers_n(capsys):
     out = run_json(capsys, "calibrate", "8.8", "--dimension", "1")
     chain = out["paper_chain"]
-    assert chain["holds"] and "--delta 1/2000000" in chain["command"]  # Theorem 8.5 runs the learner at δ/2, exactly
+    assert (
+        chain["holds"] and "--delta 1/2000000" in chain["command"]
+    )  # Theorem 8.5 runs the learner at δ/2, exactly
     again = run_json(capsys, *chain["command"].split()[1:])
     assert again["paper"]["steps"] == chain["steps"] and again["paper"]["m"] == out["m"]
 

@@ -1,4 +1,5 @@
 """``dpledger run carry-forward`` and ``dpledger audit macro-block``: JSON keys and verdicts."""
+
 import json
 
 from dpledger.verify.cli.main import main
@@ -11,8 +12,20 @@ def run_json(capsys, *argv, status=0):
 
 
 def test_run_carry_forward_json_reports_guarantee_for_the_m_used(capsys):
-    out = run_json(capsys, "run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", "300", "--seed", "4",
-                   status=1)  # the guarantee misses the target: exit status 1
+    out = run_json(
+        capsys,
+        "run",
+        "carry-forward",
+        "--class",
+        "intervals",
+        "--n",
+        "200000",
+        "--m",
+        "300",
+        "--seed",
+        "4",
+        status=1,
+    )  # the guarantee misses the target: exit status 1
     for key in ("hypothesis", "test_error", "guarantee", "claimed", "holds", "m", "rounds", "trace"):
         assert key in out
     assert out["m"] == 300 and len(out["rounds"]) == 2
@@ -21,21 +34,37 @@ def test_run_carry_forward_json_reports_guarantee_for_the_m_used(capsys):
 
 
 def test_run_carry_forward_with_paper_m_meets_its_target(capsys):
-    out = run_json(capsys, "run", "carry-forward", "--class", "thresholds", "--domain-size", "1024",
-                   "--n", "400000", "--seed", "1")
+    out = run_json(
+        capsys,
+        "run",
+        "carry-forward",
+        "--class",
+        "thresholds",
+        "--domain-size",
+        "1024",
+        "--n",
+        "400000",
+        "--seed",
+        "1",
+    )
     assert out["holds"] is True and out["m"] >= 1
     assert out["guarantee"]["epsilon"] <= 1
 
 
 def test_audit_macro_block_json(capsys):
-    out = run_json(capsys, "audit", "macro-block", "--class", "intervals", "--domain-size", "4", "--m", "2", "--exact")
+    out = run_json(
+        capsys, "audit", "macro-block", "--class", "intervals", "--domain-size", "4", "--m", "2", "--exact"
+    )
     for key in ("epsilon_exact", "bound", "holds", "pairs"):
         assert key in out
     assert out["holds"] is True and out["epsilon_exact"] <= out["bound"]
 
 
 def test_a_run_that_misses_its_target_says_which_quantity_misses_and_by_how_much(capsys):
-    assert main(["run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", "300", "--seed", "4"]) == 1
+    assert (
+        main(["run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", "300", "--seed", "4"])
+        == 1
+    )
     text = capsys.readouterr().out
     assert "why: the derived ε ≤" in text and "exceeds the target ε = 1" in text
     assert "initialization block on W^init (Corollary 6.8)" in text and "m/⌊n/3⌋ = 300/66666" in text
@@ -48,24 +77,65 @@ def test_the_remedies_a_failing_run_names_meet_the_target_and_are_the_extremes(c
     from dpledger.accountant.rules import account
     from dpledger.accountant.section6 import Target, carry_forward_event
 
-    why = run_json(capsys, "run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", "300", "--seed", "4",
-                   status=1)["why_not"]
+    why = run_json(
+        capsys,
+        "run",
+        "carry-forward",
+        "--class",
+        "intervals",
+        "--n",
+        "200000",
+        "--m",
+        "300",
+        "--seed",
+        "4",
+        status=1,
+    )["why_not"]
     assert why["epsilon_excess"] > 0 and why["q"] == 300 / 66666 and why["block_size"] == 66666
     m_for_n, n_for_m = why["m_for_n"], why["n_for_m"]
-    assert run_json(capsys, "run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", str(m_for_n),
-                    "--seed", "4")["holds"] is True
+    assert (
+        run_json(
+            capsys,
+            "run",
+            "carry-forward",
+            "--class",
+            "intervals",
+            "--n",
+            "200000",
+            "--m",
+            str(m_for_n),
+            "--seed",
+            "4",
+        )["holds"]
+        is True
+    )
     target = Target.of(200000, 2, 1, "1e-6")  # the completion-score oracle declares the paper's (4, δ/(16ek))
 
     def holds(m, n):
-        return account(carry_forward_event(target, m, "optimal", n)).guarantee.meets(target.epsilon, target.delta).holds
+        return (
+            account(carry_forward_event(target, m, "optimal", n))
+            .guarantee.meets(target.epsilon, target.delta)
+            .holds
+        )
 
     assert not holds(m_for_n + 1, 200000)
     assert holds(300, n_for_m) and not holds(300, n_for_m - 3)
 
 
 def test_a_run_that_holds_has_no_why_not(capsys):
-    out = run_json(capsys, "run", "carry-forward", "--class", "thresholds", "--domain-size", "1024",
-                   "--n", "400000", "--seed", "1")
+    out = run_json(
+        capsys,
+        "run",
+        "carry-forward",
+        "--class",
+        "thresholds",
+        "--domain-size",
+        "1024",
+        "--n",
+        "400000",
+        "--seed",
+        "1",
+    )
     assert out["holds"] is True and out["why_not"] is None
 
 
@@ -78,14 +148,39 @@ def test_data_and_learner_seeds_are_the_two_children_of_one_seed_sequence(capsys
 
     data, learner = run_seeds(5)
     assert (data.entropy, data.spawn_key, learner.entropy, learner.spawn_key) == (5, (0,), 5, (1,))
-    out = run_json(capsys, "run", "carry-forward", "--class", "intervals", "--domain-size", "4096", "--n", "30000",
-                   "--m", "30", "--seed", "5", status=1)
+    out = run_json(
+        capsys,
+        "run",
+        "carry-forward",
+        "--class",
+        "intervals",
+        "--domain-size",
+        "4096",
+        "--n",
+        "30000",
+        "--m",
+        "30",
+        "--seed",
+        "5",
+        status=1,
+    )
     expected = random_concept(Intervals(4096), np.random.default_rng(np.random.SeedSequence(5).spawn(2)[0]))
     assert out["target_concept"] == [int(value) for value in expected] and out["seed"] == 5
 
 
 def test_the_same_seed_gives_the_same_run_and_trace_and_another_seed_another(capsys):
-    argv = ["run", "carry-forward", "--class", "intervals", "--domain-size", "4096", "--n", "30000", "--m", "30"]
+    argv = [
+        "run",
+        "carry-forward",
+        "--class",
+        "intervals",
+        "--domain-size",
+        "4096",
+        "--n",
+        "30000",
+        "--m",
+        "30",
+    ]
     first = run_json(capsys, *argv, "--seed", "11", status=1)
     again = run_json(capsys, *argv, "--seed", "11", status=1)
     other = run_json(capsys, *argv, "--seed", "12", status=1)

@@ -1,6 +1,7 @@
 """``dpledger calibrate 5.1 / 8.19`` print three numbers — the paper's n, the tight n with the
 paper's constants and the n with the free constants (issue 17) — in text and --json, and the
 free guarantee takes part in the exit status."""
+
 import json
 
 import pytest
@@ -13,10 +14,13 @@ def run(capsys, *argv):
     return status, capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv", [
-    ("5.1", "--class", "intervals", "--epsilon", "1"),
-    ("8.19", "--k", "2", "--components", "thresholds,intervals"),
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("5.1", "--class", "intervals", "--epsilon", "1"),
+        ("8.19", "--k", "2", "--components", "thresholds,intervals"),
+    ],
+)
 def test_calibrate_json_gives_a_certified_free_n_below_the_tight_n(capsys, argv):
     status, out = run(capsys, *argv, "--json")
     payload = json.loads(out)

@@ -39,8 +39,23 @@ def user_code(tmp_path, monkeypatch):
 
 
 def audit_mechanism(name: str, *extra: str) -> list[str]:
-    return ["audit", "mechanism", "--mechanism", f"rb_{name}:mechanism", "--input-a", "[0]", "--input-b", "[1]",
-            "--claimed-epsilon", "1", "--samples", "5000", "--workers", "1", *extra]
+    return [
+        "audit",
+        "mechanism",
+        "--mechanism",
+        f"rb_{name}:mechanism",
+        "--input-a",
+        "[0]",
+        "--input-b",
+        "[1]",
+        "--claimed-epsilon",
+        "1",
+        "--samples",
+        "5000",
+        "--workers",
+        "1",
+        *extra,
+    ]
 
 
 def one_line_error(capsys, status: int) -> str:
@@ -54,11 +69,14 @@ def one_line_error(capsys, status: int) -> str:
 # ---------------------------------------------------------------- user code
 
 
-@pytest.mark.parametrize("name,message", [
-    ("syntax_error", "SyntaxError"),
-    ("raises_on_import", "RuntimeError: no database connection"),
-    ("exits_on_import", "sys.exit(4)"),
-])
+@pytest.mark.parametrize(
+    "name,message",
+    [
+        ("syntax_error", "SyntaxError"),
+        ("raises_on_import", "RuntimeError: no database connection"),
+        ("exits_on_import", "sys.exit(4)"),
+    ],
+)
 def test_mechanism_module_failing_on_import_is_one_line_status_2(user_code, capsys, name, message):
     error = one_line_error(capsys, main(audit_mechanism(name)))
     assert "cannot import mechanism module" in error and message in error
@@ -140,9 +158,22 @@ def _kwargs(argv: list[str]) -> dict:
 
 @pytest.mark.parametrize("text,value", [("1e1", 10), ("1e0", 1), ("1e10", 10**10), ("10", 10)])
 def test_integers_in_scientific_notation_are_accepted_everywhere(text, value):
-    assert _kwargs(["run", "agnostic", "--algorithm", "improper", "--dim", text, "--n", text, "--epsilon", text,
-                    "--seed", text]) == {"algorithm": "improper", "dim": value, "n": value, "epsilon": text,
-                                         "seed": value}
+    assert _kwargs(
+        [
+            "run",
+            "agnostic",
+            "--algorithm",
+            "improper",
+            "--dim",
+            text,
+            "--n",
+            text,
+            "--epsilon",
+            text,
+            "--seed",
+            text,
+        ]
+    ) == {"algorithm": "improper", "dim": value, "n": value, "epsilon": text, "seed": value}
     assert _kwargs(audit_mechanism("laplace", "--seed", text, "--claimed-epsilon", text))["seed"] == value
 
 
@@ -153,9 +184,24 @@ def test_claimed_epsilon_accepts_decimals_and_fractions_as_the_smallest_float_ab
     assert Fraction(claimed) >= exact > Fraction(math.nextafter(claimed, -math.inf))
 
 
-@pytest.mark.parametrize("argv", [["compose", "--epsilon", "1e9999999", "--k", "2"],
-                                  ["audit", "mechanism", "--mechanism", "m:f", "--input-a", "0", "--input-b", "1",
-                                   "--claimed-epsilon", "1e9999999"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["compose", "--epsilon", "1e9999999", "--k", "2"],
+        [
+            "audit",
+            "mechanism",
+            "--mechanism",
+            "m:f",
+            "--input-a",
+            "0",
+            "--input-b",
+            "1",
+            "--claimed-epsilon",
+            "1e9999999",
+        ],
+    ],
+)
 def test_numbers_with_huge_exponents_are_refused_at_once(argv, capsys):
     started = time.perf_counter()
     with pytest.raises(SystemExit) as exit_:
@@ -176,12 +222,45 @@ def test_help_and_readme_document_the_exit_statuses(capsys):
         assert "exit status" in text.lower() and all(f"{code} " in text for code in ("0", "1", "2"))
 
 
-@pytest.mark.parametrize("argv,status", [
-    (["compose", "--epsilon", "0.1", "--delta", "0.01", "--k", "10", "--method", "basic", "--target-delta", "0.05"], 1),
-    (["compose", "--epsilon", "0.1", "--delta", "0.01", "--k", "10", "--method", "basic", "--target-delta", "0.5"], 0),
-    (["calibrate", "agnostic", "--epsilon", "1", "--delta", "1e-5", "--steps", "10"], 0),
-    (["audit", "macro-block", "--class", "intervals", "--domain-size", "4", "--m", "2"], 0),
-])
+@pytest.mark.parametrize(
+    "argv,status",
+    [
+        (
+            [
+                "compose",
+                "--epsilon",
+                "0.1",
+                "--delta",
+                "0.01",
+                "--k",
+                "10",
+                "--method",
+                "basic",
+                "--target-delta",
+                "0.05",
+            ],
+            1,
+        ),
+        (
+            [
+                "compose",
+                "--epsilon",
+                "0.1",
+                "--delta",
+                "0.01",
+                "--k",
+                "10",
+                "--method",
+                "basic",
+                "--target-delta",
+                "0.5",
+            ],
+            0,
+        ),
+        (["calibrate", "agnostic", "--epsilon", "1", "--delta", "1e-5", "--steps", "10"], 0),
+        (["audit", "macro-block", "--class", "intervals", "--domain-size", "4", "--m", "2"], 0),
+    ],
+)
 def test_exit_status_of_compose_calibrate_and_exact_audits(argv, status, capsys):
     assert main(argv) == status
 

@@ -1,5 +1,6 @@
 """Exact auditor: privacy profiles, and the LabelBoost lemmas of Section 3.5 checked exactly over
 all neighbour pairs of small instances (Lemmas 3.14, 3.15, 3.17; the selected hypothesis)."""
+
 from __future__ import annotations
 
 import io
@@ -12,11 +13,11 @@ import numpy as np
 import pytest
 import sympy
 
+from dpledger.accountant.rules import C_LB
 from dpledger.learners.exponential_mechanism import exponential_mechanism
 from dpledger.learners.randomness import enumerate_outputs
-from dpledger.verify.cli.main import main
-from dpledger.accountant.rules import C_LB
 from dpledger.verify.audit.exact import hockey_stick, pure_epsilon, worst_case
+from dpledger.verify.cli.main import main
 from dpledger.verify.paper.labelboost_audit import LabelBoostAudit, _run_labelboost, audit_labelboost
 
 E = math.e
@@ -31,7 +32,11 @@ def test_privacy_profile_of_randomized_response_is_exact():
     Q = enumerate_outputs(partial(_randomized_response, 1))
     eps = pure_epsilon(P, Q)
     assert eps.a <= 1 <= eps.b and eps.delta < 1e-30
-    for epsilon, expected in [(0, (E - 1) / (E + 1)), (sympy.Rational(1, 2), (E - math.exp(0.5)) / (E + 1)), (1, 0.0)]:
+    for epsilon, expected in [
+        (0, (E - 1) / (E + 1)),
+        (sympy.Rational(1, 2), (E - math.exp(0.5)) / (E + 1)),
+        (1, 0.0),
+    ]:
         delta = hockey_stick(P, Q, epsilon)
         assert float(delta.a) - 1e-15 <= expected <= float(delta.b) + 1e-15
         assert delta.delta < 1e-30
@@ -50,11 +55,17 @@ def _selector(dataset: int, rng) -> int:
 
 def test_worst_case_detects_a_violated_claim_and_confirms_a_true_one():
     """The exponential mechanism with ε = 1: exactly 1-DP on these neighbours, so a claim of 1/2 fails."""
+
     def neighbours(d):
         return [d - 1, d + 1]
-    false_claim = worst_case(_selector, [0, 1, 2, 3], neighbours, sympy.Rational(1, 2), leaves_per_run=4, workers=1)
+
+    false_claim = worst_case(
+        _selector, [0, 1, 2, 3], neighbours, sympy.Rational(1, 2), leaves_per_run=4, workers=1
+    )
     assert false_claim.holds is False and false_claim.pairs == 3
-    true_claim = worst_case(_selector, [0, 1, 2, 3], neighbours, sympy.Integer(1), leaves_per_run=4, workers=1)
+    true_claim = worst_case(
+        _selector, [0, 1, 2, 3], neighbours, sympy.Integer(1), leaves_per_run=4, workers=1
+    )
     assert true_claim.holds is True and 0.5 < true_claim.epsilon[1] <= 1
 
 
@@ -93,7 +104,9 @@ def test_lemmas_3_14_and_3_17_on_larger_instances(name, domain, labeled, unlabel
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, domain, labeled, unlabeled", [("thresholds", 5, 3, 2), ("intervals", 5, 2, 2)])
+@pytest.mark.parametrize(
+    "name, domain, labeled, unlabeled", [("thresholds", 5, 3, 2), ("intervals", 5, 2, 2)]
+)
 def test_lemma_3_15_on_larger_instances(name, domain, labeled, unlabeled):
     assert 0 < _check_lemma(LabelBoostAudit(name, domain, labeled, unlabeled, "continuation"), workers=2) < 1
 
@@ -118,22 +131,45 @@ def test_releasing_the_selected_hypothesis_is_not_private(name):
 def test_cli_audit_labelboost_json():
     out = io.StringIO()
     with redirect_stdout(out):
-        status = main(["audit", "labelboost", "--class", "intervals", "--domain-size", "4", "--labeled", "2",
-                       "--unlabeled", "1", "--release", "carrier", "--workers", "1", "--json"])
+        status = main(
+            [
+                "audit",
+                "labelboost",
+                "--class",
+                "intervals",
+                "--domain-size",
+                "4",
+                "--labeled",
+                "2",
+                "--unlabeled",
+                "1",
+                "--release",
+                "carrier",
+                "--workers",
+                "1",
+                "--json",
+            ]
+        )
     payload = json.loads(out.getvalue())
     assert status == 0 and payload["holds"] is True and payload["pairs"] == 896
     assert payload["epsilon_exact"] < payload["bound"] == pytest.approx(float(C_LB))
     assert len(payload["worst_pair"]) == 2
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--class", "circles", "--domain-size", "4", "--labeled", "2", "--unlabeled", "1"], "class"),
-    (["--class", "intervals", "--domain-size", "65", "--labeled", "2", "--unlabeled", "1"], "domain-size"),
-    (["--class", "intervals", "--domain-size", "4", "--labeled", "9", "--unlabeled", "1"], "labeled"),
-    (["--class", "intervals", "--domain-size", "4", "--labeled", "2", "--unlabeled", "-1"], "unlabeled"),
-    (["--class", "intervals", "--domain-size", "64", "--labeled", "8", "--unlabeled", "8"], "limit"),
-    (["--class", "rectangles", "--domain-size", "8", "--labeled", "4", "--unlabeled", "4"], "limit"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--class", "circles", "--domain-size", "4", "--labeled", "2", "--unlabeled", "1"], "class"),
+        (
+            ["--class", "intervals", "--domain-size", "65", "--labeled", "2", "--unlabeled", "1"],
+            "domain-size",
+        ),
+        (["--class", "intervals", "--domain-size", "4", "--labeled", "9", "--unlabeled", "1"], "labeled"),
+        (["--class", "intervals", "--domain-size", "4", "--labeled", "2", "--unlabeled", "-1"], "unlabeled"),
+        (["--class", "intervals", "--domain-size", "64", "--labeled", "8", "--unlabeled", "8"], "limit"),
+        (["--class", "rectangles", "--domain-size", "8", "--labeled", "4", "--unlabeled", "4"], "limit"),
+    ],
+)
 def test_cli_bad_input_is_one_line_and_exit_2(argv, message, capsys):
     assert main(["audit", "labelboost", *argv]) == 2
     err = capsys.readouterr().err
@@ -143,8 +179,25 @@ def test_cli_bad_input_is_one_line_and_exit_2(argv, message, capsys):
 def test_cli_hypothesis_release_reports_infinite_epsilon_and_a_witness():
     out = io.StringIO()
     with redirect_stdout(out):
-        main(["audit", "labelboost", "--class", "intervals", "--domain-size", "4", "--labeled", "2",
-              "--unlabeled", "1", "--release", "hypothesis", "--workers", "1", "--json"])
+        main(
+            [
+                "audit",
+                "labelboost",
+                "--class",
+                "intervals",
+                "--domain-size",
+                "4",
+                "--labeled",
+                "2",
+                "--unlabeled",
+                "1",
+                "--release",
+                "hypothesis",
+                "--workers",
+                "1",
+                "--json",
+            ]
+        )
     payload = json.loads(out.getvalue())
     assert payload["epsilon_exact"] == "inf" and payload["holds"] is False
     assert payload["worst_pair_profile"]["epsilon"] == ["inf", "inf"]
@@ -177,14 +230,24 @@ def test_lemma_3_15_continuation_is_private_on_realizable_inputs_only():
                 rest.remove(old)
                 yield tuple(sorted(rest + [new]))
 
-    anywhere = worst_case(_continuation_on, samples, neighbours, sympy.Rational(1, 2), leaves_per_run=2, workers=1)
+    anywhere = worst_case(
+        _continuation_on, samples, neighbours, sympy.Rational(1, 2), leaves_per_run=2, workers=1
+    )
     assert anywhere.epsilon[0] == math.inf and anywhere.holds is False
     realizable_only = [s for s in samples if realizable(Intervals(4), [x for x, _ in s], [y for _, y in s])]
-    exact = worst_case(_continuation_on, realizable_only, neighbours, sympy.Rational(1, 2), leaves_per_run=2, workers=1)
+    exact = worst_case(
+        _continuation_on, realizable_only, neighbours, sympy.Rational(1, 2), leaves_per_run=2, workers=1
+    )
     assert exact.epsilon[0] <= 0.5 <= exact.epsilon[1]  # ε = ε_A exactly ...
     assert exact.holds is None  # ... so "≤ 1/2" is undecidable by certified arithmetic, never guessed
-    slack = worst_case(_continuation_on, realizable_only, neighbours, sympy.Rational(1, 2) + sympy.Rational(1, 10**9),
-                       leaves_per_run=2, workers=1)
+    slack = worst_case(
+        _continuation_on,
+        realizable_only,
+        neighbours,
+        sympy.Rational(1, 2) + sympy.Rational(1, 10**9),
+        leaves_per_run=2,
+        workers=1,
+    )
     assert slack.holds is True
 
 
@@ -203,9 +266,12 @@ def test_audit_labelboost_on_a_local_dask_cluster_gives_the_result_of_local_proc
     pytest.importorskip("distributed")
     from dpledger.verify.service.audit import labelboost
 
-    on_processes = labelboost(class_name="intervals", domain_size=4, labeled=2, unlabeled=1, workers=1).payload
-    on_dask = labelboost(class_name="intervals", domain_size=4, labeled=2, unlabeled=1, workers=2,
-                         scheduler="local").payload
+    on_processes = labelboost(
+        class_name="intervals", domain_size=4, labeled=2, unlabeled=1, workers=1
+    ).payload
+    on_dask = labelboost(
+        class_name="intervals", domain_size=4, labeled=2, unlabeled=1, workers=2, scheduler="local"
+    ).payload
     for payload in (on_processes, on_dask):
         payload.pop("seconds", None)
     assert on_dask == on_processes

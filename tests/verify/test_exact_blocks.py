@@ -1,4 +1,5 @@
 """Exact audits of CarryForwardLearner's blocks: Lemma 6.2, Lemma 6.4 and the oracle."""
+
 import pytest
 import sympy
 
@@ -7,15 +8,19 @@ from dpledger.verify.paper.block_audits import BlockAudit, audit_block
 C = 4 + 2 * sympy.log(4 * sympy.E)
 
 
-@pytest.mark.parametrize("cls, domain, m", [("intervals", 4, 2), pytest.param("intervals", 5, 3, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "cls, domain, m", [("intervals", 4, 2), pytest.param("intervals", 5, 3, marks=pytest.mark.slow)]
+)
 def test_lemma_6_2_macro_block_exact_epsilon_within_C(cls, domain, m):
     result = audit_block(BlockAudit(cls, domain, m, "macro"), workers=1)
     assert result.holds is True
     assert result.pairs > 0 and 0 < result.epsilon[1] <= float(C)
 
 
-@pytest.mark.parametrize("cls, domain, m", [
-    ("thresholds", 4, 2), pytest.param("intervals", 3, 2, marks=pytest.mark.slow), ("rectangles", 2, 1)])
+@pytest.mark.parametrize(
+    "cls, domain, m",
+    [("thresholds", 4, 2), pytest.param("intervals", 3, 2, marks=pytest.mark.slow), ("rectangles", 2, 1)],
+)
 def test_lemma_6_4_initialization_block_exact_epsilon_within_C(cls, domain, m):
     result = audit_block(BlockAudit(cls, domain, m, "init"), workers=1)
     assert result.holds is True and result.epsilon[1] <= float(C)
@@ -41,12 +46,15 @@ def test_lemma_6_2_macro_block_with_carrier_release_rectangles():
     assert result.holds is True and result.epsilon[1] <= float(C)
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (("circles", 4, 2, "macro"), "class"),
-    (("intervals", 40, 2, "macro"), "domain-size"),
-    (("intervals", 4, 5, "macro"), "m must"),
-    (("intervals", 4, 2, "nope"), "block"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (("circles", 4, 2, "macro"), "class"),
+        (("intervals", 40, 2, "macro"), "domain-size"),
+        (("intervals", 4, 5, "macro"), "m must"),
+        (("intervals", 4, 2, "nope"), "block"),
+    ],
+)
 def test_bad_block_audit_parameters_are_refused(args, fragment):
     with pytest.raises(ValueError, match=fragment):
         BlockAudit(*args)

@@ -38,7 +38,10 @@ def test_textbook_float_laplace_is_a_float_leak_and_not_a_violation():
     assert result.verdict == FLOAT_LEAK and result.violation
     assert result.real_epsilon_lower <= 1.0 < result.float_epsilon_lower
     assert result.witness == result.float_witness and result.witness["family"].startswith("lattice")
-    assert result.to_json()["verdict"] == FLOAT_LEAK and result.to_json()["float_witness"]["kind"] == "float artefact"
+    assert (
+        result.to_json()["verdict"] == FLOAT_LEAK
+        and result.to_json()["float_witness"]["kind"] == "float artefact"
+    )
 
 
 def test_wrong_scale_float_laplace_is_a_violation_with_a_real_number_witness():
@@ -52,7 +55,9 @@ def test_float_leak_of_one_coordinate_of_a_vector_output_is_caught_by_lattice_ev
     pair = [NeighbourPair(zeros, np.eye(5)[0], "coordinate 0: 0 vs 1")]
     result = audit(float_laplace_vector, pair, 0.1, samples=200_000, executor=SERIAL)
     assert result.verdict == FLOAT_LEAK and result.real_epsilon_lower <= 0.1
-    assert result.witness["family"].startswith("lattice") and result.witness["event"].get("coordinate", 0) == 0
+    assert (
+        result.witness["family"].startswith("lattice") and result.witness["event"].get("coordinate", 0) == 0
+    )
 
 
 def _bound_levels(alpha: float, candidates: int) -> set[float]:
@@ -98,7 +103,9 @@ def test_verdicts_that_would_be_false_alarms_stay_within_one_minus_confidence(me
     # so float artefacts must not leak into the real-number bound. The snapping mechanism is ≤ 1-DP in floats.
     runs, confidence = 150, 0.8
     alarms = sum(
-        audit(mechanism, ZERO_ONE, 1.0, samples=1500, confidence=confidence, seed=seed, executor=SERIAL).verdict
+        audit(
+            mechanism, ZERO_ONE, 1.0, samples=1500, confidence=confidence, seed=seed, executor=SERIAL
+        ).verdict
         in failing
         for seed in range(runs)
     )
@@ -133,8 +140,21 @@ def test_lattice_statistics_read_one_coordinate_or_count_all():
 
 
 def test_witness_events_are_said_in_words():
-    event = {"type": "interval", "lower_exclusive": -0.5, "upper_inclusive": 0.25, "statistic": "output on lattice",
-             "coordinate": 3, "zero_low_significand_bits": 8}
-    assert event_text(event) == "the output coordinate 3, whose float64 significand ends in 8 zero bits, lies in (-0.5, 0.25]"
-    assert event_text({"type": "interval", "lower_exclusive": 1.0, "upper_inclusive": "inf",
-                       "statistic": "output"}) == "the output is > 1"
+    event = {
+        "type": "interval",
+        "lower_exclusive": -0.5,
+        "upper_inclusive": 0.25,
+        "statistic": "output on lattice",
+        "coordinate": 3,
+        "zero_low_significand_bits": 8,
+    }
+    assert (
+        event_text(event)
+        == "the output coordinate 3, whose float64 significand ends in 8 zero bits, lies in (-0.5, 0.25]"
+    )
+    assert (
+        event_text(
+            {"type": "interval", "lower_exclusive": 1.0, "upper_inclusive": "inf", "statistic": "output"}
+        )
+        == "the output is > 1"
+    )

@@ -30,8 +30,16 @@ def count(data, n, rng):
 def test_substitute_one_neighbours_of_a_base_miss_the_leak_the_search_finds():
     base_pairs = substitute_one([0, 0, 0], [0, 1, 2])
     missed = audit(leaky_count, base_pairs, 1.0, samples=20_000, executor=InProcessExecutor(), seed=0)
-    found = search_inputs(leaky_count, 1.0, length=3, domain=[0, 1, 2], samples=20_000, screen_samples=2_000,
-                          executor=InProcessExecutor(), seed=0)
+    found = search_inputs(
+        leaky_count,
+        1.0,
+        length=3,
+        domain=[0, 1, 2],
+        samples=20_000,
+        screen_samples=2_000,
+        executor=InProcessExecutor(),
+        seed=0,
+    )
     assert not missed.violation
     assert found.result.violation and found.result.real_epsilon_lower > 3.0
     assert all(np.count_nonzero(np.asarray(s.pair.a) != np.asarray(s.pair.b)) == 1 for s in found.certified)
@@ -39,15 +47,37 @@ def test_substitute_one_neighbours_of_a_base_miss_the_leak_the_search_finds():
 
 @pytest.mark.slow
 def test_search_of_a_correct_mechanism_certifies_no_more_than_its_epsilon():
-    found = search_inputs(count, 1.0, length=3, domain=[0, 1, 2], samples=20_000, screen_samples=2_000,
-                          executor=InProcessExecutor(), seed=1)
+    found = search_inputs(
+        count,
+        1.0,
+        length=3,
+        domain=[0, 1, 2],
+        samples=20_000,
+        screen_samples=2_000,
+        executor=InProcessExecutor(),
+        seed=1,
+    )
     assert not found.result.violation and found.result.real_epsilon_lower <= 1.0
-    assert found.tried > len(pattern_pairs("substitute", 3, [0, 1, 2]))  # the hill climbing screened new pairs
+    assert found.tried > len(
+        pattern_pairs("substitute", 3, [0, 1, 2])
+    )  # the hill climbing screened new pairs
 
 
 def test_search_is_reproducible_from_its_seed():
-    runs = [search_inputs(count, 1.0, length=3, domain=[0, 1, 2], samples=4_000, screen_samples=2_000, rounds=1,
-                          executor=InProcessExecutor(), seed=5) for _ in range(2)]
+    runs = [
+        search_inputs(
+            count,
+            1.0,
+            length=3,
+            domain=[0, 1, 2],
+            samples=4_000,
+            screen_samples=2_000,
+            rounds=1,
+            executor=InProcessExecutor(),
+            seed=5,
+        )
+        for _ in range(2)
+    ]
     assert runs[0].to_json()["epsilon_lower"] == runs[1].to_json()["epsilon_lower"]
     assert [s.pair.label for s in runs[0].certified] == [s.pair.label for s in runs[1].certified]
 
@@ -72,12 +102,15 @@ def test_statdp_patterns_start_the_answers_search():
     assert {"one above", "all below", "x shape"} <= labels
 
 
-@pytest.mark.parametrize("relation, length, domain, message", [
-    ("substitute", 3, None, "domain"),
-    ("substitute", 3, [1, 1], "domain"),
-    ("answers", 1, None, "at least 2"),
-    ("neighbours", 3, [0, 1], "relation"),
-])
+@pytest.mark.parametrize(
+    "relation, length, domain, message",
+    [
+        ("substitute", 3, None, "domain"),
+        ("substitute", 3, [1, 1], "domain"),
+        ("answers", 1, None, "at least 2"),
+        ("neighbours", 3, [0, 1], "relation"),
+    ],
+)
 def test_pattern_pairs_refuse_undefined_searches(relation, length, domain, message):
     with pytest.raises(ValueError, match=message):
         pattern_pairs(relation, length, domain)

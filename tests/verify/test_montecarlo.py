@@ -148,7 +148,8 @@ def test_rare_output_violation_is_caught_at_a_million_samples():
     assert result.violation and result.epsilon_lower > 2.5
     event = result.witness["event"]
     assert (
-        result.witness["hits"]["b"] > 0 and event["lower_exclusive"] > 5
+        result.witness["hits"]["b"] > 0
+        and event["lower_exclusive"] > 5
         and (event["upper_inclusive"] == "inf" or event["upper_inclusive"] >= 1000)
     )
 
@@ -368,6 +369,10 @@ def test_estimation_runs_from_the_chunk_shape_equal_the_listed_chunks_and_never_
     from dpledger.verify.audit.montecarlo.audit import estimation_runs, minimum_samples, selection_runs
 
     for samples in (1, 1023, 1024, 100_000, 1_000_003, 10**7 + 17):
-        assert estimation_runs(samples) == samples - sum(selection_runs(size) for size in chunk_sizes(samples))
-    assert minimum_samples(30.0, 0.0, 0.01) > 2**45  # found without listing 2^30 chunks of the budgets it tries
+        assert estimation_runs(samples) == samples - sum(
+            selection_runs(size) for size in chunk_sizes(samples)
+        )
+    assert (
+        minimum_samples(30.0, 0.0, 0.01) > 2**45
+    )  # found without listing 2^30 chunks of the budgets it tries
     assert minimum_samples(40.0, 0.0, 0.01) is None  # beyond any budget of 2^50 runs

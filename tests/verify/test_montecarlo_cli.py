@@ -76,16 +76,54 @@ def test_audit_mechanism_json_reports_a_violation_with_its_witness(main, capsys)
 
 
 def test_float_laplace_text_names_the_float_leak_its_attack_witness_and_remedy(main, capsys):
-    status = main(["audit", "mechanism", "--mechanism", "user_mechanisms:float_laplace", "--input-a", "[0]",
-                   "--input-b", "[1]", "--claimed-epsilon", "1", "--samples", "200000", "--workers", "1"])
+    status = main(
+        [
+            "audit",
+            "mechanism",
+            "--mechanism",
+            "user_mechanisms:float_laplace",
+            "--input-a",
+            "[0]",
+            "--input-b",
+            "[1]",
+            "--claimed-epsilon",
+            "1",
+            "--samples",
+            "200000",
+            "--workers",
+            "1",
+        ]
+    )
     text = capsys.readouterr().out
     assert status == 1 and text.startswith("verdict: FLOAT LEAK")
-    assert "Mironov 2012" in text and "significand ends in" in text and "remedy:" in text and "snapping_laplace" in text
+    assert (
+        "Mironov 2012" in text
+        and "significand ends in" in text
+        and "remedy:" in text
+        and "snapping_laplace" in text
+    )
 
 
 def test_float_laplace_json_separates_real_and_float_bounds(main, capsys):
-    status = main(["audit", "mechanism", "--mechanism", "user_mechanisms:float_laplace", "--input-a", "[0]",
-                   "--input-b", "[1]", "--claimed-epsilon", "1", "--samples", "200000", "--workers", "1", "--json"])
+    status = main(
+        [
+            "audit",
+            "mechanism",
+            "--mechanism",
+            "user_mechanisms:float_laplace",
+            "--input-a",
+            "[0]",
+            "--input-b",
+            "[1]",
+            "--claimed-epsilon",
+            "1",
+            "--samples",
+            "200000",
+            "--workers",
+            "1",
+            "--json",
+        ]
+    )
     payload = json.loads(capsys.readouterr().out)
     assert status == 1 and payload["verdict"] == "FLOAT LEAK" and payload["violation"] is True
     assert payload["real_epsilon_lower"] <= 1.0 < payload["float_epsilon_lower"] == payload["epsilon_lower"]
@@ -199,8 +237,22 @@ def test_audit_catalog_refuses_unknown_names(main, capsys):
 
 def test_samples_beyond_the_cap_are_refused_before_running(main, capsys):
     with pytest.raises(SystemExit) as exit_:
-        main(["audit", "mechanism", "--mechanism", "user_mechanisms:laplace_half", "--input-a", "0", "--input-b", "1",
-              "--claimed-epsilon", "1", "--samples", "1e15"])
+        main(
+            [
+                "audit",
+                "mechanism",
+                "--mechanism",
+                "user_mechanisms:laplace_half",
+                "--input-a",
+                "0",
+                "--input-b",
+                "1",
+                "--claimed-epsilon",
+                "1",
+                "--samples",
+                "1e15",
+            ]
+        )
     error = capsys.readouterr().err
     assert exit_.value.code == 2 and "at most 1e+10 runs per input" in error and error.count("\n") == 1
 
@@ -208,34 +260,69 @@ def test_samples_beyond_the_cap_are_refused_before_running(main, capsys):
 def test_audit_mechanism_without_a_pair_searches_and_certifies_the_leak(main, capsys):
     """No input pair: the search over 2-record datasets on [0, 2] finds the pair moving the sum by 2
     (ε = 4 > 3) and certifies it on fresh runs."""
-    status = main(["audit", "mechanism", "--mechanism", "user_mechanisms:laplace_half", "--input-length", "2",
-                   "--domain", "[0, 1, 2]", "--claimed-epsilon", "3", "--samples", "100000",
-                   "--screen-samples", "2000", "--workers", "2", "--json"])
+    status = main(
+        [
+            "audit",
+            "mechanism",
+            "--mechanism",
+            "user_mechanisms:laplace_half",
+            "--input-length",
+            "2",
+            "--domain",
+            "[0, 1, 2]",
+            "--claimed-epsilon",
+            "3",
+            "--samples",
+            "100000",
+            "--screen-samples",
+            "2000",
+            "--workers",
+            "2",
+            "--json",
+        ]
+    )
     payload = json.loads(capsys.readouterr().out)
     assert status == 1 and payload["violation"] and payload["search"]["pairs_tried"] >= 5
     certified = payload["search"]["certified_pairs"][0]
     assert abs(sum(certified["a"]) - sum(certified["b"])) == 2
 
 
-@pytest.mark.parametrize("arguments,message", [
-    (["--input-a", "[0, 1]"], "give both --input-a and --input-b"),
-    (["--search"], "--input-length"),
-    (["--input-length", "2"], "needs --domain"),
-    (["--input-length", "2", "--domain", "[[0], [1]]"], "JSON list"),
-])
+@pytest.mark.parametrize(
+    "arguments,message",
+    [
+        (["--input-a", "[0, 1]"], "give both --input-a and --input-b"),
+        (["--search"], "--input-length"),
+        (["--input-length", "2"], "needs --domain"),
+        (["--input-length", "2", "--domain", "[[0], [1]]"], "JSON list"),
+    ],
+)
 def test_search_without_a_defined_input_space_is_refused_with_status_2(main, capsys, arguments, message):
-    status = main(["audit", "mechanism", "--mechanism", "user_mechanisms:laplace_half", "--claimed-epsilon", "1",
-                   "--workers", "1", *arguments])
+    status = main(
+        [
+            "audit",
+            "mechanism",
+            "--mechanism",
+            "user_mechanisms:laplace_half",
+            "--claimed-epsilon",
+            "1",
+            "--workers",
+            "1",
+            *arguments,
+        ]
+    )
     error = capsys.readouterr().err.strip().splitlines()
     assert status == 2 and message in error[-1] and error[-1].startswith("dpledger: error:")
 
 
-@pytest.mark.parametrize("arguments,message", [
-    (["--algorithm", "proper", "--epsilon", "1", "--samples", "10"], "too few samples"),
-    (["--algorithm", "nonparametric", "--epsilon", "1"], "invalid choice"),
-    (["--algorithm", "proper", "--epsilon", "1", "--extreme", "-1"], "must be > 0"),
-    (["--algorithm", "proper", "--epsilon", "0"], "epsilon must be in"),
-])
+@pytest.mark.parametrize(
+    "arguments,message",
+    [
+        (["--algorithm", "proper", "--epsilon", "1", "--samples", "10"], "too few samples"),
+        (["--algorithm", "nonparametric", "--epsilon", "1"], "invalid choice"),
+        (["--algorithm", "proper", "--epsilon", "1", "--extreme", "-1"], "must be > 0"),
+        (["--algorithm", "proper", "--epsilon", "0"], "epsilon must be in"),
+    ],
+)
 def test_audit_learner_bad_input_is_one_line_with_status_2(main, capsys, arguments, message):
     try:
         status = main(["audit", "learner", *arguments, "--workers", "1"])
@@ -248,9 +335,28 @@ def test_audit_learner_bad_input_is_one_line_with_status_2(main, capsys, argumen
 def test_audit_mechanism_network_adds_the_perceptrons_events_to_the_search(main, capsys):
     examined = []
     for extra in ([], ["--network"]):
-        status = main(["audit", "mechanism", "--mechanism", "user_mechanisms:sign_flipped", "--input-a", "[0, 0, 0]",
-                       "--input-b", "[1, 1, 1]", "--claimed-epsilon", "3", "--samples", "20000", "--workers", "1",
-                       "--stages", "1", "--json", *extra])
+        status = main(
+            [
+                "audit",
+                "mechanism",
+                "--mechanism",
+                "user_mechanisms:sign_flipped",
+                "--input-a",
+                "[0, 0, 0]",
+                "--input-b",
+                "[1, 1, 1]",
+                "--claimed-epsilon",
+                "3",
+                "--samples",
+                "20000",
+                "--workers",
+                "1",
+                "--stages",
+                "1",
+                "--json",
+                *extra,
+            ]
+        )
         payload = json.loads(capsys.readouterr().out)
         assert status == 0 and payload["verdict"] == "NO VIOLATION FOUND"  # exactly 3-DP: nothing to find
         examined.append(payload["correction"]["candidates_searched_on_split_1"])

@@ -71,12 +71,15 @@ def test_an_in_process_audit_leaves_the_callers_global_random_state_alone():
     assert (np.random.random(), random.random()) == expected
 
 
-@pytest.mark.parametrize("mechanism,message", [
-    (fixed_seed, "outputs do not depend on rng: .* vary within a batch but repeat exactly"),
-    (constant, "outputs do not depend on rng: .* constant mechanism has ε = 0 trivially"),
-    (reused_noise, "batch outputs are not independent"),
-    (reused_coin, "batch outputs are not independent"),
-])
+@pytest.mark.parametrize(
+    "mechanism,message",
+    [
+        (fixed_seed, "outputs do not depend on rng: .* vary within a batch but repeat exactly"),
+        (constant, "outputs do not depend on rng: .* constant mechanism has ε = 0 trivially"),
+        (reused_noise, "batch outputs are not independent"),
+        (reused_coin, "batch outputs are not independent"),
+    ],
+)
 def test_mechanisms_breaking_the_contract_are_refused_in_one_line(mechanism, message):
     with pytest.raises(ValueError, match=message) as error:
         audit(mechanism, ZERO_ONE, 1.0, samples=5000, executor=SERIAL)
@@ -98,11 +101,19 @@ def test_false_alarm_rate_of_an_exactly_tight_mechanism_stays_within_one_minus_c
     flagged = 0
     for seed in range(runs):
         if executor == "in-process":
-            result = audit(global_laplace, ZERO_ONE, 1.0, samples=4000, confidence=confidence, seed=seed,
-                           executor=SERIAL)
+            result = audit(
+                global_laplace, ZERO_ONE, 1.0, samples=4000, confidence=confidence, seed=seed, executor=SERIAL
+            )
         else:
             with ProcessPoolExecutor(2) as pool:
-                result = audit(global_laplace, ZERO_ONE, 1.0, samples=4000, confidence=confidence, seed=seed,
-                               executor=pool)
+                result = audit(
+                    global_laplace,
+                    ZERO_ONE,
+                    1.0,
+                    samples=4000,
+                    confidence=confidence,
+                    seed=seed,
+                    executor=pool,
+                )
         flagged += result.violation
     assert flagged <= stats.binom.ppf(0.999, runs, 1 - confidence)

@@ -3,6 +3,7 @@ canary substitution pairs (the seeds' adjacency), claims at the derived guarante
 
 Each audit here can fail (issue 14, E.3): the learner's derived ε lies below what the audit's
 sample size can certify, and a broken variant audited the same way is flagged."""
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,9 +51,20 @@ def test_carry_forward_learner_measured_epsilon_below_its_certified_guarantee():
     guarantee = CarryForwardFactory(1)(0).fit(X, y).guarantee_
     derived = guarantee.epsilon_upper
     assert derived < certifiable_epsilon(guarantee.delta_upper)
-    result = audit_learner(CarryForwardFactory(1), hypothesis_of, X, y, np.array([15]), 0, derived,
-                           delta=guarantee.delta_upper, samples=SAMPLES, confidence=CONFIDENCE,
-                           executor=InProcessExecutor(), seed=1)
+    result = audit_learner(
+        CarryForwardFactory(1),
+        hypothesis_of,
+        X,
+        y,
+        np.array([15]),
+        0,
+        derived,
+        delta=guarantee.delta_upper,
+        samples=SAMPLES,
+        confidence=CONFIDENCE,
+        executor=InProcessExecutor(),
+        seed=1,
+    )
     assert not result.violation and result.epsilon_lower <= derived
 
 
@@ -71,8 +83,16 @@ class ProperFactory:
     learner_class: type
 
     def __call__(self, seed: int) -> PrivateProperLearner:
-        return self.learner_class(1, 1e-5, degree=1, cover_resolution=0.5, n_thresholds=3, threshold_range=0.5,
-                                  labels=(0, 1), random_state=seed)
+        return self.learner_class(
+            1,
+            1e-5,
+            degree=1,
+            cover_resolution=0.5,
+            n_thresholds=3,
+            threshold_range=0.5,
+            labels=(0, 1),
+            random_state=seed,
+        )
 
 
 X_PROPER = np.random.default_rng(3).normal(size=(40, 2))
@@ -81,7 +101,9 @@ PROBE = 0.5 * np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("learner_class, flagged", [(PrivateProperLearner, False), (LabelsFromDataProperLearner, True)])
+@pytest.mark.parametrize(
+    "learner_class, flagged", [(PrivateProperLearner, False), (LabelsFromDataProperLearner, True)]
+)
 def test_proper_learner_passes_its_audit_and_its_label_leaking_variant_is_flagged(learner_class, flagged):
     """All labels 1 against one label 0, the claim at the derived guarantee (ε = 1): the learner
     is not flagged, the variant that reads its label set from the data is (ε = ∞)."""
@@ -89,8 +111,20 @@ def test_proper_learner_passes_its_audit_and_its_label_leaking_variant_is_flagge
     guarantee = ProperFactory(PrivateProperLearner)(0).fit(X_PROPER, y).guarantee_
     derived, delta = guarantee.epsilon_upper, guarantee.delta_upper
     assert derived < certifiable_epsilon(delta)
-    result = audit_learner(ProperFactory(learner_class), PredictionsAt(PROBE), X_PROPER, y, np.zeros(2), 0, derived,
-                           delta=delta, samples=SAMPLES, confidence=CONFIDENCE, executor=InProcessExecutor(), seed=2)
+    result = audit_learner(
+        ProperFactory(learner_class),
+        PredictionsAt(PROBE),
+        X_PROPER,
+        y,
+        np.zeros(2),
+        0,
+        derived,
+        delta=delta,
+        samples=SAMPLES,
+        confidence=CONFIDENCE,
+        executor=InProcessExecutor(),
+        seed=2,
+    )
     assert result.violation is flagged
     assert (result.epsilon_lower > derived) is flagged
 
@@ -105,8 +139,14 @@ def carrier_release(data: tuple, rng: np.random.Generator) -> tuple:
 def test_lemma_3_17_carrier_release_not_flagged_at_ln_4e():
     S = (np.array([0, 2, 4]), np.array([0, 1, 1]))
     S_prime = (np.array([0, 2, 4]), np.array([0, 1, 0]))
-    result = audit(per_sample(carrier_release), [NeighbourPair(S, S_prime, "last label flipped")],
-                   float(np.log(4 * np.e)), samples=20000, executor=InProcessExecutor(), seed=2)
+    result = audit(
+        per_sample(carrier_release),
+        [NeighbourPair(S, S_prime, "last label flipped")],
+        float(np.log(4 * np.e)),
+        samples=20000,
+        executor=InProcessExecutor(),
+        seed=2,
+    )
     assert not result.violation and result.epsilon_lower <= np.log(4 * np.e)
 
 
@@ -161,8 +201,11 @@ def test_planted_bug_is_invisible_to_the_accountant():
 
 def test_hard_pairs_are_identical_records_and_one_changed_record():
     pairs = hard_learner_pairs(5, 3, labels=(0, 1), extreme=4.0)
-    assert [p.label.split(", ")[-1] for p in pairs] == ["one label changed", "canary at the opposite extreme",
-                                                         "canary at a perpendicular extreme"]
+    assert [p.label.split(", ")[-1] for p in pairs] == [
+        "one label changed",
+        "canary at the opposite extreme",
+        "canary at a perpendicular extreme",
+    ]
     for pair in pairs:
         (X, y), (X_other, y_other) = pair.a, pair.b
         assert np.all(X == [4.0, 0.0, 0.0]) and np.all(y == 1)
@@ -170,9 +213,12 @@ def test_hard_pairs_are_identical_records_and_one_changed_record():
         assert changed.tolist() == [True, False, False, False, False] and np.linalg.norm(X_other[0]) == 4.0
 
 
-@pytest.mark.parametrize("records, dimension, extreme, labels", [(0, 2, 1.0, (0, 1)), (3, 2, -1.0, (0, 1)),
-                                                                  (3, 2, 1.0, (1, 1))])
-def test_hard_pairs_refuse_empty_data_a_negative_extreme_and_equal_labels(records, dimension, extreme, labels):
+@pytest.mark.parametrize(
+    "records, dimension, extreme, labels", [(0, 2, 1.0, (0, 1)), (3, 2, -1.0, (0, 1)), (3, 2, 1.0, (1, 1))]
+)
+def test_hard_pairs_refuse_empty_data_a_negative_extreme_and_equal_labels(
+    records, dimension, extreme, labels
+):
     with pytest.raises(ValueError):
         hard_learner_pairs(records, dimension, extreme=extreme, labels=labels)
 
@@ -210,13 +256,22 @@ def test_fitted_state_of_the_improper_learner_flattens_its_blocks_of_different_l
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("learner_class, flagged", [(QuietProperLearner, True), (PrivateProperLearner, False)])
+@pytest.mark.parametrize(
+    "learner_class, flagged", [(QuietProperLearner, True), (PrivateProperLearner, False)]
+)
 def test_default_learner_audit_flags_tenfold_too_little_noise_and_not_the_learner(learner_class, flagged):
     """The default audit (hard pairs, released state, LEARNER_SAMPLES fits per input, 2 processes):
     the planted bug is a VIOLATION, the correct proper learner is not flagged."""
     with local_processes(2) as executor:
-        result = audit_learner_hard(DefaultFactory(learner_class), 1.0, dimension=2, delta=1e-5,
-                                    featurize=FittedState(RELEASED["proper"]), samples=LEARNER_SAMPLES,
-                                    executor=executor, seed=0)
+        result = audit_learner_hard(
+            DefaultFactory(learner_class),
+            1.0,
+            dimension=2,
+            delta=1e-5,
+            featurize=FittedState(RELEASED["proper"]),
+            samples=LEARNER_SAMPLES,
+            executor=executor,
+            seed=0,
+        )
     assert result.violation is flagged
     assert (result.epsilon_lower > 1.0) is flagged

@@ -61,28 +61,53 @@ def test_network_orders_sign_flipped_runs_by_their_privacy_loss_better_than_the_
     search = search_pair(a, b, 0, 0.0, 1.96, fits=Fits(network=True))
     scores = {c.family: c.event.statistic for c in search.candidates}
     network = abs(stats.spearmanr(scores["network"](fresh), loss).statistic)
-    linear = max(abs(stats.spearmanr(scores[family](fresh), loss).statistic)
-                 for family in ("distinguisher", "distinguisher (tied)"))
+    linear = max(
+        abs(stats.spearmanr(scores[family](fresh), loss).statistic)
+        for family in ("distinguisher", "distinguisher (tied)")
+    )
     assert network > linear + 0.1
 
 
 def test_network_is_searched_only_when_asked_for():
     a, b = runs(4000, 0)
-    families = [{c.family for c in search_pair(a, b, 0, 0.0, 1.96, fits=Fits(network)).candidates}
-                for network in (False, True)]
+    families = [
+        {c.family for c in search_pair(a, b, 0, 0.0, 1.96, fits=Fits(network)).candidates}
+        for network in (False, True)
+    ]
     assert "network" not in families[0] and "network" in families[1]
 
 
 def test_sign_flipped_audit_with_the_network_certifies_more_than_without():
     # Measured at 2·10⁵ runs, seeds 0–2: 0.91–0.94 without; seeds 0–1: 2.13–2.18 with the network; true ε = 5.
-    bounds = [audit(SignFlipped(SCALE), PAIR, TRUE_EPSILON, samples=200_000, stages=1, executor=SERIAL,
-                    network=network).real_epsilon_lower for network in (False, True)]
+    bounds = [
+        audit(
+            SignFlipped(SCALE),
+            PAIR,
+            TRUE_EPSILON,
+            samples=200_000,
+            stages=1,
+            executor=SERIAL,
+            network=network,
+        ).real_epsilon_lower
+        for network in (False, True)
+    ]
     assert bounds[1] >= 1.5 * bounds[0] and bounds[1] < TRUE_EPSILON
 
 
 @pytest.mark.slow
 def test_exactly_tight_sign_flipped_laplace_with_the_network_raises_false_alarms_at_most_one_minus_confidence():
     repeats, confidence = 60, 0.8
-    alarms = sum(audit(SignFlipped(SCALE), PAIR, TRUE_EPSILON, samples=4000, confidence=confidence, seed=seed,
-                       executor=SERIAL, network=True).violation for seed in range(repeats))
+    alarms = sum(
+        audit(
+            SignFlipped(SCALE),
+            PAIR,
+            TRUE_EPSILON,
+            samples=4000,
+            confidence=confidence,
+            seed=seed,
+            executor=SERIAL,
+            network=True,
+        ).violation
+        for seed in range(repeats)
+    )
     assert alarms <= stats.binom.ppf(1 - 1e-4, repeats, 1 - confidence)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from dpledger.verify.audit.montecarlo import InProcessExecutor
 from dpledger.verify.audit.montecarlo.patterns import (
     atom_codes,
@@ -69,8 +70,11 @@ def test_held_out_scores_of_each_half_come_from_the_table_fitted_on_the_other_ha
 def test_parallel_blocks_are_weighted_so_the_numeric_sparse_vectors_noisy_table_counts_less():
     # SVT34Parallel: SVT3's block (numbers, hundreds of cells, a weak leak) beside SVT4's (56 patterns).
     a, b = outputs("SVT34Parallel", 100_000)
-    (candidate, *_) = [c for c in search_pair(a, b, 0, 0.0, 2.2, 0.2, (300_000, 300_000)).candidates
-                       if c.family.startswith("pattern (blocks)")]
+    (candidate, *_) = [
+        c
+        for c in search_pair(a, b, 0, 0.0, 2.2, 0.2, (300_000, 300_000)).candidates
+        if c.family.startswith("pattern (blocks)")
+    ]
     numeric_block, binary_block = candidate.event.statistic.weights
     assert 0 < numeric_block < binary_block / 1.5
 

@@ -86,19 +86,26 @@ def test_tilted_count_model_sees_no_direction_in_a_difference_below_one_standard
 def test_optimal_statistic_limit_of_scalar_laplace_lies_just_below_its_true_epsilon():
     case = limit_suite()[0]
     rng = np.random.default_rng(0)
-    runs = [case.log_ratio(case.mechanism(data, 200_000, rng)) for _ in range(2) for data in (case.pair.a, case.pair.b)]
+    runs = [
+        case.log_ratio(case.mechanism(data, 200_000, rng))
+        for _ in range(2)
+        for data in (case.pair.a, case.pair.b)
+    ]
     limit = optimal_statistic_bound(runs[2], runs[3], 0.95, runs[0], runs[1])
     assert 0.9 < limit < case.true_epsilon
 
 
 def test_delta_claim_broken_through_delta_is_a_violation_with_a_delta_bound_above_the_claim():
-    result = audit(laplace_leaking_on_one, ZERO_ONE, 1.0, delta=LEAK / 4, samples=100_000, stages=1, executor=SERIAL)
+    result = audit(
+        laplace_leaking_on_one, ZERO_ONE, 1.0, delta=LEAK / 4, samples=100_000, stages=1, executor=SERIAL
+    )
     assert result.verdict == VIOLATION and result.delta_lower > LEAK / 4
 
 
 def test_delta_claim_that_holds_is_not_flagged_and_its_delta_bound_stays_below_the_truth():
-    result = audit(laplace_leaking_on_one, ZERO_ONE, 1.0, delta=2 * LEAK, samples=100_000, stages=1,
-                   executor=SERIAL)
+    result = audit(
+        laplace_leaking_on_one, ZERO_ONE, 1.0, delta=2 * LEAK, samples=100_000, stages=1, executor=SERIAL
+    )
     assert result.verdict == NO_VIOLATION and result.delta_lower < LEAK
 
 
@@ -112,12 +119,16 @@ def test_delta_claim_that_holds_is_not_flagged_and_its_delta_bound_stays_below_t
     ],
     ids=["laplace_20d", "randomized_response_20_bits", "prefix_sum_10"],
 )
-def test_exactly_tight_vector_mechanisms_raise_false_alarms_at_most_one_minus_confidence(mechanism, a, b, epsilon):
+def test_exactly_tight_vector_mechanisms_raise_false_alarms_at_most_one_minus_confidence(
+    mechanism, a, b, epsilon
+):
     # Claimed at their exact ε (every coordinate, or answer, moved, each at ε over their number): a flag is a false alarm.
     runs, confidence = 60, 0.8
     pair = [NeighbourPair(a, b, "all coordinates moved")]
     alarms = sum(
-        audit(mechanism, pair, epsilon, samples=4000, confidence=confidence, seed=seed, executor=SERIAL).violation
+        audit(
+            mechanism, pair, epsilon, samples=4000, confidence=confidence, seed=seed, executor=SERIAL
+        ).violation
         for seed in range(runs)
     )
     assert alarms <= stats.binom.ppf(1 - 1e-4, runs, 1 - confidence)
@@ -129,7 +140,11 @@ def test_laplace_parallel_audit_at_a_million_samples_reaches_most_of_the_optimal
     (case,) = [case for case in limit_suite() if case.name == "laplace_parallel"]
     samples = 1_000_000
     rng = np.random.default_rng(1)
-    runs = [case.log_ratio(case.mechanism(data, samples, rng)) for _ in range(2) for data in (case.pair.a, case.pair.b)]
+    runs = [
+        case.log_ratio(case.mechanism(data, samples, rng))
+        for _ in range(2)
+        for data in (case.pair.a, case.pair.b)
+    ]
     limit = optimal_statistic_bound(runs[2], runs[3], 0.95, runs[0], runs[1])
     result = audit(case.mechanism, [case.pair], case.true_epsilon, samples=samples, executor=SERIAL)
     assert 0.8 * limit <= result.epsilon_lower < case.true_epsilon and result.witness["family"] == "count"
@@ -141,7 +156,11 @@ def test_vector_audit_reaches_most_of_the_optimal_statistic_limit(name):
     (case,) = [case for case in limit_suite() if case.name == name]
     samples = 200_000
     rng = np.random.default_rng(1)
-    runs = [case.log_ratio(case.mechanism(data, samples, rng)) for _ in range(2) for data in (case.pair.a, case.pair.b)]
+    runs = [
+        case.log_ratio(case.mechanism(data, samples, rng))
+        for _ in range(2)
+        for data in (case.pair.a, case.pair.b)
+    ]
     limit = optimal_statistic_bound(runs[2], runs[3], 0.95, runs[0], runs[1])
     result = audit(case.mechanism, [case.pair], case.true_epsilon, samples=samples, executor=SERIAL)
     assert 0.7 * limit <= result.epsilon_lower < case.true_epsilon

@@ -10,10 +10,24 @@ import pytest
 
 from dpledger.verify.audit.montecarlo import NeighbourPair, audit, search
 from dpledger.verify.audit.montecarlo.catalog import Laplace
-from dpledger.verify.audit.montecarlo.events import (CountAbove, IntervalEvent, OnLattice, ValueSetEvent, evaluate,
-                                                     same_statistic)
-from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, ReducedRuns, ReducingChunkTask,
-                                                      SharedChunkTask, SharedRuns, chunk_seeds, received)
+from dpledger.verify.audit.montecarlo.events import (
+    CountAbove,
+    IntervalEvent,
+    OnLattice,
+    ValueSetEvent,
+    evaluate,
+    same_statistic,
+)
+from dpledger.verify.audit.montecarlo.executors import (
+    ChunkTask,
+    InProcessExecutor,
+    ReducedRuns,
+    ReducingChunkTask,
+    SharedChunkTask,
+    SharedRuns,
+    chunk_seeds,
+    received,
+)
 from dpledger.verify.audit.montecarlo.innovations import OnInnovations, fit_innovations
 from dpledger.verify.audit.montecarlo.network import fit_network
 
@@ -33,10 +47,19 @@ def test_statistics_evaluated_together_equal_each_statistic_evaluated_alone():
     prefix_a, prefix_b = np.cumsum(a, axis=1), np.cumsum(b, axis=1)  # correlated: innovations apply
     innovations = fit_innovations(prefix_a, prefix_b)
     seen_a, seen_b = innovations(prefix_a), innovations(prefix_b)
-    on_innovations = [OnInnovations(innovations, search.fit_distinguisher(seen_a, seen_b)),
-                      OnInnovations(innovations, CountAbove(seen_a.mean(axis=0)))]  # one view, shared
-    statistics = [untied, CountAbove(untied.centre), tied, other_centre, OnLattice(4, 2), *on_innovations,
-                  fit_network(a[:500], b[:500], iterations=5)]
+    on_innovations = [
+        OnInnovations(innovations, search.fit_distinguisher(seen_a, seen_b)),
+        OnInnovations(innovations, CountAbove(seen_a.mean(axis=0))),
+    ]  # one view, shared
+    statistics = [
+        untied,
+        CountAbove(untied.centre),
+        tied,
+        other_centre,
+        OnLattice(4, 2),
+        *on_innovations,
+        fit_network(a[:500], b[:500], iterations=5),
+    ]
     together = evaluate(statistics, b)
     for statistic, values in zip(statistics, together):
         np.testing.assert_array_equal(values, statistic(b))
@@ -52,7 +75,9 @@ def test_a_fit_made_again_on_the_same_runs_is_the_same_statistic():
 
     def on_innovations(rows: int) -> OnInnovations:  # nested parts: the innovations and the score on them
         innovations = fit_innovations(prefix_a[:rows], prefix_b[:rows])
-        return OnInnovations(innovations, search.fit_distinguisher(innovations(prefix_a), innovations(prefix_b)))
+        return OnInnovations(
+            innovations, search.fit_distinguisher(innovations(prefix_a), innovations(prefix_b))
+        )
 
     assert same_statistic(on_innovations(500), on_innovations(500))
     assert not same_statistic(on_innovations(500), on_innovations(600))
@@ -63,14 +88,18 @@ def test_reducing_chunk_keeps_the_search_split_and_the_statistics_values_of_the_
     statistics = (search.fit_distinguisher(a, b), CountAbove(a.mean(axis=0)))
     task = ChunkTask(Laplace(6.0), np.zeros(6), 3000, chunk_seeds(5, 1, 1)[0][0][0])
     runs = task()
-    for result in (ReducingChunkTask(task, 750, statistics)(),
-                   received(SharedChunkTask(ReducingChunkTask(task, 750, statistics), str(tmp_path))())):
+    for result in (
+        ReducingChunkTask(task, 750, statistics)(),
+        received(SharedChunkTask(ReducingChunkTask(task, 750, statistics), str(tmp_path))()),
+    ):
         assert isinstance(result, ReducedRuns) and result.rest == 2250
         np.testing.assert_array_equal(result.head, runs[:750])
         for statistic, values in zip(statistics, result.columns()):
             np.testing.assert_array_equal(values, statistic(runs[750:]))
     shared = SharedChunkTask(ReducingChunkTask(task, 750, statistics), str(tmp_path))()
-    assert isinstance(shared.head, SharedRuns) and isinstance(shared.values, SharedRuns)  # neither through the pipe
+    assert isinstance(shared.head, SharedRuns) and isinstance(
+        shared.values, SharedRuns
+    )  # neither through the pipe
     received(shared)
     assert list(tmp_path.iterdir()) == []
 
@@ -79,10 +108,14 @@ def test_reduction_only_with_the_last_fits_on_lattice_vectors_with_many_distinct
     a, b = _laplace_vectors(n=50_000)  # the fits' caps: 20,000 and 50,000 runs per input
     fitted = search.prefit(a, b, 0, (100_000, 100_000), search.Fits())
     assert fitted and search.reduction(a, b, fitted, (100_000, 100_000), (400_000, 400_000)) == tuple(fitted)
-    assert search.reduction(a, b, fitted, (60_000, 60_000), (400_000, 400_000)) == ()  # later fits read more runs
+    assert (
+        search.reduction(a, b, fitted, (60_000, 60_000), (400_000, 400_000)) == ()
+    )  # later fits read more runs
     naive = np.random.default_rng(1).laplace(0.0, 6.0, a.shape)  # off the lattice: float events need the runs
     assert search.reduction(naive, naive, fitted, (100_000, 100_000), (400_000, 400_000)) == ()
-    marked = np.where(np.arange(a.shape[1]) < 2, -1000.0, a)  # markers (sparse-vector atoms): pattern events need the runs
+    marked = np.where(
+        np.arange(a.shape[1]) < 2, -1000.0, a
+    )  # markers (sparse-vector atoms): pattern events need the runs
     assert search.reduction(marked, marked, fitted, (100_000, 100_000), (400_000, 400_000)) == ()
     few = np.round(a / 100.0)  # few distinct rows: exact-value events need the runs
     assert search.reduction(few, few, fitted, (100_000, 100_000), (400_000, 400_000)) == ()
@@ -95,17 +128,23 @@ def test_events_reduced_runs_cannot_count_are_not_estimated():
     score = search.fit_distinguisher(a, b)
     part = chunks_module.Reduced((score,), (score(b),), len(b))
     fresh = search.fit_distinguisher(a, b)  # the search's own fit of the same runs
-    candidates = [IntervalEvent(0.0, np.inf, fresh), IntervalEvent(0.0, np.inf, OnLattice(4, 0)),
-                  ValueSetEvent(np.asarray([b[0].tobytes()]), (0,))]
-    estimable = [audit_module._estimable(search.Candidate(0, True, event, "f", 1.0), [(part, part)])
-                 for event in candidates]
+    candidates = [
+        IntervalEvent(0.0, np.inf, fresh),
+        IntervalEvent(0.0, np.inf, OnLattice(4, 0)),
+        ValueSetEvent(np.asarray([b[0].tobytes()]), (0,)),
+    ]
+    estimable = [
+        audit_module._estimable(search.Candidate(0, True, event, "f", 1.0), [(part, part)])
+        for event in candidates
+    ]
     assert estimable == [True, False, False]
 
 
 def _vector_audit(seed: int, stages: int) -> dict:
     pairs = [NeighbourPair(np.zeros(6), np.ones(6), "0 vs 1")]
-    payload = audit(Laplace(6.0), pairs, 1.0, samples=40_000, stages=stages, seed=seed,
-                    executor=InProcessExecutor()).to_json()
+    payload = audit(
+        Laplace(6.0), pairs, 1.0, samples=40_000, stages=stages, seed=seed, executor=InProcessExecutor()
+    ).to_json()
     payload.pop("seconds")
     return payload
 
@@ -118,6 +157,8 @@ def test_audit_with_reduced_chunks_equals_the_audit_that_keeps_every_run(monkeyp
     original = ReducingChunkTask.__call__
     monkeypatch.setattr(ReducingChunkTask, "__call__", lambda self: reduced.append(1) or original(self))
     with_reduction = _vector_audit(seed, stages)
-    assert len(reduced) > 0  # one stage too: its chunks beyond the fits' and QUEUE_AHEAD more (chunks.QUEUE_AHEAD)
+    assert (
+        len(reduced) > 0
+    )  # one stage too: its chunks beyond the fits' and QUEUE_AHEAD more (chunks.QUEUE_AHEAD)
     monkeypatch.setattr(chunks_module, "reduction", lambda *args: ())
     assert _vector_audit(seed, stages) == with_reduction

@@ -27,7 +27,9 @@ def test_fits_reuse_a_fit_on_the_same_first_runs_and_refit_on_more():
 
 def _vector_audit(seed: int) -> dict:
     pairs = [NeighbourPair(np.zeros(6), np.ones(6), "0 vs 1")]
-    result = audit(Laplace(6.0), pairs, 1.0, samples=40_000, stages=4, seed=seed, executor=InProcessExecutor())
+    result = audit(
+        Laplace(6.0), pairs, 1.0, samples=40_000, stages=4, seed=seed, executor=InProcessExecutor()
+    )
     payload = result.to_json()
     payload.pop("seconds")
     return payload

@@ -41,4 +41,3 @@ def test_catalog_laplace_is_reproducible_and_on_the_grid():
 def test_naive_catalog_laplace_is_numpys_textbook_laplace():
     released = Laplace(1.0, naive=True)(1.0, 1_000, np.random.default_rng(4))
     assert np.array_equal(released, 1.0 + np.random.default_rng(4).laplace(0.0, 1.0, (1_000, 1))[:, 0])
-

@@ -52,11 +52,15 @@ def test_a_mechanism_that_cannot_be_pickled_is_refused_in_one_line():
 
 
 def test_a_missing_module_on_the_worker_is_a_load_error_naming_it(tmp_path, monkeypatch):
-    (tmp_path / "gone_on_workers.py").write_text("def mechanism(data, n, rng):\n    return rng.normal(size=n)\n")
+    (tmp_path / "gone_on_workers.py").write_text(
+        "def mechanism(data, n, rng):\n    return rng.normal(size=n)\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     import gone_on_workers
 
-    shipped = Shipped(pickle.dumps(gone_on_workers.mechanism), True, "mechanism")  # by reference to the module
+    shipped = Shipped(
+        pickle.dumps(gone_on_workers.mechanism), True, "mechanism"
+    )  # by reference to the module
     sys.path.remove(str(tmp_path))
     monkeypatch.delitem(sys.modules, "gone_on_workers")
     with pytest.raises(LoadError, match="No module named 'gone_on_workers'"):
@@ -88,7 +92,9 @@ def test_workers_with_another_dpledger_version_are_refused_up_front():
 
 
 @pytest.mark.slow
-def test_dask_workers_missing_a_module_the_mechanism_imports_fail_the_audit_in_one_line(tmp_path, monkeypatch):
+def test_dask_workers_missing_a_module_the_mechanism_imports_fail_the_audit_in_one_line(
+    tmp_path, monkeypatch
+):
     """The scheduler can deserialise the task but the workers cannot: before shipping, the audit
     waited forever (no --timeout) or reported a misleading timeout."""
     pytest.importorskip("distributed")
@@ -97,18 +103,22 @@ def test_dask_workers_missing_a_module_the_mechanism_imports_fail_the_audit_in_o
     from dpledger.verify.audit.montecarlo import dask_executor
 
     (tmp_path / "helper_only_here.py").write_text("def noise(rng, n):\n    return rng.laplace(size=n)\n")
-    (tmp_path / "user_mechanism_mod.py").write_text(textwrap.dedent("""
+    (tmp_path / "user_mechanism_mod.py").write_text(
+        textwrap.dedent("""
         import helper_only_here
 
         def mechanism(data, n, rng):
             return float(data) + helper_only_here.noise(rng, n)
-    """))
+    """)
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     mechanism = load_mechanism("user_mechanism_mod:mechanism")
     sys.path.remove(str(tmp_path))  # worker processes started from now on cannot import the helper
     started = time.perf_counter()
-    with (LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
-          dask_executor(cluster.scheduler_address) as executor,
-          pytest.raises(ValueError, match="could not load the mechanism.*No module named 'helper_only_here'")):
+    with (
+        LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        dask_executor(cluster.scheduler_address) as executor,
+        pytest.raises(ValueError, match="could not load the mechanism.*No module named 'helper_only_here'"),
+    ):
         audit(mechanism, ZERO_ONE, 1.0, samples=20_000, executor=executor)
     assert time.perf_counter() - started < 60

@@ -11,9 +11,17 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.executors import (SHARED_MEMORY, SHARED_PREFIX, ChunkTask, SharedChunkTask,
-                                                      SharedRuns, chunk_seeds, local_processes, received,
-                                                      shared_directory)
+from dpledger.verify.audit.montecarlo.executors import (
+    SHARED_MEMORY,
+    SHARED_PREFIX,
+    ChunkTask,
+    SharedChunkTask,
+    SharedRuns,
+    chunk_seeds,
+    local_processes,
+    received,
+    shared_directory,
+)
 
 
 def _gaussian_vectors(data, n, rng):
@@ -54,8 +62,9 @@ def test_shared_directory_only_for_local_process_pools_and_removed_at_the_end():
 def test_shared_directories_of_killed_audits_are_removed_by_the_next_one():
     if not os.path.isdir(SHARED_MEMORY):
         return
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
-                          text=True, check=True).stdout.strip()  # a process id that no longer runs
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    ).stdout.strip()  # a process id that no longer runs
     orphan = tempfile.mkdtemp(prefix=f"{SHARED_PREFIX}{dead}-", dir=SHARED_MEMORY)
     open(os.path.join(orphan, "0-0-0"), "wb").close()
     alive = tempfile.mkdtemp(prefix=f"{SHARED_PREFIX}{os.getpid()}-", dir=SHARED_MEMORY)

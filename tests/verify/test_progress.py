@@ -1,5 +1,6 @@
 """Issue 15.7: progress on stderr for long commands — stdout keeps the result (pure JSON with
 --json), a tiny job draws no bar, the library reports through on_progress and never prints."""
+
 import json
 
 import pytest
@@ -30,17 +31,22 @@ def test_a_long_job_draws_its_bar_on_stderr_and_closes_it_once(monkeypatch, caps
 def test_tight_calibration_reports_every_accounting_and_ends_at_its_total():
     target = Target.of(10**8, 4, 1, "1e-6")
     calls = []
-    result = tight_calibration(target, paper_m(target), on_progress=lambda done, total: calls.append((done, total)))
+    result = tight_calibration(
+        target, paper_m(target), on_progress=lambda done, total: calls.append((done, total))
+    )
     assert result.m == tight_calibration(target, paper_m(target)).m  # the callback changes nothing
     assert [done for done, _ in calls[:-1]] == list(range(1, len(calls)))
     assert all(done <= total for done, total in calls) and calls[-1][0] == calls[-1][1]
 
 
-@pytest.mark.parametrize("argv", [
-    ["calibrate", "carry-forward", "--n", "100000000", "--k", "4", "--epsilon", "1", "--delta", "1e-6"],
-    ["run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", "300", "--seed", "4"],
-    ["run", "agnostic", "--algorithm", "improper", "--dim", "3", "--n", "500", "--epsilon", "1"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["calibrate", "carry-forward", "--n", "100000000", "--k", "4", "--epsilon", "1", "--delta", "1e-6"],
+        ["run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", "300", "--seed", "4"],
+        ["run", "agnostic", "--algorithm", "improper", "--dim", "3", "--n", "500", "--epsilon", "1"],
+    ],
+)
 def test_json_stdout_is_pure_json_while_stderr_shows_progress(monkeypatch, capsys, argv):
     monkeypatch.setattr(progress, "DELAY", 0)
     main([*argv, "--json"])
@@ -58,12 +64,32 @@ def test_fit_reports_its_2k_plus_2_steps_in_order():
     X = np.arange(3000) % 64
     y = ((X >= 10) & (X <= 40)).astype(int)
     calls = []
-    CarryForwardLearner(Intervals(64), m=20, random_state=0).fit(X, y, on_progress=lambda d, t: calls.append((d, t)))
+    CarryForwardLearner(Intervals(64), m=20, random_state=0).fit(
+        X, y, on_progress=lambda d, t: calls.append((d, t))
+    )
     assert calls == [(done, 6) for done in range(1, 7)]  # k = 2
 
 
 def test_a_quick_run_prints_its_json_and_no_bar(capsys):
-    assert main(["run", "carry-forward", "--class", "thresholds", "--domain-size", "1024", "--n", "30000",
-                 "--calibration", "tight", "--seed", "1", "--json"]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "carry-forward",
+                "--class",
+                "thresholds",
+                "--domain-size",
+                "1024",
+                "--n",
+                "30000",
+                "--calibration",
+                "tight",
+                "--seed",
+                "1",
+                "--json",
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     assert json.loads(captured.out)["holds"] is True and captured.err == ""

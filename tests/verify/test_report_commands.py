@@ -1,5 +1,6 @@
 """Every command line a report shows beside its figures reproduces them: parsed by the CLI, it calls
 the service function the report calls, with the same keyword arguments (defaults filled in)."""
+
 import inspect
 
 import pytest
@@ -7,8 +8,15 @@ import pytest
 from dpledger.verify.cli.main import build_parser, service_call
 from dpledger.verify.reports import audits, calibration, runs
 
-COMMANDS = [*audits.LABELBOOST, *audits.BLOCKS, audits.CATALOG, audits.SUITES, *runs.CARRY_FORWARD, *runs.AGNOSTIC,
-            calibration.COMMAND]
+COMMANDS = [
+    *audits.LABELBOOST,
+    *audits.BLOCKS,
+    audits.CATALOG,
+    audits.SUITES,
+    *runs.CARRY_FORWARD,
+    *runs.AGNOSTIC,
+    calibration.COMMAND,
+]
 
 
 def arguments(service, kwargs) -> dict:
@@ -26,6 +34,10 @@ def test_a_reports_command_line_makes_the_reports_service_call(command):
 
 
 def test_the_shown_command_lines_are_unchanged():
-    assert runs.CARRY_FORWARD[0].line == ("dpledger run carry-forward --class thresholds --domain-size 1024 "
-                                          "--n 400000 --seed 1")
-    assert calibration.COMMAND.line == "dpledger calibrate carry-forward --n 100000000 --k 4 --epsilon 1 --delta 1e-6"
+    assert runs.CARRY_FORWARD[0].line == (
+        "dpledger run carry-forward --class thresholds --domain-size 1024 --n 400000 --seed 1"
+    )
+    assert (
+        calibration.COMMAND.line
+        == "dpledger calibrate carry-forward --n 100000000 --k 4 --epsilon 1 --delta 1e-6"
+    )

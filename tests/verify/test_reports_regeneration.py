@@ -1,5 +1,6 @@
 """Regenerating a report gives the same numbers: the committed report in reports/ when there is
 one (so a change that moves a committed figure fails here), otherwise a second regeneration."""
+
 import re
 import shutil
 from pathlib import Path
@@ -7,8 +8,18 @@ from pathlib import Path
 import pytest
 
 from dpledger import __version__
-from dpledger.verify.reports import (agnostic_benchmark, audits, calibration, calibration_agnostic, calibration_agnostic_sample,
-                                     calibration_theorems, proofs, provenance, runs, write_reports)
+from dpledger.verify.reports import (
+    agnostic_benchmark,
+    audits,
+    calibration,
+    calibration_agnostic,
+    calibration_agnostic_sample,
+    calibration_theorems,
+    proofs,
+    provenance,
+    runs,
+    write_reports,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "reports"
@@ -17,13 +28,23 @@ NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf")
 WRITERS = [
     pytest.param(proofs.write, "proofs.md", id="proofs"),
     pytest.param(agnostic_benchmark.write, "agnostic_benchmark.md", id="agnostic-benchmark"),
-    pytest.param(calibration_agnostic_sample.write, "calibration_agnostic_sample.md", id="calibration-agnostic-sample"),
+    pytest.param(
+        calibration_agnostic_sample.write, "calibration_agnostic_sample.md", id="calibration-agnostic-sample"
+    ),
     pytest.param(runs.write, "learner_runs.md", id="learner-runs", marks=pytest.mark.slow),
     pytest.param(calibration.write, "calibration_carry_forward.md", id="calibration", marks=pytest.mark.slow),
-    pytest.param(calibration_agnostic.write, "calibration_agnostic.md", id="calibration-agnostic",
-                 marks=pytest.mark.slow),
-    pytest.param(calibration_theorems.write, "calibration_theorems.md", id="calibration-theorems",
-                 marks=pytest.mark.slow),
+    pytest.param(
+        calibration_agnostic.write,
+        "calibration_agnostic.md",
+        id="calibration-agnostic",
+        marks=pytest.mark.slow,
+    ),
+    pytest.param(
+        calibration_theorems.write,
+        "calibration_theorems.md",
+        id="calibration-theorems",
+        marks=pytest.mark.slow,
+    ),
 ]
 
 
@@ -78,13 +99,21 @@ def test_dpledger_report_indexes_every_report_and_each_names_its_command(tmp_pat
     written = write_reports(tmp_path)
     index = (tmp_path / "README.md").read_text()
     reports = [p for p in written if p.suffix == ".md" and p.name != "README.md"]
-    assert {p.name for p in reports} == {"calibration_carry_forward.md", "calibration_theorems.md",
-                                         "calibration_agnostic.md", "calibration_agnostic_sample.md", "learner_runs.md",
-                                         "agnostic_benchmark.md",
-                                         "audits.md", "proofs.md"}
+    assert {p.name for p in reports} == {
+        "calibration_carry_forward.md",
+        "calibration_theorems.md",
+        "calibration_agnostic.md",
+        "calibration_agnostic_sample.md",
+        "learner_runs.md",
+        "agnostic_benchmark.md",
+        "audits.md",
+        "proofs.md",
+    }
     for report in reports:
         assert f"]({report.name})" in index
         assert report.read_text().splitlines()[2] == provenance("dpledger report")
-    assert "**violated** | 2240" in (tmp_path / "audits.md").read_text()  # the hypothesis release's witness audit
+    assert (
+        "**violated** | 2240" in (tmp_path / "audits.md").read_text()
+    )  # the hypothesis release's witness audit
     assert all(p.exists() for p in written)
     assert audits.TITLE in index

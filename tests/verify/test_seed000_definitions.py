@@ -2,6 +2,7 @@
 against dpledger's implementation of it: the exact auditor's δ(ε) of a neighbour pair is the
 definition's sup over output events E (both directions: indistinguishability), and the exact
 audits' neighbours are exactly the datasets differing in one indexed position."""
+
 from __future__ import annotations
 
 import itertools
@@ -37,7 +38,11 @@ def test_definition_3_2_hockey_stick_is_the_sup_over_all_output_events_both_ways
     rng = np.random.default_rng(seed)
     k = int(rng.integers(2, 7))
     weights_p = [int(w) for w in rng.integers(0, 6, size=k)]
-    weights_q = [int(w) for w in rng.integers(1, 6, size=k)] if seed % 2 else [int(w) for w in rng.integers(0, 6, size=k)]
+    weights_q = (
+        [int(w) for w in rng.integers(1, 6, size=k)]
+        if seed % 2
+        else [int(w) for w in rng.integers(0, 6, size=k)]
+    )
     weights_p[0] = weights_p[0] or 1
     weights_q[0] = weights_q[0] or 1
     P = enumerate_outputs(lambda r: r.choice(weights_p))
@@ -58,7 +63,9 @@ def test_definition_3_2_hockey_stick_is_the_sup_over_all_output_events_both_ways
 
 
 @pytest.mark.parametrize("release, labeled, unlabeled", [("carrier", 2, 1), ("weights", 2, 2)])
-def test_definition_3_2_exact_audit_neighbours_are_exactly_substitute_one_datasets(release, labeled, unlabeled):
+def test_definition_3_2_exact_audit_neighbours_are_exactly_substitute_one_datasets(
+    release, labeled, unlabeled
+):
     """Substitute-one adjacency: S ≃ S′ iff they differ in one indexed position. The exact audits
     work on multisets (their mechanisms are order-invariant); their neighbours of every dataset
     must be exactly the multisets of the tuples obtained from one ordering by replacing one
@@ -67,8 +74,12 @@ def test_definition_3_2_exact_audit_neighbours_are_exactly_substitute_one_datase
     records = [(x, y) for x in audit.domain() for y in (0, 1)]
 
     def substitutes(items, alphabet):
-        return {tuple(sorted(items[:i] + (new,) + items[i + 1:]))
-                for i in range(len(items)) for new in alphabet if new != items[i]}
+        return {
+            tuple(sorted(items[:i] + (new,) + items[i + 1 :]))
+            for i in range(len(items))
+            for new in alphabet
+            if new != items[i]
+        }
 
     for s, t in audit.datasets():
         expected = {(s2, t) for s2 in substitutes(s, records)}

@@ -6,6 +6,7 @@ The continuation A_δ is (1/2, δ)-DP on C-realizable inputs only (Definition 3.
 a realizable sample it releases the whole sample with probability δ and otherwise the label of the
 smallest point by randomized response (ε = 1/2); on a non-realizable sample it releases the sample.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -48,8 +49,9 @@ def _continuation_alone(sample: tuple, rng: Randomness) -> object:
 
 def _labelboost_then_leaky(dataset: tuple, rng: Randomness) -> object:
     s, t = dataset
-    return labelboost_then(shared_class("intervals", 4), [x for x, _ in s], [y for _, y in s], list(t),
-                           _leaky_continuation, rng).output
+    return labelboost_then(
+        shared_class("intervals", 4), [x for x, _ in s], [y for _, y in s], list(t), _leaky_continuation, rng
+    ).output
 
 
 def _substitutions(sample: tuple, records: list) -> list:
@@ -67,13 +69,26 @@ def test_lemma_3_15_continuation_with_delta_is_approximately_private_on_realizab
     coincide), and is not (ε_A, δ_A)-DP between arbitrary ones."""
     records = [(x, y) for x in range(4) for y in (0, 1)]
     samples = list(combinations_with_replacement(records, 3))
-    realizable_only = [s for s in samples if realizable(shared_class("intervals", 4), [x for x, _ in s],
-                                                        [y for _, y in s])]
-    exact = worst_case(_continuation_alone, realizable_only, partial(_substitutions, records=records),
-                       sympy.Rational(EPSILON_A.numerator, EPSILON_A.denominator), leaves_per_run=3, workers=1)
+    realizable_only = [
+        s for s in samples if realizable(shared_class("intervals", 4), [x for x, _ in s], [y for _, y in s])
+    ]
+    exact = worst_case(
+        _continuation_alone,
+        realizable_only,
+        partial(_substitutions, records=records),
+        sympy.Rational(EPSILON_A.numerator, EPSILON_A.denominator),
+        leaves_per_run=3,
+        workers=1,
+    )
     assert float(DELTA_A) - 1e-12 <= exact.delta_at_bound <= float(DELTA_A) + 1e-12
-    anywhere = worst_case(_continuation_alone, samples, partial(_substitutions, records=records),
-                          sympy.Rational(EPSILON_A.numerator, EPSILON_A.denominator), leaves_per_run=3, workers=1)
+    anywhere = worst_case(
+        _continuation_alone,
+        samples,
+        partial(_substitutions, records=records),
+        sympy.Rational(EPSILON_A.numerator, EPSILON_A.denominator),
+        leaves_per_run=3,
+        workers=1,
+    )
     assert anywhere.delta_at_bound > 0.9  # a non-realizable neighbour: its sample is released outright
 
 
@@ -83,8 +98,15 @@ def test_lemma_3_15_delta_term_labelboost_then_approximate_realizable_continuati
     4e·δ_A, and positive (the δ term is exercised: pure ε is ∞ because leaked samples differ)."""
     audit = LabelBoostAudit("intervals", 4, 2, 1, "continuation", EPSILON_A)
     bound = sympy.Rational(EPSILON_A.numerator, EPSILON_A.denominator) + C_LB
-    result = worst_case(_labelboost_then_leaky, audit.datasets(), audit.neighbours, bound, key=_enumeration_key,
-                        leaves_per_run=2 * audit.leaves_per_run(), workers=1)
+    result = worst_case(
+        _labelboost_then_leaky,
+        audit.datasets(),
+        audit.neighbours,
+        bound,
+        key=_enumeration_key,
+        leaves_per_run=2 * audit.leaves_per_run(),
+        workers=1,
+    )
     assert result.pairs > 0 and result.holds is False  # not (ε_A + ln 4e, 0)-DP: δ is needed ...
     assert 0 < result.delta_at_bound < float(FOUR_E_LOW * DELTA_A)  # ... and 4eδ_A suffices
     assert result.delta_at_bound > float(DELTA_A) / 4
@@ -106,9 +128,12 @@ def test_algorithm_1_line_5_selects_each_labeling_of_p_with_the_exponential_mech
     trace = C.trace(P)
     assert len(exact) == trace.size  # every labeling of Π_C(P) is a candidate, once
     position = [int(np.flatnonzero((P == x).all(axis=-1) if P.ndim > 1 else P == x)[0]) for x in xs]
-    weights = {tuple(trace.labeling(i).tolist()): math.exp(sum(int(trace.labeling(i)[j] == y)
-                                                             for j, y in zip(position, ys)) / 2)
-               for i in range(trace.size)}
+    weights = {
+        tuple(trace.labeling(i).tolist()): math.exp(
+            sum(int(trace.labeling(i)[j] == y) for j, y in zip(position, ys)) / 2
+        )
+        for i in range(trace.size)
+    }
     total = sum(weights.values())
     for labeling, probability in exact.items():
         assert abs(float(probability.mid) - weights[labeling] / total) < 1e-12

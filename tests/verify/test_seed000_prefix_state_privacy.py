@@ -1,8 +1,10 @@
 """Unit check of seed 000's Definition 4.3 (differential privacy on realizable prefix states), as
 the exact oracle audit implements it."""
+
 from collections import Counter
 
 import pytest
+
 from dpledger.learners.labelboost import realizable
 from dpledger.verify.paper.block_audits import BlockAudit
 
@@ -20,6 +22,9 @@ def test_definition_4_3_oracle_audit_ranges_over_exactly_the_realizable_neighbou
     wanted = {s for s in samples if realizable(C, audit.points(x for x, _ in s), [y for _, y in s])}
     assert set(audit.datasets()) == wanted and wanted != samples
     for sample in wanted:
-        one_away = {other for other in wanted if other != sample
-                    and sum((Counter(sample) - Counter(other)).values()) == 1}
+        one_away = {
+            other
+            for other in wanted
+            if other != sample and sum((Counter(sample) - Counter(other)).values()) == 1
+        }
         assert set(audit.neighbours(sample)) == one_away

@@ -1,5 +1,6 @@
 """The service layer: one function per command, called with typed keyword values, returning the
 JSON-ready payload, the text and the exit status; bad input is a ValueError with a one-line message."""
+
 import json
 
 import pytest
@@ -15,13 +16,16 @@ def test_a_service_function_returns_payload_text_and_status():
     assert output.text.startswith("basic composition of 10 × (0.1, 0)-DP")
 
 
-@pytest.mark.parametrize(("call", "message"), [
-    (lambda: compose.compose(epsilon="1", k=3), "optimal composition needs target_delta"),
-    (lambda: calibrate.agnostic_noise(epsilon="101", delta="1e-5"), "epsilon must be in (0, 100]"),
-    (lambda: calibrate.theorem_8_19(k=2, components=["thresholds"]), "components: --k is 2"),
-    (lambda: run.carry_forward(concept="circles", n=100), "class must be one of"),
-    (lambda: run.agnostic(algorithm="deep", dim=2, n=100, epsilon="1"), "algorithm must be one of"),
-])
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: compose.compose(epsilon="1", k=3), "optimal composition needs target_delta"),
+        (lambda: calibrate.agnostic_noise(epsilon="101", delta="1e-5"), "epsilon must be in (0, 100]"),
+        (lambda: calibrate.theorem_8_19(k=2, components=["thresholds"]), "components: --k is 2"),
+        (lambda: run.carry_forward(concept="circles", n=100), "class must be one of"),
+        (lambda: run.agnostic(algorithm="deep", dim=2, n=100, epsilon="1"), "algorithm must be one of"),
+    ],
+)
 def test_bad_input_is_a_value_error_with_a_one_line_message(call, message):
     with pytest.raises(ValueError, match=r"^[^\n]*$") as error:
         call()
@@ -36,12 +40,16 @@ def test_proofs_reads_the_status_it_is_given(tmp_path):
 def test_proof_runs_know_the_source_tree_and_fold_junit_cases(tmp_path):
     assert (proof_runs.REPO_ROOT / "tests" / "verify").is_dir()
     report = tmp_path / "junit.xml"
-    report.write_text('<testsuite><testcase classname="tests.verify.test_x" name="test_a[1]"/>'
-                      '<testcase classname="tests.verify.test_x" name="test_a[2]"><skipped/></testcase>'
-                      '<testcase classname="tests.verify.test_x" name="test_b"><failure/></testcase>'
-                      '<testcase classname="" name="collection"/></testsuite>')
-    assert proof_runs.junit_outcomes(report) == {"tests/verify/test_x.py::test_a": "skipped",
-                                                 "tests/verify/test_x.py::test_b": "failed"}
+    report.write_text(
+        '<testsuite><testcase classname="tests.verify.test_x" name="test_a[1]"/>'
+        '<testcase classname="tests.verify.test_x" name="test_a[2]"><skipped/></testcase>'
+        '<testcase classname="tests.verify.test_x" name="test_b"><failure/></testcase>'
+        '<testcase classname="" name="collection"/></testsuite>'
+    )
+    assert proof_runs.junit_outcomes(report) == {
+        "tests/verify/test_x.py::test_a": "skipped",
+        "tests/verify/test_x.py::test_b": "failed",
+    }
 
 
 def test_compose_reports_a_vacuous_delta_as_vacuous():

@@ -20,6 +20,7 @@ ratio exceeds its upper end, ``None`` (undecided) otherwise — never from round
 It knows no paper: the LabelBoost and CarryForwardLearner audits that instantiate it live in
 :mod:`dpledger.verify.paper`.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -33,6 +34,8 @@ from typing import Any
 
 import numpy as np
 import sympy
+from mpmath import iv
+
 from dpledger.accountant.numerics.certified import (
     enclose,
     exact,
@@ -42,7 +45,6 @@ from dpledger.accountant.numerics.certified import (
 )
 from dpledger.learners.randomness import Randomness, enumerate_outputs
 from dpledger.verify.audit.montecarlo.executors import InProcessExecutor
-from mpmath import iv
 
 Distribution = dict[Hashable, iv.mpf]
 FloatDistribution = dict[Hashable, tuple[float, float]]
@@ -133,7 +135,9 @@ class Screen:
     delta_high: np.ndarray
 
 
-def screen_pairs(P_lo: np.ndarray, P_hi: np.ndarray, Q_lo: np.ndarray, Q_hi: np.ndarray, factor_low: float) -> Screen:
+def screen_pairs(
+    P_lo: np.ndarray, P_hi: np.ndarray, Q_lo: np.ndarray, Q_hi: np.ndarray, factor_low: float
+) -> Screen:
     """Certified ratio and δ bounds for pairs given as aligned (pairs × outputs) float bounds on
     P(o) and Q(o) (0 for an output outside a support; a support output has upper bound > 0).
 
@@ -141,7 +145,10 @@ def screen_pairs(P_lo: np.ndarray, P_hi: np.ndarray, Q_lo: np.ndarray, Q_hi: np.
     (``np.nextafter``) encloses the exact value; a float sum of n non-negative terms is at most
     (1 + 2n·2⁻⁵³) times below the exact sum, which the δ bound multiplies back in."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        def one_way(A_lo: np.ndarray, A_hi: np.ndarray, B_lo: np.ndarray, B_hi: np.ndarray) -> tuple[np.ndarray, ...]:
+
+        def one_way(
+            A_lo: np.ndarray, A_hi: np.ndarray, B_lo: np.ndarray, B_hi: np.ndarray
+        ) -> tuple[np.ndarray, ...]:
             low = np.where(B_hi > 0, np.nextafter(A_lo / B_hi, -np.inf), np.where(A_lo > 0, np.inf, 0.0))
             high = np.where(A_hi > 0, np.where(B_lo > 0, np.nextafter(A_hi / B_lo, np.inf), np.inf), 0.0)
             gap = np.nextafter(A_hi - np.nextafter(factor_low * B_lo, -np.inf), np.inf).clip(min=0.0)
@@ -180,8 +187,11 @@ class AuditResult:
         return self.epsilon[1] / float(self.bound)
 
 
-def _enumerate_chunk(mechanism: Callable[[Any, Randomness], Hashable], keys: list[Any], limit: int,
-                     ) -> list[tuple[dict[Hashable, tuple], FloatDistribution]]:
+def _enumerate_chunk(
+    mechanism: Callable[[Any, Randomness], Hashable],
+    keys: list[Any],
+    limit: int,
+) -> list[tuple[dict[Hashable, tuple], FloatDistribution]]:
     """Distributions of a chunk of keys: exact as raw ``_mpi_`` tuples (which pickle), and as floats."""
     results = []
     for key in keys:
@@ -195,17 +205,20 @@ CHUNK_KEYS = 32
 task's transport. Each key's distribution is computed alone, so the chunking never changes a number."""
 
 
-def _start_distributions(mechanism: Callable[[Any, Randomness], Hashable], keys: list[Any], leaves_per_run: int,
-                         executor: Executor) -> Iterator[list[tuple[dict[Hashable, tuple], FloatDistribution]]]:
+def _start_distributions(
+    mechanism: Callable[[Any, Randomness], Hashable], keys: list[Any], leaves_per_run: int, executor: Executor
+) -> Iterator[list[tuple[dict[Hashable, tuple], FloatDistribution]]]:
     """Submit the enumeration of every key, in chunks, to ``executor`` (``Executor.map`` submits at
     once, so the workers start while the caller goes on); the results come in key order."""
-    chunks = [keys[i: i + CHUNK_KEYS] for i in range(0, len(keys), CHUNK_KEYS)]
+    chunks = [keys[i : i + CHUNK_KEYS] for i in range(0, len(keys), CHUNK_KEYS)]
     return executor.map(partial(_enumerate_chunk, mechanism, limit=leaves_per_run), chunks)
 
 
-def _collected(keys: list[Any], results: Iterator[list[tuple[dict[Hashable, tuple], FloatDistribution]]],
-               advance: Callable[[int], None] | None,
-               ) -> tuple[dict[Any, dict[Hashable, tuple]], dict[Any, FloatDistribution]]:
+def _collected(
+    keys: list[Any],
+    results: Iterator[list[tuple[dict[Hashable, tuple], FloatDistribution]]],
+    advance: Callable[[int], None] | None,
+) -> tuple[dict[Any, dict[Hashable, tuple]], dict[Any, FloatDistribution]]:
     """The distribution of every key (raw exact, float) from the chunks' results, in key order
     (so any executor gives the same numbers)."""
     parts: list[tuple[dict[Hashable, tuple], FloatDistribution]] = []
@@ -226,8 +239,11 @@ def _default_executor(workers: int, keys: int) -> Iterator[Executor]:
         yield InProcessExecutor()
 
 
-def _neighbour_pairs(datasets: Sequence[Any], neighbours: Callable[[Any], Iterable[Any]], key_of: dict[Any, Any],
-                     ) -> tuple[int, dict[tuple[Any, Any], tuple[Any, Any]]]:
+def _neighbour_pairs(
+    datasets: Sequence[Any],
+    neighbours: Callable[[Any], Iterable[Any]],
+    key_of: dict[Any, Any],
+) -> tuple[int, dict[tuple[Any, Any], tuple[Any, Any]]]:
     """The number of unordered neighbour pairs {D, D′} (D′ ∈ neighbours(D) and D′ listed after D),
     and for every key pair (key(D), key(D′)) its first witness (D, D′) in listing order."""
     listed = {d: (i, key_of[d]) for i, d in enumerate(datasets)}  # one hash per neighbour
@@ -295,9 +311,15 @@ def worst_case(
     enumerated = list(dict.fromkeys(r for r, _ in reduced.values()))
     predicted = len(enumerated) * leaves_per_run
     if predicted > limit:
-        raise ValueError(f"limit: the audit would enumerate up to {predicted} leaves "
-                         f"({len(enumerated)} distributions × {leaves_per_run}), more than {limit}; use smaller sizes")
-    with _default_executor(workers, len(enumerated)) if executor is None else contextlib.nullcontext(executor) as pool:
+        raise ValueError(
+            f"limit: the audit would enumerate up to {predicted} leaves "
+            f"({len(enumerated)} distributions × {leaves_per_run}), more than {limit}; use smaller sizes"
+        )
+    with (
+        _default_executor(workers, len(enumerated))
+        if executor is None
+        else contextlib.nullcontext(executor) as pool
+    ):
         results = _start_distributions(mechanism, enumerated, leaves_per_run, pool)
         pairs, witness = _neighbour_pairs(datasets, neighbours, key_of)  # while the workers enumerate
         advance = progress(len(enumerated), "distributions") if progress else None
@@ -310,14 +332,16 @@ def worst_case(
     batch = 4096
     advance = progress(len(key_pairs), "pairs") if progress else None
     for start in range(0, len(key_pairs), batch):
-        chunk = key_pairs[start: start + batch]
+        chunk = key_pairs[start : start + batch]
         if view is None:
             aligned = _aligned([(floats_of[a], floats_of[b]) for a, b in chunk])
         else:
-            aligned = _aligned([(_viewed(floats_of[a], view(a, b)), _viewed(floats_of[b], view(b, a))) for a, b in chunk])
+            aligned = _aligned(
+                [(_viewed(floats_of[a], view(a, b)), _viewed(floats_of[b], view(b, a))) for a, b in chunk]
+            )
         screen = screen_pairs(*aligned, factor_low)
-        low[start: start + batch], high[start: start + batch] = screen.ratio_low, screen.ratio_high
-        delta[start: start + batch] = screen.delta_high
+        low[start : start + batch], high[start : start + batch] = screen.ratio_low, screen.ratio_high
+        delta[start : start + batch] = screen.delta_high
         if advance is not None:
             advance(min(start + batch, len(key_pairs)))
     if not key_pairs:
@@ -337,14 +361,26 @@ def worst_case(
             P, Q = _viewed_exact(P, view(a, b)), _viewed_exact(Q, view(b, a))
         return privacy_profile(P, Q, [0, Fraction(1, 2), 1, 2, bound])
 
-    return AuditResult((lower_float(epsilon), upper_float(epsilon)), bound, holds, pairs, len(datasets), len(enumerated),
-                       witness[key_pairs[worst]], float(delta[worst_delta]), witness[key_pairs[worst_delta]],
-                       profile(*key_pairs[worst]), profile(*key_pairs[worst_delta]))
+    return AuditResult(
+        (lower_float(epsilon), upper_float(epsilon)),
+        bound,
+        holds,
+        pairs,
+        len(datasets),
+        len(enumerated),
+        witness[key_pairs[worst]],
+        float(delta[worst_delta]),
+        witness[key_pairs[worst_delta]],
+        profile(*key_pairs[worst]),
+        profile(*key_pairs[worst_delta]),
+    )
 
 
-def _renamed(reduced: dict[Any, tuple[Any, Callable[[Hashable], Hashable] | None]],
-             raw_of: dict[Any, dict[Hashable, tuple]], floats_of: dict[Any, FloatDistribution],
-             ) -> tuple[dict[Any, dict[Hashable, tuple]], dict[Any, FloatDistribution]]:
+def _renamed(
+    reduced: dict[Any, tuple[Any, Callable[[Hashable], Hashable] | None]],
+    raw_of: dict[Any, dict[Hashable, tuple]],
+    floats_of: dict[Any, FloatDistribution],
+) -> tuple[dict[Any, dict[Hashable, tuple]], dict[Any, FloatDistribution]]:
     """The distributions of the keys from those of their reductions (outputs renamed, values kept)."""
     raw: dict[Any, dict[Hashable, tuple]] = {}
     floats: dict[Any, FloatDistribution] = {}

@@ -22,6 +22,7 @@ Solved by HiGHS (``scipy.optimize.linprog(method="highs")``) in floating point: 
 the solver's tolerances (about 10⁻⁹ absolute), so they check a rule, they do not certify one.
 The size is (N + 1)^m variables; instances are refused beyond :data:`MAX_SEQUENCES`.
 """
+
 from __future__ import annotations
 
 import math
@@ -30,7 +31,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix, csr_matrix, hstack, identity, vstack
 
-__all__ = ["exact_delta", "exact_epsilon", "MAX_SEQUENCES"]
+__all__ = ["MAX_SEQUENCES", "exact_delta", "exact_epsilon"]
 
 MAX_SEQUENCES = 20_000
 """Largest (N + 1)^m the linear programs are built for."""
@@ -47,7 +48,9 @@ def _check(epsilon: float, delta: float, draws: int, population: int) -> None:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     if (population + 1) ** draws > MAX_SEQUENCES:
-        raise ValueError(f"(population + 1)**draws must be at most {MAX_SEQUENCES}, got {(population + 1) ** draws}")
+        raise ValueError(
+            f"(population + 1)**draws must be at most {MAX_SEQUENCES}, got {(population + 1) ** draws}"
+        )
 
 
 def _sequences(draws: int, population: int) -> np.ndarray:
@@ -86,12 +89,20 @@ def _privacy_rows(draws: int, population: int, epsilon: float) -> csr_matrix:
     size, pairs, scale = (population + 1) ** draws, left.size, math.exp(epsilon)
     rows = np.concatenate((np.arange(pairs), np.arange(pairs)))
     cols = np.concatenate((left, right))
-    forward = coo_matrix((np.concatenate((np.ones(pairs), -scale * np.ones(pairs))), (rows, cols)), shape=(pairs, size))
+    forward = coo_matrix(
+        (np.concatenate((np.ones(pairs), -scale * np.ones(pairs))), (rows, cols)), shape=(pairs, size)
+    )
     return vstack([forward, -forward]).tocsr()
 
 
-def _solve(objective: np.ndarray, a_ub: csr_matrix, b_ub: np.ndarray, a_eq: np.ndarray | None = None,
-           b_eq: np.ndarray | None = None, bounds: tuple[float, float | None] = (0, 1)) -> float:
+def _solve(
+    objective: np.ndarray,
+    a_ub: csr_matrix,
+    b_ub: np.ndarray,
+    a_eq: np.ndarray | None = None,
+    b_eq: np.ndarray | None = None,
+    bounds: tuple[float, float | None] = (0, 1),
+) -> float:
     """max objective·x subject to the constraints, by HiGHS."""
     result = linprog(-objective, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=bounds, method="highs")
     if result.status != 0:
@@ -122,6 +133,12 @@ def exact_epsilon(epsilon: float, draws: int, population: int) -> float:
     privacy = hstack([rows, csr_matrix(-constants[:, None])])
     below_t = hstack([identity(size), csr_matrix(-np.ones((size, 1)))])
     p, q = _weights(draws, population)
-    value = _solve(np.append(p, 0.0), vstack([privacy, below_t]).tocsr(), np.zeros(2 * pairs + size),
-                   np.append(q, 0.0)[None, :], np.array([1.0]), bounds=(0, None))
+    value = _solve(
+        np.append(p, 0.0),
+        vstack([privacy, below_t]).tocsr(),
+        np.zeros(2 * pairs + size),
+        np.append(q, 0.0)[None, :],
+        np.array([1.0]),
+        bounds=(0, None),
+    )
     return math.log(value)

@@ -7,6 +7,7 @@ or, with ``--json``, as JSON. Bad input — argparse errors and any ``ValueError
 becomes one line on stderr and exit status 2, never a traceback; so does running out of memory.
 The exit statuses are :data:`EXIT_STATUS`.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def service_call(args: argparse.Namespace) -> tuple[Callable[..., Output], dict[str, Any]]:
     """The service function a parsed command line calls, and its keyword arguments."""
-    options = {name: value for name, value in vars(args).items() if name not in ("service", "convert", "json")}
+    options = {
+        name: value for name, value in vars(args).items() if name not in ("service", "convert", "json")
+    }
     return args.service, args.convert(options)
 
 
@@ -66,7 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as error:
         return _refuse(str(error))
     except MemoryError:
-        return _refuse("out of memory: the input asks for more memory than this machine has; use smaller sizes")
+        return _refuse(
+            "out of memory: the input asks for more memory than this machine has; use smaller sizes"
+        )
     text = json.dumps(_finite(output.payload), indent=2, allow_nan=False) if args.json else output.text
     try:
         print(text, flush=True)

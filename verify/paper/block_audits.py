@@ -19,6 +19,7 @@ The blocks run the learner's own code paths (:mod:`dpledger.learners.labelboost`
 neighbour pairs is :func:`dpledger.verify.audit.exact.worst_case`. Fixed parts of the state (S_0, W) are
 stated in :class:`BlockAudit` so a run can be reproduced.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -32,12 +33,12 @@ from typing import Any
 import numpy as np
 import sympy
 
+from dpledger.accountant.rules import C_LB
 from dpledger.learners.completion_scores import restrict
 from dpledger.learners.component_oracles import CompletionScoreOracle
 from dpledger.learners.concept_classes import ConceptClass
 from dpledger.learners.labelboost import labelboost, realizable
 from dpledger.learners.randomness import Randomness
-from dpledger.accountant.rules import C_LB
 from dpledger.verify.audit.exact import DEFAULT_LEAF_LIMIT, AuditResult, Progress, worst_case
 from dpledger.verify.paper.labelboost_audit import shared_class
 
@@ -65,11 +66,15 @@ class BlockAudit:
         if self.block not in BLOCKS:
             raise ValueError(f"block must be one of {', '.join(BLOCKS)}, got {self.block!r}")
         if not 1 <= len(self.domain()) <= MAX_POINTS:
-            raise ValueError(f"domain-size: the domain has {len(self.domain())} points; exact block audits take 1 to {MAX_POINTS}")
+            raise ValueError(
+                f"domain-size: the domain has {len(self.domain())} points; exact block audits take 1 to {MAX_POINTS}"
+            )
         if not 1 <= self.m <= 3:
             raise ValueError(f"m must be in [1, 3] for an exact block audit, got {self.m}")
         if not self.m <= self.reservoir <= len(self.domain()):
-            raise ValueError(f"reservoir must be in [m, |domain|] = [{self.m}, {len(self.domain())}], got {self.reservoir}")
+            raise ValueError(
+                f"reservoir must be in [m, |domain|] = [{self.m}, {len(self.domain())}], got {self.reservoir}"
+            )
         if self.oracle_epsilon <= 0:
             raise ValueError(f"oracle_epsilon must be positive, got {self.oracle_epsilon}")
 
@@ -132,8 +137,11 @@ class BlockAudit:
         values = self.domain_size + 1
         labelings = 2 ** min(2 * self.m, len(self.domain()))
         orderings = math.perm(self.reservoir, self.m)
-        rounds = {"oracle": values, "init": labelings * values * orderings * labelings,
-                  "macro": values * labelings * values * (orderings * labelings if C.k >= 3 else 1)}
+        rounds = {
+            "oracle": values,
+            "init": labelings * values * orderings * labelings,
+            "macro": values * labelings * values * (orderings * labelings if C.k >= 3 else 1),
+        }
         return rounds[self.block] * 4
 
 
@@ -142,7 +150,9 @@ def _multiset(X: np.ndarray, y: np.ndarray) -> tuple[Any, ...]:
     return tuple(sorted(zip(keys, (int(v) for v in y))))
 
 
-def _carrier_round(audit: BlockAudit, prefix: tuple, X: np.ndarray, y: np.ndarray, rng: Randomness) -> Hashable:
+def _carrier_round(
+    audit: BlockAudit, prefix: tuple, X: np.ndarray, y: np.ndarray, rng: Randomness
+) -> Hashable:
     """Draw a carrier from the fixed reservoir W and release its LabelBoost labeling over C(prefix)."""
     reservoir = audit.points(audit.domain()[: audit.reservoir])
     carrier = reservoir[rng.subset(len(reservoir), audit.m)]
@@ -173,10 +183,19 @@ def _run_block(audit: BlockAudit, dataset: tuple[Any, ...], rng: Randomness) -> 
     return (y1, y2, _carrier_round(audit, (y1, y2), T1, S1, rng))
 
 
-def audit_block(audit: BlockAudit, *, limit: int = DEFAULT_LEAF_LIMIT, workers: int = 2,
-                progress: Progress | None = None) -> AuditResult:
+def audit_block(
+    audit: BlockAudit, *, limit: int = DEFAULT_LEAF_LIMIT, workers: int = 2, progress: Progress | None = None
+) -> AuditResult:
     """The exact worst-case pure ε of the block over all neighbour pairs, against its claim."""
     if audit.block == "macro" and audit.concept_class().k < 2:
         raise ValueError("a macro-block needs k ≥ 2 components (thresholds have k = 1); use --block init")
-    return worst_case(partial(_run_block, audit), audit.datasets(), audit.neighbours, audit.bound,
-                      leaves_per_run=audit.leaves_per_run(), limit=limit, workers=workers, progress=progress)
+    return worst_case(
+        partial(_run_block, audit),
+        audit.datasets(),
+        audit.neighbours,
+        audit.bound,
+        leaves_per_run=audit.leaves_per_run(),
+        limit=limit,
+        workers=workers,
+        progress=progress,
+    )

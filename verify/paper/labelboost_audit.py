@@ -11,6 +11,7 @@ once per *rank pattern* (:func:`_rank_key`; the weights release renamed back to 
 :func:`_rank_reduction`), which makes the number of distributions independent of the domain size;
 the pairs are still all listed and counted.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -24,6 +25,7 @@ from functools import cached_property, lru_cache, partial
 from typing import Any
 
 import sympy
+
 from dpledger.accountant.rules import C_LB
 from dpledger.learners.concept_classes import ConceptClass, make_class
 from dpledger.learners.labelboost import (
@@ -101,13 +103,20 @@ class LabelBoostAudit:
     def bound(self) -> sympy.Expr:
         """The claimed ε: c_LB, or ε_A + c_LB for the continuation (Lemma 3.15)."""
         if self.release == "continuation":
-            return sympy.Rational(self.continuation_epsilon.numerator, self.continuation_epsilon.denominator) + C_LB
+            return (
+                sympy.Rational(self.continuation_epsilon.numerator, self.continuation_epsilon.denominator)
+                + C_LB
+            )
         return C_LB
 
     @property
     def statement(self) -> str:
-        return {"carrier": "Lemma 3.17", "hypothesis": "none (the seed makes no claim)",
-                "weights": "Lemma 3.14", "continuation": "Lemma 3.15"}[self.release]
+        return {
+            "carrier": "Lemma 3.17",
+            "hypothesis": "none (the seed makes no claim)",
+            "weights": "Lemma 3.14",
+            "continuation": "Lemma 3.15",
+        }[self.release]
 
     @cached_property
     def records(self) -> tuple[tuple[Any, int], ...]:
@@ -258,21 +267,41 @@ def _points(dataset: Dataset) -> set[Any]:
     return {x for x, _ in s} | set(t)
 
 
-def audit_labelboost(audit: LabelBoostAudit, *, limit: int = DEFAULT_LEAF_LIMIT, workers: int = 2,
-                     executor: Executor | None = None, progress: Progress | None = None) -> AuditResult:
+def audit_labelboost(
+    audit: LabelBoostAudit,
+    *,
+    limit: int = DEFAULT_LEAF_LIMIT,
+    workers: int = 2,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+) -> AuditResult:
     """The exact worst-case ε of ``audit.release`` over all neighbour pairs (see :class:`LabelBoostAudit`),
     the distributions computed on ``executor`` (or ``workers`` local processes; the same result on
     any). The number of datasets and of leaves is predicted, and refused beyond the limits, before any work."""
     datasets, distributions = audit.sizes()
     if datasets > MAX_DATASETS:
-        raise ValueError(f"limit: {datasets} datasets (S, T) of these sizes, more than {MAX_DATASETS}; "
-                         "use a smaller domain-size, labeled or unlabeled")
+        raise ValueError(
+            f"limit: {datasets} datasets (S, T) of these sizes, more than {MAX_DATASETS}; "
+            "use a smaller domain-size, labeled or unlabeled"
+        )
     if distributions * audit.leaves_per_run() > limit:
-        raise ValueError(f"limit: the audit would enumerate up to {distributions * audit.leaves_per_run()} leaves "
-                         f"({distributions} distributions × {audit.leaves_per_run()}), more than {limit}; use smaller sizes")
+        raise ValueError(
+            f"limit: the audit would enumerate up to {distributions * audit.leaves_per_run()} leaves "
+            f"({distributions} distributions × {audit.leaves_per_run()}), more than {limit}; use smaller sizes"
+        )
     return worst_case(
-        partial(_run_labelboost, audit), audit.datasets(), audit.neighbours, audit.bound,
-        key=_key_function(audit), view=_common_labeling if audit.release == "weights" else None,
-        reduce=_rank_reduction if audit.release == "weights" and audit.class_name in ORDER_INVARIANT_CLASSES else None,
-        leaves_per_run=audit.leaves_per_run(), limit=limit, workers=workers, executor=executor, progress=progress,
+        partial(_run_labelboost, audit),
+        audit.datasets(),
+        audit.neighbours,
+        audit.bound,
+        key=_key_function(audit),
+        view=_common_labeling if audit.release == "weights" else None,
+        reduce=_rank_reduction
+        if audit.release == "weights" and audit.class_name in ORDER_INVARIANT_CLASSES
+        else None,
+        leaves_per_run=audit.leaves_per_run(),
+        limit=limit,
+        workers=workers,
+        executor=executor,
+        progress=progress,
     )

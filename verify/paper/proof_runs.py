@@ -2,6 +2,7 @@
 statements with pytest and records their outcomes in a status file (``dpledger proofs --run``),
 from pytest's JUnit XML report (:func:`junit_outcomes`), with the commit the run checked, whether
 the working tree had uncommitted changes, and the UTC date (:func:`source_state`)."""
+
 from __future__ import annotations
 
 import datetime
@@ -37,9 +38,20 @@ def record_run(statements: tuple[Statement, ...], status_file: Path, slow: bool 
     outcomes = {node: "not collected" for node in nodes if node not in present}
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "junit.xml"
-        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", f"--junitxml={report}",
-                   *(() if slow else ("-m", "not slow")), *sorted(present)]
-        subprocess.run(command, cwd=REPO_ROOT, stdout=2, stderr=2, check=False)  # fd 2: pytest is the progress display
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={report}",
+            *(() if slow else ("-m", "not slow")),
+            *sorted(present),
+        ]
+        subprocess.run(
+            command, cwd=REPO_ROOT, stdout=2, stderr=2, check=False
+        )  # fd 2: pytest is the progress display
         ran = junit_outcomes(report) if report.exists() else {}
     outcomes.update({node: ran.get(node, "not collected") for node in present if node in ran or slow})
     previous = load_results(status_file) or {}
@@ -48,14 +60,27 @@ def record_run(statements: tuple[Statement, ...], status_file: Path, slow: bool 
     status_file.parent.mkdir(parents=True, exist_ok=True)
     commit, dirty = source_state(REPO_ROOT)
     date = datetime.datetime.now(datetime.UTC).date().isoformat()
-    status_file.write_text(json.dumps({"dpledger_version": __version__, "commit": commit, "dirty": dirty, "date": date,
-                                       "results": merged}, indent=1, sort_keys=True) + "\n")
+    status_file.write_text(
+        json.dumps(
+            {
+                "dpledger_version": __version__,
+                "commit": commit,
+                "dirty": dirty,
+                "date": date,
+                "results": merged,
+            },
+            indent=1,
+            sort_keys=True,
+        )
+        + "\n"
+    )
     return merged
 
 
 def source_state(root: Path) -> tuple[str, bool]:
     """The commit checked out at ``root`` and whether its tracked files differ from it (untracked
     files and the status file itself aside); ``unknown`` without git."""
+
     def git(*args: str) -> str:
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
 
@@ -79,8 +104,15 @@ def junit_outcomes(report: Path) -> dict[str, str]:
             continue  # a collection error: its nodes are missing from the report
         node = classname.replace(".", "/") + ".py::" + case.get("name", "").split("[")[0]
         children = {child.tag for child in case}
-        outcome = ("failed" if "failure" in children else "error" if "error" in children
-                   else "skipped" if "skipped" in children else "passed")
+        outcome = (
+            "failed"
+            if "failure" in children
+            else "error"
+            if "error" in children
+            else "skipped"
+            if "skipped" in children
+            else "passed"
+        )
         if _SEVERITY[outcome] >= _SEVERITY.get(outcomes.get(node, "passed"), 0):
             outcomes[node] = outcome
     return outcomes

@@ -37,6 +37,7 @@ The recorded run (:class:`Run`, :func:`load_run`) carries the commit it checked,
 had uncommitted changes, and its date; in a checkout it is the committed
 :data:`RECORDED_STATUS_FILE` (:func:`default_status_file`).
 """
+
 from __future__ import annotations
 
 import ast
@@ -115,7 +116,9 @@ def _node_ids(tests: tuple[str, ...]) -> None:
     """Each test is a well-formed node id, none listed twice."""
     for node in tests:
         if not NODE_ID.fullmatch(node):
-            raise ValueError(f"malformed test node id {node!r} (wanted tests/<path>/test_<file>.py::test_<name>)")
+            raise ValueError(
+                f"malformed test node id {node!r} (wanted tests/<path>/test_<file>.py::test_<name>)"
+            )
     repeated = sorted({node for node in tests if tests.count(node) > 1})
     if repeated:
         raise ValueError(f"test {repeated[0]!r} is listed twice")
@@ -175,15 +178,23 @@ class Part:
         if self.check == "unchecked" and not self.note.strip():
             raise ValueError(f"an unchecked {self.kind} part needs a note saying why it is not checked")
         if self.check != "unchecked" and not self.tests:
-            raise ValueError(f"a {self.check} {self.kind} part names no test (an empty part: mark it unchecked)")
+            raise ValueError(
+                f"a {self.check} {self.kind} part names no test (an empty part: mark it unchecked)"
+            )
 
     def status(self, results: Mapping[str, str] | None) -> str:
         """``not checked`` for an unchecked part, else its tests' status (:func:`tests_status`)."""
         return "not checked" if self.check == "unchecked" else tests_status(self.tests, results)
 
     def to_dict(self, results: Mapping[str, str] | None) -> dict[str, Any]:
-        return {"kind": self.kind, "claim": self.claim, "check": self.check, "status": self.status(results),
-                "tests": list(self.tests), "note": self.note}
+        return {
+            "kind": self.kind,
+            "claim": self.claim,
+            "check": self.check,
+            "status": self.status(results),
+            "tests": list(self.tests),
+            "note": self.note,
+        }
 
 
 @dataclass(frozen=True)
@@ -209,9 +220,13 @@ class Tightness:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise ValueError(f"{field!r} holds {value!r}, not a finite number")
         if self.bound <= 0 or self.measured < 0:
-            raise ValueError(f"measured {self.measured} and bound {self.bound}: wanted 0 ≤ measured, 0 < bound")
+            raise ValueError(
+                f"measured {self.measured} and bound {self.bound}: wanted 0 ≤ measured, 0 < bound"
+            )
         if self.measured > self.bound:
-            raise ValueError(f"measured {self.measured} exceeds the bound {self.bound}: a violation is a finding")
+            raise ValueError(
+                f"measured {self.measured} exceeds the bound {self.bound}: a violation is a finding"
+            )
 
     @property
     def ratio(self) -> float:
@@ -219,9 +234,16 @@ class Tightness:
         return self.measured / self.bound
 
     def to_dict(self) -> dict[str, Any]:
-        return {"part": self.part, "instance": self.instance, "audit": self.audit, "measured": self.measured,
-                "bound": self.bound, "bound_text": self.bound_text, "ratio": round(self.ratio, 4),
-                "command": self.command}
+        return {
+            "part": self.part,
+            "instance": self.instance,
+            "audit": self.audit,
+            "measured": self.measured,
+            "bound": self.bound,
+            "bound_text": self.bound_text,
+            "ratio": round(self.ratio, 4),
+            "command": self.command,
+        }
 
 
 @dataclass(frozen=True)
@@ -252,8 +274,10 @@ class Statement:
                 raise ValueError(f"tightness of a {bound.part!r} part, which the statement does not have")
             check = AUDIT_CHECKS[bound.audit]
             if not any(part.kind == bound.part and part.check == check for part in self.parts):
-                raise ValueError(f"tightness by a {bound.audit!r} audit of a {bound.part!r} part, but no "
-                                 f"{bound.part} part is checked {check!r}")
+                raise ValueError(
+                    f"tightness by a {bound.audit!r} audit of a {bound.part!r} part, but no "
+                    f"{bound.part} part is checked {check!r}"
+                )
 
     @property
     def key(self) -> str:
@@ -286,15 +310,24 @@ class Statement:
                 return status
         if statuses == {"passed"}:
             return "passed"
-        return "partial" if "passed" in statuses else "not checked" if statuses == {"not checked"} else "skipped"
+        return (
+            "partial" if "passed" in statuses else "not checked" if statuses == {"not checked"} else "skipped"
+        )
 
     def to_dict(self, results: Mapping[str, str] | None) -> dict[str, Any]:
         return {
-            "id": self.id, "seed": self.seed, "seed_file": SEED_FILES[self.seed], "key": self.key,
-            "statement": self.statement, "cited": self.cited, "status": self.status(results),
+            "id": self.id,
+            "seed": self.seed,
+            "seed_file": SEED_FILES[self.seed],
+            "key": self.key,
+            "statement": self.statement,
+            "cited": self.cited,
+            "status": self.status(results),
             "unchecked_parts": [] if self.cited else [part.kind for part in self.unchecked(results)],
-            "parts": [part.to_dict(results) for part in self.parts], "tests": list(self.tests),
-            "commands": list(self.commands), "findings": [f.to_dict() for f in self.findings],
+            "parts": [part.to_dict(results) for part in self.parts],
+            "tests": list(self.tests),
+            "commands": list(self.commands),
+            "findings": [f.to_dict() for f in self.findings],
             "tightness": [t.to_dict() for t in self.tightness],
         }
 
@@ -354,17 +387,42 @@ def _findings(tables: Iterable[object]) -> tuple[Finding, ...]:
 
 
 def _part(table: object) -> Part:
-    fields = _table(table, {"kind": str, "claim": str, "check": str, "tests": list, "note": str},
-                    optional=("tests", "note"))
-    return Part(fields["kind"], fields["claim"], fields["check"], tuple(fields.get("tests", ())),
-                fields.get("note", ""))
+    fields = _table(
+        table,
+        {"kind": str, "claim": str, "check": str, "tests": list, "note": str},
+        optional=("tests", "note"),
+    )
+    return Part(
+        fields["kind"],
+        fields["claim"],
+        fields["check"],
+        tuple(fields.get("tests", ())),
+        fields.get("note", ""),
+    )
 
 
 def _tightness(table: object) -> Tightness:
-    fields = _table(table, {"part": str, "instance": str, "measured": float, "bound": float, "bound_text": str,
-                            "audit": str, "command": str})
-    return Tightness(fields["part"], fields["instance"], float(fields["measured"]), float(fields["bound"]),
-                     fields["bound_text"], fields["audit"], fields["command"])
+    fields = _table(
+        table,
+        {
+            "part": str,
+            "instance": str,
+            "measured": float,
+            "bound": float,
+            "bound_text": str,
+            "audit": str,
+            "command": str,
+        },
+    )
+    return Tightness(
+        fields["part"],
+        fields["instance"],
+        float(fields["measured"]),
+        float(fields["bound"]),
+        fields["bound_text"],
+        fields["audit"],
+        fields["command"],
+    )
 
 
 def load_findings(path: Traversable) -> tuple[Finding, ...]:
@@ -382,11 +440,20 @@ def load_statements(path: Traversable) -> tuple[Statement, ...]:
     the statement (its id, or its number in the file) and the problem."""
     seed = path.name.removeprefix("seed_").removesuffix(".toml")
     if path.name != f"seed_{seed}.toml" or seed not in SEED_FILES:
-        raise ValueError(f"{path}: a seed's data file is named seed_<seed>.toml with a seed of {', '.join(SEED_FILES)}")
+        raise ValueError(
+            f"{path}: a seed's data file is named seed_<seed>.toml with a seed of {', '.join(SEED_FILES)}"
+        )
     statements: list[Statement] = []
     first: dict[str, int] = {}
-    fields = {"id": str, "statement": str, "cited": bool, "parts": list, "commands": list, "findings": list,
-              "tightness": list}
+    fields = {
+        "id": str,
+        "statement": str,
+        "cited": bool,
+        "parts": list,
+        "commands": list,
+        "findings": list,
+        "tightness": list,
+    }
     for number, table in enumerate(_read(path, {"statement": list})["statement"], 1):
         name = table.get("id") if isinstance(table, dict) else None
         where = f"{path}: statement {name!r}" if isinstance(name, str) else f"{path}: statement #{number}"
@@ -395,17 +462,26 @@ def load_statements(path: Traversable) -> tuple[Statement, ...]:
             if entry["id"] in first:
                 raise ValueError(f"duplicate id (statement #{first[entry['id']]} has it too)")
             first[entry["id"]] = number
-            statements.append(Statement(entry["id"], seed, entry["statement"],
-                                        _numbered(entry["parts"], "part", _part), entry.get("cited", False),
-                                        tuple(entry.get("commands", ())), _findings(entry.get("findings", ())),
-                                        _numbered(entry.get("tightness", ()), "tightness", _tightness)))
+            statements.append(
+                Statement(
+                    entry["id"],
+                    seed,
+                    entry["statement"],
+                    _numbered(entry["parts"], "part", _part),
+                    entry.get("cited", False),
+                    tuple(entry.get("commands", ())),
+                    _findings(entry.get("findings", ())),
+                    _numbered(entry.get("tightness", ()), "tightness", _tightness),
+                )
+            )
         except ValueError as error:
             raise ValueError(f"{where}: {error}") from None
     return tuple(statements)
 
 
-REGISTRY: tuple[Statement, ...] = tuple(statement for seed in SEED_FILES
-                                        for statement in load_statements(STATEMENTS_DIR / f"seed_{seed}.toml"))
+REGISTRY: tuple[Statement, ...] = tuple(
+    statement for seed in SEED_FILES for statement in load_statements(STATEMENTS_DIR / f"seed_{seed}.toml")
+)
 """Every statement of both seeds, seed by seed in :data:`SEED_FILES` order, each in its seed's order."""
 
 EXTERNAL_FINDINGS: tuple[Finding, ...] = load_findings(STATEMENTS_DIR / "external.toml")
@@ -460,8 +536,12 @@ def load_run(path: Path) -> Run | None:
     try:
         data = json.loads(path.read_text())
         results = data["results"]
-        run = Run(results, str(data.get("commit", "unknown")), bool(data.get("dirty", False)),
-                  str(data.get("date", "unknown")))
+        run = Run(
+            results,
+            str(data.get("commit", "unknown")),
+            bool(data.get("dirty", False)),
+            str(data.get("date", "unknown")),
+        )
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"status file {path} is not a dpledger proofs status file: {error}") from None
     if not isinstance(results, dict) or any(v not in TEST_OUTCOMES for v in results.values()):
@@ -483,8 +563,9 @@ def select(only: Iterable[str] | None) -> tuple[Statement, ...]:
     chosen = tuple(s for s in REGISTRY if s.id in wanted or s.key in wanted)
     unknown = wanted - {s.id for s in chosen} - {s.key for s in chosen}
     if unknown:
-        raise ValueError(f"no statement {min(unknown)!r} in the registry (ids look like 'Lemma 6.2' or "
-                         "'000:Lemma 6.2')")
+        raise ValueError(
+            f"no statement {min(unknown)!r} in the registry (ids look like 'Lemma 6.2' or '000:Lemma 6.2')"
+        )
     return chosen
 
 
@@ -498,8 +579,14 @@ def summary(statements: Iterable[Statement], results: Mapping[str, str] | None) 
     cited statements have)."""
     counts: dict[str, dict[str, int]] = {}
     for s in statements:
-        seed = counts.setdefault(s.seed, {"statements": 0, **{status: 0 for status in (*COUNTED_STATUSES, "cited")},
-                                          **{f"parts {status}": 0 for status in (*PART_STATUSES, "cited")}})
+        seed = counts.setdefault(
+            s.seed,
+            {
+                "statements": 0,
+                **{status: 0 for status in (*COUNTED_STATUSES, "cited")},
+                **{f"parts {status}": 0 for status in (*PART_STATUSES, "cited")},
+            },
+        )
         seed["statements"] += 1
         seed[s.status(results)] += 1
         for part in s.parts:
@@ -520,8 +607,11 @@ def defined_tests(root: Path, nodes: Iterable[str]) -> set[str]:
                 tree = ast.parse(file.read_text()) if file.exists() else ast.Module(body=[], type_ignores=[])
             except SyntaxError:
                 tree = ast.Module(body=[], type_ignores=[])
-            functions[path] = {f.name for f in tree.body
-                               if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name.startswith("test_")}
+            functions[path] = {
+                f.name
+                for f in tree.body
+                if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name.startswith("test_")
+            }
         if name in functions[path]:
             found.add(node)
     return found

@@ -5,6 +5,7 @@ calibration of :mod:`dpledger.learners.calibration.free_constants`, :func:`free_
 and its text, shared by ``dpledger calibrate <theorem>`` and the calibration reports.
 Theorem 8.19 lives in :func:`dpledger.verify.service.calibrate.theorem_8_19`.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,16 +15,32 @@ from dpledger.learners.calibration.free_constants import FreeCalibration
 from dpledger.learners.calibration.sample_size import SampleComplexity
 
 COMMON_HYPOTHESES = ("α, β, δ ∈ (0, 1)", "ε ∈ (0, 1] (Lemma 6.12 needs ε ≤ 1)", "δ ≤ β")
-FREE_SEARCH = ("free constants: τ = α/(20(k+1)) and kβ_A + kβ_LB + (k+1)β_VC = β (Theorem 7.2's proof), δ_A = 0 "
-               "(pure oracles), the oracle's ε searched to minimise m·(e^{ε_A + 2c_LB} − 1); n certified at the choice "
-               "(dpledger.learners.calibration.free_constants)")
+FREE_SEARCH = (
+    "free constants: τ = α/(20(k+1)) and kβ_A + kβ_LB + (k+1)β_VC = β (Theorem 7.2's proof), δ_A = 0 "
+    "(pure oracles), the oracle's ε searched to minimise m·(e^{ε_A + 2c_LB} − 1); n certified at the choice "
+    "(dpledger.learners.calibration.free_constants)"
+)
 HYPOTHESES = {
-    "Theorem 5.1": (*COMMON_HYPOTHESES, "a k-component parameterization with VC(C) = v",
-                    "oracles A_1..A_k satisfying Assumption 4.4 with common requirement M_A"),
-    "Theorem 8.5": (*COMMON_HYPOTHESES, "halfspaces over the grid [[±X]]^d, k = d + 1",
-                    "oracles satisfying Assumption 4.4 under general position, outputs in Definition 8.2's domains"),
-    "Theorem 8.8": (*COMMON_HYPOTHESES, "halfspaces over the grid [[±X]]^d", "QCOpt oracles (Lemma 8.7), β_A ≥ δ_A"),
-    "Theorem 8.14": (*COMMON_HYPOTHESES, "halfspaces over the grid [[±X]]^d", "IPConcave oracles (Lemma 8.13)"),
+    "Theorem 5.1": (
+        *COMMON_HYPOTHESES,
+        "a k-component parameterization with VC(C) = v",
+        "oracles A_1..A_k satisfying Assumption 4.4 with common requirement M_A",
+    ),
+    "Theorem 8.5": (
+        *COMMON_HYPOTHESES,
+        "halfspaces over the grid [[±X]]^d, k = d + 1",
+        "oracles satisfying Assumption 4.4 under general position, outputs in Definition 8.2's domains",
+    ),
+    "Theorem 8.8": (
+        *COMMON_HYPOTHESES,
+        "halfspaces over the grid [[±X]]^d",
+        "QCOpt oracles (Lemma 8.7), β_A ≥ δ_A",
+    ),
+    "Theorem 8.14": (
+        *COMMON_HYPOTHESES,
+        "halfspaces over the grid [[±X]]^d",
+        "IPConcave oracles (Lemma 8.13)",
+    ),
 }
 
 
@@ -44,8 +61,10 @@ def _chain(sample: SampleComplexity) -> dict[str, Any]:
 
     run = sample.run
     chain = paper_chain(Target.of(sample.n_paper, run.k, run.epsilon, run.delta))
-    command = (f"dpledger calibrate carry-forward --n {sample.n_paper} --k {run.k} "
-               f"--epsilon {run.epsilon} --delta {run.delta}")  # exact values (sympy prints rationals as p/q)
+    command = (
+        f"dpledger calibrate carry-forward --n {sample.n_paper} --k {run.k} "
+        f"--epsilon {run.epsilon} --delta {run.delta}"
+    )  # exact values (sympy prints rationals as p/q)
     return {"holds": chain.holds, "steps": [step.to_dict() for step in chain.steps], "command": command}
 
 
@@ -53,19 +72,29 @@ def free_report(free: FreeCalibration, n_paper: int, n_tight: int) -> tuple[dict
     """The JSON and text lines of the free-constant calibration beside the paper's and the tight n."""
     c = free.to_dict()
     g = free.guarantee
-    payload = {**c, "search": FREE_SEARCH, "saving_over_paper": n_paper / free.n, "saving_over_tight": n_tight / free.n}
+    payload = {
+        **c,
+        "search": FREE_SEARCH,
+        "saving_over_paper": n_paper / free.n,
+        "saving_over_tight": n_tight / free.n,
+    }
     k = c["constants"]
     choices = dict(free.choices)
-    oracle = (f"ε_A = {choices['epsilon_A']}" if "epsilon_A" in choices
-              else f"ε_B = {choices['epsilon_B']}, ε_A ≤ {k['epsilon_A']:.6g} (derived), B̂'s share of τ "
-                   f"θ = {choices['learner_tau_share']} (ARelabel 1 − θ)")
-    text = [f"  n (free constants: {oracle}, δ_A = 0, τ = α/(20(k+1)) = {k['tau']:.6g}, β_A = ρβ/k with ρ = {k['rho']}, "
-            f"β_LB = β_VC = (1 − ρ)β/(2k+1) = {k['beta_LB']:.3g}) = {count_text(free.n)} — ×{payload['saving_over_paper']:.4g} "
-            f"below the paper, ×{payload['saving_over_tight']:.3g} below tight",
-            f"    m = max(Lemma 7.1 term with SUBSTITUTE c = 1/40: {free.m_labelboost}, M_A = {free.m_oracle}) = {free.m}; "
-            f"derived guarantee at n: ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.3g}: "
-            f"{'holds' if free.holds else 'FAILS'}; error ≤ 20(k+1)τ = {c['error_bound']:.6g}, "
-            f"failure ≤ {c['failure_bound']:.6g}"]
+    oracle = (
+        f"ε_A = {choices['epsilon_A']}"
+        if "epsilon_A" in choices
+        else f"ε_B = {choices['epsilon_B']}, ε_A ≤ {k['epsilon_A']:.6g} (derived), B̂'s share of τ "
+        f"θ = {choices['learner_tau_share']} (ARelabel 1 − θ)"
+    )
+    text = [
+        f"  n (free constants: {oracle}, δ_A = 0, τ = α/(20(k+1)) = {k['tau']:.6g}, β_A = ρβ/k with ρ = {k['rho']}, "
+        f"β_LB = β_VC = (1 − ρ)β/(2k+1) = {k['beta_LB']:.3g}) = {count_text(free.n)} — ×{payload['saving_over_paper']:.4g} "
+        f"below the paper, ×{payload['saving_over_tight']:.3g} below tight",
+        f"    m = max(Lemma 7.1 term with SUBSTITUTE c = 1/40: {free.m_labelboost}, M_A = {free.m_oracle}) = {free.m}; "
+        f"derived guarantee at n: ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.3g}: "
+        f"{'holds' if free.holds else 'FAILS'}; error ≤ 20(k+1)τ = {c['error_bound']:.6g}, "
+        f"failure ≤ {c['failure_bound']:.6g}",
+    ]
     return payload, text
 
 
@@ -74,31 +103,45 @@ def sample_report(sample: SampleComplexity) -> tuple[dict[str, Any], list[str]]:
     Lemma 6.12's chain at the paper's n (derived once for both)."""
     chain = _chain(sample)
     failing = [f"{step['statement']} {step['claim']}" for step in chain["steps"] if not step["holds"]]
-    text = [f"  LabelBoost term c·(kv/α)·ln(320k²/(αβ)) with SUBSTITUTE c = 1: {sample.m_labelboost}",
-            f"  M_A = {sample.m_oracle}",
-            f"  active sample m = max(M_A, LabelBoost term) = {sample.m} (Theorem 7.2)",
-            f"  n (paper: Algorithm 2 line 2 at the run's ε, δ) = {count_text(sample.n_paper)}",
-            f"  n (tight: optimal composition, exact amplification, same m and oracles) = {count_text(sample.n_tight)} "
-            f"— sample saving ×{sample.saving:.3g}",
-            *(f"  derived guarantee, {name}: ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.3g} against the claim "
-              f"({upper_float(enclose(sample.claim[0])):.6g}, {upper_float(enclose(sample.claim[1])):.3g}): "
-              f"{'holds' if g.meets(*sample.claim).holds else 'FAILS'}"
-              for name, g in (("paper at n_paper", sample.paper), ("tight at n_tight", sample.tight))),
-            f"  Lemma 6.12's chain at n_paper: {len(chain['steps'])} steps, "
-            + ("all hold" if not failing else f"FAILS at {'; '.join(failing)}") + f" ({chain['command']})"]
+    text = [
+        f"  LabelBoost term c·(kv/α)·ln(320k²/(αβ)) with SUBSTITUTE c = 1: {sample.m_labelboost}",
+        f"  M_A = {sample.m_oracle}",
+        f"  active sample m = max(M_A, LabelBoost term) = {sample.m} (Theorem 7.2)",
+        f"  n (paper: Algorithm 2 line 2 at the run's ε, δ) = {count_text(sample.n_paper)}",
+        f"  n (tight: optimal composition, exact amplification, same m and oracles) = {count_text(sample.n_tight)} "
+        f"— sample saving ×{sample.saving:.3g}",
+        *(
+            f"  derived guarantee, {name}: ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.3g} against the claim "
+            f"({upper_float(enclose(sample.claim[0])):.6g}, {upper_float(enclose(sample.claim[1])):.3g}): "
+            f"{'holds' if g.meets(*sample.claim).holds else 'FAILS'}"
+            for name, g in (("paper at n_paper", sample.paper), ("tight at n_tight", sample.tight))
+        ),
+        f"  Lemma 6.12's chain at n_paper: {len(chain['steps'])} steps, "
+        + ("all hold" if not failing else f"FAILS at {'; '.join(failing)}")
+        + f" ({chain['command']})",
+    ]
     return {**sample.to_dict(), "paper_chain": chain}, text
 
 
-def theorem_5_1(k: int, vc: int, alpha: Any, beta: Any, epsilon: Any, delta: Any, *,
-                oracle_m: int | None = None, component_class: str | None = None,
-                domain_size: int | None = None) -> dict[str, Any]:
+def theorem_5_1(
+    k: int,
+    vc: int,
+    alpha: Any,
+    beta: Any,
+    epsilon: Any,
+    delta: Any,
+    *,
+    oracle_m: int | None = None,
+    component_class: str | None = None,
+    domain_size: int | None = None,
+) -> dict[str, Any]:
     """Theorem 5.1 / Corollary 7.3: M_A given (``oracle_m``), or that of the completion-score
     oracle on a grid class (``component_class`` on [0, ``domain_size``), whose k and VC
     dimension then replace ``k`` and ``vc``)."""
     from dpledger.learners.calibration import free_constants
+    from dpledger.learners.calibration.sample_size import UtilityTarget, carry_forward_sample_complexity
     from dpledger.learners.component_oracles import completion_oracle_m, largest_component_domain
     from dpledger.learners.concept_classes import make_class
-    from dpledger.learners.calibration.sample_size import UtilityTarget, carry_forward_sample_complexity
 
     if (oracle_m is None) == (component_class is None):
         raise ValueError("give exactly one of oracle_m (M_A of your oracles) and component_class")
@@ -109,30 +152,47 @@ def theorem_5_1(k: int, vc: int, alpha: Any, beta: Any, epsilon: Any, delta: Any
         concept = make_class(component_class, domain_size)
         k, vc = concept.k, concept.vc_dimension
         candidates = largest_component_domain(concept)
-        description = (f"completion-score oracle (exponential mechanism, ε_A = 4) on {component_class} over "
-                       f"[0, {domain_size}): |Y_i| ≤ {candidates}, M_A = ⌈2 ln(|Y_i|/β_A)/(ε_A τ)⌉")
+        description = (
+            f"completion-score oracle (exponential mechanism, ε_A = 4) on {component_class} over "
+            f"[0, {domain_size}): |Y_i| ≤ {candidates}, M_A = ⌈2 ln(|Y_i|/β_A)/(ε_A τ)⌉"
+        )
     elif isinstance(oracle_m, bool) or not isinstance(oracle_m, int) or oracle_m < 1:
         raise ValueError(f"oracle_m must be an integer ≥ 1, got {oracle_m!r}")
     run = UtilityTarget.of("Theorem 5.1", k, vc, alpha, beta, epsilon, delta)
-    m_oracle = (oracle_m if component_class is None
-                else completion_oracle_m(candidates, run.tau, run.beta_oracle))
+    m_oracle = (
+        oracle_m if component_class is None else completion_oracle_m(candidates, run.tau, run.beta_oracle)
+    )
     sample = carry_forward_sample_complexity(run, lambda n: m_oracle)
     sample_json, sample_lines = sample_report(sample)
     free_json: dict[str, Any] | None = None
-    free_lines = ["  n (free constants): not computed — with a given M_A the oracle's dependence on ε_A, τ, β_A is unknown "
-                  "(use --class)"]
+    free_lines = [
+        "  n (free constants): not computed — with a given M_A the oracle's dependence on ε_A, τ, β_A is unknown "
+        "(use --class)"
+    ]
     if component_class is not None:
-        free_json, free_lines = free_report(free_constants.theorem_5_1(run, candidates), sample.n_paper, sample.n_tight)
-    payload = {"statement": "Theorem 5.1", "hypotheses": list(HYPOTHESES["Theorem 5.1"]), "oracle": description,
-               **sample_json, "free": free_json}
-    text = [f"Theorem 5.1 (CarryForwardLearner): k = {k}, v = {vc}, α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
-            "  choices (Algorithm 2 line 3): τ = α/(40k), β_A = β/(4k), ε_A = 4, δ_A = δ/(16ek)",
-            f"  oracle: {description}", *sample_lines, *free_lines]
+        free_json, free_lines = free_report(
+            free_constants.theorem_5_1(run, candidates), sample.n_paper, sample.n_tight
+        )
+    payload = {
+        "statement": "Theorem 5.1",
+        "hypotheses": list(HYPOTHESES["Theorem 5.1"]),
+        "oracle": description,
+        **sample_json,
+        "free": free_json,
+    }
+    text = [
+        f"Theorem 5.1 (CarryForwardLearner): k = {k}, v = {vc}, α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
+        "  choices (Algorithm 2 line 3): τ = α/(40k), β_A = β/(4k), ε_A = 4, δ_A = δ/(16ek)",
+        f"  oracle: {description}",
+        *sample_lines,
+        *free_lines,
+    ]
     return {"payload": payload, "text": "\n".join(text)}
 
 
-def halfspace_theorem(statement: str, oracle: str, dimension: int, grid: int, alpha: Any, beta: Any,
-                      epsilon: Any, delta: Any) -> dict[str, Any]:
+def halfspace_theorem(
+    statement: str, oracle: str, dimension: int, grid: int, alpha: Any, beta: Any, epsilon: Any, delta: Any
+) -> dict[str, Any]:
     """Theorem 8.5 with ``oracle`` (Theorem 8.8: qcopt; 8.14: ipconcave)."""
     from dpledger.learners.calibration.halfspaces import ORACLES, THEOREM_OF_ORACLE, theorem_8_5
 
@@ -142,16 +202,24 @@ def halfspace_theorem(statement: str, oracle: str, dimension: int, grid: int, al
     result = theorem_8_5(oracle, dimension, grid, alpha, beta, epsilon, delta)
     o, sample = result.oracle, result.result
     sample_json, sample_lines = sample_report(sample)
-    payload = {"statement": statement, "hypotheses": list(HYPOTHESES[statement]), **result.to_dict(), **sample_json}
-    details = (f"E = {o.loss:.6g}" if o.loss is not None
-               else f"t = {o.blocks} blocks × r = {o.block_size} per block")
-    text = [f"{statement} (halfspaces over [[±{grid}]]^{dimension}, k = {dimension + 1}) with {ORACLES[oracle]}:",
-            f"  α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
-            "  proof of Theorem 8.5: perturb (β_GP = β/2), run Algorithm 2 at (α/2, β/2, ε, δ/2): τ = α/(80k), "
-            "β_A = β/(8k), ε_A = 4, δ_A = δ/(32ek)",
-            f"  domains on the perturbed grid at the final n: ln N ≤ {o.ln_domain:.6g}, log* N ≤ {o.log_star}; {details}",
-            *sample_lines,
-            f"  ({sample.rounds} rounds of the (m, n) fixed point: N grows with n through the perturbation)"]
+    payload = {
+        "statement": statement,
+        "hypotheses": list(HYPOTHESES[statement]),
+        **result.to_dict(),
+        **sample_json,
+    }
+    details = (
+        f"E = {o.loss:.6g}" if o.loss is not None else f"t = {o.blocks} blocks × r = {o.block_size} per block"
+    )
+    text = [
+        f"{statement} (halfspaces over [[±{grid}]]^{dimension}, k = {dimension + 1}) with {ORACLES[oracle]}:",
+        f"  α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
+        "  proof of Theorem 8.5: perturb (β_GP = β/2), run Algorithm 2 at (α/2, β/2, ε, δ/2): τ = α/(80k), "
+        "β_A = β/(8k), ε_A = 4, δ_A = δ/(32ek)",
+        f"  domains on the perturbed grid at the final n: ln N ≤ {o.ln_domain:.6g}, log* N ≤ {o.log_star}; {details}",
+        *sample_lines,
+        f"  ({sample.rounds} rounds of the (m, n) fixed point: N grows with n through the perturbation)",
+    ]
     return {"payload": payload, "text": "\n".join(text)}
 
 
@@ -174,18 +242,31 @@ def _agnostic_privacy(result: Any, epsilon: Any, delta: Any) -> dict[str, Any]:
         steps = p["T"]
         paper = result.accounting == "paper"
         ratio = (paper_step_ratio if paper else tight_step_ratio)(eps, dlt, steps)
-        step = Gaussian(sigma=1, delta=dlt / (2 * steps), sensitivity=ratio,
-                        calibration="classical" if paper else "analytic")
-        release = Composition((step,), method="advanced" if paper else "optimal", target_delta=dlt, repeat=steps)
+        step = Gaussian(
+            sigma=1,
+            delta=dlt / (2 * steps),
+            sensitivity=ratio,
+            calibration="classical" if paper else "analytic",
+        )
+        release = Composition(
+            (step,), method="advanced" if paper else "optimal", target_delta=dlt, repeat=steps
+        )
     else:
         classical = p["gaussian_rule"].startswith("classic")
-        release = Gaussian(sigma=Fraction(p["sigma_over_sensitivity"]), delta=dlt,
-                           calibration="classical" if classical else "analytic")
+        release = Gaussian(
+            sigma=Fraction(p["sigma_over_sensitivity"]),
+            delta=dlt,
+            calibration="classical" if classical else "analytic",
+        )
     selection = ExponentialMechanism(eps, p.get("candidates", p.get("guesses", 1)))
     noise = account(release).guarantee
     guarantee = account(ParallelComposition((release, selection))).guarantee
-    return {"epsilon": guarantee.epsilon_upper, "delta": guarantee.delta_upper, "holds": guarantee.meets(eps, dlt).holds,
-            "gaussian_releases": {"epsilon": noise.epsilon_upper, "delta": noise.delta_upper}}
+    return {
+        "epsilon": guarantee.epsilon_upper,
+        "delta": guarantee.delta_upper,
+        "holds": guarantee.meets(eps, dlt).holds,
+        "gaussian_releases": {"epsilon": noise.epsilon_upper, "delta": noise.delta_upper},
+    }
 
 
 def _shown(value: float | str) -> str:
@@ -193,36 +274,65 @@ def _shown(value: float | str) -> str:
     return value if isinstance(value, str) else f"{value:.6g}"
 
 
-def agnostic_theorem(statement: str, dimension: int, degree: int | None, alpha: Any, beta: Any, epsilon: Any,
-                     delta: Any) -> dict[str, Any]:
+def agnostic_theorem(
+    statement: str, dimension: int, degree: int | None, alpha: Any, beta: Any, epsilon: Any, delta: Any
+) -> dict[str, Any]:
     """Theorems 2.1, 3.1, 4.1 of seed 002: the as-implemented sample-size chain under the paper's
     noise accounting and under the certified one (:func:`dpledger.learners.calibration.agnostic_sample_size.sample_size`)."""
-    from dpledger.learners.calibration.agnostic_sample_size import HYPOTHESES as AGNOSTIC_HYPOTHESES, sample_size
+    from dpledger.learners.calibration.agnostic_sample_size import HYPOTHESES as AGNOSTIC_HYPOTHESES
+    from dpledger.learners.calibration.agnostic_sample_size import sample_size
 
-    results = {accounting: sample_size(statement, alpha=alpha, beta=beta, epsilon=epsilon, delta=delta,
-                                       dim=dimension, degree=degree, accounting=accounting)
-               for accounting in ("paper", "tight")}
+    results = {
+        accounting: sample_size(
+            statement,
+            alpha=alpha,
+            beta=beta,
+            epsilon=epsilon,
+            delta=delta,
+            dim=dimension,
+            degree=degree,
+            accounting=accounting,
+        )
+        for accounting in ("paper", "tight")
+    }
     paper, tight = results["paper"], results["tight"]
     guarantees = {accounting: _agnostic_privacy(r, epsilon, delta) for accounting, r in results.items()}
-    payload = {"statement": statement, "seed": "002", "hypotheses": list(AGNOSTIC_HYPOTHESES[statement]),
-               "paper": paper.to_dict(), "tight": tight.to_dict(), "n_paper": paper.n, "n_tight": tight.n,
-               "guarantee_paper": guarantees["paper"], "guarantee_tight": guarantees["tight"],
-               "sample_saving": paper.n / tight.n,
-               "note": "the seed lost its sample-size formulas: the chain is built from the learner as implemented, "
-                       "every constant not in the seed is listed under substitutes"}
+    payload = {
+        "statement": statement,
+        "seed": "002",
+        "hypotheses": list(AGNOSTIC_HYPOTHESES[statement]),
+        "paper": paper.to_dict(),
+        "tight": tight.to_dict(),
+        "n_paper": paper.n,
+        "n_tight": tight.n,
+        "guarantee_paper": guarantees["paper"],
+        "guarantee_tight": guarantees["tight"],
+        "sample_saving": paper.n / tight.n,
+        "note": "the seed lost its sample-size formulas: the chain is built from the learner as implemented, "
+        "every constant not in the seed is listed under substitutes",
+    }
     degree_text = f", D = {paper.target['degree']}" if paper.target["degree"] is not None else ""
-    text = [f"{statement} (seed 002), d = {dimension}{degree_text}: α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
-            "  (the seed lost its sample-size formulas; this chain is the learner as implemented, substitutes below)",
-            f"  {'term':<34} {'paper':>14} {'tight':>14}"]
+    text = [
+        f"{statement} (seed 002), d = {dimension}{degree_text}: α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
+        "  (the seed lost its sample-size formulas; this chain is the learner as implemented, substitutes below)",
+        f"  {'term':<34} {'paper':>14} {'tight':>14}",
+    ]
     for term in paper.terms:
-        text.append(f"  {term.name:<34} {count_text(term.value):>14} {count_text(tight.term(term.name).value):>14}")
-    text += [f"  {'n':<34} {count_text(paper.n):>14} {count_text(tight.n):>14}   saving ×{paper.n / tight.n:.3g}",
-             f"  σ/Δ: paper {_shown(paper.parameters['sigma_over_sensitivity'])}, tight "
-             f"{_shown(tight.parameters['sigma_over_sensitivity'])}",
-             *(f"  derived guarantee, {name}: Gaussian releases ε ≤ {g['gaussian_releases']['epsilon']:.6g}, "
-               f"δ ≤ {g['gaussian_releases']['delta']:.3g}; with the ε-DP selection on its own block ε ≤ "
-               f"{g['epsilon']:.6g}, δ ≤ {g['delta']:.3g} against ({epsilon}, {delta}): "
-               f"{'holds' if g['holds'] else 'FAILS'}" for name, g in guarantees.items()),
-             "  substitutes:"]
+        text.append(
+            f"  {term.name:<34} {count_text(term.value):>14} {count_text(tight.term(term.name).value):>14}"
+        )
+    text += [
+        f"  {'n':<34} {count_text(paper.n):>14} {count_text(tight.n):>14}   saving ×{paper.n / tight.n:.3g}",
+        f"  σ/Δ: paper {_shown(paper.parameters['sigma_over_sensitivity'])}, tight "
+        f"{_shown(tight.parameters['sigma_over_sensitivity'])}",
+        *(
+            f"  derived guarantee, {name}: Gaussian releases ε ≤ {g['gaussian_releases']['epsilon']:.6g}, "
+            f"δ ≤ {g['gaussian_releases']['delta']:.3g}; with the ε-DP selection on its own block ε ≤ "
+            f"{g['epsilon']:.6g}, δ ≤ {g['delta']:.3g} against ({epsilon}, {delta}): "
+            f"{'holds' if g['holds'] else 'FAILS'}"
+            for name, g in guarantees.items()
+        ),
+        "  substitutes:",
+    ]
     text += [f"    - {item}" for item in dict.fromkeys(paper.substitutes + tight.substitutes)]
     return {"payload": payload, "text": "\n".join(text)}

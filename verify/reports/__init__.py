@@ -2,6 +2,7 @@
 parameters, fixed seeds, no timestamps). Each figure comes from a service function
 (:mod:`dpledger.verify.service`) or the library; a report names the command line that reproduces
 it (:mod:`.commands`)."""
+
 from __future__ import annotations
 
 import os
@@ -19,11 +20,27 @@ def provenance(command: str) -> str:
 
 def write_reports(out: Path) -> list[Path]:
     """Write every report into ``out`` and the index ``out/README.md``; returns the paths."""
-    from dpledger.verify.reports import (agnostic_benchmark, audits, calibration, calibration_agnostic,
-                                         calibration_agnostic_sample, calibration_theorems, proofs, runs)
+    from dpledger.verify.reports import (
+        agnostic_benchmark,
+        audits,
+        calibration,
+        calibration_agnostic,
+        calibration_agnostic_sample,
+        calibration_theorems,
+        proofs,
+        runs,
+    )
 
-    writers = [calibration.write, calibration_theorems.write, calibration_agnostic.write,
-               calibration_agnostic_sample.write, agnostic_benchmark.write, runs.write, audits.write, proofs.write]
+    writers = [
+        calibration.write,
+        calibration_theorems.write,
+        calibration_agnostic.write,
+        calibration_agnostic_sample.write,
+        agnostic_benchmark.write,
+        runs.write,
+        audits.write,
+        proofs.write,
+    ]
     out.mkdir(parents=True, exist_ok=True)
     advance = progress(len(writers), "dpledger report")
     written: list[Path] = []

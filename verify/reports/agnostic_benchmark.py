@@ -4,6 +4,7 @@
 (median of the seeds) for each learner beside its non-private version, scikit-learn and
 diffprivlib, fit times, and one figure per scenario. No learner is run here: the benchmark needs
 diffprivlib, which lives in the benchmark's own environment."""
+
 from __future__ import annotations
 
 import json
@@ -27,7 +28,11 @@ GOALS = {"improper": 0.02, "proper": 0.02, "semi-agnostic": 0.03}
 SPEED_GOALS = {"improper": 0.3, "proper": 0.5}
 TIE = 0.005
 """Issue 19 (3): under random noise, at n ≥ 20 000 and ε ≥ 0.5, no learner worse than diffprivlib by more."""
-NOISE_NAMES = {"random": "random flips", "adversarial": "far one-sided flips", "two-sided": "far two-sided flips"}
+NOISE_NAMES = {
+    "random": "random flips",
+    "adversarial": "far one-sided flips",
+    "two-sided": "far two-sided flips",
+}
 
 
 Cells = dict[tuple[str, str, int, str, Any], list[float]]
@@ -72,7 +77,9 @@ def load(paths: list[Path]) -> dict[str, Any]:
             continue
         for key in ("dim", "noise", "delta", "test_n"):
             if results[key] != merged[key]:
-                raise ValueError(f"{path.name}: {key} = {results[key]} differs from {merged[key]} in the other results")
+                raise ValueError(
+                    f"{path.name}: {key} = {results[key]} differs from {merged[key]} in the other results"
+                )
         merged["rows"] += results["rows"]
         merged["missing"].update(results["missing"])
     return merged
@@ -90,37 +97,64 @@ def goal_lines(results: dict[str, Any]) -> list[str]:
     """The issue's goals (4) and (3), each with its verdict."""
     cells, seconds = _cells(results), _cells(results, "seconds")
     marginals, noises, sizes, epsilons = _axes(results)
-    lines = [f"## Goals (median of {seed_counts(results).get('gaussian', 0)} seeds)", "",
-             f"Accuracy at n = {GOAL_N:,}, ε = {GOAL_EPSILON:g}, Gaussian marginal (error − OPT; goal in brackets):", "",
-             "| learner | " + " | ".join(NOISE_NAMES[m] for m in noises) + " | verdict |", "|---" * (len(noises) + 2) + "|"]
+    lines = [
+        f"## Goals (median of {seed_counts(results).get('gaussian', 0)} seeds)",
+        "",
+        f"Accuracy at n = {GOAL_N:,}, ε = {GOAL_EPSILON:g}, Gaussian marginal (error − OPT; goal in brackets):",
+        "",
+        "| learner | " + " | ".join(NOISE_NAMES[m] for m in noises) + " | verdict |",
+        "|---" * (len(noises) + 2) + "|",
+    ]
     for name in LEARNERS:
         values = [_median(cells, ("gaussian", m, GOAL_N, name, GOAL_EPSILON)) for m in noises]
         met = all(v is not None and v <= GOALS[name] for v in values)
-        lines.append(f"| {name} (≤ {GOALS[name]}) | " + " | ".join(_fmt(v) for v in values) + f" | {'met' if met else 'NOT met'} |")
-    lines += ["", f"Fit time at n = {GOAL_N:,}, d = {results['dim']}, ε = {GOAL_EPSILON:g} (median user CPU seconds over "
-              "every Gaussian scenario and seed; one BLAS thread per fit; the machine was shared by other jobs):", "",
-              "| method | user CPU s | goal |", "|---|---|---|"]
+        lines.append(
+            f"| {name} (≤ {GOALS[name]}) | "
+            + " | ".join(_fmt(v) for v in values)
+            + f" | {'met' if met else 'NOT met'} |"
+        )
+    lines += [
+        "",
+        f"Fit time at n = {GOAL_N:,}, d = {results['dim']}, ε = {GOAL_EPSILON:g} (median user CPU seconds over "
+        "every Gaussian scenario and seed; one BLAS thread per fit; the machine was shared by other jobs):",
+        "",
+        "| method | user CPU s | goal |",
+        "|---|---|---|",
+    ]
     for name in (*LEARNERS, PRIVATE_BASELINE, PUBLIC_BASELINE):
         eps = None if name == PUBLIC_BASELINE else GOAL_EPSILON
         values = [v for m in noises for v in seconds.get(("gaussian", m, GOAL_N, name, eps), [])]
         goal = SPEED_GOALS.get(name)
-        verdict = "" if goal is None or not values else f"< {goal} s: {'met' if np.median(values) < goal else 'NOT met'}"
+        verdict = (
+            ""
+            if goal is None or not values
+            else f"< {goal} s: {'met' if np.median(values) < goal else 'NOT met'}"
+        )
         lines.append(f"| {name} | {'—' if not values else f'{np.median(values):.3f}'} | {verdict} |")
-    lines += ["", f"Random noise against diffprivlib (issue 19 (3)): learner − diffprivlib, median test error, at n ≥ 20,000 "
-              f"and ε ≥ 0.5, worst cell over marginals, n and ε (goal ≤ {TIE}):", "",
-              "| learner | worst cell | where | cells within | cells missing the margin (gap) |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        f"Random noise against diffprivlib (issue 19 (3)): learner − diffprivlib, median test error, at n ≥ 20,000 "
+        f"and ε ≥ 0.5, worst cell over marginals, n and ε (goal ≤ {TIE}):",
+        "",
+        "| learner | worst cell | where | cells within | cells missing the margin (gap) |",
+        "|---|---|---|---|---|",
+    ]
     for name in LEARNERS:
         gaps = []
         for marginal in marginals:
             for n in (s for s in sizes if s >= 20_000):
                 for eps in (e for e in epsilons if e >= 0.5):
-                    ours, theirs = (_median(cells, (marginal, "random", n, m, eps)) for m in (name, PRIVATE_BASELINE))
+                    ours, theirs = (
+                        _median(cells, (marginal, "random", n, m, eps)) for m in (name, PRIVATE_BASELINE)
+                    )
                     if ours is not None and theirs is not None:
                         gaps.append((ours - theirs, f"{marginal}, n = {n:,}, ε = {eps:g}"))
         if gaps:
             worst = max(gaps)
             misses = "; ".join(f"{where} ({gap:+.4f})" for gap, where in gaps if gap > TIE) or "none"
-            lines.append(f"| {name} | {worst[0]:+.4f} | {worst[1]} | {sum(g <= TIE for g, _ in gaps)} of {len(gaps)} | {misses} |")
+            lines.append(
+                f"| {name} | {worst[0]:+.4f} | {worst[1]} | {sum(g <= TIE for g, _ in gaps)} of {len(gaps)} | {misses} |"
+            )
         else:
             lines.append(f"| {name} | — | diffprivlib not run | — | — |")
     return lines
@@ -130,14 +164,24 @@ def scenario_table(results: dict[str, Any], marginal: str, noise: str) -> list[s
     """Rows: method × privacy setting; columns: n. Cells: median error − OPT."""
     cells = _cells(results)
     _, _, sizes, epsilons = _axes(results)
-    lines = [f"### {marginal} marginal, {NOISE_NAMES[noise]}", "",
-             "| method | ε | " + " | ".join(f"n = {n:,}" for n in sizes) + " |", "|---" * (len(sizes) + 2) + "|"]
+    lines = [
+        f"### {marginal} marginal, {NOISE_NAMES[noise]}",
+        "",
+        "| method | ε | " + " | ".join(f"n = {n:,}" for n in sizes) + " |",
+        "|---" * (len(sizes) + 2) + "|",
+    ]
     for name in (*LEARNERS, PRIVATE_BASELINE, PUBLIC_BASELINE):
-        settings = [None] if name == PUBLIC_BASELINE else epsilons if name == PRIVATE_BASELINE else [*epsilons, None]
+        settings = (
+            [None] if name == PUBLIC_BASELINE else epsilons if name == PRIVATE_BASELINE else [*epsilons, None]
+        )
         for eps in settings:
             values = [_median(cells, (marginal, noise, n, name, eps)) for n in sizes]
             if any(v is not None for v in values):
-                lines.append(f"| {name} | {'off' if eps is None else f'{eps:g}'} | " + " | ".join(_fmt(v) for v in values) + " |")
+                lines.append(
+                    f"| {name} | {'off' if eps is None else f'{eps:g}'} | "
+                    + " | ".join(_fmt(v) for v in values)
+                    + " |"
+                )
     return lines
 
 
@@ -146,7 +190,9 @@ def scenario_figure(path: Path, results: dict[str, Any], marginal: str, noise: s
     in one colour, diffprivlib solid, scikit-learn dashed."""
     cells = _cells(results)
     _, _, sizes, epsilons = _axes(results)
-    figure, panels = plt.subplots(1, len(epsilons), figsize=(4 * len(epsilons), 3.6), sharey=True, squeeze=False)
+    figure, panels = plt.subplots(
+        1, len(epsilons), figsize=(4 * len(epsilons), 3.6), sharey=True, squeeze=False
+    )
     for axes, eps in zip(panels[0], epsilons):
         for colour, name in enumerate((*LEARNERS, PRIVATE_BASELINE)):
             for setting, style in ((eps, "-"), (None, "--")):
@@ -253,7 +299,7 @@ def why_lines(results: dict[str, Any]) -> list[str]:
         f"{v('uniform', 'random', 100_000, 'improper', None)}; diffprivlib "
         f"{v('uniform', 'random', 20_000, PRIVATE_BASELINE, 4.0)} and "
         f"{v('uniform', 'random', 100_000, PRIVATE_BASELINE, 1.0)}; Theorem D.1's basis, "
-        "`marginal=ProductMarginal(\"uniform\")`, did no better in a check at n = 20,000). Choice under random "
+        '`marginal=ProductMarginal("uniform")`, did no better in a check at n = 20,000). Choice under random '
         "noise: the semi-agnostic or the proper learner.",
         "* **Semi-agnostic learner, far one-sided flips** (Gaussian, n = 100,000, ε = 1: "
         f"{v('gaussian', 'adversarial', 100_000, 'semi-agnostic', 1.0)}; privacy off: "
@@ -270,8 +316,12 @@ def schedule_lines(results: dict[str, Any]) -> list[str]:
 
     _, _, sizes, epsilons = _axes(results)
     dim = results["dim"]
-    lines = [f"Semi-agnostic block schedule at its defaults (J runs × T gradient steps; d = {dim}, δ = {results['delta']:g}):",
-             "", "| n | " + " | ".join(f"ε = {e:g}" for e in epsilons) + " |", "|---" * (len(epsilons) + 1) + "|"]
+    lines = [
+        f"Semi-agnostic block schedule at its defaults (J runs × T gradient steps; d = {dim}, δ = {results['delta']:g}):",
+        "",
+        "| n | " + " | ".join(f"ε = {e:g}" for e in epsilons) + " |",
+        "|---" * (len(epsilons) + 1) + "|",
+    ]
     for n in sizes:
         cells = [PrivateSemiAgnosticLearner(e, results["delta"]).planned_schedule(n, dim) for e in epsilons]
         lines.append(f"| {n:,} | " + " | ".join(f"{j} × {t}" for j, t in cells) + " |")
@@ -284,19 +334,41 @@ def write(out: Path, results_folder: Path = RESULTS) -> tuple[list[Path], str]:
     marginals, noises, sizes, epsilons = _axes(results)
     seeds = ", ".join(f"{marginal} {count}" for marginal, count in seed_counts(results).items())
     paths: list[Path] = [out / "agnostic_benchmark.md"]
-    lines = [f"# {TITLE}", "", provenance("dpledger report"), "",
-             f"From `benchmarks/results/agnostic_grid_*.json`, written by `benchmarks/bench_agnostic.py` (its docstring "
-             f"gives the commands and the environment: scikit-learn 1.7.2 and diffprivlib 0.6.6 in their own venv). "
-             f"d = {results['dim']}, {results['noise']:g} label noise, δ = {results['delta']:g}, n ∈ "
-             f"{{{', '.join(f'{n:,}' for n in sizes)}}} (the non-Gaussian marginals from n = 20,000), ε ∈ "
-             f"{{{', '.join(f'{e:g}' for e in epsilons)}}}, seeds per marginal: {seeds}; a fresh test set of "
-             f"{results['test_n']:,} points per seed. Error rates are measured, not bounds; every number is a median "
-             "over the seeds.", "",
-             *summary_lines(results), "", *READING, "", *why_lines(results), "", *schedule_lines(results), "", "## Error − OPT per scenario", ""]
+    lines = [
+        f"# {TITLE}",
+        "",
+        provenance("dpledger report"),
+        "",
+        f"From `benchmarks/results/agnostic_grid_*.json`, written by `benchmarks/bench_agnostic.py` (its docstring "
+        f"gives the commands and the environment: scikit-learn 1.7.2 and diffprivlib 0.6.6 in their own venv). "
+        f"d = {results['dim']}, {results['noise']:g} label noise, δ = {results['delta']:g}, n ∈ "
+        f"{{{', '.join(f'{n:,}' for n in sizes)}}} (the non-Gaussian marginals from n = 20,000), ε ∈ "
+        f"{{{', '.join(f'{e:g}' for e in epsilons)}}}, seeds per marginal: {seeds}; a fresh test set of "
+        f"{results['test_n']:,} points per seed. Error rates are measured, not bounds; every number is a median "
+        "over the seeds.",
+        "",
+        *summary_lines(results),
+        "",
+        *READING,
+        "",
+        *why_lines(results),
+        "",
+        *schedule_lines(results),
+        "",
+        "## Error − OPT per scenario",
+        "",
+    ]
     for marginal in marginals:
         for noise in noises:
-            figure = scenario_figure(out / f"agnostic_benchmark_{marginal}_{noise}.png", results, marginal, noise)
+            figure = scenario_figure(
+                out / f"agnostic_benchmark_{marginal}_{noise}.png", results, marginal, noise
+            )
             paths.append(figure)
-            lines += [*scenario_table(results, marginal, noise), "", f"![{marginal}, {noise}]({figure.name})", ""]
+            lines += [
+                *scenario_table(results, marginal, noise),
+                "",
+                f"![{marginal}, {noise}]({figure.name})",
+                "",
+            ]
     paths[0].write_text("\n".join(lines) + "\n")
     return paths, TITLE

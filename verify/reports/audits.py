@@ -3,6 +3,7 @@ CarryForwardLearner's macro-block, Lemma 6.2), a short Monte Carlo catalog run, 
 StatDP's and DP-Sniper's suites side by side with DP-Sniper's published bounds, from the committed
 results of ``benchmarks/bench_audit_suites.py`` (10⁵, 10⁶ and 10⁷ runs, false alarms over repeated
 audits), and the ``audit suites`` command rerun at 10⁵ runs."""
+
 from __future__ import annotations
 
 import json
@@ -16,17 +17,45 @@ from dpledger.verify.reports.commands import Command
 from dpledger.verify.service import audit
 
 TITLE = "Exact and Monte Carlo audits"
-LABELBOOST = [Command(("audit", "labelboost", "--class", "intervals", "--domain-size", "4", "--labeled", "2",
-                       "--unlabeled", "2", "--release", release), audit.labelboost,
-                      {"class_name": "intervals", "domain_size": 4, "labeled": 2, "unlabeled": 2, "release": release})
-              for release in ("carrier", "weights", "continuation", "hypothesis")]
-BLOCKS = [Command(("audit", "macro-block", "--class", "intervals", "--domain-size", "4", "--m", "2", "--block", block),
-                  audit.macro_block, {"concept": "intervals", "domain_size": 4, "m": 2, "block": block})
-          for block in ("macro", "init", "oracle")]
-CATALOG = Command(("audit", "catalog", "--samples", "20000", "--seed", "0", "--workers", "2"), audit.catalog,
-                  {"samples": 20000, "seed": 0, "workers": 2})
-SUITES = Command(("audit", "suites", "--samples", "100000", "--seed", "0", "--workers", "2"), audit.suites,
-                 {"samples": 100000, "seed": 0, "workers": 2})
+LABELBOOST = [
+    Command(
+        (
+            "audit",
+            "labelboost",
+            "--class",
+            "intervals",
+            "--domain-size",
+            "4",
+            "--labeled",
+            "2",
+            "--unlabeled",
+            "2",
+            "--release",
+            release,
+        ),
+        audit.labelboost,
+        {"class_name": "intervals", "domain_size": 4, "labeled": 2, "unlabeled": 2, "release": release},
+    )
+    for release in ("carrier", "weights", "continuation", "hypothesis")
+]
+BLOCKS = [
+    Command(
+        ("audit", "macro-block", "--class", "intervals", "--domain-size", "4", "--m", "2", "--block", block),
+        audit.macro_block,
+        {"concept": "intervals", "domain_size": 4, "m": 2, "block": block},
+    )
+    for block in ("macro", "init", "oracle")
+]
+CATALOG = Command(
+    ("audit", "catalog", "--samples", "20000", "--seed", "0", "--workers", "2"),
+    audit.catalog,
+    {"samples": 20000, "seed": 0, "workers": 2},
+)
+SUITES = Command(
+    ("audit", "suites", "--samples", "100000", "--seed", "0", "--workers", "2"),
+    audit.suites,
+    {"samples": 100000, "seed": 0, "workers": 2},
+)
 SUITES_RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "audit_suites.json"
 VERDICT = {True: "holds", False: "**violated**", None: "undecided"}
 
@@ -38,21 +67,40 @@ def _number(value: float | str | None) -> str:
 
 def write(out: Path) -> tuple[list[Path], str]:
     """Write ``audits.md``; returns its path and title."""
-    lines = [f"# {TITLE}", "", provenance("dpledger report"), "",
-             "## Exact audits (worst case over all neighbour pairs, certified)", "",
-             "| command | statement | exact ε (upper end) | bound | verdict | pairs |", "|---|---|---|---|---|---|"]
+    lines = [
+        f"# {TITLE}",
+        "",
+        provenance("dpledger report"),
+        "",
+        "## Exact audits (worst case over all neighbour pairs, certified)",
+        "",
+        "| command | statement | exact ε (upper end) | bound | verdict | pairs |",
+        "|---|---|---|---|---|---|",
+    ]
     for command in LABELBOOST + BLOCKS:
         result = command.payload()
-        lines.append(f"| `{command.line}` | {result['statement']} | {result['epsilon_exact']} | {result['bound_expr']} = "
-                     f"{result['bound']:.6g} | {VERDICT[result['holds']]} | {result['pairs']} |")
+        lines.append(
+            f"| `{command.line}` | {result['statement']} | {result['epsilon_exact']} | {result['bound_expr']} = "
+            f"{result['bound']:.6g} | {VERDICT[result['holds']]} | {result['pairs']} |"
+        )
     catalog = CATALOG.payload()
-    lines += ["", "The `hypothesis` release is covered by no lemma: ε = ∞ is the expected verdict (the seed says the "
-              "selected hypothesis is not private; see `proofs.md`, Lemma 3.17).", "",
-              "## Monte Carlo catalog (empirical lower bounds at 95% confidence)", "", f"`{CATALOG.line}`", "",
-              "| mechanism | correct | true ε | claimed ε | ε lower bound | verdict | as expected |",
-              "|---|---|---|---|---|---|---|"]
-    lines += [f"| {m['name']} | {m['correct']} | {_number(m['true_epsilon'])} | {_number(m['claimed_epsilon'])} | "
-              f"{_number(m['epsilon_lower'])} | {m['verdict']} | {m['as_expected']} |" for m in catalog["mechanisms"]]
+    lines += [
+        "",
+        "The `hypothesis` release is covered by no lemma: ε = ∞ is the expected verdict (the seed says the "
+        "selected hypothesis is not private; see `proofs.md`, Lemma 3.17).",
+        "",
+        "## Monte Carlo catalog (empirical lower bounds at 95% confidence)",
+        "",
+        f"`{CATALOG.line}`",
+        "",
+        "| mechanism | correct | true ε | claimed ε | ε lower bound | verdict | as expected |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    lines += [
+        f"| {m['name']} | {m['correct']} | {_number(m['true_epsilon'])} | {_number(m['claimed_epsilon'])} | "
+        f"{_number(m['epsilon_lower'])} | {m['verdict']} | {m['as_expected']} |"
+        for m in catalog["mechanisms"]
+    ]
     lines += ["", f"All as expected: **{catalog['all_as_expected']}**.", ""]
     lines += suites_section(SUITES_RESULTS)
     report = out / "audits.md"
@@ -71,12 +119,16 @@ def suites_section(results_file: Path) -> list[str]:
     """The suites table from ``benchmarks/bench_audit_suites.py``'s results and the ``audit suites``
     command rerun at 10⁵ runs."""
     if not results_file.exists():
-        raise ValueError(f"no suites results: run benchmarks/bench_audit_suites.py --full first ({results_file})")
+        raise ValueError(
+            f"no suites results: run benchmarks/bench_audit_suites.py --full first ({results_file})"
+        )
     rerun = SUITES.payload()
     return suites_benchmark_lines(json.loads(results_file.read_text())) + [
         f"`{SUITES.line}`, rerun now: buggy mechanisms flagged {rerun['buggy_flagged']} of {rerun['buggy']}, "
         f"correct ones flagged {rerun['correct_flagged']} of {rerun['correct']}, every bound at most the true ε: "
-        f"**{rerun['all_sound']}**.", ""]
+        f"**{rerun['all_sound']}**.",
+        "",
+    ]
 
 
 def suites_benchmark_lines(results: dict[str, Any]) -> list[str]:
@@ -85,17 +137,22 @@ def suites_benchmark_lines(results: dict[str, Any]) -> list[str]:
 
     sizes = [str(size) for size in results["sizes"]]
     powers = " | ".join(f"dpledger 10{_superscript(size)}" for size in sizes)
-    lines = ["## StatDP's and DP-Sniper's suites, side by side (95% confidence)", "",
-             "From `benchmarks/results/audit_suites.json`, written by `python benchmarks/bench_audit_suites.py --full` "
-             "(mechanisms, parameters and sources in `dpledger.verify.audit.montecarlo.suites`). Each mechanism is "
-             "audited against its claim on the input pair DP-Sniper's search found, in one stage; ⚑: flagged "
-             "(verdict not `NO VIOLATION FOUND`). The optimal-statistic limit is the bound the best event fixed in "
-             "advance would give at the same runs per input (expected hit counts); DP-Sniper's figures are its "
-             "published lower bounds (`eval_sp2021/reference-results/dd_search_reg_data.log` of "
-             "github.com/eth-sri/dp-sniper, logistic regression). Verdict at the largest size run; seconds: wall "
-             "time per size on 2 cores.", "",
-             f"| mechanism | suites | claimed ε | true ε | {powers} | optimal statistic 10⁶ | dpledger / limit "
-             "at 10⁶ | DP-Sniper (published) | verdict | seconds |", "|" + "---|" * (len(sizes) + 9)]
+    lines = [
+        "## StatDP's and DP-Sniper's suites, side by side (95% confidence)",
+        "",
+        "From `benchmarks/results/audit_suites.json`, written by `python benchmarks/bench_audit_suites.py --full` "
+        "(mechanisms, parameters and sources in `dpledger.verify.audit.montecarlo.suites`). Each mechanism is "
+        "audited against its claim on the input pair DP-Sniper's search found, in one stage; ⚑: flagged "
+        "(verdict not `NO VIOLATION FOUND`). The optimal-statistic limit is the bound the best event fixed in "
+        "advance would give at the same runs per input (expected hit counts); DP-Sniper's figures are its "
+        "published lower bounds (`eval_sp2021/reference-results/dd_search_reg_data.log` of "
+        "github.com/eth-sri/dp-sniper, logistic regression). Verdict at the largest size run; seconds: wall "
+        "time per size on 2 cores.",
+        "",
+        f"| mechanism | suites | claimed ε | true ε | {powers} | optimal statistic 10⁶ | dpledger / limit "
+        "at 10⁶ | DP-Sniper (published) | verdict | seconds |",
+        "|" + "---|" * (len(sizes) + 9),
+    ]
     notes: dict[str, int] = {}
     for m in results["mechanisms"]:
         runs = [m["runs"][size] for size in sizes]
@@ -106,26 +163,33 @@ def suites_benchmark_lines(results: dict[str, Any]) -> list[str]:
         at_limit = m["runs"].get(str(results["limit_samples"]), {}).get("epsilon_lower")
         ratio = "—" if m["limit"] is None or at_limit is None else f"{at_limit / m['limit']:.2f}"
         seconds = " / ".join(f"{run['seconds']:.1f}" for run in runs if "skipped" not in run)
-        lines.append(f"| {m['name']} | {m['suites']} | {m['claimed_epsilon']:.4g} | {m['true_epsilon']} | "
-                     + " | ".join(_bound(run) for run in runs)
-                     + f" | {limit} | {ratio} | {m['dp_sniper']} | {verdict_text({**m, 'flagged': last['flagged']})} | {seconds} |")
+        lines.append(
+            f"| {m['name']} | {m['suites']} | {m['claimed_epsilon']:.4g} | {m['true_epsilon']} | "
+            + " | ".join(_bound(run) for run in runs)
+            + f" | {limit} | {ratio} | {m['dp_sniper']} | {verdict_text({**m, 'flagged': last['flagged']})} | {seconds} |"
+        )
     lines += [""] + [f"—{number}: {note}." for note, number in notes.items()] + [""]
     for size in sizes:
         done = [m for m in results["mechanisms"] if "skipped" not in m["runs"][size]]
         buggy = [m for m in done if m["buggy"]]
         correct = [m for m in done if not m["buggy"]]
-        lines.append(f"* 10{_superscript(size)} runs per input: buggy mechanisms flagged "
-                     f"{sum(m['runs'][size]['flagged'] for m in buggy)} of {len(buggy)}; correct ones flagged "
-                     f"{sum(m['runs'][size]['flagged'] for m in correct)} of {len(correct)}.")
+        lines.append(
+            f"* 10{_superscript(size)} runs per input: buggy mechanisms flagged "
+            f"{sum(m['runs'][size]['flagged'] for m in buggy)} of {len(buggy)}; correct ones flagged "
+            f"{sum(m['runs'][size]['flagged'] for m in correct)} of {len(correct)}."
+        )
     alarms = results["false_alarms"]
     audits_run = alarms["repeats"] * len(alarms["per_mechanism"])
     per = ", ".join(f"{name} {count}" for name, count in alarms["per_mechanism"].items())
     flagged = sum(alarms["per_mechanism"].values())
     rate = stats.beta.ppf(results["confidence"], flagged + 1, audits_run - flagged) if audits_run else 1.0
-    lines += [f"* False alarms: {flagged} of {audits_run} audits of the correct mechanisms at {alarms['samples']:,} "
-              f"runs per input ({alarms['repeats']} seeds each: {per}; {alarms['seconds']:.0f} s); the rate is at "
-              f"most {rate:.2%} at {results['confidence']:.0%} confidence (Clopper–Pearson), where a sound audit "
-              f"allows 1 − confidence = {1 - results['confidence']:.0%} per audit.", ""]
+    lines += [
+        f"* False alarms: {flagged} of {audits_run} audits of the correct mechanisms at {alarms['samples']:,} "
+        f"runs per input ({alarms['repeats']} seeds each: {per}; {alarms['seconds']:.0f} s); the rate is at "
+        f"most {rate:.2%} at {results['confidence']:.0%} confidence (Clopper–Pearson), where a sound audit "
+        f"allows 1 − confidence = {1 - results['confidence']:.0%} per audit.",
+        "",
+    ]
     return lines
 
 

@@ -2,6 +2,7 @@
 :class:`Command` is a service call and the ``dpledger`` command line that makes the same call, so
 that a reader can rerun it (``tests/verify/test_report_commands.py`` parses each line with the CLI
 and checks that it calls the same service function with the same keyword arguments)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping

@@ -1,4 +1,5 @@
 """Deterministic PNG figures for reports (Agg backend, no timestamps in the metadata)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,12 +7,21 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import NullFormatter  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.ticker import NullFormatter
 
 
-def line_plot(path: Path, title: str, xlabel: str, ylabel: str, x: list[float],
-              series: dict[str, list[float]], log_x: bool = False, log_y: bool = True, paired: bool = False) -> Path:
+def line_plot(
+    path: Path,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    x: list[float],
+    series: dict[str, list[float]],
+    log_x: bool = False,
+    log_y: bool = True,
+    paired: bool = False,
+) -> Path:
     """One figure with a line per series; ``paired``: consecutive series (paper, tight) share a
     colour, the second dashed."""
     figure, axes = plt.subplots(figsize=(7, 4.5) if paired else (6, 4))
@@ -33,4 +43,3 @@ def line_plot(path: Path, title: str, xlabel: str, ylabel: str, x: list[float],
     figure.savefig(path, metadata={"Software": None})
     plt.close(figure)
     return path
-

@@ -1,6 +1,7 @@
 """A run of each learner with its derived guarantee against the claim: CarryForwardLearner
 (Theorem 5.1) and the agnostic learners of seed 002 (Theorems 2.1, 3.1, 4.1), small fixed-seed
 instances of ``dpledger run``."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,19 +12,69 @@ from dpledger.verify.service.run import SUBSTITUTES, agnostic, carry_forward
 
 TITLE = "Learner runs: derived guarantee against the claim"
 CARRY_FORWARD = [
-    Command(("run", "carry-forward", "--class", "thresholds", "--domain-size", "1024", "--n", "400000", "--seed", "1"),
-            carry_forward, {"concept": "thresholds", "domain_size": 1024, "n": 400000, "seed": 1}),
-    Command(("run", "carry-forward", "--class", "intervals", "--n", "200000", "--calibration", "tight", "--seed", "4"),
-            carry_forward, {"concept": "intervals", "n": 200000, "calibration": "tight", "seed": 4}),
-    Command(("run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", "300", "--seed", "4"),
-            carry_forward, {"concept": "intervals", "n": 200000, "m": 300, "seed": 4}),
+    Command(
+        (
+            "run",
+            "carry-forward",
+            "--class",
+            "thresholds",
+            "--domain-size",
+            "1024",
+            "--n",
+            "400000",
+            "--seed",
+            "1",
+        ),
+        carry_forward,
+        {"concept": "thresholds", "domain_size": 1024, "n": 400000, "seed": 1},
+    ),
+    Command(
+        (
+            "run",
+            "carry-forward",
+            "--class",
+            "intervals",
+            "--n",
+            "200000",
+            "--calibration",
+            "tight",
+            "--seed",
+            "4",
+        ),
+        carry_forward,
+        {"concept": "intervals", "n": 200000, "calibration": "tight", "seed": 4},
+    ),
+    Command(
+        ("run", "carry-forward", "--class", "intervals", "--n", "200000", "--m", "300", "--seed", "4"),
+        carry_forward,
+        {"concept": "intervals", "n": 200000, "m": 300, "seed": 4},
+    ),
 ]
 """m from Algorithm 2's formula, from the tight certified calibration, and a user m too large for the
 target (the accountant must report that the claim fails)."""
-AGNOSTIC = [Command(("run", "agnostic", "--algorithm", algorithm, "--dim", "3", "--n", "2000", "--epsilon", "1",
-                     "--delta", "1e-5", "--seed", "1"), agnostic,
-                    {"algorithm": algorithm, "dim": 3, "n": 2000, "epsilon": "1", "delta": "1e-5", "seed": 1})
-            for algorithm in ("improper", "proper", "semi-agnostic")]
+AGNOSTIC = [
+    Command(
+        (
+            "run",
+            "agnostic",
+            "--algorithm",
+            algorithm,
+            "--dim",
+            "3",
+            "--n",
+            "2000",
+            "--epsilon",
+            "1",
+            "--delta",
+            "1e-5",
+            "--seed",
+            "1",
+        ),
+        agnostic,
+        {"algorithm": algorithm, "dim": 3, "n": 2000, "epsilon": "1", "delta": "1e-5", "seed": 1},
+    )
+    for algorithm in ("improper", "proper", "semi-agnostic")
+]
 
 
 def _verdict(holds: bool) -> str:
@@ -33,34 +84,65 @@ def _verdict(holds: bool) -> str:
 
 def write(out: Path) -> tuple[list[Path], str]:
     """Write ``learner_runs.md``; returns its path and title."""
-    lines = [f"# {TITLE}", "", provenance("dpledger report"), "",
-             "Each row is the `--json` output of the command shown; ε and δ are certified upper bounds the accountant "
-             "derives from the trace the run left, never the claim.", "",
-             "## CarryForwardLearner (seed 000, Theorem 5.1)", "",
-             "| command | n | m | test error | derived ε | derived δ | claimed (ε, δ) | claim |",
-             "|---|---|---|---|---|---|---|---|"]
-    telemetry = ["", "Rounds (Lemma 7.1 telemetry: LabelBoost disagreement against 2τ):", "",
-                 "| command | round | oracle τ̂ | LabelBoost disagreement | 2τ |", "|---|---|---|---|---|"]
+    lines = [
+        f"# {TITLE}",
+        "",
+        provenance("dpledger report"),
+        "",
+        "Each row is the `--json` output of the command shown; ε and δ are certified upper bounds the accountant "
+        "derives from the trace the run left, never the claim.",
+        "",
+        "## CarryForwardLearner (seed 000, Theorem 5.1)",
+        "",
+        "| command | n | m | test error | derived ε | derived δ | claimed (ε, δ) | claim |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    telemetry = [
+        "",
+        "Rounds (Lemma 7.1 telemetry: LabelBoost disagreement against 2τ):",
+        "",
+        "| command | round | oracle τ̂ | LabelBoost disagreement | 2τ |",
+        "|---|---|---|---|---|",
+    ]
     for command in CARRY_FORWARD:
         cf = command.payload()
         g = cf["guarantee"]
-        lines.append(f"| `{command.line}` | {cf['n']} | {cf['m']} | {cf['test_error']:.4g} | {g['epsilon']:.6g} | "
-                     f"{g['delta']:.6g} | ({cf['claimed']['epsilon']:g}, {cf['claimed']['delta']:g}) | "
-                     f"{_verdict(cf['holds'])} |")
-        telemetry += [f"| `{command.line}` | {r['round']} | {r['oracle_disagreement']:.4g} | "
-                      f"{r['labelboost_disagreement']:.4g} | {r['two_tau']:.4g} |" for r in cf["rounds"]]
-    lines += ["", "The last run fixes m = 300, above what (ε, δ) = (1, 1e-6) allows at this n: the derived guarantee "
-              "exceeds the claim and the report says so.", *telemetry]
-    lines += ["", "## Agnostic halfspace learners (seed 002)", "",
-              "| command | statement | test error | OPT | privacy off | derived ε | derived δ | claimed (ε, δ) | claim |",
-              "|---|---|---|---|---|---|---|---|---|"]
+        lines.append(
+            f"| `{command.line}` | {cf['n']} | {cf['m']} | {cf['test_error']:.4g} | {g['epsilon']:.6g} | "
+            f"{g['delta']:.6g} | ({cf['claimed']['epsilon']:g}, {cf['claimed']['delta']:g}) | "
+            f"{_verdict(cf['holds'])} |"
+        )
+        telemetry += [
+            f"| `{command.line}` | {r['round']} | {r['oracle_disagreement']:.4g} | "
+            f"{r['labelboost_disagreement']:.4g} | {r['two_tau']:.4g} |"
+            for r in cf["rounds"]
+        ]
+    lines += [
+        "",
+        "The last run fixes m = 300, above what (ε, δ) = (1, 1e-6) allows at this n: the derived guarantee "
+        "exceeds the claim and the report says so.",
+        *telemetry,
+    ]
+    lines += [
+        "",
+        "## Agnostic halfspace learners (seed 002)",
+        "",
+        "| command | statement | test error | OPT | privacy off | derived ε | derived δ | claimed (ε, δ) | claim |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for command in AGNOSTIC:
         run = command.payload()
         g = run["guarantee"]
-        lines.append(f"| `{command.line}` | {run['statement']} | {run['test_error']:.4f} | {run['opt_error']:.4f} | "
-                     f"{run['nonprivate_error']:.4f} | {g['epsilon']:.6g} | {g['delta']:.6g} | "
-                     f"({run['claimed']['epsilon']}, {run['claimed']['delta']}) | {_verdict(run['holds'])} |")
-    lines += ["", "Substitutes (named in the code): " + "; ".join(f"{k}: {v}" for k, v in SUBSTITUTES.items()), ""]
+        lines.append(
+            f"| `{command.line}` | {run['statement']} | {run['test_error']:.4f} | {run['opt_error']:.4f} | "
+            f"{run['nonprivate_error']:.4f} | {g['epsilon']:.6g} | {g['delta']:.6g} | "
+            f"({run['claimed']['epsilon']}, {run['claimed']['delta']}) | {_verdict(run['holds'])} |"
+        )
+    lines += [
+        "",
+        "Substitutes (named in the code): " + "; ".join(f"{k}: {v}" for k, v in SUBSTITUTES.items()),
+        "",
+    ]
     report = out / "learner_runs.md"
     report.write_text("\n".join(lines))
     return [report], TITLE

@@ -8,6 +8,7 @@ progress bar on stderr. (``dpledger report`` is :func:`dpledger.verify.reports.r
 call this layer, so they sit above it.) Bad input raises ``ValueError`` with a one-line message;
 values the library validates are left to it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -14,6 +14,7 @@
 * ``learner``: the same for an agnostic halfspace learner of seed 002 on neighbouring datasets
   chosen to be hard (:func:`dpledger.verify.audit.montecarlo.learner_adapter.audit_learner_hard`).
 """
+
 from __future__ import annotations
 
 import json
@@ -39,8 +40,17 @@ def _describe(pair: Any) -> dict[str, Any]:
     return {"S": [[x, y] for x, y in s], "T": list(t)}
 
 
-def labelboost(*, class_name: str, domain_size: int, labeled: int, unlabeled: int, release: str = "carrier",
-               continuation_epsilon: Exact = "0.5", workers: int = 2, scheduler: str | None = None) -> Output:
+def labelboost(
+    *,
+    class_name: str,
+    domain_size: int,
+    labeled: int,
+    unlabeled: int,
+    release: str = "carrier",
+    continuation_epsilon: Exact = "0.5",
+    workers: int = 2,
+    scheduler: str | None = None,
+) -> Output:
     """The exact privacy of the LabelBoost ``release`` for ``class_name`` on [0, D)^d over all
     neighbour pairs of datasets with ``labeled`` labeled and ``unlabeled`` unlabeled records,
     enumerated by ``workers`` processes, or on Dask when a ``scheduler`` address (or "local") is
@@ -49,7 +59,9 @@ def labelboost(*, class_name: str, domain_size: int, labeled: int, unlabeled: in
     from dpledger.verify.audit.exact import json_number
     from dpledger.verify.paper.labelboost_audit import LabelBoostAudit, audit_labelboost
 
-    audit = LabelBoostAudit(class_name, domain_size, labeled, unlabeled, release, Fraction(continuation_epsilon))
+    audit = LabelBoostAudit(
+        class_name, domain_size, labeled, unlabeled, release, Fraction(continuation_epsilon)
+    )
     started = time.perf_counter()
     if scheduler is None:
         result = audit_labelboost(audit, workers=workers, progress=progress)
@@ -79,15 +91,17 @@ def labelboost(*, class_name: str, domain_size: int, labeled: int, unlabeled: in
         "worst_pair": [_describe(d) for d in result.worst_pair] if result.worst_pair else None,
         "worst_pair_profile": result.worst_profile,
         "delta_at_bound": result.delta_at_bound,
-        "worst_delta_pair": [_describe(d) for d in result.worst_delta_pair] if result.worst_delta_pair else None,
+        "worst_delta_pair": [_describe(d) for d in result.worst_delta_pair]
+        if result.worst_delta_pair
+        else None,
         "worst_delta_pair_profile": result.worst_delta_profile,
         "seconds": round(seconds, 2),
         "certified": "epsilon_exact is the upper end of a certified interval; holds is decided rigorously "
-                     "(null when certified arithmetic cannot decide)",
+        "(null when certified arithmetic cannot decide)",
         "reduction": "S and T are enumerated as multisets and pairs substitute one element "
-                     "(LabelBoost depends on S as a multiset and on T through its distinct points); "
-                     "for thresholds, intervals and rectangles each distribution is enumerated once per "
-                     "rank pattern of the points, the hypothesis release excepted (the same certified intervals)",
+        "(LabelBoost depends on S as a multiset and on T through its distinct points); "
+        "for thresholds, intervals and rectangles each distribution is enumerated once per "
+        "rank pattern of the points, the hypothesis release excepted (the same certified intervals)",
     }
     verdict = {True: "holds", False: "VIOLATED", None: "undecided"}[holds]
     text = (
@@ -103,8 +117,15 @@ def labelboost(*, class_name: str, domain_size: int, labeled: int, unlabeled: in
     return Output(payload, text, 0 if holds is True else 1)
 
 
-def macro_block(*, concept: str = "intervals", domain_size: int = 4, m: int = 2, block: str = "macro",
-                reservoir: int = 3, oracle_epsilon: Exact = 4) -> Output:
+def macro_block(
+    *,
+    concept: str = "intervals",
+    domain_size: int = 4,
+    m: int = 2,
+    block: str = "macro",
+    reservoir: int = 3,
+    oracle_epsilon: Exact = 4,
+) -> Output:
     """The exact worst-case ε of a CarryForwardLearner ``block`` (macro, init or oracle) for
     ``concept`` on a domain of ``domain_size``, active sample size ``m``, a fixed next reservoir of
     ``reservoir`` points and a completion-score oracle of ε_A = ``oracle_epsilon``. Exit status 1
@@ -114,17 +135,27 @@ def macro_block(*, concept: str = "intervals", domain_size: int = 4, m: int = 2,
     audit = BlockAudit(concept, domain_size, m, block, Fraction(oracle_epsilon), reservoir)
     result = audit_block(audit, progress=progress)
     payload = {
-        "block": block, "statement": audit.statement, "class": concept, "domain_size": domain_size,
-        "m": m, "epsilon_exact": result.epsilon[1], "epsilon_exact_interval": list(result.epsilon),
-        "bound": float(audit.bound), "bound_expr": str(audit.bound), "holds": result.holds,
-        "tightness": result.tightness, "pairs": result.pairs,
+        "block": block,
+        "statement": audit.statement,
+        "class": concept,
+        "domain_size": domain_size,
+        "m": m,
+        "epsilon_exact": result.epsilon[1],
+        "epsilon_exact_interval": list(result.epsilon),
+        "bound": float(audit.bound),
+        "bound_expr": str(audit.bound),
+        "holds": result.holds,
+        "tightness": result.tightness,
+        "pairs": result.pairs,
         "worst_pair": [repr(side) for side in result.worst_pair] if result.worst_pair else None,
     }
     verdict = {True: "holds", False: "FAILS", None: "undecided"}[result.holds]
-    text = (f"{audit.statement}: exact worst-case ε of the {block} block ({concept}, D = {domain_size}, "
-            f"m = {m}) over {result.pairs} neighbour pairs\n"
-            f"  ε_exact ∈ [{result.epsilon[0]:.10g}, {result.epsilon[1]:.10g}]  bound {audit.bound} ≈ {float(audit.bound):.6g}"
-            f"  → {verdict} (tightness {result.tightness:.3g})\n  worst pair: {payload['worst_pair']}")
+    text = (
+        f"{audit.statement}: exact worst-case ε of the {block} block ({concept}, D = {domain_size}, "
+        f"m = {m}) over {result.pairs} neighbour pairs\n"
+        f"  ε_exact ∈ [{result.epsilon[0]:.10g}, {result.epsilon[1]:.10g}]  bound {audit.bound} ≈ {float(audit.bound):.6g}"
+        f"  → {verdict} (tightness {result.tightness:.3g})\n  worst pair: {payload['worst_pair']}"
+    )
     return Output(payload, text, 0 if result.holds is True else 1)
 
 
@@ -150,11 +181,28 @@ def _check_work(pairs: int, samples: int) -> None:
         )
 
 
-def mechanism(*, mechanism: str, claimed_epsilon: float, input_a: Any = None, input_b: Any = None, domain: Any = None,
-              delta: float = 0.0, samples: int = 1_000_000, per_sample: bool = False, confidence: float = 0.95,
-              seed: int = 0, scheduler: str | None = None, workers: int | None = None, stages: int = 4,
-              timeout: float | None = None, search: bool = False, input_length: int | None = None,
-              relation: str = "substitute", screen_samples: int | None = None, network: bool = False) -> Output:
+def mechanism(
+    *,
+    mechanism: str,
+    claimed_epsilon: float,
+    input_a: Any = None,
+    input_b: Any = None,
+    domain: Any = None,
+    delta: float = 0.0,
+    samples: int = 1_000_000,
+    per_sample: bool = False,
+    confidence: float = 0.95,
+    seed: int = 0,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    stages: int = 4,
+    timeout: float | None = None,
+    search: bool = False,
+    input_length: int | None = None,
+    relation: str = "substitute",
+    screen_samples: int | None = None,
+    network: bool = False,
+) -> Output:
     """A Monte Carlo lower bound on the ε of ``mechanism`` (``module:function``, vectorised
     ``f(data, n, rng)``, or ``f(data, rng)`` with ``per_sample``) on the inputs ``input_a`` and
     ``input_b`` (lists become arrays) and, given a ``domain`` of record values, on every
@@ -174,12 +222,29 @@ def mechanism(*, mechanism: str, claimed_epsilon: float, input_a: Any = None, in
     from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, substitute_one
 
     if (input_a is None) != (input_b is None):
-        raise ValueError("give both --input-a and --input-b, or neither (a search over --input-length records)")
+        raise ValueError(
+            "give both --input-a and --input-b, or neither (a search over --input-length records)"
+        )
     if search or input_a is None:
-        return _searched(mechanism=mechanism, claimed_epsilon=claimed_epsilon, input_a=input_a, input_b=input_b,
-                         domain=domain, delta=delta, samples=samples, per_sample=per_sample, confidence=confidence,
-                         seed=seed, scheduler=scheduler, workers=workers, timeout=timeout, input_length=input_length,
-                         relation=relation, screen_samples=screen_samples, network=network)
+        return _searched(
+            mechanism=mechanism,
+            claimed_epsilon=claimed_epsilon,
+            input_a=input_a,
+            input_b=input_b,
+            domain=domain,
+            delta=delta,
+            samples=samples,
+            per_sample=per_sample,
+            confidence=confidence,
+            seed=seed,
+            scheduler=scheduler,
+            workers=workers,
+            timeout=timeout,
+            input_length=input_length,
+            relation=relation,
+            screen_samples=screen_samples,
+            network=network,
+        )
     function = load_mechanism(mechanism, per_run=per_sample)
     first = _as_data(input_a)
     pairs = [NeighbourPair(first, _as_data(input_b), "input-a vs input-b")]
@@ -188,13 +253,26 @@ def mechanism(*, mechanism: str, claimed_epsilon: float, input_a: Any = None, in
             raise ValueError("--domain needs input-a and the domain to be JSON lists of records")
         records, values = first.tolist(), _as_data(domain).tolist()
         counts = Counter(json.dumps(value) for value in values)
-        _check_work(1 + sum(len(values) - counts[json.dumps(record)] for record in records), samples)  # before building
+        _check_work(
+            1 + sum(len(values) - counts[json.dumps(record)] for record in records), samples
+        )  # before building
         pairs += substitute_one(records, values)
     _check_work(len(pairs), samples)
     with open_executor(scheduler, workers) as executor:
-        result = audit(function, pairs, claimed_epsilon, delta=delta, samples=samples, confidence=confidence,
-                       seed=seed, executor=executor, stages=stages, on_progress=progress_callback("audit"),
-                       timeout=timeout, network=network)
+        result = audit(
+            function,
+            pairs,
+            claimed_epsilon,
+            delta=delta,
+            samples=samples,
+            confidence=confidence,
+            seed=seed,
+            executor=executor,
+            stages=stages,
+            on_progress=progress_callback("audit"),
+            timeout=timeout,
+            network=network,
+        )
     return Output(payload=result.to_json(), text=_mechanism_text(result), status=1 if result.violation else 0)
 
 
@@ -202,10 +280,26 @@ SEARCH = {"rounds": 3, "moves": 6, "keep": 3, "certify": 3}
 """The CLI's search plan (:func:`dpledger.verify.audit.montecarlo.input_search.search_inputs`)."""
 
 
-def _searched(*, mechanism: str, claimed_epsilon: float, input_a: Any, input_b: Any, domain: Any, delta: float,
-              samples: int, per_sample: bool, confidence: float, seed: int, scheduler: str | None,
-              workers: int | None, timeout: float | None, input_length: int | None, relation: str,
-              screen_samples: int | None, network: bool) -> Output:
+def _searched(
+    *,
+    mechanism: str,
+    claimed_epsilon: float,
+    input_a: Any,
+    input_b: Any,
+    domain: Any,
+    delta: float,
+    samples: int,
+    per_sample: bool,
+    confidence: float,
+    seed: int,
+    scheduler: str | None,
+    workers: int | None,
+    timeout: float | None,
+    input_length: int | None,
+    relation: str,
+    screen_samples: int | None,
+    network: bool,
+) -> Output:
     """``audit mechanism --search``: the pattern pairs (and the given pair) screened with
     ``screen_samples`` runs per input (default samples/10, at least 2,000), hill-climbed, and the
     best certified on fresh runs (:mod:`~dpledger.verify.audit.montecarlo.input_search`); records
@@ -217,7 +311,9 @@ def _searched(*, mechanism: str, claimed_epsilon: float, input_a: Any, input_b: 
     from dpledger.verify.audit.montecarlo.mechanism import load_mechanism
     from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
 
-    given = [] if input_a is None else [NeighbourPair(_as_data(input_a), _as_data(input_b), "input-a vs input-b")]
+    given = (
+        [] if input_a is None else [NeighbourPair(_as_data(input_a), _as_data(input_b), "input-a vs input-b")]
+    )
     if input_length is None:
         if input_a is None or np.ndim(input_a) != 1:
             raise ValueError("a search needs --input-length N (or --input-a as a JSON list of records)")
@@ -225,22 +321,45 @@ def _searched(*, mechanism: str, claimed_epsilon: float, input_a: Any, input_b: 
     if domain is not None and np.ndim(domain) != 1:
         raise ValueError("--domain must be a JSON list of record values")
     if relation == "substitute" and domain is None:
-        raise ValueError("a search over datasets (--relation substitute) needs --domain, a JSON list of record values")
+        raise ValueError(
+            "a search over datasets (--relation substitute) needs --domain, a JSON list of record values"
+        )
     screen = screen_samples if screen_samples is not None else max(2_000, samples // 10)
-    tried = search_work(relation, input_length, domain, len(given), SEARCH["rounds"], SEARCH["moves"], SEARCH["keep"])
+    tried = search_work(
+        relation, input_length, domain, len(given), SEARCH["rounds"], SEARCH["moves"], SEARCH["keep"]
+    )
     _check_work(tried, screen)
     _check_work(SEARCH["certify"], samples)
     function = load_mechanism(mechanism, per_run=per_sample)
     with open_executor(scheduler, workers) as executor:
-        found = search_inputs(function, claimed_epsilon, relation=relation, length=input_length, domain=domain,
-                              given=given, delta=delta, samples=samples, screen_samples=screen,
-                              confidence=confidence, seed=seed, executor=executor, timeout=timeout,
-                              network=network, on_progress=progress_callback, **SEARCH)
-    lines = [f"searched {found.tried} neighbouring pairs ({relation}; {screen:,} screening runs per input), "
-             f"certified the best {len(found.certified)} on fresh runs:"]
+        found = search_inputs(
+            function,
+            claimed_epsilon,
+            relation=relation,
+            length=input_length,
+            domain=domain,
+            given=given,
+            delta=delta,
+            samples=samples,
+            screen_samples=screen,
+            confidence=confidence,
+            seed=seed,
+            executor=executor,
+            timeout=timeout,
+            network=network,
+            on_progress=progress_callback,
+            **SEARCH,
+        )
+    lines = [
+        f"searched {found.tried} neighbouring pairs ({relation}; {screen:,} screening runs per input), "
+        f"certified the best {len(found.certified)} on fresh runs:"
+    ]
     lines += [f"  {s.pair.label}: screening bound {s.score:.4f}" for s in found.certified]
-    return Output(payload=found.to_json(), text="\n".join(lines) + "\n" + _mechanism_text(found.result),
-                  status=1 if found.result.violation else 0)
+    return Output(
+        payload=found.to_json(),
+        text="\n".join(lines) + "\n" + _mechanism_text(found.result),
+        status=1 if found.result.violation else 0,
+    )
 
 
 def _as_data(value: Any) -> Any:
@@ -250,26 +369,45 @@ def _as_data(value: Any) -> Any:
     return np.asarray(value) if isinstance(value, list) else value
 
 
-FLOAT_ATTACK = ("Mironov 2012, \"On significance of the least significant bits for differential privacy\" (CCS): "
-                "noise drawn and added in floating point reaches different sets of doubles from neighbouring inputs, "
-                "so the low bits of an output tell the inputs apart")
-FLOAT_REMEDY = ("release through Mironov's snapping mechanism (dpledger.learners.snapping.snapping_laplace) or exact "
-                "discrete noise on a grid (dpledger.learners.noise.laplace_noise, gaussian_noise); see docs/audit.md")
+FLOAT_ATTACK = (
+    'Mironov 2012, "On significance of the least significant bits for differential privacy" (CCS): '
+    "noise drawn and added in floating point reaches different sets of doubles from neighbouring inputs, "
+    "so the low bits of an output tell the inputs apart"
+)
+FLOAT_REMEDY = (
+    "release through Mironov's snapping mechanism (dpledger.learners.snapping.snapping_laplace) or exact "
+    "discrete noise on a grid (dpledger.learners.noise.laplace_noise, gaussian_noise); see docs/audit.md"
+)
 
 
 def _mechanism_text(result: AuditResult) -> str:
     """The verdict said plainly: both bounds, what failed, the witness in words, the remedy."""
-    float_bound = "n/a (no float outputs)" if result.float_epsilon_lower is None else f"{result.float_epsilon_lower:.4f}"
-    lines = [f"verdict: {result.verdict}  (claimed ε = {result.claimed_epsilon}, δ = {result.delta}, "
-             f"confidence {result.confidence})"]
+    float_bound = (
+        "n/a (no float outputs)"
+        if result.float_epsilon_lower is None
+        else f"{result.float_epsilon_lower:.4f}"
+    )
+    lines = [
+        f"verdict: {result.verdict}  (claimed ε = {result.claimed_epsilon}, δ = {result.delta}, "
+        f"confidence {result.confidence})"
+    ]
     if result.verdict == "VIOLATION":
-        lines.append(_wrapped("the claim fails on events about the output's value: the mechanism is not ε-DP even as "
-                              "a mechanism over the real numbers (check the noise scale, the sensitivity, the "
-                              "accounting)"))
+        lines.append(
+            _wrapped(
+                "the claim fails on events about the output's value: the mechanism is not ε-DP even as "
+                "a mechanism over the real numbers (check the noise scale, the sensitivity, the "
+                "accounting)"
+            )
+        )
     elif result.verdict == "FLOAT LEAK":
-        lines.append(_wrapped("the claim holds as far as events about the output's value show, but the floating-point "
-                              "implementation leaks through the low bits of its outputs (float attack: "
-                              + FLOAT_ATTACK + ")"))
+        lines.append(
+            _wrapped(
+                "the claim holds as far as events about the output's value show, but the floating-point "
+                "implementation leaks through the low bits of its outputs (float attack: "
+                + FLOAT_ATTACK
+                + ")"
+            )
+        )
     lines += [
         f"ε lower bound from real-number events  {result.real_epsilon_lower:.4f}",
         f"ε lower bound from float-artefact events {float_bound}",
@@ -309,8 +447,10 @@ def event_text(event: dict[str, Any]) -> str:
     bits = event.get("zero_low_significand_bits")
     subject = {
         "output": "the output",
-        "output on lattice": (f"the output{'' if 'coordinate' not in event else ' coordinate ' + str(event['coordinate'])}"
-                              f", whose float64 significand ends in {bits} zero bits,"),
+        "output on lattice": (
+            f"the output{'' if 'coordinate' not in event else ' coordinate ' + str(event['coordinate'])}"
+            f", whose float64 significand ends in {bits} zero bits,"
+        ),
         "coordinates on lattice (count)": f"the number of coordinates whose float64 significand ends in {bits} zero bits",
     }.get(statistic, "the distinguisher's score " + statistic)
     lower, upper = event["lower_exclusive"], event["upper_inclusive"]
@@ -335,10 +475,22 @@ its trace and the selected hypothesis), audited by ``audit learner``
 (:class:`~dpledger.verify.audit.montecarlo.learner_adapter.FittedState`)."""
 
 
-def learner(*, algorithm: str, epsilon: float, delta: float = 1e-5, dimension: int = 2, records: int | None = None,
-            extreme: float = 10.0, samples: int = LEARNER_SAMPLES, confidence: float = 0.95, seed: int = 0,
-            scheduler: str | None = None, workers: int | None = None, stages: int = 4,
-            timeout: float | None = None) -> Output:
+def learner(
+    *,
+    algorithm: str,
+    epsilon: float,
+    delta: float = 1e-5,
+    dimension: int = 2,
+    records: int | None = None,
+    extreme: float = 10.0,
+    samples: int = LEARNER_SAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    stages: int = 4,
+    timeout: float | None = None,
+) -> Output:
     """A Monte Carlo lower bound on the ε of the seed-002 learner ``algorithm`` (improper, proper,
     semi-agnostic; Theorems 2.1, 3.1, 4.1) built with privacy (``epsilon``, ``delta``) and its
     defaults otherwise, against that claim: its released state (:data:`RELEASED`) on the hard pairs of
@@ -350,21 +502,47 @@ def learner(*, algorithm: str, epsilon: float, delta: float = 1e-5, dimension: i
     from dpledger.verify.audit.montecarlo.learner_adapter import FittedState, audit_learner_hard
 
     factory = LearnerFactory(algorithm, (("epsilon", epsilon), ("delta", delta)))
-    if records is not None and records < 1 or dimension < 1:
+    if (records is not None and records < 1) or dimension < 1:
         raise ValueError(f"records and dimension must be at least 1, got {records} and {dimension}")
     with open_executor(scheduler, workers) as executor:
-        result = audit_learner_hard(factory, epsilon, dimension=dimension, records=records, extreme=extreme,
-                                    featurize=FittedState(RELEASED[algorithm]), executor=executor, delta=delta, samples=samples, confidence=confidence,
-                                    seed=seed, stages=stages, on_progress=progress_callback("audit"),
-                                    timeout=timeout)
-    payload = {"algorithm": algorithm, "dimension": dimension, "released": list(RELEASED[algorithm]),
-               **result.to_json()}
-    return Output(payload=payload, text=f"learner {algorithm} (ε = {epsilon:g}, δ = {delta:g}) on hard pairs:\n"
-                  + _mechanism_text(result), status=1 if result.violation else 0)
+        result = audit_learner_hard(
+            factory,
+            epsilon,
+            dimension=dimension,
+            records=records,
+            extreme=extreme,
+            featurize=FittedState(RELEASED[algorithm]),
+            executor=executor,
+            delta=delta,
+            samples=samples,
+            confidence=confidence,
+            seed=seed,
+            stages=stages,
+            on_progress=progress_callback("audit"),
+            timeout=timeout,
+        )
+    payload = {
+        "algorithm": algorithm,
+        "dimension": dimension,
+        "released": list(RELEASED[algorithm]),
+        **result.to_json(),
+    }
+    return Output(
+        payload=payload,
+        text=f"learner {algorithm} (ε = {epsilon:g}, δ = {delta:g}) on hard pairs:\n"
+        + _mechanism_text(result),
+        status=1 if result.violation else 0,
+    )
 
 
-def suites(*, samples: int = 100_000, only: Sequence[str] | None = None, seed: int = 0,
-           scheduler: str | None = None, workers: int | None = None) -> Output:
+def suites(
+    *,
+    samples: int = 100_000,
+    only: Sequence[str] | None = None,
+    seed: int = 0,
+    scheduler: str | None = None,
+    workers: int | None = None,
+) -> Output:
     """dpledger's lower bound on each mechanism of StatDP's and DP-Sniper's suites (``only``: these
     names) with ``samples`` runs per input on DP-Sniper's pair, against the mechanism's claim,
     beside the true ε, the optimal-statistic limit at the same runs and DP-Sniper's published
@@ -380,16 +558,31 @@ def suites(*, samples: int = 100_000, only: Sequence[str] | None = None, seed: i
     return Output(payload=payload, text=suites_text(payload), status=0 if payload["all_sound"] else 1)
 
 
-def catalog(*, samples: int = 200_000, only: Sequence[str] | None = None, confidence: float = 0.95, seed: int = 0,
-            scheduler: str | None = None, workers: int | None = None, stages: int = 4) -> Output:
+def catalog(
+    *,
+    samples: int = 200_000,
+    only: Sequence[str] | None = None,
+    confidence: float = 0.95,
+    seed: int = 0,
+    scheduler: str | None = None,
+    workers: int | None = None,
+    stages: int = 4,
+) -> Output:
     """Audit the catalog's mechanisms (``only``: these names) and compare each bound with the known
     ε; exit status 1 unless every verdict is the expected one."""
     from dpledger.verify.audit.montecarlo.catalog import run_catalog
     from dpledger.verify.audit.montecarlo.executors import open_executor
 
     with open_executor(scheduler, workers) as executor:
-        rows = run_catalog(executor, samples=samples, confidence=confidence, seed=seed, names=only,
-                           on_progress=progress_callback, stages=stages)
+        rows = run_catalog(
+            executor,
+            samples=samples,
+            confidence=confidence,
+            seed=seed,
+            names=only,
+            on_progress=progress_callback,
+            stages=stages,
+        )
     payload = {
         "samples": samples,
         "confidence": confidence,
@@ -402,8 +595,10 @@ def catalog(*, samples: int = 200_000, only: Sequence[str] | None = None, confid
 def catalog_table(rows: list[CatalogRow]) -> str:
     """The catalog results as a text table: true ε, claim, the real-number and float-artefact bounds,
     ratio, verdict and whether it is the expected one."""
-    header = (f"{'mechanism':<32} {'true ε':>7} {'claim':>6} {'real ε≥':>8} {'float ε≥':>8} {'ratio':>6}  "
-              f"{'verdict':<19} expected")
+    header = (
+        f"{'mechanism':<32} {'true ε':>7} {'claim':>6} {'real ε≥':>8} {'float ε≥':>8} {'ratio':>6}  "
+        f"{'verdict':<19} expected"
+    )
     lines = [header, "-" * len(header)]
     for row in rows:
         truth = row.entry.true_epsilon

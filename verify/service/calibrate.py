@@ -10,6 +10,7 @@ paper's chain beside the tight certified calibration.
 Parameters outside a theorem's hypotheses are refused by the library with the hypothesis that fails.
 Exit status 1 when a derived guarantee misses its target or the paper's chain fails (:func:`_status`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -21,8 +22,10 @@ from dpledger.verify.paper import theorem_calibration
 from dpledger.verify.service import Exact, Output
 from dpledger.verify.service.progress import progress, progress_callback
 
-BASELINE = ("SUBSTITUTE model of Alon et al.'s closure (one sample per component): k disjoint blocks, "
-            "each running A_i once on an M_A-subsample, amplified to ε by Theorem 3.4")
+BASELINE = (
+    "SUBSTITUTE model of Alon et al.'s closure (one sample per component): k disjoint blocks, "
+    "each running A_i once on an M_A-subsample, amplified to ε by Theorem 3.4"
+)
 MAX_STEPS = 100_000
 """Largest T of ``calibrate agnostic`` (each certification composes T Gaussian steps)."""
 
@@ -49,16 +52,31 @@ def carry_forward_payload(chain: PaperChain, tight: TightCalibration) -> dict[st
     value = lambda expr: upper_float(enclose(expr))  # noqa: E731
     g = tight.derivation.guarantee
     return {
-        "target": {"n": chain.target.n, "k": chain.target.k, "epsilon": value(chain.target.epsilon),
-                   "delta": value(chain.target.delta)},
+        "target": {
+            "n": chain.target.n,
+            "k": chain.target.k,
+            "epsilon": value(chain.target.epsilon),
+            "delta": value(chain.target.delta),
+        },
         "paper": {
-            "m": chain.m, "q": value(chain.q), "eta": value(chain.eta), "zeta": value(chain.zeta),
-            "ell": chain.ell, "epsilon_res": value(chain.epsilon_res), "delta_res": value(chain.delta_res),
-            "steps": [step.to_dict() for step in chain.steps], "holds": chain.holds,
+            "m": chain.m,
+            "q": value(chain.q),
+            "eta": value(chain.eta),
+            "zeta": value(chain.zeta),
+            "ell": chain.ell,
+            "epsilon_res": value(chain.epsilon_res),
+            "delta_res": value(chain.delta_res),
+            "steps": [step.to_dict() for step in chain.steps],
+            "holds": chain.holds,
             "derivation": chain.derivation.to_dict(),
         },
-        "tight": {"m": tight.m, "epsilon": g.epsilon_upper, "delta": g.delta_upper, "holds": tight.holds,
-                  "composition": "optimal (Kairouz–Oh–Viswanath) per reservoir, exact amplification"},
+        "tight": {
+            "m": tight.m,
+            "epsilon": g.epsilon_upper,
+            "delta": g.delta_upper,
+            "holds": tight.holds,
+            "composition": "optimal (Kairouz–Oh–Viswanath) per reservoir, exact amplification",
+        },
         "sample_saving": tight.sample_saving,
         "n_paper_for_m": tight.n_paper_for_paper_m,
         "n_tight_for_m": tight.n_tight_for_paper_m,
@@ -67,19 +85,26 @@ def carry_forward_payload(chain: PaperChain, tight: TightCalibration) -> dict[st
 
 def _carry_forward_text(payload: dict[str, Any]) -> str:
     t, p, tt = payload["target"], payload["paper"], payload["tight"]
-    lines = [f"CarryForwardLearner, n = {t['n']}, k = {t['k']}, target (ε, δ) = ({t['epsilon']:.6g}, {t['delta']:.6g})",
-             "", "Paper's chain (Algorithm 2, Lemma 6.12; certified values):"]
+    lines = [
+        f"CarryForwardLearner, n = {t['n']}, k = {t['k']}, target (ε, δ) = ({t['epsilon']:.6g}, {t['delta']:.6g})",
+        "",
+        "Paper's chain (Algorithm 2, Lemma 6.12; certified values):",
+    ]
     for step in p["steps"]:
         mark = "holds" if step["holds"] else "FAILS"
-        lines.append(f"  {step['statement']:<15} {step['quantity']:<12} = {step['value']:<12.6g} {step['claim']:<40} {mark}")
+        lines.append(
+            f"  {step['statement']:<15} {step['quantity']:<12} = {step['value']:<12.6g} {step['claim']:<40} {mark}"
+        )
     lines += [
         f"  chain holds: {p['holds']}",
         "",
         "Tight calibration (same learner structure, optimal composition, exact η):",
         f"  largest m = {tt['m']} (paper: {p['m']}); guarantee ε ≤ {tt['epsilon']:.6g}, δ ≤ {tt['delta']:.6g}; holds: {tt['holds']}",
     ]
-    lines.append(f"  for m = {p['m']}: paper's formula needs n = {payload['n_paper_for_m']}, tight accounting needs "
-                 f"n = {payload['n_tight_for_m']} — sample saving ×{payload['sample_saving']:.3g}")
+    lines.append(
+        f"  for m = {p['m']}: paper's formula needs n = {payload['n_paper_for_m']}, tight accounting needs "
+        f"n = {payload['n_tight_for_m']} — sample saving ×{payload['sample_saving']:.3g}"
+    )
     return "\n".join(lines)
 
 
@@ -92,36 +117,86 @@ def carry_forward(*, n: int, k: int, epsilon: Exact, delta: Exact) -> Output:
     chain = paper_chain(target)
     tight = tight_calibration(target, chain.m, on_progress=report)
     payload = carry_forward_payload(chain, tight)
-    return Output(payload, _carry_forward_text(payload), _status(payload["paper"]["holds"], payload["tight"]["holds"]))
+    return Output(
+        payload, _carry_forward_text(payload), _status(payload["paper"]["holds"], payload["tight"]["holds"])
+    )
 
 
-def theorem_5_1(*, oracle_m: int | None = None, k: int | None = None, vc: int | None = None,
-                component_class: str | None = None, domain_size: int = 2**16, alpha: Exact = "0.1",
-                beta: Exact = "0.1", epsilon: Exact = "0.5", delta: Exact = "1e-6") -> Output:
+def theorem_5_1(
+    *,
+    oracle_m: int | None = None,
+    k: int | None = None,
+    vc: int | None = None,
+    component_class: str | None = None,
+    domain_size: int = 2**16,
+    alpha: Exact = "0.1",
+    beta: Exact = "0.1",
+    epsilon: Exact = "0.5",
+    delta: Exact = "1e-6",
+) -> Output:
     """Theorem 5.1: m and n for oracles of requirement M_A = ``oracle_m`` on a class of k components
     and VC dimension ``vc``, or for the completion-score oracle on a grid ``component_class`` over
     [0, ``domain_size``) (which sets k and the VC dimension)."""
-    return _theorem_output(theorem_calibration.theorem_5_1(k, vc, alpha, beta, epsilon, delta, oracle_m=oracle_m,
-                                                    component_class=component_class, domain_size=domain_size))
+    return _theorem_output(
+        theorem_calibration.theorem_5_1(
+            k,
+            vc,
+            alpha,
+            beta,
+            epsilon,
+            delta,
+            oracle_m=oracle_m,
+            component_class=component_class,
+            domain_size=domain_size,
+        )
+    )
 
 
-def halfspace_theorem(*, theorem: str, oracle: str, dimension: int = 2, grid: int = 16, alpha: Exact = "0.1",
-                      beta: Exact = "0.1", epsilon: Exact = "0.5", delta: Exact = "1e-6") -> Output:
+def halfspace_theorem(
+    *,
+    theorem: str,
+    oracle: str,
+    dimension: int = 2,
+    grid: int = 16,
+    alpha: Exact = "0.1",
+    beta: Exact = "0.1",
+    epsilon: Exact = "0.5",
+    delta: Exact = "1e-6",
+) -> Output:
     """Theorem 8.5, 8.8 or 8.14 (``theorem``, e.g. ``"Theorem 8.8"``): halfspaces over [[±grid]]^d
     learned by CarryForwardLearner with ``oracle``."""
-    return _theorem_output(theorem_calibration.halfspace_theorem(theorem, oracle, dimension, grid, alpha, beta, epsilon,
-                                                          delta))
+    return _theorem_output(
+        theorem_calibration.halfspace_theorem(theorem, oracle, dimension, grid, alpha, beta, epsilon, delta)
+    )
 
 
-def agnostic_theorem(*, theorem: str, dimension: int = 10, degree: int | None = None, alpha: Exact = "0.2",
-                     beta: Exact = "0.1", epsilon: Exact = "0.5", delta: Exact = "1e-6") -> Output:
+def agnostic_theorem(
+    *,
+    theorem: str,
+    dimension: int = 10,
+    degree: int | None = None,
+    alpha: Exact = "0.2",
+    beta: Exact = "0.1",
+    epsilon: Exact = "0.5",
+    delta: Exact = "1e-6",
+) -> Output:
     """Theorem 2.1, 3.1 or 4.1 of seed 002 (``theorem``): the as-implemented sample size under the
     paper's noise accounting and the certified one (``degree``: None for the learner's default)."""
-    return _theorem_output(theorem_calibration.agnostic_theorem(theorem, dimension, degree, alpha, beta, epsilon, delta))
+    return _theorem_output(
+        theorem_calibration.agnostic_theorem(theorem, dimension, degree, alpha, beta, epsilon, delta)
+    )
 
 
-def theorem_8_19(*, k: int, components: Sequence[str] | None = None, domain_size: int = 2**16,
-                 alpha: Exact = "0.1", beta: Exact = "0.1", epsilon: Exact = "0.5", delta: Exact = "1e-6") -> Output:
+def theorem_8_19(
+    *,
+    k: int,
+    components: Sequence[str] | None = None,
+    domain_size: int = 2**16,
+    alpha: Exact = "0.1",
+    beta: Exact = "0.1",
+    epsilon: Exact = "0.5",
+    delta: Exact = "1e-6",
+) -> Output:
     """Theorem 8.19: CarryForwardLearner with the Proposition 8.16 oracles for G(H_1, …, H_k), the
     components ``components`` (default: k thresholds) on the grid [0, ``domain_size``), paper
     against tight and against the free constants (ε_B and the utility split chosen, issue 17),
@@ -143,29 +218,42 @@ def theorem_8_19(*, k: int, components: Sequence[str] | None = None, domain_size
     sample = result.sample
     baseline = separate_samples_baseline(result.m_oracle, k, epsilon)
     sample_json, sample_lines = theorem_calibration.sample_report(sample)
-    free_json, free_lines = theorem_calibration.free_report(free_constants.theorem_8_19(sample.run, rows),
-                                                                  sample.n_paper, sample.n_tight)
+    free_json, free_lines = theorem_calibration.free_report(
+        free_constants.theorem_8_19(sample.run, rows), sample.n_paper, sample.n_tight
+    )
     advance(2)
     payload: dict[str, Any] = {
         "statement": "Theorem 8.19",
         "target": {"k": k, "alpha": alpha, "beta": beta, "epsilon": epsilon, "delta": delta},
         "components": [c.to_dict() for c in result.components],
-        "parameters": {"epsilon_B": 1, "delta_B": upper_float(enclose(result.delta_b)), **sample.run.to_dict()},
+        "parameters": {
+            "epsilon_B": 1,
+            "delta_B": upper_float(enclose(result.delta_b)),
+            **sample.run.to_dict(),
+        },
         "vc_bound": vc,
         **sample_json,
         "free": free_json,
         "baseline": {"n": baseline, "model": BASELINE},
         "ratio_n_over_baseline": sample.n_paper / baseline,
     }
-    lines = [f"Theorem 8.19 for G(H_1..H_{k}) on [0, {domain_size}): α = {alpha}, β = {beta}, "
-             f"ε = {epsilon}, δ = {delta}",
-             "  choices: ε_B = 1, δ_B = δ/(64e²k) (B_i pure: δ_A = 0), τ = α/(40k), β_A = β/(4k)"]
+    lines = [
+        f"Theorem 8.19 for G(H_1..H_{k}) on [0, {domain_size}): α = {alpha}, β = {beta}, "
+        f"ε = {epsilon}, δ = {delta}",
+        "  choices: ε_B = 1, δ_B = δ/(64e²k) (B_i pure: δ_A = 0), τ = α/(40k), β_A = β/(4k)",
+    ]
     for c in result.components:
-        lines.append(f"  {c.name:<11} d = {c.vc_dimension}, |H| = {c.hypotheses}, m_B(τ/2, β_A/2, 1) = {c.m_b}, "
-                     f"ARelabel |S| = {c.m_relabel}, M_A,i = {c.m_oracle}")
-    lines += [f"  VC(C) ≤ {vc} (composition bound)", *sample_lines, *free_lines,
-              f"  baseline ({BASELINE}): n = {baseline}; CarryForwardLearner (paper) / baseline = "
-              f"{sample.n_paper / baseline:.4g}"]
+        lines.append(
+            f"  {c.name:<11} d = {c.vc_dimension}, |H| = {c.hypotheses}, m_B(τ/2, β_A/2, 1) = {c.m_b}, "
+            f"ARelabel |S| = {c.m_relabel}, M_A,i = {c.m_oracle}"
+        )
+    lines += [
+        f"  VC(C) ≤ {vc} (composition bound)",
+        *sample_lines,
+        *free_lines,
+        f"  baseline ({BASELINE}): n = {baseline}; CarryForwardLearner (paper) / baseline = "
+        f"{sample.n_paper / baseline:.4g}",
+    ]
     return _theorem_output({"payload": payload, "text": "\n".join(lines)})
 
 
@@ -184,20 +272,30 @@ def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
     eps, dlt = check_privacy(epsilon, delta)  # the learners' range: 0 < ε ≤ 100, 0 < δ < 1
     if steps > MAX_STEPS:
         raise ValueError(f"steps must be at most {MAX_STEPS}, got {steps}")
-    plan = (("theorem_2_1_l1_optimiser_advanced", steps, "advanced"),
-            ("theorem_2_1_l1_optimiser_exact_gaussian", steps, "optimal"),
-            ("theorem_3_1_4_1_single_release", 1, "optimal"))
+    plan = (
+        ("theorem_2_1_l1_optimiser_advanced", steps, "advanced"),
+        ("theorem_2_1_l1_optimiser_exact_gaussian", steps, "optimal"),
+        ("theorem_3_1_4_1_single_release", 1, "optimal"),
+    )
     rows = {}
     for name, count, method in plan:
         ratio = certified_ratio(eps, dlt, count, method)
         guarantee = account(noise_event(1 / ratio, Fraction(1), dlt, count, method)).guarantee
-        rows[name] = {"steps": count, "method": method, "sigma_over_sensitivity": float(1 / ratio),
-                      "epsilon": guarantee.epsilon_upper, "delta": guarantee.delta_upper,
-                      "holds": guarantee.meets(eps, dlt).holds}
+        rows[name] = {
+            "steps": count,
+            "method": method,
+            "sigma_over_sensitivity": float(1 / ratio),
+            "epsilon": guarantee.epsilon_upper,
+            "delta": guarantee.delta_upper,
+            "holds": guarantee.meets(eps, dlt).holds,
+        }
     payload = {"epsilon": float(eps), "delta": float(dlt), "calibrations": rows}
-    lines = [f"Certified discrete Gaussian noise for the agnostic learners, target (ε, δ) = ({epsilon}, {delta}):"]
+    lines = [
+        f"Certified discrete Gaussian noise for the agnostic learners, target (ε, δ) = ({epsilon}, {delta}):"
+    ]
     for key, row in rows.items():
-        lines.append(f"  {key:<42} T = {row['steps']:<6} σ/Δ = {row['sigma_over_sensitivity']:<12.6g} "
-                     f"certified ε ≤ {row['epsilon']:.6g}, δ ≤ {row['delta']:.3g}: {'holds' if row['holds'] else 'FAILS'}")
+        lines.append(
+            f"  {key:<42} T = {row['steps']:<6} σ/Δ = {row['sigma_over_sensitivity']:<12.6g} "
+            f"certified ε ≤ {row['epsilon']:.6g}, δ ≤ {row['delta']:.3g}: {'holds' if row['holds'] else 'FAILS'}"
+        )
     return Output(payload, "\n".join(lines), _status(*(row["holds"] for row in rows.values())))
-

@@ -5,6 +5,7 @@ Both return the calibrated value (noise rounded up, per-step ε rounded down), t
 guarantee of the mechanism using exactly that value, the derivation and the notes on looseness.
 The searches take a few seconds; a progress bar goes to stderr.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -36,45 +37,93 @@ def _search_progress() -> tuple[Callable[[int], None], Callable[[], None]]:
 
 def _output(calibration: Calibration, headline: str) -> Output:
     g = calibration.guarantee
-    payload = {**calibration.to_dict(), "holds": True,
-               "certified": "the value is rounded in the safe direction and its guarantee is a certified upper "
-                            "bound (outward-rounded interval arithmetic) that meets the target"}
-    lines = [headline, f"  {calibration.parameter} = {calibration.value!r}",
-             f"  certified: ε ≤ {g.epsilon_upper:.12g}, δ ≤ {g.delta_upper:.12g}{g.scope()}, within the target",
-             "  derivation:", *(f"    {line}" for line in calibration.derivation.to_text().splitlines()),
-             *(f"  note: {note}" for note in calibration.notes)]
+    payload = {
+        **calibration.to_dict(),
+        "holds": True,
+        "certified": "the value is rounded in the safe direction and its guarantee is a certified upper "
+        "bound (outward-rounded interval arithmetic) that meets the target",
+    }
+    lines = [
+        headline,
+        f"  {calibration.parameter} = {calibration.value!r}",
+        f"  certified: ε ≤ {g.epsilon_upper:.12g}, δ ≤ {g.delta_upper:.12g}{g.scope()}, within the target",
+        "  derivation:",
+        *(f"    {line}" for line in calibration.derivation.to_text().splitlines()),
+        *(f"  note: {note}" for note in calibration.notes),
+    ]
     return Output(payload, "\n".join(lines), 0)
 
 
-def noise(*, mechanism: str, sensitivity: Exact, epsilon: Exact, delta: Exact = "0", k: int = 1,
-          composition: str = "optimal", poisson_rate: Exact | None = None, sample_size: int | None = None,
-          population_size: int | None = None, relation: str | None = None) -> Output:
+def noise(
+    *,
+    mechanism: str,
+    sensitivity: Exact,
+    epsilon: Exact,
+    delta: Exact = "0",
+    k: int = 1,
+    composition: str = "optimal",
+    poisson_rate: Exact | None = None,
+    sample_size: int | None = None,
+    population_size: int | None = None,
+    relation: str | None = None,
+) -> Output:
     """The smallest certified noise of ``k`` (optionally subsampled) releases of ``mechanism``
     (:func:`~dpledger.accountant.mechanism_calibration.composition_noise`)."""
     on_evaluation, finish = _search_progress()
-    calibration = composition_noise(mechanism, sensitivity, epsilon, delta, k, composition,
-                                    poisson_rate=poisson_rate, sample_size=sample_size,
-                                    population_size=population_size, relation=relation, on_evaluation=on_evaluation)
+    calibration = composition_noise(
+        mechanism,
+        sensitivity,
+        epsilon,
+        delta,
+        k,
+        composition,
+        poisson_rate=poisson_rate,
+        sample_size=sample_size,
+        population_size=population_size,
+        relation=relation,
+        on_evaluation=on_evaluation,
+    )
     finish()
     sampling = _sampling_text(poisson_rate, sample_size, population_size)
     steps = f"{k} releases, {composition} composition" if k > 1 else "one release"
-    return _output(calibration, f"{mechanism} noise for (ε, δ) = ({epsilon}, {delta}), sensitivity {sensitivity}: "
-                                f"{steps}{sampling}")
+    return _output(
+        calibration,
+        f"{mechanism} noise for (ε, δ) = ({epsilon}, {delta}), sensitivity {sensitivity}: {steps}{sampling}",
+    )
 
 
-def composition(*, k: int, epsilon: Exact, delta: Exact = "0", method: str = "optimal", step_delta: Exact = "0",
-                poisson_rate: Exact | None = None, sample_size: int | None = None,
-                population_size: int | None = None) -> Output:
+def composition(
+    *,
+    k: int,
+    epsilon: Exact,
+    delta: Exact = "0",
+    method: str = "optimal",
+    step_delta: Exact = "0",
+    poisson_rate: Exact | None = None,
+    sample_size: int | None = None,
+    population_size: int | None = None,
+) -> Output:
     """The largest certified per-step ε₀ of ``k`` composed (ε₀, ``step_delta``)-DP mechanisms, each
     optionally on a subsample (:func:`~dpledger.accountant.mechanism_calibration.composition_epsilon`)."""
     on_evaluation, finish = _search_progress()
-    calibration = composition_epsilon(k, epsilon, delta, method, step_delta, poisson_rate=poisson_rate,
-                                      sample_size=sample_size, population_size=population_size,
-                                      on_evaluation=on_evaluation)
+    calibration = composition_epsilon(
+        k,
+        epsilon,
+        delta,
+        method,
+        step_delta,
+        poisson_rate=poisson_rate,
+        sample_size=sample_size,
+        population_size=population_size,
+        on_evaluation=on_evaluation,
+    )
     finish()
-    return _output(calibration, f"per-step ε₀ of {k} × (ε₀, {step_delta})-DP mechanisms, {method} composition"
-                                f"{_sampling_text(poisson_rate, sample_size, population_size)}, "
-                                f"for a total (ε, δ) = ({epsilon}, {delta})")
+    return _output(
+        calibration,
+        f"per-step ε₀ of {k} × (ε₀, {step_delta})-DP mechanisms, {method} composition"
+        f"{_sampling_text(poisson_rate, sample_size, population_size)}, "
+        f"for a total (ε, δ) = ({epsilon}, {delta})",
+    )
 
 
 def _sampling_text(poisson_rate: Exact | None, sample_size: int | None, population_size: int | None) -> str:

@@ -1,6 +1,7 @@
 """``dpledger compose``: k-fold composition of an (ε, δ)-DP mechanism, certified by the accountant
 (:class:`dpledger.accountant.events.Composition`: basic, advanced — seed 000's Theorem 3.5 — or
 optimal, Kairouz–Oh–Viswanath 2015)."""
+
 from __future__ import annotations
 
 from dpledger.accountant import account
@@ -9,14 +10,16 @@ from dpledger.accountant.numerics.certified import certainly_le, exact
 from dpledger.verify.service import Exact, Output
 
 
-def compose(*, epsilon: Exact, k: int, delta: Exact = "0", target_delta: Exact | None = None,
-            method: str = "optimal") -> Output:
+def compose(
+    *, epsilon: Exact, k: int, delta: Exact = "0", target_delta: Exact | None = None, method: str = "optimal"
+) -> Output:
     """Compose ``k`` copies of an (``epsilon``, ``delta``)-DP mechanism by ``method``. Advanced and
     optimal composition aim at the total ``target_delta``; basic composition's δ is k·δ, checked
     against ``target_delta`` when one is given; exit status 1 when it exceeds it."""
     basic = method == "basic"
-    event = Composition((ApproxDP(epsilon, delta),), method=method, target_delta=None if basic else target_delta,
-                        repeat=k)
+    event = Composition(
+        (ApproxDP(epsilon, delta),), method=method, target_delta=None if basic else target_delta, repeat=k
+    )
     derivation = account(event)
     g = derivation.guarantee
     within_target = None

@@ -4,6 +4,7 @@ result, so that ``--json`` output stays parseable).
 A bar appears only once its job has run for :data:`DELAY` seconds, so that a tiny job prints
 nothing; the library reports progress through ``on_progress(done, total)`` callbacks and never
 prints (:func:`progress_callback` turns one into a bar)."""
+
 from __future__ import annotations
 
 import sys
@@ -28,7 +29,11 @@ class _Bar:
         self.last_step = -1
 
     def update(self, done: int, total: int) -> None:
-        if self.closed or total <= 1 or (not self.shown and (done >= total or time.monotonic() - self.started < DELAY)):
+        if (
+            self.closed
+            or total <= 1
+            or (not self.shown and (done >= total or time.monotonic() - self.started < DELAY))
+        ):
             return  # closed already, a tiny job, or one not yet (or never) long enough to show
         fraction = min(done / total, 1.0)
         step = int(fraction * (WIDTH if self.tty else 4))

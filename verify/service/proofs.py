@@ -1,6 +1,7 @@
 """``dpledger proofs``: the proof registry — every numbered statement of both seeds, how it is
 checked, and its status from the last recorded run (:mod:`dpledger.verify.paper.registry`); a run
 of the checks is recorded by :func:`dpledger.verify.paper.proof_runs.record_run`."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -13,8 +14,14 @@ if TYPE_CHECKING:  # the registry loads the statement data when a command runs
     from dpledger.verify.paper.registry import Statement
 
 
-def proofs(*, run: bool = False, slow: bool = True, only: Sequence[str] | None = None,
-           status_file: Path | None = None, findings: bool = False) -> Output:
+def proofs(
+    *,
+    run: bool = False,
+    slow: bool = True,
+    only: Sequence[str] | None = None,
+    status_file: Path | None = None,
+    findings: bool = False,
+) -> Output:
     """The statements ``only`` names (default: all), each with its parts, their checks and status
     from ``status_file`` (default: :func:`~dpledger.verify.paper.registry.default_status_file` —
     the committed record in a checkout), after running their tests when ``run`` is set (``slow``:
@@ -35,11 +42,19 @@ def proofs(*, run: bool = False, slow: bool = True, only: Sequence[str] | None =
     lines = [f"{len(rows)} statements; status from {_source(status_file, recorded)}", ""]
     for s, row in zip(statements, rows):
         lines.append(f"{row['key']:<28} {row['status']:<11} {row['statement']}")
-        lines += [f"{'':<28}   {p['kind']:<11} {p['check']:<14} {p['status']:<11} {p['claim']}" for p in row["parts"]]
-        lines += [f"{'':<28}   tightness: {t.measured:.4g} of {t.bound_text} = {t.bound:.4g} (ratio {t.ratio:.2f}), "
-                  f"{t.instance} [{t.command}]" for t in s.tightness]
-        lines += [f"{'':<28}   finding ({f['kind']}): {f['summary']} Witness: {f['witness']} [{f['command']}]"
-                  for f in row["findings"]]
+        lines += [
+            f"{'':<28}   {p['kind']:<11} {p['check']:<14} {p['status']:<11} {p['claim']}"
+            for p in row["parts"]
+        ]
+        lines += [
+            f"{'':<28}   tightness: {t.measured:.4g} of {t.bound_text} = {t.bound:.4g} (ratio {t.ratio:.2f}), "
+            f"{t.instance} [{t.command}]"
+            for t in s.tightness
+        ]
+        lines += [
+            f"{'':<28}   finding ({f['kind']}): {f['summary']} Witness: {f['witness']} [{f['command']}]"
+            for f in row["findings"]
+        ]
     lines += [""] + counts_lines(registry.summary(statements, results))
     return Output(rows, "\n".join(lines))
 
@@ -50,9 +65,14 @@ def counts_lines(counts: dict[str, dict[str, int]]) -> list[str]:
 
     lines = []
     for seed, table in counts.items():
-        statuses = ", ".join(f"{table[status]} {status}" for status in (*COUNTED_STATUSES, "cited") if table[status])
-        parts = ", ".join(f"{table[f'parts {status}']} {status}" for status in (*PART_STATUSES, "cited")
-                          if table[f"parts {status}"])
+        statuses = ", ".join(
+            f"{table[status]} {status}" for status in (*COUNTED_STATUSES, "cited") if table[status]
+        )
+        parts = ", ".join(
+            f"{table[f'parts {status}']} {status}"
+            for status in (*PART_STATUSES, "cited")
+            if table[f"parts {status}"]
+        )
         lines.append(f"seed {seed}: {table['statements']} statements ({statuses}); parts: {parts}")
     return lines
 
@@ -64,11 +84,15 @@ def _source(status_file: Path, recorded: object) -> str:
     if isinstance(recorded, registry.Run):
         return f"{status_file} ({recorded.describe()})"
     if registry.in_checkout():
-        return (f"no run yet in {status_file}: checked parts show 'not run' (record one: "
-                f"dpledger proofs --run --status-file {registry.RECORDED_STATUS_FILE})")
-    return (f"no run recorded here ({status_file} does not exist; this is an installed package, without the "
-            f"tests): checked parts show 'not run'. The recorded run lives in the source repository, "
-            f"{registry.RECORDED_STATUS_FILE} and reports/proofs.md")
+        return (
+            f"no run yet in {status_file}: checked parts show 'not run' (record one: "
+            f"dpledger proofs --run --status-file {registry.RECORDED_STATUS_FILE})"
+        )
+    return (
+        f"no run recorded here ({status_file} does not exist; this is an installed package, without the "
+        f"tests): checked parts show 'not run'. The recorded run lives in the source repository, "
+        f"{registry.RECORDED_STATUS_FILE} and reports/proofs.md"
+    )
 
 
 def _findings_output(statements: tuple[Statement, ...]) -> Output:
@@ -77,8 +101,13 @@ def _findings_output(statements: tuple[Statement, ...]) -> Output:
     seed = [{"key": s.key, **f.to_dict()} for s in statements for f in s.findings]
     external = [f.to_dict() for f in registry.EXTERNAL_FINDINGS]
     lines = ["Findings about the seeds:"]
-    lines += [f"  {f['key']} ({f['kind']}): {f['summary']}\n    witness: {f['witness']}\n    command: {f['command']}"
-              for f in seed]
+    lines += [
+        f"  {f['key']} ({f['kind']}): {f['summary']}\n    witness: {f['witness']}\n    command: {f['command']}"
+        for f in seed
+    ]
     lines += ["External findings (cited tools):"]
-    lines += [f"  ({f['kind']}) {f['summary']}\n    witness: {f['witness']}\n    command: {f['command']}" for f in external]
+    lines += [
+        f"  ({f['kind']}) {f['summary']}\n    witness: {f['witness']}\n    command: {f['command']}"
+        for f in external
+    ]
     return Output({"seed_findings": seed, "external_findings": external}, "\n".join(lines))

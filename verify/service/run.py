@@ -13,6 +13,7 @@ the data's seed (target concept, training and test records) and the learner's (`
 Long steps draw a progress bar on stderr (:mod:`dpledger.verify.service.progress`); stdout keeps
 the result.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -23,11 +24,13 @@ from dpledger.verify.service import Exact, Output
 from dpledger.verify.service.progress import progress, progress_callback
 
 SUBSTITUTES = {
-    "improper": ("private L1 optimiser: noisy projected subgradient descent (substitute for Kulkarni–Lee–Liu 2021); "
-                 "subspace step: a degree-5 L1 regression along a direction chosen privately in the top-2 subspace "
-                 "of E[∇p∇pᵀ] (not in Algorithm 1)"),
+    "improper": (
+        "private L1 optimiser: noisy projected subgradient descent (substitute for Kulkarni–Lee–Liu 2021); "
+        "subspace step: a degree-5 L1 regression along a direction chosen privately in the top-2 subspace "
+        "of E[∇p∇pᵀ] (not in Algorithm 1)"
+    ),
     "proper": "subspace: top-k eigenvectors of E[∇p∇pᵀ], k in (1, 2) chosen privately with the degree "
-              "(substitute for DKKTZ21a's eigenvalue threshold)",
+    "(substitute for DKKTZ21a's eigenvalue threshold)",
     "semi-agnostic": "ramp surrogate of width = OPT guess (stand-in for the seed's lost Equation 12)",
 }
 
@@ -49,9 +52,20 @@ def run_seeds(seed: int) -> tuple[Any, Any]:
     return data, learner
 
 
-def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: str = "paper", epsilon: Exact = "1",
-                  delta: Exact = "1e-6", alpha: float = 0.1, beta: float = 0.1, seed: int = 0, test_size: int = 10_000,
-                  **class_options: Any) -> Output:
+def carry_forward(
+    *,
+    concept: str,
+    n: int,
+    m: int | None = None,
+    calibration: str = "paper",
+    epsilon: Exact = "1",
+    delta: Exact = "1e-6",
+    alpha: float = 0.1,
+    beta: float = 0.1,
+    seed: int = 0,
+    test_size: int = 10_000,
+    **class_options: Any,
+) -> Output:
     """CarryForwardLearner on ``n`` records of the class ``concept`` (a setup's name, built with
     ``class_options``: the keyword values its :attr:`~dpledger.verify.paper.setups.ClassSetup.options`
     name), scored on ``test_size`` fresh records; m from ``calibration`` unless given. Exit
@@ -66,27 +80,46 @@ def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: st
     problem = setup(concept).build(alpha=alpha, beta=beta, **class_options)
     record_size = max(1, problem.sample(np.random.default_rng(0), 1)[0].size)
     if (n + test_size) * record_size > MAX_VALUES:
-        raise ValueError(f"(n + test size)·record size must be at most {MAX_VALUES:.0e} (the run holds the training "
-                         f"and test records in memory), got ({n} + {test_size})·{record_size}; use the learner's API "
-                         "for more")
+        raise ValueError(
+            f"(n + test size)·record size must be at most {MAX_VALUES:.0e} (the run holds the training "
+            f"and test records in memory), got ({n} + {test_size})·{record_size}; use the learner's API "
+            "for more"
+        )
     concept_class = problem.concept_class
     data_seed, learner_seed = run_seeds(seed)
-    report = progress_callback("CarryForwardLearner (steps)")  # its delay counts from here: the data, then fit
+    report = progress_callback(
+        "CarryForwardLearner (steps)"
+    )  # its delay counts from here: the data, then fit
     rng = np.random.default_rng(data_seed)
     target = random_concept(concept_class, rng)
     X = problem.sample(rng, n)
     X_test = problem.sample(rng, test_size)
-    oracle = problem.oracle if problem.oracle is not None else CompletionScoreOracle()  # the learner's default
-    learner = CarryForwardLearner(concept_class, oracle=oracle, epsilon=epsilon, delta=delta,
-                                  alpha=alpha, beta=beta, m=m, calibration=calibration, random_state=learner_seed)
-    learner.fit(X, concept_class.evaluate(target, X), X_holdout=X_test,
-                on_progress=report)
+    oracle = (
+        problem.oracle if problem.oracle is not None else CompletionScoreOracle()
+    )  # the learner's default
+    learner = CarryForwardLearner(
+        concept_class,
+        oracle=oracle,
+        epsilon=epsilon,
+        delta=delta,
+        alpha=alpha,
+        beta=beta,
+        m=m,
+        calibration=calibration,
+        random_state=learner_seed,
+    )
+    learner.fit(X, concept_class.evaluate(target, X), X_holdout=X_test, on_progress=report)
     test_error = 1 - learner.score(X_test, concept_class.evaluate(target, X_test))
     g = learner.guarantee_
     payload = {
-        "class": repr(concept_class), "target_concept": jsonable(target),
-        "hypothesis": jsonable(learner.hypothesis_), "test_error": test_error,
-        "n": n, "m": learner.m_, "seed": seed, "oracle": problem.oracle_description,
+        "class": repr(concept_class),
+        "target_concept": jsonable(target),
+        "hypothesis": jsonable(learner.hypothesis_),
+        "test_error": test_error,
+        "n": n,
+        "m": learner.m_,
+        "seed": seed,
+        "oracle": problem.oracle_description,
         "guarantee": {"epsilon": g.epsilon_upper, "delta": g.delta_upper},
         "claimed": {"epsilon": float(Fraction(epsilon)), "delta": float(Fraction(delta))},
         "holds": learner.holds_,
@@ -105,12 +138,18 @@ def carry_forward(*, concept: str, n: int, m: int | None = None, calibration: st
         lines.append(f"  why: {payload['why_not']['reason']}")
         lines += [f"  to hold: {remedy}" for remedy in payload["why_not"]["remedies"]]
     for r in learner.rounds_:
-        population = "" if r.population_disagreement is None else f", population {r.population_disagreement:.4g}"
-        lines.append(f"  round {r.round}: y = {r.component}, oracle τ̂ = {r.oracle_disagreement:.4g}, "
-                     f"LabelBoost disagreement {r.labelboost_disagreement:.4g} (2τ = {r.bound:.4g}){population}")
+        population = (
+            "" if r.population_disagreement is None else f", population {r.population_disagreement:.4g}"
+        )
+        lines.append(
+            f"  round {r.round}: y = {r.component}, oracle τ̂ = {r.oracle_disagreement:.4g}, "
+            f"LabelBoost disagreement {r.labelboost_disagreement:.4g} (2τ = {r.bound:.4g}){population}"
+        )
     for r in payload["oracle_rounds"]:
-        lines.append(f"  oracle round {r['round']}: depth {r['depth']} of m = {r['m']}"
-                     f" (full depth in the domain: {r['full_depth_in_domain']})")
+        lines.append(
+            f"  oracle round {r['round']}: depth {r['depth']} of m = {r['m']}"
+            f" (full depth in the domain: {r['full_depth_in_domain']})"
+        )
     lines += ["", learner.derivation_.to_text()]
     return Output(payload, "\n".join(lines), 0 if learner.holds_ else 1)
 
@@ -123,13 +162,26 @@ def _shortfall(learner: Any, oracle: Any, n: int, epsilon: Exact, delta: Exact) 
 
     C = learner.concept_class
     prefixes = [tuple(learner.hypothesis_[:i]) for i in range(C.k)]
-    return shortfall(Target.of(n, C.k, epsilon, delta), learner.m_,
-                     lambda m: [oracle.event(C, prefix, m) for prefix in prefixes],
-                     on_progress=progress_callback("why it does not hold: n and m searches (accountings)"))
+    return shortfall(
+        Target.of(n, C.k, epsilon, delta),
+        learner.m_,
+        lambda m: [oracle.event(C, prefix, m) for prefix in prefixes],
+        on_progress=progress_callback("why it does not hold: n and m searches (accountings)"),
+    )
 
 
-def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact = "1e-5", noise: float = 0.1,
-             noise_model: str = "random", degree: int | None = None, seed: int = 0) -> Output:
+def agnostic(
+    *,
+    algorithm: str,
+    dim: int,
+    n: int,
+    epsilon: Exact,
+    delta: Exact = "1e-5",
+    noise: float = 0.1,
+    noise_model: str = "random",
+    degree: int | None = None,
+    seed: int = 0,
+) -> Output:
     """The seed-002 learner ``algorithm`` (one of :data:`ALGORITHMS`) at (ε, δ) on n training and n
     test points in ``dim`` dimensions with a fraction ``noise`` of flipped labels (``noise_model``);
     ``degree``: the polynomial degree (improper, proper; None for the learner's default). Exit status 1
@@ -146,8 +198,10 @@ def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact =
     if degree is not None and algorithm == "semi-agnostic":
         raise ValueError("--degree does not apply to --algorithm semi-agnostic")
     if n * dim > MAX_VALUES:
-        raise ValueError(f"n·dim must be at most {MAX_VALUES:.0e} (the run holds a training and a test sample of "
-                         f"n points in memory and fits twice), got {n}·{dim}; use the learners' API for more")
+        raise ValueError(
+            f"n·dim must be at most {MAX_VALUES:.0e} (the run holds a training and a test sample of "
+            f"n points in memory and fits twice), got {n}·{dim}; use the learners' API for more"
+        )
     advance = progress(3, f"run agnostic {algorithm} (data, private fit, privacy-off fit)")
     rng = Sampled(data_seed)
     train = halfspace_data(n, dim, noise, noise_model, rng)
@@ -180,17 +234,19 @@ def agnostic(*, algorithm: str, dim: int, n: int, epsilon: Exact, delta: Exact =
         "trace": derivation.to_dict(),
     }
     g = private.guarantee_
-    text = "\n".join([
-        f"{algorithm} learner ({claim.statement}), d={dim}, n={n}, {noise:g} {noise_model} label noise, seed {seed}",
-        f"  test error        {payload['test_error']:.4f}",
-        f"  target halfspace  {payload['opt_error']:.4f}  (OPT on the same noisy labels)",
-        f"  privacy off       {payload['nonprivate_error']:.4f}",
-        f"  certified         ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g}",
-        f"  claimed           ε = {epsilon}, δ = {delta}: {'holds' if payload['holds'] else 'FAILS'}",
-        f"  substitute        {payload['substitute']}",
-        "selections (candidates and choice of every private selection step):",
-        *[f"  {selection.to_text()}" for selection in private.selections_],
-        "derivation:",
-        derivation.to_text(),
-    ])
+    text = "\n".join(
+        [
+            f"{algorithm} learner ({claim.statement}), d={dim}, n={n}, {noise:g} {noise_model} label noise, seed {seed}",
+            f"  test error        {payload['test_error']:.4f}",
+            f"  target halfspace  {payload['opt_error']:.4f}  (OPT on the same noisy labels)",
+            f"  privacy off       {payload['nonprivate_error']:.4f}",
+            f"  certified         ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g}",
+            f"  claimed           ε = {epsilon}, δ = {delta}: {'holds' if payload['holds'] else 'FAILS'}",
+            f"  substitute        {payload['substitute']}",
+            "selections (candidates and choice of every private selection step):",
+            *[f"  {selection.to_text()}" for selection in private.selections_],
+            "derivation:",
+            derivation.to_text(),
+        ]
+    )
     return Output(payload, text, 0 if payload["holds"] is True else 1)

@@ -13,7 +13,12 @@ suite), :mod:`~dpledger.verify.audit.montecarlo.suites` (StatDP's and DP-Sniper'
 """
 
 from dpledger.verify.audit.montecarlo.audit import AuditResult, audit
-from dpledger.verify.audit.montecarlo.executors import InProcessExecutor, dask_executor, local_processes, open_executor
+from dpledger.verify.audit.montecarlo.executors import (
+    InProcessExecutor,
+    dask_executor,
+    local_processes,
+    open_executor,
+)
 from dpledger.verify.audit.montecarlo.input_search import search_inputs
 from dpledger.verify.audit.montecarlo.learner_adapter import (
     DecisionsAt,
@@ -27,9 +32,9 @@ from dpledger.verify.audit.montecarlo.learner_adapter import (
 )
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, load_mechanism, per_sample
 from dpledger.verify.audit.montecarlo.pairs import (
-    hard_learner_pairs,
     NeighbourPair,
     canary_pairs,
+    hard_learner_pairs,
     small_domain_pairs,
     statdp_patterns,
     substitute_one,

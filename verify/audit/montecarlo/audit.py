@@ -81,21 +81,27 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
 from dpledger.verify.audit.montecarlo.chunks import Reduced, Runs, Schedule, Values, selection_runs
-from dpledger.verify.audit.montecarlo.executors import (InProcessExecutor, chunk_seeds, chunk_shape, chunk_sizes,
-                                                      owned_processes, shared_directory)
+from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
 from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent
+from dpledger.verify.audit.montecarlo.executors import (
+    InProcessExecutor,
+    chunk_seeds,
+    chunk_shape,
+    chunk_sizes,
+    owned_processes,
+    shared_directory,
+)
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, ship
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
 from dpledger.verify.audit.montecarlo.search import Candidate, Fits, one_blas_thread, search_pair
 from dpledger.verify.audit.montecarlo.statistics import (
+    LEAD_SHARE,
     best_possible_epsilon,
     clopper_pearson_lower,
     clopper_pearson_upper,
     delta_lower,
     epsilon_lower,
-    LEAD_SHARE,
     ranked_levels,
     search_z,
     stage_alphas,
@@ -285,8 +291,11 @@ def audit(
     estimated = estimation_runs(samples)
     if best_possible_epsilon(estimated, estimated, delta, final_alpha) <= claimed_epsilon:
         needed = minimum_samples(claimed_epsilon, delta, final_alpha)
-        advice = (f"use at least {needed}" if needed is not None
-                  else f"no budget up to {MAX_BUDGET} could: the claim is beyond what sampling can refute")
+        advice = (
+            f"use at least {needed}"
+            if needed is not None
+            else f"no budget up to {MAX_BUDGET} could: the claim is beyond what sampling can refute"
+        )
         raise ValueError(
             f"too few samples: with {samples} runs per input no event could certify ε above "
             f"{claimed_epsilon} at confidence {confidence}; {advice}"
@@ -299,18 +308,34 @@ def audit(
     best_delta: dict[bool, float] = {}  # float_artefact → the largest δ lower bound at the claimed ε
     searched = corrected = stages_run = 0
     values = Values(Fits(network))  # fits and statistic values kept across stages
-    with (contextlib.nullcontext(executor) if executor is not None else owned_processes()) as pool, \
-            shared_directory(pool) as shared, ThreadPoolExecutor(ESTIMATION_THREADS) as threads, \
-            one_blas_thread():
+    with (
+        contextlib.nullcontext(executor) if executor is not None else owned_processes() as pool,
+        shared_directory(pool) as shared,
+        ThreadPoolExecutor(ESTIMATION_THREADS) as threads,
+        one_blas_thread(),
+    ):
         check_probe(wait.result(pool.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe"))
 
-        schedule = Schedule(pool, mechanism, pairs, sizes, seeds, plan, runs, shared, values, threads, wait.result,
-                            on_progress)
+        schedule = Schedule(
+            pool,
+            mechanism,
+            pairs,
+            sizes,
+            seeds,
+            plan,
+            runs,
+            shared,
+            values,
+            threads,
+            wait.result,
+            on_progress,
+        )
         try:
             for stage, stage_alpha in enumerate(alphas):
                 stages_run += 1
-                estimates, examined, estimated = _run_stage(schedule.arrivals(stage), delta, stage_alpha,
-                                                            candidates, claimed_epsilon, values, threads)
+                estimates, examined, estimated = _run_stage(
+                    schedule.arrivals(stage), delta, stage_alpha, candidates, claimed_epsilon, values, threads
+                )
                 searched += examined
                 corrected += estimated
                 for estimate in estimates:
@@ -327,11 +352,23 @@ def audit(
     used = sum(sizes[: runs.chunks_done()])
     real = max(best[False].epsilon, 0.0) if False in best else 0.0
     floating = max(best[True].epsilon, 0.0) if True in best else None
-    verdict = (VIOLATION if _fails(False, best, best_delta, claimed_epsilon, delta)
-               else FLOAT_LEAK if _fails(True, best, best_delta, claimed_epsilon, delta) else NO_VIOLATION)
-    witnesses = {kind: _witness(estimate, pairs) if estimate.epsilon > 0 else None for kind, estimate in best.items()}
-    deciding = (False if verdict == VIOLATION else True if verdict == FLOAT_LEAK
-                else max(best, key=lambda kind: best[kind].epsilon, default=None))
+    verdict = (
+        VIOLATION
+        if _fails(False, best, best_delta, claimed_epsilon, delta)
+        else FLOAT_LEAK
+        if _fails(True, best, best_delta, claimed_epsilon, delta)
+        else NO_VIOLATION
+    )
+    witnesses = {
+        kind: _witness(estimate, pairs) if estimate.epsilon > 0 else None for kind, estimate in best.items()
+    }
+    deciding = (
+        False
+        if verdict == VIOLATION
+        else True
+        if verdict == FLOAT_LEAK
+        else max(best, key=lambda kind: best[kind].epsilon, default=None)
+    )
     return AuditResult(
         epsilon_lower=max(real, floating or 0.0),
         confidence=confidence,
@@ -363,7 +400,9 @@ class _Deadline:
 
     def result(self, future: Future, what: str) -> Any:
         """The task's result; ``ValueError`` on a timeout, a dead worker or an error in a worker."""
-        remaining = None if self.timeout is None else max(self.started + self.timeout - time.perf_counter(), 0.0)
+        remaining = (
+            None if self.timeout is None else max(self.started + self.timeout - time.perf_counter(), 0.0)
+        )
         try:
             return future.result(timeout=remaining)
         except ValueError:
@@ -377,15 +416,20 @@ class _Deadline:
             raise ValueError(
                 "a worker process died while running the mechanism (os._exit, a crash or out of memory)"
             ) from None
-        except Exception as error:  # noqa: BLE001 — e.g. a Dask worker that cannot import the mechanism
+        except Exception as error:
             raise ValueError(
                 f"a worker could not run the mechanism: {type(error).__name__}: {' '.join(str(error).split())} "
                 "(on Dask, the mechanism's module and every module it imports must be importable on each worker)"
             ) from None
 
 
-def _fails(kind: bool, best: dict[bool, _Estimate], best_delta: dict[bool, float], claimed_epsilon: float,
-           delta: float) -> bool:
+def _fails(
+    kind: bool,
+    best: dict[bool, _Estimate],
+    best_delta: dict[bool, float],
+    claimed_epsilon: float,
+    delta: float,
+) -> bool:
     """Whether events of ``kind`` certify a failure of the claim: an ε lower bound at δ above the
     claimed ε, or a δ lower bound at the claimed ε above the claimed δ."""
     return kind in best and (best[kind].epsilon > claimed_epsilon or best_delta[kind] > delta)
@@ -412,13 +456,27 @@ def _run_stage(
         found.append(search_pair(a1, b1, p, delta, z, claimed_epsilon, target, values.fits))
         estimation.append(split2)
     examined = sum(result.examined for result in found)
-    ranked = sorted((c for result in found for c in result.candidates if _estimable(c, estimation[c.pair_index])),
-                    key=lambda c: -c.score)
-    pools = [pool for kind in (False, True) if (pool := [c for c in ranked if c.event.float_artefact == kind][:keep])]
+    ranked = sorted(
+        (c for result in found for c in result.candidates if _estimable(c, estimation[c.pair_index])),
+        key=lambda c: -c.score,
+    )
+    pools = [
+        pool
+        for kind in (False, True)
+        if (pool := [c for c in ranked if c.event.float_artefact == kind][:keep])
+    ]
     pools.sort(key=lambda pool: -pool[0].score)
-    values.evaluate(((candidate.event.statistic, part[side]) for pool in pools for candidate in pool
-                     if isinstance(candidate.event, IntervalEvent)
-                     for part in estimation[candidate.pair_index] for side in (0, 1)), threads)
+    values.evaluate(
+        (
+            (candidate.event.statistic, part[side])
+            for pool in pools
+            for candidate in pool
+            if isinstance(candidate.event, IntervalEvent)
+            for part in estimation[candidate.pair_index]
+            for side in (0, 1)
+        ),
+        threads,
+    )
     estimates = [
         _estimate(candidate, estimation[candidate.pair_index], delta, claimed_epsilon, level / 2, values)
         for pool, kind_level in zip(pools, ranked_levels(alpha, len(pools)) if pools else [])
@@ -433,14 +491,21 @@ def _estimable(candidate: Candidate, split2: list[tuple[Any, Any]]) -> bool:
     workers keep only their statistics' values (a condition on split 1 alone, see
     :func:`search.reduction`)."""
     event = candidate.event
-    return all(not isinstance(part, Reduced)
-               or (isinstance(event, IntervalEvent) and part.values_of(event.statistic) is not None)
-               for parts in split2 for part in parts)
+    return all(
+        not isinstance(part, Reduced)
+        or (isinstance(event, IntervalEvent) and part.values_of(event.statistic) is not None)
+        for parts in split2
+        for part in parts
+    )
 
 
 def _estimate(
-    candidate: Candidate, split2: list[tuple[np.ndarray, np.ndarray]], delta: float, claimed_epsilon: float,
-    level: float, values: Values,
+    candidate: Candidate,
+    split2: list[tuple[np.ndarray, np.ndarray]],
+    delta: float,
+    claimed_epsilon: float,
+    level: float,
+    values: Values,
 ) -> _Estimate:
     """Clopper–Pearson bounds at ``level`` on split 2 (counted part by part), the ε bound at δ and
     the δ bound at the claimed ε of one candidate (``values``: the statistics already evaluated on
@@ -450,8 +515,14 @@ def _estimate(
     k_p, n_p, k_q, n_q = (k_a, n_a, k_b, n_b) if candidate.forward else (k_b, n_b, k_a, n_a)
     p_lo = clopper_pearson_lower(k_p, n_p, level)
     q_hi = clopper_pearson_upper(k_q, n_q, level)
-    return _Estimate(epsilon_lower(p_lo, q_hi, delta), delta_lower(p_lo, q_hi, claimed_epsilon), candidate,
-                     (k_p, n_p, k_q, n_q), (p_lo, q_hi), level)
+    return _Estimate(
+        epsilon_lower(p_lo, q_hi, delta),
+        delta_lower(p_lo, q_hi, claimed_epsilon),
+        candidate,
+        (k_p, n_p, k_q, n_q),
+        (p_lo, q_hi),
+        level,
+    )
 
 
 def _hits(event: Event, runs: np.ndarray, values: Values) -> int:

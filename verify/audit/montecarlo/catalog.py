@@ -33,7 +33,14 @@ from dpledger.learners.calibration.agnostic_noise import laplace_scale
 from dpledger.learners.noise import laplace_noise
 from dpledger.learners.randomness import Sampled
 from dpledger.learners.snapping import snapping_laplace
-from dpledger.verify.audit.montecarlo.audit import FLOAT_LEAK, NO_VIOLATION, VIOLATION, AuditResult, Progress, audit
+from dpledger.verify.audit.montecarlo.audit import (
+    FLOAT_LEAK,
+    NO_VIOLATION,
+    VIOLATION,
+    AuditResult,
+    Progress,
+    audit,
+)
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, statdp_patterns
 
 GRID = 2.0**-10
@@ -111,7 +118,9 @@ class SnappingLaplace:
     bound: float
 
     def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return snapping_laplace(float(np.asarray(data)), epsilon=self.epsilon, bound=self.bound, rng=rng, size=n)
+        return snapping_laplace(
+            float(np.asarray(data)), epsilon=self.epsilon, bound=self.bound, rng=rng, size=n
+        )
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,15 @@ from typing import Any
 import numpy as np
 
 from dpledger.verify.audit.montecarlo.events import Statistic, evaluate, same_statistic
-from dpledger.verify.audit.montecarlo.executors import (ChunkTask, InProcessExecutor, ReducedRuns, ReducingChunkTask,
-                                                      SharedChunkTask, populated_empty, received)
+from dpledger.verify.audit.montecarlo.executors import (
+    ChunkTask,
+    InProcessExecutor,
+    ReducedRuns,
+    ReducingChunkTask,
+    SharedChunkTask,
+    populated_empty,
+    received,
+)
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
 from dpledger.verify.audit.montecarlo.search import Fits, fitted_rows, prefit, reduction
@@ -39,8 +46,6 @@ that they can be reduced to the fits' values (:func:`search.reduction`)."""
 def selection_runs(size: int) -> int:
     """Runs of a chunk of ``size`` that go to the search split (split 1): about a quarter."""
     return (size + 2) // 4
-
-
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,8 +63,10 @@ class Reduced:
 
     def values_of(self, statistic: Statistic) -> np.ndarray | None:
         """The values of ``statistic`` on the runs; None when they were not kept."""
-        return next((values for kept, values in zip(self.statistics, self.values)
-                     if same_statistic(kept, statistic)), None)
+        return next(
+            (values for kept, values in zip(self.statistics, self.values) if same_statistic(kept, statistic)),
+            None,
+        )
 
 
 class Runs:
@@ -74,8 +81,9 @@ class Runs:
         self.rest: list[list[list[np.ndarray | Reduced]]] = [[[], []] for _ in range(pairs)]
         self.filled = [[0, 0] for _ in range(pairs)]
 
-    def add(self, pair: int, side: int, outputs: np.ndarray | ReducedRuns,
-            statistics: tuple[Statistic, ...] = ()) -> None:
+    def add(
+        self, pair: int, side: int, outputs: np.ndarray | ReducedRuns, statistics: tuple[Statistic, ...] = ()
+    ) -> None:
         """Store the next chunk of runs of ``pair`` on input ``side`` (reduced by ``statistics``:
         its search split as runs, its estimation split as their values, :class:`Reduced`)."""
         chunk = self.filled[pair][side]
@@ -93,8 +101,11 @@ class Runs:
         half = self.selection[chunk]
         buffer[self.offsets[chunk] : self.offsets[chunk + 1]] = head[:half]
         self.buffers[pair][side] = buffer
-        self.rest[pair][side].append(Reduced(statistics, outputs.columns(), outputs.rest)
-                                     if isinstance(outputs, ReducedRuns) else outputs[half:])
+        self.rest[pair][side].append(
+            Reduced(statistics, outputs.columns(), outputs.rest)
+            if isinstance(outputs, ReducedRuns)
+            else outputs[half:]
+        )
         self.filled[pair][side] = chunk + 1
 
     def chunks_done(self) -> int:
@@ -106,9 +117,12 @@ class Runs:
         search split's type (value-set events compare the bytes of rows), or reduced."""
         chunks = self.filled[pair][0]
         a1, b1 = harmonise(*(buffer[: self.offsets[chunks]] for buffer in self.buffers[pair]))
-        parts = [(a2, b2) if isinstance(a2, Reduced)
-                 else tuple(part.astype(a1.dtype, copy=False) for part in harmonise(a2, b2))
-                 for a2, b2 in zip(*(side[:chunks] for side in self.rest[pair]))]
+        parts = [
+            (a2, b2)
+            if isinstance(a2, Reduced)
+            else tuple(part.astype(a1.dtype, copy=False) for part in harmonise(a2, b2))
+            for a2, b2 in zip(*(side[:chunks] for side in self.rest[pair]))
+        ]
         return (a1, b1), parts
 
     def heads(self, pair: int) -> tuple[np.ndarray, np.ndarray]:
@@ -117,8 +131,6 @@ class Runs:
             return np.empty(0), np.empty(0)
         chunks = min(self.filled[pair])
         return harmonise(*(buffer[: self.offsets[chunks]] for buffer in self.buffers[pair]))
-
-
 
 
 class Values:
@@ -157,8 +169,11 @@ class Values:
         fitted = prefit(*runs.heads(pair), pair, (selection, selection), self.fits)
         for side in runs.rest[pair] if fitted else ():
             for part in side:
-                missing = [statistic for statistic in fitted
-                           if not isinstance(part, Reduced) and (id(statistic), id(part)) not in self.kept]
+                missing = [
+                    statistic
+                    for statistic in fitted
+                    if not isinstance(part, Reduced) and (id(statistic), id(part)) not in self.kept
+                ]
                 if missing:
                     future = threads.submit(evaluate, missing, part)
                     for index, statistic in enumerate(missing):
@@ -198,8 +213,6 @@ class _Pending:
         return self.future.result()[self.index]
 
 
-
-
 def _apply(job: tuple[np.ndarray, list[Statistic]]) -> list[np.ndarray]:
     runs, statistics = job
     return evaluate(statistics, runs)
@@ -215,16 +228,29 @@ class Schedule:
     ``result(future, what)`` waits for a task (the audit's deadline); ``on_progress(done, total)``
     hears of every chunk received."""
 
-    def __init__(self, pool: Executor, mechanism: Mechanism, pairs: Sequence[NeighbourPair], sizes: list[int],
-                 seeds: list[list[list[np.random.SeedSequence]]], plan: list[int], runs: Runs, shared: str | None,
-                 values: Values, threads: Executor, result: Callable[[Future, str], Any],
-                 on_progress: Callable[[int, int], None] | None) -> None:
+    def __init__(
+        self,
+        pool: Executor,
+        mechanism: Mechanism,
+        pairs: Sequence[NeighbourPair],
+        sizes: list[int],
+        seeds: list[list[list[np.random.SeedSequence]]],
+        plan: list[int],
+        runs: Runs,
+        shared: str | None,
+        values: Values,
+        threads: Executor,
+        result: Callable[[Future, str], Any],
+        on_progress: Callable[[int, int], None] | None,
+    ) -> None:
         self.pool, self.mechanism, self.pairs, self.sizes, self.seeds = pool, mechanism, pairs, sizes, seeds
         self.plan, self.runs, self.shared, self.values, self.threads = plan, runs, shared, values, threads
         self.result, self.on_progress = result, on_progress
         self.prefetch = not isinstance(pool, InProcessExecutor)  # in process a task runs at submission
         self.final = int(runs.offsets[-1])  # split-1 runs per input at the end of the audit
-        self.reductions: list[tuple[Statistic, ...]] = [() for _ in pairs]  # for each pair's chunks queued next
+        self.reductions: list[tuple[Statistic, ...]] = [
+            () for _ in pairs
+        ]  # for each pair's chunks queued next
         self.done, self.total = 0, len(pairs) * 2 * len(sizes)
         first_fits = int(np.searchsorted(runs.offsets, fitted_rows(int(runs.offsets[plan[0]]))))
         self.wave = min(plan[0], first_fits + QUEUE_AHEAD)
@@ -235,8 +261,11 @@ class Schedule:
         generation); meanwhile the pair's fits are made as soon as their runs are in, evaluated on
         split 2's parts as they arrive (:meth:`Values.prefit`), and its next chunks queued."""
         plan = self.plan
-        queued = (self.upcoming if self.prefetch or not stage
-                  else [self._submit(p, plan[stage - 1], plan[stage]) for p in range(len(self.pairs))])
+        queued = (
+            self.upcoming
+            if self.prefetch or not stage
+            else [self._submit(p, plan[stage - 1], plan[stage]) for p in range(len(self.pairs))]
+        )
         self.upcoming = [None] * len(self.pairs)
         selection = int(self.runs.offsets[plan[stage]])
         for p, pair_queued in enumerate(queued):
@@ -251,7 +280,9 @@ class Schedule:
                 if self.on_progress:
                     self.on_progress(self.done, self.total)
             if not decided:
-                self._decide(stage, p, self.values.prefit(self.runs, p, selection, self.threads) or [], pair_queued)
+                self._decide(
+                    stage, p, self.values.prefit(self.runs, p, selection, self.threads) or [], pair_queued
+                )
             yield self.runs.splits(p)
 
     def cancel(self) -> None:
@@ -264,7 +295,9 @@ class Schedule:
         """Fix the reduction of pair ``p``'s chunks not queued yet (:func:`search.reduction`) and
         queue the first stage's rest and, when prefetching, the next stage."""
         selection = int(self.runs.offsets[self.plan[stage]])
-        self.reductions[p] = reduction(*self.runs.heads(p), fitted, (selection, selection), (self.final, self.final))
+        self.reductions[p] = reduction(
+            *self.runs.heads(p), fitted, (selection, selection), (self.final, self.final)
+        )
         if stage == 0:
             pair_queued.extend(self._submit(p, self.wave, self.plan[0]))
         if self.prefetch and stage + 1 < len(self.plan):
@@ -273,14 +306,18 @@ class Schedule:
     def _submit(self, p: int, first: int, last: int) -> Queued:
         """Queue chunks ``first`` … ``last − 1`` of pair ``p``: (side, future, the reduction's statistics)."""
         statistics = self.reductions[p]
-        return [(side, self.pool.submit(self._task(p, side, c, statistics)), statistics)
-                for c in range(first, last) for side in (0, 1)]
+        return [
+            (side, self.pool.submit(self._task(p, side, c, statistics)), statistics)
+            for c in range(first, last)
+            for side in (0, 1)
+        ]
 
     def _task(self, p: int, side: int, c: int, statistics: tuple[Statistic, ...]) -> Any:
         """Chunk ``c`` of pair ``p`` on input ``side``; its estimation split reduced to the values of
         ``statistics`` when there are any; through shared memory on a local pool."""
-        chunk: Any = ChunkTask(self.mechanism, (self.pairs[p].a, self.pairs[p].b)[side], self.sizes[c],
-                               self.seeds[p][side][c])
+        chunk: Any = ChunkTask(
+            self.mechanism, (self.pairs[p].a, self.pairs[p].b)[side], self.sizes[c], self.seeds[p][side][c]
+        )
         if statistics:
             chunk = ReducingChunkTask(chunk, self.runs.selection[c], statistics)
         return chunk if self.shared is None else SharedChunkTask(chunk, self.shared)

@@ -92,8 +92,11 @@ def check_probe(runs: dict[str, Any]) -> None:
     if np.array_equal(a, a_again) and np.array_equal(b, b_again):
         varies = _distinct(a) > 1 or _distinct(b) > 1
         if varies or np.array_equal(a[:1], b[:1]):
-            what = ("outputs that vary within a batch but repeat exactly under another rng" if varies
-                    else "one and the same output in every run on both inputs")
+            what = (
+                "outputs that vary within a batch but repeat exactly under another rng"
+                if varies
+                else "one and the same output in every run on both inputs"
+            )
             raise ContractError(
                 f"outputs do not depend on rng: {len(a)} runs on each input with one rng and as many with another "
                 f"gave {what} — the mechanism must draw its randomness from the rng it is given "
@@ -122,11 +125,15 @@ def two_sample_p_value(x: np.ndarray, y: np.ndarray) -> float:
     if len(values) == 1:
         return 1.0
     if len(values) <= FEW_VALUES:
-        table = np.stack([np.bincount(codes[: len(keys_x)], minlength=len(values)),
-                          np.bincount(codes[len(keys_x):], minlength=len(values))])
+        table = np.stack(
+            [
+                np.bincount(codes[: len(keys_x)], minlength=len(values)),
+                np.bincount(codes[len(keys_x) :], minlength=len(values)),
+            ]
+        )
         return float(stats.chi2_contingency(table, correction=False).pvalue)
     if x.dtype.kind == "U":
-        return float(stats.ks_2samp(codes[: len(keys_x)], codes[len(keys_x):]).pvalue)
+        return float(stats.ks_2samp(codes[: len(keys_x)], codes[len(keys_x) :]).pvalue)
     return float(stats.ks_2samp(_projection(x), _projection(y)).pvalue)
 
 

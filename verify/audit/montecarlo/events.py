@@ -271,15 +271,21 @@ class LearnedScore(BlockStatistic):
         return score
 
     def describe(self) -> dict[str, Any]:
-        weights = "one weight per feature, shared by all coordinates" if self.tied else "per-coordinate weights"
+        weights = (
+            "one weight per feature, shared by all coordinates" if self.tied else "per-coordinate weights"
+        )
         return {
             "statistic": f"learned score: logistic regression on the output vector's coordinates, squares, "
             f"signs, max and min ({weights})",
             "coordinates": len(self.centre),
             "centre": self.centre.tolist(),
             "scale": self.scale.tolist(),
-            "weights": {"coordinate": self.linear.tolist(), "square": self.quadratic.tolist(),
-                        "sign": self.sign.tolist(), "max_min": self.extra.tolist()},
+            "weights": {
+                "coordinate": self.linear.tolist(),
+                "square": self.quadratic.tolist(),
+                "sign": self.sign.tolist(),
+                "max_min": self.extra.tolist(),
+            },
         }
 
 

@@ -170,8 +170,11 @@ class ReducingChunkTask:
         outputs = self.task()
         rest = outputs[self.selection :]
         values = evaluate(list(self.statistics), rest)
-        return ReducedRuns(np.ascontiguousarray(outputs[: self.selection]),
-                           np.stack(values) if values else np.empty((0, len(rest))), len(rest))
+        return ReducedRuns(
+            np.ascontiguousarray(outputs[: self.selection]),
+            np.stack(values) if values else np.empty((0, len(rest))),
+            len(rest),
+        )
 
 
 @dataclass(frozen=True)
@@ -243,9 +246,13 @@ def remove_orphans() -> list[str]:
     removed = []
     with contextlib.suppress(OSError):
         for entry in os.scandir(SHARED_MEMORY):
-            owner = entry.name[len(SHARED_PREFIX):].split("-", 1)[0]
-            if (not entry.name.startswith(SHARED_PREFIX) or not owner.isdigit()
-                    or entry.stat(follow_symlinks=False).st_uid != os.getuid() or _running(int(owner))):
+            owner = entry.name[len(SHARED_PREFIX) :].split("-", 1)[0]
+            if (
+                not entry.name.startswith(SHARED_PREFIX)
+                or not owner.isdigit()
+                or entry.stat(follow_symlinks=False).st_uid != os.getuid()
+                or _running(int(owner))
+            ):
                 continue
             shutil.rmtree(entry.path, ignore_errors=True)
             removed.append(entry.path)
@@ -270,7 +277,7 @@ class InProcessExecutor(Executor):
         future: Future = Future()
         try:
             future.set_result(fn(*args, **kwargs))
-        except BaseException as error:  # noqa: BLE001 — delivered through the future, as executors do
+        except BaseException as error:
             future.set_exception(error)
         return future
 
@@ -350,13 +357,16 @@ def check_workers(client: Any, wait_seconds: float = 10.0) -> None:
     expected = version("dpledger")
     try:
         found = client.run(version, "dpledger")
-    except Exception as error:  # noqa: BLE001 — a worker's failure, reported in one line
+    except Exception as error:
         raise ValueError(
             f"a Dask worker cannot run dpledger's tasks ({type(error).__name__}: {error}): "
             f"install dpledger {expected} on every worker"
         ) from None
-    wrong = sorted(f"{worker} has {found_version}" for worker, found_version in found.items()
-                   if found_version != expected)
+    wrong = sorted(
+        f"{worker} has {found_version}"
+        for worker, found_version in found.items()
+        if found_version != expected
+    )
     if wrong:
         raise ValueError(f"Dask workers run another dpledger version than {expected}: {', '.join(wrong)}")
 

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from dpledger.verify.audit.montecarlo.events import BlockStatistic, Block
+from dpledger.verify.audit.montecarlo.events import Block, BlockStatistic
 
 CORRELATED = 0.1
 """The smallest absolute correlation between two coordinates, on split 1's fitting rows, for which
@@ -73,7 +73,9 @@ def fit_innovations(a: np.ndarray, b: np.ndarray) -> Innovations | None:
     correlation = standard.T @ standard / len(rows)
     if np.max(np.abs(correlation - np.diag(np.diag(correlation)))) < CORRELATED:
         return None
-    correlation[np.diag_indices_from(correlation)] = np.where(np.diag(correlation) > 0, np.diag(correlation), 1.0)
+    correlation[np.diag_indices_from(correlation)] = np.where(
+        np.diag(correlation) > 0, np.diag(correlation), 1.0
+    )
     factor = np.linalg.cholesky(correlation + RIDGE * np.eye(len(correlation)))
     inverse = solve_triangular(factor, np.eye(len(factor)), lower=True)
     return Innovations(centre, inverse.T / scale[:, None])
@@ -92,6 +94,9 @@ class OnInnovations(BlockStatistic):
 
     def describe(self) -> dict[str, Any]:
         inner = self.statistic.describe()
-        return {**inner, "statistic": f"{inner['statistic']}, of the innovations (coordinates decorrelated in "
-                f"their order by the Cholesky factor of the pooled covariance)",
-                "innovations": self.innovations.describe()}
+        return {
+            **inner,
+            "statistic": f"{inner['statistic']}, of the innovations (coordinates decorrelated in "
+            f"their order by the Cholesky factor of the pooled covariance)",
+            "innovations": self.innovations.describe(),
+        }

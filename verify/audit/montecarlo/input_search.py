@@ -77,10 +77,17 @@ class SearchResult:
             "search": {
                 "pairs_tried": self.tried,
                 "screen_samples_per_input": self.screen_samples,
-                "certified_pairs": [{"label": s.pair.label, "a": _listed(s.pair.a), "b": _listed(s.pair.b),
-                                     "screening_bound": s.score} for s in self.certified],
+                "certified_pairs": [
+                    {
+                        "label": s.pair.label,
+                        "a": _listed(s.pair.a),
+                        "b": _listed(s.pair.b),
+                        "screening_bound": s.score,
+                    }
+                    for s in self.certified
+                ],
                 "confidence_argument": "certified on fresh runs (seeds disjoint from the screening's): the pairs "
-                                       "tried only chose which pairs to certify",
+                "tried only chose which pairs to certify",
             },
         }
 
@@ -104,7 +111,9 @@ def pattern_pairs(relation: str, length: int, domain: Sequence[Any] | None = Non
     pairs = []
     for base, other in {(low, high), (high, low), (middle, low), (middle, high)}:
         if base != other:
-            pairs.append(_substituted([base] * length, 0, other, f"identical records {base!r}, one -> {other!r}"))
+            pairs.append(
+                _substituted([base] * length, 0, other, f"identical records {base!r}, one -> {other!r}")
+            )
     half = [low] * (length // 2) + [high] * (length - length // 2)
     if length >= 2:
         pairs.append(_substituted(half, 0, high, f"half {low!r} half {high!r}, one {low!r} -> {high!r}"))
@@ -123,8 +132,9 @@ def _substituted(records: list[Any], index: int, value: Any, label: str) -> Neig
     return NeighbourPair(np.asarray(records), np.asarray(other), label)
 
 
-def local_moves(pair: NeighbourPair, relation: str, domain: Sequence[Any] | None, rng: np.random.Generator,
-                count: int) -> list[NeighbourPair]:
+def local_moves(
+    pair: NeighbourPair, relation: str, domain: Sequence[Any] | None, rng: np.random.Generator, count: int
+) -> list[NeighbourPair]:
     """``count`` random neighbours of ``pair`` in the space of neighbouring pairs (step 2)."""
     a, b = np.asarray(pair.a), np.asarray(pair.b)
     moves = []
@@ -192,10 +202,20 @@ def search_inputs(
             key = (repr(_listed(pair.a)), repr(_listed(pair.b)))
             if key in seen:
                 continue
-            result = audit(mechanism, [pair], SCREEN_CLAIM, delta=delta, samples=screen_samples,
-                           confidence=screen_confidence, seed=_seed(seed, 0, len(seen)), executor=executor,
-                           stages=1, timeout=timeout, network=network,
-                           on_progress=on_progress(f"screen {len(seen) + 1}") if on_progress else None)
+            result = audit(
+                mechanism,
+                [pair],
+                SCREEN_CLAIM,
+                delta=delta,
+                samples=screen_samples,
+                confidence=screen_confidence,
+                seed=_seed(seed, 0, len(seen)),
+                executor=executor,
+                stages=1,
+                timeout=timeout,
+                network=network,
+                on_progress=on_progress(f"screen {len(seen) + 1}") if on_progress else None,
+            )
             seen[key] = Screened(pair, max(result.real_epsilon_lower, 0.0))
 
     def best(count: int) -> list[Screened]:
@@ -203,11 +223,23 @@ def search_inputs(
 
     screen([*given, *pattern_pairs(relation, length, domain)])
     for _ in range(rounds):
-        screen([move for start in best(keep) for move in local_moves(start.pair, relation, domain, rng, moves)])
+        screen(
+            [move for start in best(keep) for move in local_moves(start.pair, relation, domain, rng, moves)]
+        )
     chosen = tuple(best(certify))
-    result = audit(mechanism, [s.pair for s in chosen], claimed_epsilon, delta=delta, samples=samples,
-                   confidence=confidence, seed=_seed(seed, 1), executor=executor, timeout=timeout,
-                   network=network, on_progress=on_progress("certify") if on_progress else None)
+    result = audit(
+        mechanism,
+        [s.pair for s in chosen],
+        claimed_epsilon,
+        delta=delta,
+        samples=samples,
+        confidence=confidence,
+        seed=_seed(seed, 1),
+        executor=executor,
+        timeout=timeout,
+        network=network,
+        on_progress=on_progress("certify") if on_progress else None,
+    )
     return SearchResult(result, chosen, len(seen), screen_samples)
 
 
@@ -216,8 +248,8 @@ def _seed(*words: int) -> int:
     return int(np.random.SeedSequence(list(words)).generate_state(1, np.uint64)[0] >> 1)
 
 
-def search_work(relation: str, length: int, domain: Sequence[Any] | None, given: int, rounds: int, moves: int,
-                keep: int) -> int:
+def search_work(
+    relation: str, length: int, domain: Sequence[Any] | None, given: int, rounds: int, moves: int, keep: int
+) -> int:
     """An upper bound on the pairs a search screens."""
     return given + len(pattern_pairs(relation, length, domain)) + rounds * keep * moves
-

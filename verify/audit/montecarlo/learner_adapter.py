@@ -95,7 +95,10 @@ class FittedState:
             if value is None:  # a step the fit did not take (the improper learner's subspace step)
                 continue
             # a list attribute (the improper learner's block coefficients) may hold vectors of different lengths
-            parts += [np.ravel(np.asarray(part, dtype=float)) for part in (value if isinstance(value, list) else [value])]
+            parts += [
+                np.ravel(np.asarray(part, dtype=float))
+                for part in (value if isinstance(value, list) else [value])
+            ]
         return np.concatenate(parts)
 
 
@@ -127,8 +130,10 @@ def smallest_size(factory: Callable[[int], Any], dimension: int, labels: tuple[A
     while not fits(high):
         high *= 2
         if high > MAX_RECORDS:
-            raise ValueError(f"the learner fits on no dataset of up to {MAX_RECORDS} records (dimension {dimension}): "
-                             f"{refusal}")
+            raise ValueError(
+                f"the learner fits on no dataset of up to {MAX_RECORDS} records (dimension {dimension}): "
+                f"{refusal}"
+            )
     low = high // 2
     while high - low > 1:
         middle = (low + high) // 2

@@ -30,7 +30,11 @@ from scipy import special, stats
 
 from dpledger.verify.audit.montecarlo.catalog import Laplace, NoisyMax, RandomizedResponseVector
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
-from dpledger.verify.audit.montecarlo.statistics import clopper_pearson_lower, clopper_pearson_upper, epsilon_lower
+from dpledger.verify.audit.montecarlo.statistics import (
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    epsilon_lower,
+)
 
 THRESHOLDS = 4000
 """Thresholds scanned by :func:`optimal_statistic_bound` when the statistic takes more values."""
@@ -107,17 +111,41 @@ def limit_suite() -> list[LimitCase]:
     bits_a, bits_b = np.zeros(COORDINATES, dtype=np.int8), np.ones(COORDINATES, dtype=np.int8)
     counts_a, counts_b = np.zeros(5), np.ones(5)
     return [
-        LimitCase("laplace", Laplace(1.0), NeighbourPair(np.asarray(0.0), np.asarray(1.0), "0 vs 1"), 1.0,
-                  LaplaceLogRatio(1.0, np.zeros(1), np.ones(1))),
-        LimitCase("laplace_parallel", Laplace(parallel_scale), NeighbourPair(zeros, ones, "0 vs 1 in all 20"), 0.1,
-                  LaplaceLogRatio(parallel_scale, zeros, ones)),
-        LimitCase("laplace_vector_20d", Laplace(10.0), NeighbourPair(zeros, ones, "0 vs 1 in all 20"), 2.0,
-                  LaplaceLogRatio(10.0, zeros, ones)),
-        LimitCase("randomized_response_20_bits", RandomizedResponseVector(0.1),
-                  NeighbourPair(bits_a, bits_b, "all bits 0 vs 1"), 2.0, BitFlipLogRatio(0.1, bits_a, bits_b)),
-        LimitCase("noisy_max_value", NoisyMax(20.0, return_value=True),
-                  NeighbourPair(counts_a, counts_b, "5 counts 0 vs 1"), 0.25,
-                  NoisyMaxValueLogRatio(20.0, counts_a, counts_b)),
+        LimitCase(
+            "laplace",
+            Laplace(1.0),
+            NeighbourPair(np.asarray(0.0), np.asarray(1.0), "0 vs 1"),
+            1.0,
+            LaplaceLogRatio(1.0, np.zeros(1), np.ones(1)),
+        ),
+        LimitCase(
+            "laplace_parallel",
+            Laplace(parallel_scale),
+            NeighbourPair(zeros, ones, "0 vs 1 in all 20"),
+            0.1,
+            LaplaceLogRatio(parallel_scale, zeros, ones),
+        ),
+        LimitCase(
+            "laplace_vector_20d",
+            Laplace(10.0),
+            NeighbourPair(zeros, ones, "0 vs 1 in all 20"),
+            2.0,
+            LaplaceLogRatio(10.0, zeros, ones),
+        ),
+        LimitCase(
+            "randomized_response_20_bits",
+            RandomizedResponseVector(0.1),
+            NeighbourPair(bits_a, bits_b, "all bits 0 vs 1"),
+            2.0,
+            BitFlipLogRatio(0.1, bits_a, bits_b),
+        ),
+        LimitCase(
+            "noisy_max_value",
+            NoisyMax(20.0, return_value=True),
+            NeighbourPair(counts_a, counts_b, "5 counts 0 vs 1"),
+            0.25,
+            NoisyMaxValueLogRatio(20.0, counts_a, counts_b),
+        ),
     ]
 
 
@@ -146,7 +174,9 @@ def optimal_statistic_bound(
     return max(bound, 0.0)
 
 
-def _best_event(sorted_a: np.ndarray, sorted_b: np.ndarray, n_a: int, n_b: int, level: float) -> tuple[bool, float]:
+def _best_event(
+    sorted_a: np.ndarray, sorted_b: np.ndarray, n_a: int, n_b: int, level: float
+) -> tuple[bool, float]:
     """(direction, threshold) of the largest expected bound on ``n_a``, ``n_b`` runs, with the
     event probabilities read from the given runs."""
     pooled = np.concatenate([sorted_a, sorted_b])
@@ -156,7 +186,10 @@ def _best_event(sorted_a: np.ndarray, sorted_b: np.ndarray, n_a: int, n_b: int, 
         levels = np.concatenate([np.linspace(0, 1, THRESHOLDS), tails, 1 - tails])
         thresholds = np.unique(np.quantile(pooled, levels))
     best, choice = -math.inf, (True, float(thresholds[0]))
-    for p_runs, q_runs, n_p, n_q, above in ((sorted_a, sorted_b, n_a, n_b, True), (sorted_b, sorted_a, n_b, n_a, False)):
+    for p_runs, q_runs, n_p, n_q, above in (
+        (sorted_a, sorted_b, n_a, n_b, True),
+        (sorted_b, sorted_a, n_b, n_a, False),
+    ):
         k_p = np.rint(_count(p_runs, thresholds, above) * (n_p / len(p_runs)))
         k_q = np.rint(_count(q_runs, thresholds, above) * (n_q / len(q_runs)))
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -95,7 +95,7 @@ def ship(mechanism: Mechanism) -> Shipped:
     (a mechanism holding a lock, an open file or a generator runs only in process)."""
     try:
         payload = cloudpickle.dumps(mechanism)
-    except Exception as error:  # noqa: BLE001 — any serialisation failure is reported in one line
+    except Exception as error:
         raise ValueError(
             f"cannot send the mechanism to worker processes: {_describe(error)}; run it in this process "
             "with executor=InProcessExecutor()"
@@ -109,7 +109,7 @@ def _rebuild(payload: bytes, name: str) -> Mechanism:
     """The shipped mechanism, unpickled once per worker process."""
     try:
         return cloudpickle.loads(payload)
-    except Exception as error:  # noqa: BLE001 — the worker's environment lacks something the mechanism needs
+    except Exception as error:
         raise LoadError(
             f"a worker could not load the mechanism {name}: {_describe(error)} — the modules the mechanism "
             "imports must be installed on every worker (its own module is sent with it)"
@@ -140,7 +140,7 @@ def load_mechanism(spec: str, per_run: bool = False) -> Mechanism:
         sys.path.append(os.getcwd())
     try:
         module = importlib.import_module(module_name)
-    except (Exception, SystemExit) as error:  # noqa: BLE001 — importing runs user code; report any failure
+    except (Exception, SystemExit) as error:
         raise ValueError(f"cannot import mechanism module {module_name!r}: {_describe(error)}") from None
     _pickle_by_value(module)
     target: Any = module
@@ -179,7 +179,7 @@ def run_mechanism(mechanism: Mechanism, data: Any, n_samples: int, rng: np.rando
         outputs = np.asarray(mechanism(data, n_samples, rng))
     except (OutputError, LoadError):
         raise
-    except (Exception, SystemExit) as error:  # noqa: BLE001 — any failure of user code is reported, not hidden
+    except (Exception, SystemExit) as error:
         raise ValueError(f"mechanism raised {_describe(error)}") from None
     if outputs.dtype == object:
         raise OutputError(

@@ -62,7 +62,11 @@ class NetworkScore(BlockStatistic):
             "coordinates": len(self.centre),
             "centre": self.centre.tolist(),
             "scale": self.scale.tolist(),
-            "weights": {"hidden": self.weights.tolist(), "bias": self.bias.tolist(), "output": self.output.tolist()},
+            "weights": {
+                "hidden": self.weights.tolist(),
+                "bias": self.bias.tolist(),
+                "output": self.output.tolist(),
+            },
         }
 
 
@@ -97,13 +101,23 @@ def fit_network(
         residual = (1.0 / (1.0 + np.exp(-logit)) - target) / len(z)
         back = np.outer(residual, output) * (units > 0)
         value += ridge * (np.sum(weights * weights) + output @ output)
-        gradient = [z.T @ back + 2 * ridge * weights, back.sum(axis=0), units.T @ residual + 2 * ridge * output,
-                    np.array(residual.sum())]
+        gradient = [
+            z.T @ back + 2 * ridge * weights,
+            back.sum(axis=0),
+            units.T @ residual + 2 * ridge * output,
+            np.array(residual.sum()),
+        ]
         return float(value), np.concatenate([g.reshape(-1) for g in gradient])
 
     rng = np.random.default_rng(SEED)
-    start = np.concatenate([rng.normal(0.0, 1 / np.sqrt(d), d * hidden), np.zeros(hidden),
-                            rng.normal(0.0, 1 / np.sqrt(hidden), hidden), np.zeros(1)])
+    start = np.concatenate(
+        [
+            rng.normal(0.0, 1 / np.sqrt(d), d * hidden),
+            np.zeros(hidden),
+            rng.normal(0.0, 1 / np.sqrt(hidden), hidden),
+            np.zeros(1),
+        ]
+    )
     fitted = optimize.minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": iterations})
     weights, bias, output, _ = unpack(fitted.x)
     return NetworkScore(centre, scale, weights, bias, output)

@@ -103,7 +103,11 @@ RELATIONS = ("substitute", "both")
 
 
 def canary_pairs(
-    features: np.ndarray, labels: np.ndarray, canary_features: np.ndarray, canary_label: Any, index: int = 0,
+    features: np.ndarray,
+    labels: np.ndarray,
+    canary_features: np.ndarray,
+    canary_label: Any,
+    index: int = 0,
     relation: str = "substitute",
 ) -> list[NeighbourPair]:
     """Neighbour datasets ``(X, y)`` around a canary record.
@@ -133,7 +137,11 @@ def canary_pairs(
 
 
 def hard_learner_pairs(
-    records: int, dimension: int, *, labels: tuple[Any, Any] = (-1, 1), extreme: float = 10.0,
+    records: int,
+    dimension: int,
+    *,
+    labels: tuple[Any, Any] = (-1, 1),
+    extreme: float = 10.0,
 ) -> list[NeighbourPair]:
     """Substitute-one pairs of labelled datasets ``(X, y)`` of ``records`` identical records
     (x* = extreme·e₁, label ``labels[1]``), record 0 changed to:
@@ -157,7 +165,10 @@ def hard_learner_pairs(
     point[0] = extreme
     X = np.tile(point, (records, 1))
     y = np.full(records, labels[1], dtype=np.asarray(labels).dtype)
-    canaries = [(point, "identical records, one label changed"), (-point, "identical records, canary at the opposite extreme")]
+    canaries = [
+        (point, "identical records, one label changed"),
+        (-point, "identical records, canary at the opposite extreme"),
+    ]
     if dimension >= 2:
         perpendicular = np.zeros(dimension)
         perpendicular[1] = extreme

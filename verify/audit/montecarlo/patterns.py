@@ -35,6 +35,7 @@ requires.
 Cells are identified by a wrapping 64-bit polynomial hash of the pattern and bin: two cells that
 collide are one cell of the table, which is still a function fixed by the fitting runs.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -91,8 +92,9 @@ def _cells(rows: np.ndarray, codes: np.ndarray, edges: np.ndarray) -> tuple[np.n
     return pattern, pattern * _HASH + numeric_bin.astype(np.uint64)
 
 
-def _log_ratios(inverse: np.ndarray, runs_a: int, runs_b: int, size: int,
-                prior: np.ndarray | float = 0.0) -> np.ndarray:
+def _log_ratios(
+    inverse: np.ndarray, runs_a: int, runs_b: int, size: int, prior: np.ndarray | float = 0.0
+) -> np.ndarray:
     """Per key the log-ratio of its frequencies on a (the first ``runs_a`` entries of
     ``inverse``) and on b, with :data:`PSEUDO_COUNT` pseudo-runs per input whose ratio is
     ``prior``: a key seen in few runs keeps about the prior's ratio, one seen in many its own."""
@@ -117,12 +119,17 @@ class PatternLayout:
         """Per block the pattern and cell keys of each run (:func:`_cells`)."""
         rows = np.asarray(outputs, dtype=float).reshape(len(outputs), -1)
         codes = atom_codes(rows, self.atoms)
-        return [_cells(rows[:, start:stop], codes[:, start:stop], edges)
-                for (start, stop), edges in zip(self.blocks, self.edges)]
+        return [
+            _cells(rows[:, start:stop], codes[:, start:stop], edges)
+            for (start, stop), edges in zip(self.blocks, self.edges)
+        ]
 
     def describe(self) -> dict[str, Any]:
-        return {"atoms": self.atoms.tolist(), "blocks": [list(block) for block in self.blocks],
-                "numeric_bin_edges": [edges.tolist() for edges in self.edges]}
+        return {
+            "atoms": self.atoms.tolist(),
+            "blocks": [list(block) for block in self.blocks],
+            "numeric_bin_edges": [edges.tolist() for edges in self.edges],
+        }
 
 
 def pattern_layout(a: np.ndarray, b: np.ndarray) -> PatternLayout | None:
@@ -199,12 +206,17 @@ def fit_pattern_score(layout: PatternLayout, cells_a: Cells, cells_b: Cells) -> 
         inverse = inverse.reshape(-1)
         ratios = _log_ratios(inverse, runs_a, runs_b, len(keys), pattern_ratio[pattern_of[first]])
         keys_.append(keys)
-        ratios_.append(_monotone_in_bins(ratios, np.bincount(inverse, minlength=len(keys)), pattern_of[first],
-                                         cells[first]))
+        ratios_.append(
+            _monotone_in_bins(
+                ratios, np.bincount(inverse, minlength=len(keys)), pattern_of[first], cells[first]
+            )
+        )
     return PatternScore(layout, tuple(keys_), tuple(ratios_))
 
 
-def cross_fitted(layout: PatternLayout, a: np.ndarray, b: np.ndarray) -> tuple[PatternScore, np.ndarray, np.ndarray]:
+def cross_fitted(
+    layout: PatternLayout, a: np.ndarray, b: np.ndarray
+) -> tuple[PatternScore, np.ndarray, np.ndarray]:
     """The table fitted on all runs ``a`` and ``b``, and the held-out block scores of the runs
     (:meth:`PatternScore.block_scores`): those of each half by the table fitted on the other half
     (halves: the first and last ``len // 2`` runs of each input), in the runs' order."""
@@ -217,12 +229,16 @@ def cross_fitted(layout: PatternLayout, a: np.ndarray, b: np.ndarray) -> tuple[P
     heads, tails = (slice(None, half_a), slice(None, half_b)), (slice(half_a, None), slice(half_b, None))
     first = fit_pattern_score(layout, part(cells_a, heads[0]), part(cells_b, heads[1]))
     second = fit_pattern_score(layout, part(cells_a, tails[0]), part(cells_b, tails[1]))
-    held_out = [np.concatenate([second.block_scores(part(cells, head)), first.block_scores(part(cells, tail))])
-                for cells, head, tail in ((cells_a, heads[0], tails[0]), (cells_b, heads[1], tails[1]))]
+    held_out = [
+        np.concatenate([second.block_scores(part(cells, head)), first.block_scores(part(cells, tail))])
+        for cells, head, tail in ((cells_a, heads[0], tails[0]), (cells_b, heads[1], tails[1]))
+    ]
     return fit_pattern_score(layout, cells_a, cells_b), held_out[0], held_out[1]
 
 
-def _monotone_in_bins(ratios: np.ndarray, weights: np.ndarray, pattern: np.ndarray, cell: np.ndarray) -> np.ndarray:
+def _monotone_in_bins(
+    ratios: np.ndarray, weights: np.ndarray, pattern: np.ndarray, cell: np.ndarray
+) -> np.ndarray:
     """The cells' log-ratios made monotone in the numeric bin within each pattern (weighted
     isotonic regression, ``scipy.optimize.isotonic_regression``, increasing or decreasing,
     whichever fits better): the log-likelihood ratio of a number released with Laplace noise is
@@ -232,7 +248,9 @@ def _monotone_in_bins(ratios: np.ndarray, weights: np.ndarray, pattern: np.ndarr
     starts = np.flatnonzero(np.diff(pattern[order], prepend=-1))
     for group in np.split(order, starts[1:]):
         if len(group) > 2:
-            fits = [isotonic_regression(sign * ratios[group], weights=np.maximum(weights[group], 1e-12)).x * sign
-                    for sign in (1.0, -1.0)]
+            fits = [
+                isotonic_regression(sign * ratios[group], weights=np.maximum(weights[group], 1e-12)).x * sign
+                for sign in (1.0, -1.0)
+            ]
             smooth[group] = min(fits, key=lambda fit: float(weights[group] @ (fit - ratios[group]) ** 2))
     return smooth

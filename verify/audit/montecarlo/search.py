@@ -94,7 +94,11 @@ from dpledger.verify.audit.montecarlo.innovations import Innovations, OnInnovati
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
 from dpledger.verify.audit.montecarlo.network import fit_network
 from dpledger.verify.audit.montecarlo.patterns import cross_fitted, pattern_layout
-from dpledger.verify.audit.montecarlo.statistics import delta_lower_search, epsilon_lower_search, wilson_bounds
+from dpledger.verify.audit.montecarlo.statistics import (
+    delta_lower_search,
+    epsilon_lower_search,
+    wilson_bounds,
+)
 
 CENTRAL_QUANTILES = 64
 LATTICE_BITS = (4, 8, 12)
@@ -147,7 +151,9 @@ class Fits:
         self.network = network
         self.latest: dict[tuple[int, str], tuple[tuple[int, int], Statistic]] = {}
 
-    def get(self, pair_index: int, kind: str, rows: tuple[int, int], fit: Callable[[], Statistic]) -> Statistic:
+    def get(
+        self, pair_index: int, kind: str, rows: tuple[int, int], fit: Callable[[], Statistic]
+    ) -> Statistic:
         """The fit of ``kind`` on the first ``rows`` runs of each input of the pair (``fit()`` when new)."""
         kept = self.latest.get((pair_index, kind))
         if kept is None or kept[0] != rows:
@@ -161,8 +167,14 @@ class Fits:
 
 
 def search_pair(
-    a: np.ndarray, b: np.ndarray, pair_index: int, delta: float, z: float, claimed_epsilon: float | None = None,
-    target: tuple[int, int] | None = None, fits: Fits | None = None,
+    a: np.ndarray,
+    b: np.ndarray,
+    pair_index: int,
+    delta: float,
+    z: float,
+    claimed_epsilon: float | None = None,
+    target: tuple[int, int] | None = None,
+    fits: Fits | None = None,
 ) -> SearchResult:
     """The best event of every applicable family, in both directions, on split-1 outputs a, b.
 
@@ -182,7 +194,9 @@ def search_pair(
         for bits in LATTICE_BITS:
             statistic = OnLattice(bits)
             if not statistic.keeps_all(a) or not statistic.keeps_all(b):
-                results.append(_interval_candidates(statistic, a, b, pair_index, f"lattice-{bits}", objective))
+                results.append(
+                    _interval_candidates(statistic, a, b, pair_index, f"lattice-{bits}", objective)
+                )
     if kind == "discrete" or _few_distinct(a, b):
         results.append(_value_set_candidates(a, b, pair_index, objective))
     if _fits_apply(a):
@@ -204,7 +218,9 @@ class Objective:
     claim: float | None
     target: tuple[int, int] | None
 
-    def project(self, counts: tuple[np.ndarray, int, np.ndarray, int], forward: bool, shrink: bool = True) -> tuple:
+    def project(
+        self, counts: tuple[np.ndarray, int, np.ndarray, int], forward: bool, shrink: bool = True
+    ) -> tuple:
         """``(k_p, n_p, k_q, n_q)`` rescaled to the target runs: the counts expected there, the
         frequencies first shrunk by one standard error (Wilson bounds at z = 1: p down, q up), so
         that a handful of split-1 hits — or none — is not taken for a precise frequency
@@ -223,7 +239,10 @@ class Objective:
 def _best_cells(
     chosen_on: tuple[np.ndarray, int, np.ndarray, int],
     scored_on: tuple[np.ndarray, int, np.ndarray, int],
-    objective: Objective, forward: bool, valid: np.ndarray | None = None, shrink: bool = True,
+    objective: Objective,
+    forward: bool,
+    valid: np.ndarray | None = None,
+    shrink: bool = True,
 ) -> list[tuple[int, float, str]]:
     """``(flat index, score, family suffix)`` of the ε-best cell of ``chosen_on`` (counts
     ``k_p, n_p, k_q, n_q``) and, with a claim, of its δ-best cell at the claimed ε if it differs;
@@ -266,13 +285,27 @@ def _distinguisher_candidates(
     rest_a, rest_b = a[len(a) // 2 :], b[len(b) // 2 :]
     scores = [(family, statistic) for family, statistic, by_count in fitted if not by_count]
     # Every score on each half in one pass (events.evaluate: standardised runs are shared).
-    values = [[evaluate([statistic for _, statistic in scores], half) for half in _halves(rest)]
-              for rest in (rest_a, rest_b)]
-    results = [_interval_candidates(statistic, rest_a, rest_b, pair_index, family, objective,
-                                    [[together[i] for together in side] for side in values])
-               for i, (family, statistic) in enumerate(scores)]
-    results.extend(_count_candidates(statistic, a, b, pair_index, objective, family)
-                   for family, statistic, by_count in fitted if by_count)
+    values = [
+        [evaluate([statistic for _, statistic in scores], half) for half in _halves(rest)]
+        for rest in (rest_a, rest_b)
+    ]
+    results = [
+        _interval_candidates(
+            statistic,
+            rest_a,
+            rest_b,
+            pair_index,
+            family,
+            objective,
+            [[together[i] for together in side] for side in values],
+        )
+        for i, (family, statistic) in enumerate(scores)
+    ]
+    results.extend(
+        _count_candidates(statistic, a, b, pair_index, objective, family)
+        for family, statistic, by_count in fitted
+        if by_count
+    )
     return results
 
 
@@ -281,8 +314,10 @@ def _fit_rows(selection: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, i
     runs per input: the first half of it, at most ``DISTINGUISHER_ROWS`` (``TIED_ROWS``); the
     innovations and the count read the untied fit's runs, the perceptron at most
     ``NETWORK_ROWS ≤ DISTINGUISHER_ROWS`` of them."""
-    return tuple((min(selection[0] // 2, rows), min(selection[1] // 2, rows))  # type: ignore[return-value]
-                 for rows in (DISTINGUISHER_ROWS, TIED_ROWS))
+    return tuple(
+        (min(selection[0] // 2, rows), min(selection[1] // 2, rows))  # type: ignore[return-value]
+        for rows in (DISTINGUISHER_ROWS, TIED_ROWS)
+    )
 
 
 def fitted_rows(selection: int) -> int:
@@ -290,8 +325,9 @@ def fitted_rows(selection: int) -> int:
     return max(max(rows) for rows in _fit_rows((selection, selection)))
 
 
-def _fitted(a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int, int],
-            fits: Fits) -> list[tuple[str, Statistic, bool]]:
+def _fitted(
+    a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int, int], fits: Fits
+) -> list[tuple[str, Statistic, bool]]:
     """``(family, statistic, thresholded by the count model)`` for every statistic the search fits
     for a pair whose split 1 holds ``selection`` runs per input — the untied and tied learned
     scores and the count, on the outputs and, when coordinates are correlated, on their
@@ -300,19 +336,26 @@ def _fitted(a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int,
     (n_a, n_b), (t_a, t_b) = _fit_rows(selection)
     innovations = fits.get(pair_index, "innovations", (n_a, n_b), lambda: fit_innovations(a[:n_a], b[:n_b]))
     views: list[tuple[str, Innovations | None]] = [("", None)] + (
-        [(" on innovations", innovations)] if innovations is not None else [])
+        [(" on innovations", innovations)] if innovations is not None else []
+    )
     fitted = []
     for suffix, view in views:
         for family, (m_a, m_b), fit in (
-                ("distinguisher", (n_a, n_b), partial(_fit_score, view, False)),
-                ("distinguisher (tied)", (t_a, t_b), partial(_fit_score, view, True)),
-                ("count", (n_a, n_b), partial(_fit_count, view))):
+            ("distinguisher", (n_a, n_b), partial(_fit_score, view, False)),
+            ("distinguisher (tied)", (t_a, t_b), partial(_fit_score, view, True)),
+            ("count", (n_a, n_b), partial(_fit_count, view)),
+        ):
             statistic = fits.get(pair_index, family + suffix, (m_a, m_b), partial(fit, a[:m_a], b[:m_b]))
             fitted.append((family + suffix, statistic, family == "count"))
     if fits.network:
         m_a, m_b = min(n_a, NETWORK_ROWS), min(n_b, NETWORK_ROWS)
-        fitted.append(("network", fits.get(pair_index, "network", (m_a, m_b), partial(_network, a[:m_a], b[:m_b])),
-                       False))
+        fitted.append(
+            (
+                "network",
+                fits.get(pair_index, "network", (m_a, m_b), partial(_network, a[:m_a], b[:m_b])),
+                False,
+            )
+        )
     return fitted
 
 
@@ -324,8 +367,9 @@ def _fit_count(view: Innovations | None, a: np.ndarray, b: np.ndarray) -> Statis
     return _on_view(view, CountAbove(_centre(_seen(view, a), _seen(view, b))))
 
 
-def prefit(a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int, int],
-           fits: Fits) -> list[Statistic] | None:
+def prefit(
+    a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int, int], fits: Fits
+) -> list[Statistic] | None:
     """The fitted statistics the search will ask ``fits`` for on a split 1 of ``selection`` runs per
     input, made now from the first runs ``a``, ``b`` that arrived: the audit fits while the rest
     of split 1 is still being generated (issue 18, throughput) — the same fits as the search would
@@ -340,8 +384,9 @@ def prefit(a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int, 
     return [statistic for _, statistic, _ in _fitted(a, b, pair_index, selection, fits)]
 
 
-def reduction(a: np.ndarray, b: np.ndarray, fitted: list[Statistic], selection: tuple[int, int],
-              final: tuple[int, int]) -> tuple[Statistic, ...]:
+def reduction(
+    a: np.ndarray, b: np.ndarray, fitted: list[Statistic], selection: tuple[int, int], final: tuple[int, int]
+) -> tuple[Statistic, ...]:
     """The statistics whose values may stand in for split 2's runs of chunks generated from now on
     (:class:`~dpledger.verify.audit.montecarlo.executors.ReducingChunkTask`); empty when the runs
     are still needed. Decided on the first split-1 runs ``a``, ``b`` alone, hence the same at
@@ -352,8 +397,13 @@ def reduction(a: np.ndarray, b: np.ndarray, fitted: list[Statistic], selection: 
     the deepest lattice. Should a later run leave the lattice after all, its lattice events cannot
     be estimated on reduced chunks and are not offered (a choice made on split 1, so the
     correction is unchanged)."""
-    if (not fitted or output_kind(a) != "vector" or _fit_rows(selection) != _fit_rows(final)
-            or _few_distinct(a, b) or pattern_layout(a, b) is not None):
+    if (
+        not fitted
+        or output_kind(a) != "vector"
+        or _fit_rows(selection) != _fit_rows(final)
+        or _few_distinct(a, b)
+        or pattern_layout(a, b) is not None
+    ):
         return ()
     rows = [np.asarray(x, dtype=np.float64).reshape(len(x), -1) for x in (a, b)]
     if not all(on_lattice(_low_bits(x), max(LATTICE_BITS))[0] for x in rows):
@@ -390,7 +440,12 @@ def _centre(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _count_candidates(
-    count: Statistic, a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective, family: str = "count"
+    count: Statistic,
+    a: np.ndarray,
+    b: np.ndarray,
+    pair_index: int,
+    objective: Objective,
+    family: str = "count",
 ) -> SearchResult:
     """Per direction the best threshold event ``count ≥ k`` (or ``≤ k``) of the number of
     coordinates above their centre, chosen and scored on a smoothed model of the count's
@@ -411,15 +466,19 @@ def _count_candidates(
     out = []
     for forward in (True, False):
         p, q = (0, 1) if forward else (1, 0)
-        for tails, event_of in ((up, lambda k: IntervalEvent(k + 0.5, math.inf, count)),
-                                (down, lambda k: IntervalEvent(-math.inf, k, count))):
+        for tails, event_of in (
+            (up, lambda k: IntervalEvent(k + 0.5, math.inf, count)),
+            (down, lambda k: IntervalEvent(-math.inf, k, count)),
+        ):
             counts = (tails[p] * runs[p], runs[p], tails[q] * runs[q], runs[q])
             for index, score, suffix in _best_cells(counts, counts, objective, forward, shrink=False):
                 out.append(Candidate(pair_index, forward, event_of(index), family + suffix, score))
     return SearchResult(out, 4 * coordinates)
 
 
-def tilted_count_model(values_a: np.ndarray, values_b: np.ndarray, coordinates: int) -> tuple[np.ndarray, np.ndarray]:
+def tilted_count_model(
+    values_a: np.ndarray, values_b: np.ndarray, coordinates: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Smoothed distributions of a count ``C ∈ {0, …, d}`` on a and on b: the pooled frequencies
     ``P₀`` tilted by ``e^{∓λk/2}`` (an exponential family in k, so that the likelihood ratio
     ``P_b(k)/P_a(k) ∝ e^{λk}`` is monotone, as it is exactly for a binomial count), with
@@ -428,8 +487,10 @@ def tilted_count_model(values_a: np.ndarray, values_b: np.ndarray, coordinates: 
     exponential family moves by its variance per unit of tilt), cautious about a difference that
     could be noise."""
     k = np.arange(coordinates + 1)
-    frequencies = [np.bincount(values.astype(np.int64), minlength=coordinates + 1) / len(values)
-                   for values in (values_a, values_b)]
+    frequencies = [
+        np.bincount(values.astype(np.int64), minlength=coordinates + 1) / len(values)
+        for values in (values_a, values_b)
+    ]
     pooled = (frequencies[0] + frequencies[1]) / 2
     variance = float(values_a.var() + values_b.var()) / 2
     difference = float(values_b.mean() - values_a.mean())
@@ -470,7 +531,9 @@ def _vector_lattice_candidates(
 def _low_bits(rows: np.ndarray) -> np.ndarray:
     """One float64 whose significand's low bits are the OR of those of all ``rows``: it lies on a
     lattice exactly when every value does (one pass over the runs instead of one per depth)."""
-    merged = np.bitwise_or.reduce(np.ascontiguousarray(rows).view(np.uint64).reshape(-1), initial=np.uint64(0))
+    merged = np.bitwise_or.reduce(
+        np.ascontiguousarray(rows).view(np.uint64).reshape(-1), initial=np.uint64(0)
+    )
     return np.asarray([merged & np.uint64((1 << max(LATTICE_BITS)) - 1)], dtype=np.uint64).view(np.float64)
 
 
@@ -505,7 +568,12 @@ def _halves(runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _interval_candidates(
-    statistic: Statistic, a: np.ndarray, b: np.ndarray, pair_index: int, family: str, objective: Objective,
+    statistic: Statistic,
+    a: np.ndarray,
+    b: np.ndarray,
+    pair_index: int,
+    family: str,
+    objective: Objective,
     values: list[list[np.ndarray]] | None = None,
 ) -> SearchResult:
     """Per direction the best threshold event and the best two-sided interval event (the latter
@@ -581,10 +649,20 @@ def _value_set_candidates(
     out = []
     for forward in (True, False):
         p, q = (0, 1) if forward else (1, 0)
-        ratio = np.log(counts[p][0] + 0.5) - math.log(runs[p][0]) - np.log(counts[q][0] + 0.5) + math.log(runs[q][0])
+        ratio = (
+            np.log(counts[p][0] + 0.5)
+            - math.log(runs[p][0])
+            - np.log(counts[q][0] + 0.5)
+            + math.log(runs[q][0])
+        )
         order = np.argsort(-ratio, kind="stable")
         chosen_on, scored_on = (
-            (np.cumsum(counts[p][h][order])[sizes - 1], runs[p][h], np.cumsum(counts[q][h][order])[sizes - 1], runs[q][h])
+            (
+                np.cumsum(counts[p][h][order])[sizes - 1],
+                runs[p][h],
+                np.cumsum(counts[q][h][order])[sizes - 1],
+                runs[q][h],
+            )
             for h in (0, 1)
         )
         for index, score, suffix in _best_cells(chosen_on, scored_on, objective, forward):
@@ -594,9 +672,7 @@ def _value_set_candidates(
     return SearchResult(out, 2 * len(sizes))
 
 
-def _pattern_candidates(
-    a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
-) -> SearchResult:
+def _pattern_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective) -> SearchResult:
     """Per direction the best threshold events of the atom-pattern score (:mod:`patterns`) of
     vector outputs with atoms (sparse-vector markers): one cell table per block of coordinates.
     Cross-fitted (:func:`patterns.cross_fitted`): every split-1 run is scored by the table fitted
@@ -636,8 +712,15 @@ def _pattern_candidates(
             large = tails[0] + tails[1] >= max(PATTERN_EVENT_RUNS, PATTERN_EVENT_SHARE * sum(runs))
             for index, score, suffix in _best_cells(counts, counts, objective, forward, large):
                 lower, upper_end = (-math.inf, cuts[index]) if upper else (cuts[index], math.inf)
-                out.append(Candidate(pair_index, forward, IntervalEvent(float(lower), float(upper_end), whole),
-                                     family + suffix, score))
+                out.append(
+                    Candidate(
+                        pair_index,
+                        forward,
+                        IntervalEvent(float(lower), float(upper_end), whole),
+                        family + suffix,
+                        score,
+                    )
+                )
     return SearchResult(out, 4 * len(cuts))
 
 
@@ -673,7 +756,9 @@ def fit_distinguisher(
 def _logistic(design: np.ndarray, positives: int, ridge: float, iterations: int) -> np.ndarray:
     """Weights (without intercept) of a ridge-penalised logistic regression of "row < positives"."""
     with one_blas_thread():
-        return _newton(np.concatenate([design, np.ones((len(design), 1))], axis=1), positives, ridge, iterations)
+        return _newton(
+            np.concatenate([design, np.ones((len(design), 1))], axis=1), positives, ridge, iterations
+        )
 
 
 @contextlib.contextmanager

@@ -27,6 +27,7 @@ Continuous releases are snapped to the grid 2⁻¹⁰ like the catalog's (post-p
 :mod:`dpledger.verify.audit.montecarlo.catalog`). Every mechanism is a picklable module-level
 object with the vectorised signature ``mechanism(data, n, rng)``.
 """
+
 from __future__ import annotations
 
 import math
@@ -80,7 +81,9 @@ class TruncatedGeometric:
         two_k, base = 2**self.k, 2**self.k + 1
         d = (2 * two_k + 1) * base ** (self.n - 1)
         below = [two_k ** (count - z) * base ** (self.n - (count - z)) for z in range(count)]
-        above = [d - two_k ** (z - count + 1) * base ** (self.n - 1 - (z - count)) for z in range(count, self.n)]
+        above = [
+            d - two_k ** (z - count + 1) * base ** (self.n - 1 - (z - count)) for z in range(count, self.n)
+        ]
         return below + above + [d]
 
     def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -104,7 +107,7 @@ def murmur3_32(data: bytes, seed: int) -> int:
     h = seed & mask
     whole = len(data) - len(data) % 4
     for start in range(0, whole, 4):
-        h ^= scramble(int.from_bytes(data[start:start + 4], "little"))
+        h ^= scramble(int.from_bytes(data[start : start + 4], "little"))
         h = ((h << 13) | (h >> 19)) & mask
         h = (h * 5 + 0xE6546B64) & mask
     if len(data) % 4:
@@ -226,7 +229,11 @@ class NumericSparseVector:
         rho = rng.laplace(0.0, self.rho_scale, (n, 1))
         noisy = answers + rng.laplace(0.0, self.nu_scale, (n, answers.size))
         above = noisy >= self.threshold + rho
-        released = noisy if self.release_scale is None else answers + rng.laplace(0.0, self.release_scale, noisy.shape)
+        released = (
+            noisy
+            if self.release_scale is None
+            else answers + rng.laplace(0.0, self.release_scale, noisy.shape)
+        )
         answered = np.cumsum(above, axis=1) - above < self.cutoff
         return np.where(answered, np.where(above, snap(released), BELOW), STOPPED)
 
@@ -251,7 +258,9 @@ class Parallel:
     mechanisms: Sequence[Any]
 
     def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        parts = [np.asarray(mechanism(data, n, rng), dtype=float).reshape(n, -1) for mechanism in self.mechanisms]
+        parts = [
+            np.asarray(mechanism(data, n, rng), dtype=float).reshape(n, -1) for mechanism in self.mechanisms
+        ]
         return np.concatenate(parts, axis=1)
 
 

@@ -34,6 +34,7 @@ before snapping to the grid 2⁻¹⁰. Where the likelihood ratio has no closed 
 and sparse vector outputs: integrals over the threshold noise) ``limit`` is None and
 :attr:`Row.limit_note` says so.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,8 +49,15 @@ from scipy import stats
 from dpledger.verify.audit.montecarlo.audit import AuditResult, Progress, audit
 from dpledger.verify.audit.montecarlo.catalog import Laplace, NoisyMax, SparseVector
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
-from dpledger.verify.audit.montecarlo.suite_mechanisms import (AboveThresholdRefresh, AtThreshold, NumericSparseVector,
-                                                              Parallel, PrefixSum, Rappor, TruncatedGeometric)
+from dpledger.verify.audit.montecarlo.suite_mechanisms import (
+    AboveThresholdRefresh,
+    AtThreshold,
+    NumericSparseVector,
+    Parallel,
+    PrefixSum,
+    Rappor,
+    TruncatedGeometric,
+)
 
 EPSILON = 0.1
 """DP-Sniper's (and StatDP's) privacy parameter."""
@@ -106,9 +114,11 @@ def _best(p: np.ndarray, q: np.ndarray, n: int, confidence: float) -> float:
 def tails_limit(tail_a: np.ndarray, tail_b: np.ndarray) -> Limit:
     """The limit over the events {S > t} and {S ≤ t} of a statistic S, from its exact tails
     P[S > t] under a and b at a grid of t, in both directions."""
+
     def limit(n: int, confidence: float) -> float:
         events = [(tail_a, tail_b), (tail_b, tail_a), (1 - tail_a, 1 - tail_b), (1 - tail_b, 1 - tail_a)]
         return max(_best(p, q, n, confidence) for p, q in events)
+
     return limit
 
 
@@ -130,6 +140,7 @@ def max_value_limit(a: list[float], b: list[float], scale: float, noise: str) ->
 
     def tail(centres: list[float]) -> np.ndarray:
         return 1 - np.prod([law.cdf(grid, c, scale) for c in centres], axis=0)
+
     return tails_limit(tail(a), tail(b))
 
 
@@ -152,15 +163,18 @@ def laplace_sum_limit(copies: int, scale: float, shift: float) -> Limit:
         for _ in range(copies):
             total = np.convolve(total, one)
         return np.clip(total, 0.0, None)
+
     return tails_limit(_pmf_tails(law(shift)), _pmf_tails(law(0.0)))
 
 
 def geometric_limit(mechanism: TruncatedGeometric, a: int, b: int) -> Limit:
     """GeoSample's count (ratio monotone in the count for neighbouring counts): exact tails from
     the integer CDF."""
+
     def pmf(count: int) -> np.ndarray:
         cdf = np.array(mechanism.cdf(count), dtype=float)
         return np.diff(np.concatenate([[0.0], cdf])) / cdf[-1]
+
     return tails_limit(_pmf_tails(pmf(a)), _pmf_tails(pmf(b)))
 
 
@@ -172,8 +186,11 @@ def rappor_limit(mechanism: Rappor, a: int, b: int) -> Limit:
     only_a, only_b = len(mechanism.bits(a) - mechanism.bits(b)), len(mechanism.bits(b) - mechanism.bits(a))
 
     def pmf(agree_a: float, agree_b: float) -> np.ndarray:
-        return np.convolve(stats.binom.pmf(np.arange(only_a + 1), only_a, agree_a),
-                           stats.binom.pmf(np.arange(only_b + 1), only_b, agree_b))
+        return np.convolve(
+            stats.binom.pmf(np.arange(only_a + 1), only_a, agree_a),
+            stats.binom.pmf(np.arange(only_b + 1), only_b, agree_b),
+        )
+
     return tails_limit(_pmf_tails(pmf(high, 1 - low)), _pmf_tails(pmf(low, 1 - high)))
 
 
@@ -189,46 +206,247 @@ def suite() -> list[Row]:
     argmax = "no closed-form likelihood ratio for the argmax (an integral over the other noises)"
     unbounded = "unknown; > {c} by DP-Sniper's bound (not ε-DP: Lyu–Su–Li 2017)"
     return [
-        Row("LaplaceMechanism", "DP-Sniper", Laplace(1 / eps), [1.0], [2.0], eps, eps, False, 0.0968,
-            laplace_limit(1.0, 1 / eps)),
-        Row("TruncatedGeometric", "DP-Sniper (Balcer–Vadhan GeoSample, k = 3)", geometric, [2.0], [1.0],
-            geometric.epsilon, geometric.epsilon, False, 0.1156, geometric_limit(geometric, 2, 1)),
-        Row("NoisyHist1", "StatDP Alg. 9, DP-Sniper", Laplace(1 / eps), [0.0] + [1.0] * 4, ones, eps, eps, False,
-            0.0978, laplace_limit(1.0, 1 / eps)),
-        Row("NoisyHist2", "StatDP Alg. 10, DP-Sniper", Laplace(eps), [0.0] + [1.0] * 4, ones, eps, 1 / eps, True,
-            4.602, laplace_limit(1.0, eps)),
-        Row("ReportNoisyMax1", "StatDP Alg. 5, DP-Sniper", NoisyMax(2 / eps), ones, spread, eps, None, False, 0.0923,
-            truth="≤ 0.1", limit_note=argmax),
-        Row("ReportNoisyMax2", "StatDP Alg. 6, DP-Sniper", NoisyMax(2 / eps, "exponential"), ones, spread, eps, None,
-            False, 0.0975, truth="≤ 0.1", limit_note=argmax),
-        Row("ReportNoisyMax3", "StatDP Alg. 7, DP-Sniper", NoisyMax(2 / eps, return_value=True), [0.0] * 5, ones,
-            eps, 5 * eps / 2, True, 0.2478, max_value_limit([0.0] * 5, ones, 2 / eps, "laplace")),
-        Row("ReportNoisyMax4", "StatDP Alg. 8, DP-Sniper", NoisyMax(2 / eps, "exponential", return_value=True), ones,
-            [2.0] * 5, eps, math.inf, True, 0.3463, max_value_limit(ones, [2.0] * 5, 2 / eps, "exponential")),
-        Row("SVT1", "StatDP, DP-Sniper (Lyu–Su–Li Alg. 1, T = 0.5)", AtThreshold(SparseVector(2 / eps, 4 / eps, 1), 0.5),
-            svt_low_high, svt_high_low, eps, None, False, 0.0858, truth="≤ 0.1"),
-        Row("SVT2", "DP-Sniper (Lyu–Su–Li Alg. 2)", AboveThresholdRefresh(1 / (eps / 2), 2 / (eps / 2), 1),
-            svt_low_high, svt_high_low, eps, None, False, 0.0859, truth="≤ 0.1"),
-        Row("SVT3", "StatDP, DP-Sniper (Lyu–Su–Li Alg. 3)", svt3, svt_ones, svt_split, eps, None, True, 0.1716,
-            truth=unbounded.format(c="0.1")),
-        Row("SVT4", "StatDP, DP-Sniper (Lyu–Su–Li Alg. 4)", SparseVector(4 / eps, 4 / (3 * eps), 1), svt_ones,
-            svt_split, eps, None, True, 0.1687, truth="≤ 0.175 = (1 + 6c)ε/4 (Lyu–Su–Li)"),
-        Row("SVT5", "StatDP, DP-Sniper (Lyu–Su–Li Alg. 5)", SparseVector(2 / eps, 0.0, None), svt_split, svt_ones, eps,
-            math.inf, True, 1.7612),
-        Row("SVT6", "StatDP, DP-Sniper (Lyu–Su–Li Alg. 6)", SparseVector(2 / eps, 2 / eps, None), svt_high_low,
-            svt_low_high, eps, None, True, 0.2720, truth=unbounded.format(c="0.1")),
-        Row("RAPPOR", "DP-Sniper (Erlingsson et al., ε₁ for one report)", rappor, [1.0], [0.0],
-            rappor.claimed_epsilon(), rappor.pair_epsilon(1, 0), False, 0.2930, rappor_limit(rappor, 1, 0)),
-        Row("OneTimeRAPPOR", "DP-Sniper (Erlingsson et al., ε∞)", one_time, [1.0], [0.0], one_time.claimed_epsilon(),
-            one_time.pair_epsilon(1, 0), False, 0.5978, rappor_limit(one_time, 1, 0)),
-        Row("LaplaceParallel", "DP-Sniper (20 × ε = 0.005)", Parallel((Laplace(1 / 0.005),) * 20), [1.0], [0.0],
-            20 * 0.005, 20 * 0.005, False, 0.0350, laplace_sum_limit(20, 1 / 0.005, 1.0)),
-        Row("SVT34Parallel", "DP-Sniper (SVT3 ∥ SVT4, c = 2; claim 0.1 + 0.1)", Parallel((svt3_c2, svt4_c2)),
-            svt_ones, svt_split, 2 * eps, None, True, 0.2610, truth=unbounded.format(c="0.2")),
-        Row("PrefixSum", "DP-Sniper (Wang et al. 2019; 10 answers each moved by 1: 10 × 0.1)", PrefixSum(1 / eps),
-            [1.0] * 10, [0.0] * 10, 10 * eps, 10 * eps, False, 0.5040, laplace_sum_limit(10, 1 / eps, 1.0)),
-        Row("NumericalSVT", "DP-Sniper (Wang et al. 2019, c = 2)", NumericSparseVector(3 / eps, 12 / eps, 2, 6 / eps),
-            [2.0] * 10, [1.0] * 10, eps, None, False, 0.0343, truth="≤ 0.1"),
+        Row(
+            "LaplaceMechanism",
+            "DP-Sniper",
+            Laplace(1 / eps),
+            [1.0],
+            [2.0],
+            eps,
+            eps,
+            False,
+            0.0968,
+            laplace_limit(1.0, 1 / eps),
+        ),
+        Row(
+            "TruncatedGeometric",
+            "DP-Sniper (Balcer–Vadhan GeoSample, k = 3)",
+            geometric,
+            [2.0],
+            [1.0],
+            geometric.epsilon,
+            geometric.epsilon,
+            False,
+            0.1156,
+            geometric_limit(geometric, 2, 1),
+        ),
+        Row(
+            "NoisyHist1",
+            "StatDP Alg. 9, DP-Sniper",
+            Laplace(1 / eps),
+            [0.0] + [1.0] * 4,
+            ones,
+            eps,
+            eps,
+            False,
+            0.0978,
+            laplace_limit(1.0, 1 / eps),
+        ),
+        Row(
+            "NoisyHist2",
+            "StatDP Alg. 10, DP-Sniper",
+            Laplace(eps),
+            [0.0] + [1.0] * 4,
+            ones,
+            eps,
+            1 / eps,
+            True,
+            4.602,
+            laplace_limit(1.0, eps),
+        ),
+        Row(
+            "ReportNoisyMax1",
+            "StatDP Alg. 5, DP-Sniper",
+            NoisyMax(2 / eps),
+            ones,
+            spread,
+            eps,
+            None,
+            False,
+            0.0923,
+            truth="≤ 0.1",
+            limit_note=argmax,
+        ),
+        Row(
+            "ReportNoisyMax2",
+            "StatDP Alg. 6, DP-Sniper",
+            NoisyMax(2 / eps, "exponential"),
+            ones,
+            spread,
+            eps,
+            None,
+            False,
+            0.0975,
+            truth="≤ 0.1",
+            limit_note=argmax,
+        ),
+        Row(
+            "ReportNoisyMax3",
+            "StatDP Alg. 7, DP-Sniper",
+            NoisyMax(2 / eps, return_value=True),
+            [0.0] * 5,
+            ones,
+            eps,
+            5 * eps / 2,
+            True,
+            0.2478,
+            max_value_limit([0.0] * 5, ones, 2 / eps, "laplace"),
+        ),
+        Row(
+            "ReportNoisyMax4",
+            "StatDP Alg. 8, DP-Sniper",
+            NoisyMax(2 / eps, "exponential", return_value=True),
+            ones,
+            [2.0] * 5,
+            eps,
+            math.inf,
+            True,
+            0.3463,
+            max_value_limit(ones, [2.0] * 5, 2 / eps, "exponential"),
+        ),
+        Row(
+            "SVT1",
+            "StatDP, DP-Sniper (Lyu–Su–Li Alg. 1, T = 0.5)",
+            AtThreshold(SparseVector(2 / eps, 4 / eps, 1), 0.5),
+            svt_low_high,
+            svt_high_low,
+            eps,
+            None,
+            False,
+            0.0858,
+            truth="≤ 0.1",
+        ),
+        Row(
+            "SVT2",
+            "DP-Sniper (Lyu–Su–Li Alg. 2)",
+            AboveThresholdRefresh(1 / (eps / 2), 2 / (eps / 2), 1),
+            svt_low_high,
+            svt_high_low,
+            eps,
+            None,
+            False,
+            0.0859,
+            truth="≤ 0.1",
+        ),
+        Row(
+            "SVT3",
+            "StatDP, DP-Sniper (Lyu–Su–Li Alg. 3)",
+            svt3,
+            svt_ones,
+            svt_split,
+            eps,
+            None,
+            True,
+            0.1716,
+            truth=unbounded.format(c="0.1"),
+        ),
+        Row(
+            "SVT4",
+            "StatDP, DP-Sniper (Lyu–Su–Li Alg. 4)",
+            SparseVector(4 / eps, 4 / (3 * eps), 1),
+            svt_ones,
+            svt_split,
+            eps,
+            None,
+            True,
+            0.1687,
+            truth="≤ 0.175 = (1 + 6c)ε/4 (Lyu–Su–Li)",
+        ),
+        Row(
+            "SVT5",
+            "StatDP, DP-Sniper (Lyu–Su–Li Alg. 5)",
+            SparseVector(2 / eps, 0.0, None),
+            svt_split,
+            svt_ones,
+            eps,
+            math.inf,
+            True,
+            1.7612,
+        ),
+        Row(
+            "SVT6",
+            "StatDP, DP-Sniper (Lyu–Su–Li Alg. 6)",
+            SparseVector(2 / eps, 2 / eps, None),
+            svt_high_low,
+            svt_low_high,
+            eps,
+            None,
+            True,
+            0.2720,
+            truth=unbounded.format(c="0.1"),
+        ),
+        Row(
+            "RAPPOR",
+            "DP-Sniper (Erlingsson et al., ε₁ for one report)",
+            rappor,
+            [1.0],
+            [0.0],
+            rappor.claimed_epsilon(),
+            rappor.pair_epsilon(1, 0),
+            False,
+            0.2930,
+            rappor_limit(rappor, 1, 0),
+        ),
+        Row(
+            "OneTimeRAPPOR",
+            "DP-Sniper (Erlingsson et al., ε∞)",
+            one_time,
+            [1.0],
+            [0.0],
+            one_time.claimed_epsilon(),
+            one_time.pair_epsilon(1, 0),
+            False,
+            0.5978,
+            rappor_limit(one_time, 1, 0),
+        ),
+        Row(
+            "LaplaceParallel",
+            "DP-Sniper (20 × ε = 0.005)",
+            Parallel((Laplace(1 / 0.005),) * 20),
+            [1.0],
+            [0.0],
+            20 * 0.005,
+            20 * 0.005,
+            False,
+            0.0350,
+            laplace_sum_limit(20, 1 / 0.005, 1.0),
+        ),
+        Row(
+            "SVT34Parallel",
+            "DP-Sniper (SVT3 ∥ SVT4, c = 2; claim 0.1 + 0.1)",
+            Parallel((svt3_c2, svt4_c2)),
+            svt_ones,
+            svt_split,
+            2 * eps,
+            None,
+            True,
+            0.2610,
+            truth=unbounded.format(c="0.2"),
+        ),
+        Row(
+            "PrefixSum",
+            "DP-Sniper (Wang et al. 2019; 10 answers each moved by 1: 10 × 0.1)",
+            PrefixSum(1 / eps),
+            [1.0] * 10,
+            [0.0] * 10,
+            10 * eps,
+            10 * eps,
+            False,
+            0.5040,
+            laplace_sum_limit(10, 1 / eps, 1.0),
+        ),
+        Row(
+            "NumericalSVT",
+            "DP-Sniper (Wang et al. 2019, c = 2)",
+            NumericSparseVector(3 / eps, 12 / eps, 2, 6 / eps),
+            [2.0] * 10,
+            [1.0] * 10,
+            eps,
+            None,
+            False,
+            0.0343,
+            truth="≤ 0.1",
+        ),
     ]
 
 
@@ -237,17 +455,33 @@ def select(names: Sequence[str] | None) -> list[Row]:
     rows = suite()
     unknown = sorted(set(names or ()) - {row.name for row in rows})
     if unknown:
-        raise ValueError(f"unknown suite mechanism(s) {', '.join(unknown)}; known: {', '.join(r.name for r in rows)}")
+        raise ValueError(
+            f"unknown suite mechanism(s) {', '.join(unknown)}; known: {', '.join(r.name for r in rows)}"
+        )
     return [row for row in rows if not names or row.name in names]
 
 
-def audit_row(row: Row, samples: int, executor: Executor | None = None, seed: int = 0,
-              on_progress: Progress | None = None) -> AuditResult:
+def audit_row(
+    row: Row,
+    samples: int,
+    executor: Executor | None = None,
+    seed: int = 0,
+    on_progress: Progress | None = None,
+) -> AuditResult:
     """dpledger's audit of ``row`` on DP-Sniper's pair against its claim: one stage, so that the
     bound measures power rather than stopping just above the claim."""
     pair = NeighbourPair(np.asarray(row.a), np.asarray(row.b), "DP-Sniper's pair")
-    return audit(row.mechanism, [pair], row.claimed, samples=samples, confidence=CONFIDENCE, seed=seed,
-                 executor=executor, stages=1, on_progress=on_progress)
+    return audit(
+        row.mechanism,
+        [pair],
+        row.claimed,
+        samples=samples,
+        confidence=CONFIDENCE,
+        seed=seed,
+        executor=executor,
+        stages=1,
+        on_progress=on_progress,
+    )
 
 
 def entry(row: Row, result: AuditResult, samples: int) -> dict[str, Any]:
@@ -256,38 +490,65 @@ def entry(row: Row, result: AuditResult, samples: int) -> dict[str, Any]:
     correct mechanism whose ε is known only as a bound, it is not flagged)."""
     flagged = result.violation
     truth = row.true_epsilon if row.true_epsilon is not None else (math.inf if row.buggy else row.claimed)
-    return {"name": row.name, "suites": row.suites, "claimed_epsilon": row.claimed, "true_epsilon": row.true_text,
-            "buggy": row.buggy, "epsilon_lower": result.real_epsilon_lower, "verdict": result.verdict,
-            "flagged": flagged, "as_expected": flagged == row.buggy,
-            "optimal_limit": None if row.limit is None else row.limit(samples, CONFIDENCE),
-            "limit_note": "" if row.limit is not None else row.limit_note,
-            "dp_sniper_published": row.dp_sniper, "pair": [row.a, row.b], "seconds": result.seconds,
-            "sound": result.real_epsilon_lower <= truth and not (flagged and not row.buggy)}
+    return {
+        "name": row.name,
+        "suites": row.suites,
+        "claimed_epsilon": row.claimed,
+        "true_epsilon": row.true_text,
+        "buggy": row.buggy,
+        "epsilon_lower": result.real_epsilon_lower,
+        "verdict": result.verdict,
+        "flagged": flagged,
+        "as_expected": flagged == row.buggy,
+        "optimal_limit": None if row.limit is None else row.limit(samples, CONFIDENCE),
+        "limit_note": "" if row.limit is not None else row.limit_note,
+        "dp_sniper_published": row.dp_sniper,
+        "pair": [row.a, row.b],
+        "seconds": result.seconds,
+        "sound": result.real_epsilon_lower <= truth and not (flagged and not row.buggy),
+    }
 
 
-def run_suites(rows: Sequence[Row], samples: int, executor: Executor | None, seed: int = 0,
-               progress: Callable[[str], Progress] | None = None) -> dict[str, Any]:
+def run_suites(
+    rows: Sequence[Row],
+    samples: int,
+    executor: Executor | None,
+    seed: int = 0,
+    progress: Callable[[str], Progress] | None = None,
+) -> dict[str, Any]:
     """Audit every row at ``samples`` runs per input; the payload of ``dpledger audit suites``."""
-    entries = [entry(row, audit_row(row, samples, executor, seed, progress(row.name) if progress else None), samples)
-               for row in rows]
-    return {"samples": samples, "confidence": CONFIDENCE, "mechanisms": entries,
-            "all_sound": all(e["sound"] for e in entries),
-            "buggy_flagged": sum(e["flagged"] for e in entries if e["buggy"]),
-            "buggy": sum(e["buggy"] for e in entries),
-            "correct_flagged": sum(e["flagged"] for e in entries if not e["buggy"]),
-            "correct": sum(not e["buggy"] for e in entries)}
+    entries = [
+        entry(row, audit_row(row, samples, executor, seed, progress(row.name) if progress else None), samples)
+        for row in rows
+    ]
+    return {
+        "samples": samples,
+        "confidence": CONFIDENCE,
+        "mechanisms": entries,
+        "all_sound": all(e["sound"] for e in entries),
+        "buggy_flagged": sum(e["flagged"] for e in entries if e["buggy"]),
+        "buggy": sum(e["buggy"] for e in entries),
+        "correct_flagged": sum(e["flagged"] for e in entries if not e["buggy"]),
+        "correct": sum(not e["buggy"] for e in entries),
+    }
 
 
 def suites_text(payload: dict[str, Any]) -> str:
     """The plain-text table of :func:`run_suites`' payload."""
-    header = f"{'mechanism':<18} {'claim':>7} {'true ε':>7} {'dpledger':>9} {'limit':>8} {'DP-Sniper':>9}  verdict"
+    header = (
+        f"{'mechanism':<18} {'claim':>7} {'true ε':>7} {'dpledger':>9} {'limit':>8} {'DP-Sniper':>9}  verdict"
+    )
     lines = [header, "-" * len(header)]
     for e in payload["mechanisms"]:
         limit = "—" if e["optimal_limit"] is None else format(e["optimal_limit"], ".4f")
-        lines.append(f"{e['name']:<18} {e['claimed_epsilon']:>7.4g} {e['true_epsilon'][:7]:>7} "
-                     f"{e['epsilon_lower']:>9.4f} {limit:>8} {e['dp_sniper_published']:>9}  {verdict_text(e)}")
-    lines.append(f"buggy mechanisms flagged: {payload['buggy_flagged']} of {payload['buggy']}; correct ones flagged: "
-                 f"{payload['correct_flagged']} of {payload['correct']}; every bound sound: {payload['all_sound']}")
+        lines.append(
+            f"{e['name']:<18} {e['claimed_epsilon']:>7.4g} {e['true_epsilon'][:7]:>7} "
+            f"{e['epsilon_lower']:>9.4f} {limit:>8} {e['dp_sniper_published']:>9}  {verdict_text(e)}"
+        )
+    lines.append(
+        f"buggy mechanisms flagged: {payload['buggy_flagged']} of {payload['buggy']}; correct ones flagged: "
+        f"{payload['correct_flagged']} of {payload['correct']}; every bound sound: {payload['all_sound']}"
+    )
     return "\n".join(lines)
 
 
@@ -298,10 +559,16 @@ def verdict_text(e: dict[str, Any]) -> str:
     return "FALSE ALARM (correct)" if e["flagged"] else "passed (correct)"
 
 
-def false_alarms(rows: Sequence[Row], samples: int, repeats: int, executor: Executor | None,
-                 first_seed: int = 1) -> dict[str, int]:
+def false_alarms(
+    rows: Sequence[Row], samples: int, repeats: int, executor: Executor | None, first_seed: int = 1
+) -> dict[str, int]:
     """For each correct row, how many of ``repeats`` audits (seeds ``first_seed``, …) flag it: a
     sound audit flags a correct mechanism with probability at most 1 − confidence."""
-    return {row.name: sum(audit_row(row, samples, executor, seed).violation
-                          for seed in range(first_seed, first_seed + repeats))
-            for row in rows if not row.buggy}
+    return {
+        row.name: sum(
+            audit_row(row, samples, executor, seed).violation
+            for seed in range(first_seed, first_seed + repeats)
+        )
+        for row in rows
+        if not row.buggy
+    }

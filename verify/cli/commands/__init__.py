@@ -6,6 +6,7 @@ arguments are the parser's options. Commands that share a first word (``dpledger
 labelboost``, ``dpledger audit catalog``) are registered by one module under the table
 :func:`group` creates, so nothing outlives a parser build.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,8 +50,9 @@ def leaf(
     options, passed through ``convert``, and ``--json``. An option that is not given and has no
     ``default`` of its own is left out (``argument_default=SUPPRESS``), so that the service's
     default applies."""
-    parser = subparsers.add_parser(name, help=help_text, description=help_text, aliases=list(aliases),
-                                   argument_default=argparse.SUPPRESS)
+    parser = subparsers.add_parser(
+        name, help=help_text, description=help_text, aliases=list(aliases), argument_default=argparse.SUPPRESS
+    )
     parser.add_argument("--json", action="store_true", default=False, help="print machine-readable JSON")
     parser.set_defaults(service=service, convert=convert)
     return parser
@@ -67,8 +69,10 @@ MAX_EXPONENT = 10_000
 """Largest decimal exponent a number on the command line may have (``1e10000``); beyond it the
 exact value alone would take long to build — the accountant's parser has the same limit."""
 
-_EXACT = re.compile(r"\s*(?P<decimal>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE](?P<exponent>[+-]?\d+))?)\s*"
-                    r"|\s*(?P<numerator>[+-]?\d+)\s*/\s*(?P<denominator>\d+)\s*")
+_EXACT = re.compile(
+    r"\s*(?P<decimal>[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE](?P<exponent>[+-]?\d+))?)\s*"
+    r"|\s*(?P<numerator>[+-]?\d+)\s*/\s*(?P<denominator>\d+)\s*"
+)
 
 
 def _exact(text: str) -> Fraction | None:

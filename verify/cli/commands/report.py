@@ -1,4 +1,5 @@
 """``dpledger report``: the command line of :func:`dpledger.verify.reports.report`."""
+
 from __future__ import annotations
 
 import argparse

@@ -7,6 +7,7 @@ A :class:`ClassSetup` names the ``--class`` value and the keyword values (``opti
 and give each new option its flag in ``dpledger.verify.cli.commands.run.CLASS_OPTIONS`` (a test
 checks that every option has one).
 """
+
 from __future__ import annotations
 
 import importlib

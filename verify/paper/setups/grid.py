@@ -1,5 +1,6 @@
 """Thresholds, intervals and axis-aligned rectangles on integer grids, with the generic
 completion-score oracle (ε_A = 4)."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -16,9 +17,13 @@ def _grid_problem(name: str) -> Callable[..., Problem]:
         from dpledger.learners.concept_classes import Intervals, Rectangles, Thresholds
 
         size = domain_size or (16 if name == "rectangles" else 2**20)
-        concept_class = {"thresholds": Thresholds, "intervals": Intervals, "rectangles": Rectangles}[name](size)
+        concept_class = {"thresholds": Thresholds, "intervals": Intervals, "rectangles": Rectangles}[name](
+            size
+        )
         shape = () if concept_class.dimension == 1 else (concept_class.dimension,)
-        return Problem(concept_class, None, GENERIC_ORACLE, lambda rng, n: rng.integers(0, size, size=(n, *shape)))
+        return Problem(
+            concept_class, None, GENERIC_ORACLE, lambda rng, n: rng.integers(0, size, size=(n, *shape))
+        )
 
     return build
 
