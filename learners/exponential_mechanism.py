@@ -24,6 +24,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from dpledger.accountant.events import ExponentialMechanism
+from dpledger.learners import releases
 from dpledger.learners.randomness import Number, Randomness, as_fraction, choice_by_value
 
 
@@ -48,6 +50,42 @@ def exponential_mechanism(
     return choice_by_value(
         rng, scores, lambda score: scale * (score if type(score) is int else as_fraction(score, "scores"))
     )
+
+
+def exponential_mechanism_release(
+    scores: Sequence[Number] | np.ndarray, epsilon: Number, sensitivity: Number, rng: Randomness
+) -> tuple[int, ExponentialMechanism]:
+    """Draw and record in one call: the exponential mechanism and the event of exactly that draw.
+
+    Args:
+        scores: One score per candidate (read exactly; floats by their binary value).
+        epsilon: The ε of the mechanism; the weights are exp(ε·score/(2Δ)).
+        sensitivity: Δ, the largest change of any one score between neighbouring datasets.
+        rng: The randomness.
+
+    Returns:
+        The chosen index, drawn as :func:`exponential_mechanism` draws it, and
+        ``ExponentialMechanism(epsilon, len(scores))`` (McSherry–Talwar 2007: ε-DP when the scores
+        have sensitivity Δ). The release is reported to :mod:`dpledger.learners.releases`.
+
+    Raises:
+        ValueError: If ε or Δ is not positive, or ``scores`` is empty.
+    """
+    index = exponential_mechanism(scores, epsilon, sensitivity, rng)
+    event = ExponentialMechanism(epsilon=as_fraction(epsilon, "epsilon"), candidates=len(scores))
+    if not releases.active():
+        return index, event
+    chosen = releases.observe(
+        releases.Release(
+            kind="exponential_mechanism",
+            statistic=np.asarray(scores, dtype=np.float64).reshape(-1),
+            sensitivity=as_fraction(sensitivity, "sensitivity"),
+            event=event,
+            output=index,
+            epsilon=as_fraction(epsilon, "epsilon"),
+        )
+    )
+    return int(chosen), event
 
 
 def exponential_mechanism_counted(
