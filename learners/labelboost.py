@@ -50,7 +50,10 @@ from dpledger.accountant.events import (
     RandomizedResponse,
 )
 from dpledger.learners.concept_classes import Components, ConceptClass, Trace
-from dpledger.learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_counted
+from dpledger.learners.exponential_mechanism import (
+    exponential_mechanism_counted_release,
+    exponential_mechanism_release,
+)
 from dpledger.learners.randomness import Number, Randomness, Sampled
 from dpledger.learners.trace_counting import best_agreement, counted_trace
 
@@ -115,7 +118,7 @@ def labelboost(
     points, position, trace, scores = _candidates(
         concept_class, xs.tobytes(), xs.shape, ys.tobytes(), xt.tobytes()
     )
-    chosen = exponential_mechanism(scores, LABELBOOST_EPSILON, 1, rng)  # line 5
+    chosen, _ = exponential_mechanism_release(scores, LABELBOOST_EPSILON, 1, rng, points.tobytes())  # line 5
     labeling = trace.labeling(chosen)
     labels = labeling[position]  # line 6: (S∘T)^h
     return LabelBoostResult(
@@ -144,8 +147,15 @@ def labelboost_counted(
     if counted is None:
         return None
     table = counted.score_counts()
-    group = exponential_mechanism_counted(table.scores, table.counts, LABELBOOST_EPSILON, 1, rng)  # line 5
-    labeling = counted.labeling(table.scores[group], rng.integer(table.counts[group]))
+    labeling, _ = exponential_mechanism_counted_release(  # line 5
+        table.scores,
+        table.counts,
+        LABELBOOST_EPSILON,
+        1,
+        rng,
+        lambda group: counted.labeling(table.scores[group], rng.integer(table.counts[group])),
+        points.tobytes(),
+    )
     labels = labeling[position]  # line 6
     return LabelBoostResult(
         counted.representative(labeling),

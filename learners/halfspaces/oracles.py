@@ -38,6 +38,7 @@ from dpledger.learners.halfspaces.private_ip import (
     PRIVATE_IP_SUBSTITUTE,
     QCOPT_SUBSTITUTE,
     domain_exponential_mechanism,
+    domain_exponential_mechanism_release,
     exponential_interior_point,
     interior_point_sample_size,
 )
@@ -130,7 +131,9 @@ class ExponentialDepthOracle(_DepthOracle):
     def _optimize(
         self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
     ) -> Fraction:
-        return domain_exponential_mechanism(domain, objective_slots(X, y, prefix), self._epsilon(), rng)
+        return domain_exponential_mechanism_release(
+            domain, objective_slots(X, y, prefix), self._epsilon(), rng
+        )[0]
 
 
 Optimizer = Callable[[Any, SlotScores, Fraction, Randomness], Fraction]
