@@ -64,6 +64,7 @@ def utility(concept_class, sizes, runs, alpha=0.1, epsilon="1", delta="1e-6"):
                     alpha=alpha,
                     calibration=calibration,
                     random_state=seed,
+                    telemetry=True,
                 ).fit(X, y)
                 errors.append(1 - learner.score(X_test, y_test))
                 within += all(r.labelboost_disagreement <= r.bound for r in learner.rounds_)

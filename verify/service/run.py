@@ -107,6 +107,7 @@ def carry_forward(
         m=m,
         calibration=calibration,
         random_state=learner_seed,
+        telemetry=True,  # the run reports Lemma 7.1's round telemetry (exact, unaccounted) with the model
     )
     learner.fit(X, concept_class.evaluate(target, X), X_holdout=X_test, on_progress=report)
     test_error = 1 - learner.score(X_test, concept_class.evaluate(target, X_test))
@@ -137,6 +138,7 @@ def carry_forward(
     if payload["why_not"] is not None:
         lines.append(f"  why: {payload['why_not']['reason']}")
         lines += [f"  to hold: {remedy}" for remedy in payload["why_not"]["remedies"]]
+    lines.append("  round telemetry (telemetry=True: exact, noise-free, covered by no event of the trace):")
     for r in learner.rounds_:
         population = (
             "" if r.population_disagreement is None else f", population {r.population_disagreement:.4g}"
