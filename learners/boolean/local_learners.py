@@ -81,7 +81,8 @@ def _interval_learner(
     sizes = [e - s for s, e in zip(starts, ends)]
     r = len(distinct)
     rows, cols = np.triu_indices(r + 1)
-    scale = as_fraction(epsilon, "epsilon") / 2
+    sensitivity = Fraction(1)  # one record changes the agreement of every (a, b) by at most 1
+    scale = as_fraction(epsilon, "epsilon") / (2 * sensitivity)
     if scale <= 0:
         raise ValueError(f"epsilon must be positive, got {epsilon}")
     scores = zeros + cumulative[cols] - cumulative[rows]
@@ -102,7 +103,7 @@ def _interval_learner(
         releases.Release(
             kind="exponential_mechanism",
             statistic=scores.astype(np.float64),
-            sensitivity=Fraction(1),
+            sensitivity=sensitivity,
             event=ExponentialMechanism(as_fraction(epsilon, "epsilon"), sum(counts)),
             output=interval,
             epsilon=as_fraction(epsilon, "epsilon"),

@@ -64,7 +64,8 @@ def domain_exponential_mechanism_release(
     levels = sorted({int(s) for s, c in zip(scores.scores.tolist(), counts.tolist()) if c})
     level_of = np.array(scores.scores.tolist(), dtype=object)
     totals = [sum(counts[level_of == level].tolist()) for level in levels]
-    scale = as_fraction(epsilon, "epsilon") / 2
+    sensitivity = Fraction(1)
+    scale = as_fraction(epsilon, "epsilon") / (2 * sensitivity)
     if scale <= 0:
         raise ValueError(f"epsilon must be positive, got {epsilon}")
     level = levels[rng.choice_grouped([scale * v for v in levels], totals)]
@@ -78,7 +79,7 @@ def domain_exponential_mechanism_release(
         releases.Release(
             kind="exponential_mechanism",
             statistic=scores.scores.astype(np.float64),
-            sensitivity=Fraction(1),
+            sensitivity=sensitivity,
             event=event,
             output=value,
             epsilon=as_fraction(epsilon, "epsilon"),

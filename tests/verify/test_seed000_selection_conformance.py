@@ -12,6 +12,7 @@ from dpledger.learners import component_oracles, releases
 from dpledger.learners.boolean.composition import BooleanComposition, component_class
 from dpledger.learners.boolean.formula import parse_formula
 from dpledger.learners.boolean.local_learners import _interval_learner, exponential_learner
+from dpledger.learners.boolean.oracle import RelabelOracle
 from dpledger.learners.carry_forward import CarryForwardLearner
 from dpledger.learners.component_oracles import CompletionScoreOracle
 from dpledger.learners.concept_classes import Intervals, Rectangles, Thresholds
@@ -21,7 +22,7 @@ from dpledger.learners.exponential_mechanism import (
     exponential_mechanism_ordered,
     exponential_mechanism_ordered_release,
 )
-from dpledger.learners.halfspaces import ExponentialDepthOracle, GridHalfspaces
+from dpledger.learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle
 from dpledger.learners.halfspaces.depth import SlotScores
 from dpledger.learners.halfspaces.private_ip import domain_exponential_mechanism
 from dpledger.learners.labelboost import labelboost
@@ -132,28 +133,54 @@ def exponential_leaves(event):
     return [leaf for child in children for leaf in exponential_leaves(child)]
 
 
-def fitted_with_releases(C, oracle=None):
+def fitted_with_releases(C, oracle=None, X=None):
     rng = np.random.default_rng(7)
-    X = rng.integers(0, 64, size=600)
-    y = ((X >= 10) & (X < 40)).astype(int)
+    if X is None:
+        X = rng.integers(0, 64, size=600)
+    y = C.evaluate(C.complete(), X) if hasattr(C, "grid") else ((X >= 10) & (X < 40)).astype(int)
     with releases.record() as made:
         learner = CarryForwardLearner(C, oracle=oracle, m=30, random_state=0).fit(X, y)
     return learner, made
 
 
-@pytest.mark.parametrize("C", [Thresholds(64), Intervals(64)], ids=str)
-def test_the_ledger_holds_the_event_of_every_oracle_draw_and_labelboost_draws_at_epsilon_1(C):
-    """Algorithm 2: the releases alternate LabelBoost (line 7, 14: ε = 1 as Lemmas 3.11/3.17
+@pytest.mark.parametrize(
+    ("C", "oracle"),
+    [
+        (Thresholds(64), None),
+        (Intervals(64), None),
+        (GridHalfspaces(2, 4), ExponentialDepthOracle()),
+        (GridHalfspaces(2, 4), IPConcaveOracle()),
+    ],
+    ids=["thresholds", "intervals", "halfspaces-exponential", "halfspaces-ipconcave"],
+)
+def test_the_ledger_holds_the_event_of_every_oracle_draw_and_labelboost_draws_at_epsilon_1(C, oracle):
+    """Algorithm 2: the releases alternate LabelBoost (lines 7, 14: ε = 1 as Lemmas 3.11/3.17
     assume) and the oracle (line 9); every oracle draw's event is an ExponentialMechanism leaf of
     ``trace_`` — what the ledger accounts is what was drawn."""
-    learner, made = fitted_with_releases(C)
+    X = None if not hasattr(C, "grid") else np.random.default_rng(8).integers(-4, 5, size=(600, 2))
+    learner, made = fitted_with_releases(C, oracle, X)
     assert len(made) == 2 * C.k
     labelboosts, oracle_draws = made[0::2], made[1::2]
-    assert all(
-        r.event.epsilon == 1 == r.epsilon for r in labelboosts
-    )  # the paper's ε, not the module's constant
+    assert all(r.event.epsilon == 1 == r.epsilon for r in labelboosts)  # the paper's ε
     leaves = exponential_leaves(learner.trace_)
     assert all(r.event in leaves and r.epsilon == r.event.epsilon for r in oracle_draws)
+
+
+def test_the_ledger_holds_the_local_learners_draws_and_arelabel_draws_at_epsilon_1():
+    """Proposition 8.16's oracle inside Algorithm 2: per round ARelabel (ε = 1, the value the
+    LabelBoostThen rule of Corollary 8.17 assumes) then B_i, whose event is a leaf of ``trace_``
+    (under Lemma 8.15's with-replacement node)."""
+    spaces = [component_class(n, 64) for n in ("thresholds", "intervals")]
+    C = BooleanComposition(parse_formula("x1 and x2"), spaces)
+    X = np.random.default_rng(9).integers(0, 64, size=900)
+    y = ((X >= 10) & (X < 40)).astype(int)
+    with releases.record() as made:
+        learner = CarryForwardLearner(C, oracle=RelabelOracle(), m=40, random_state=0).fit(X, y)
+    assert len(made) == 3 * C.k  # per round: LabelBoost (line 7 or 14), ARelabel, B_i
+    leaves = exponential_leaves(learner.trace_)
+    relabels, local = made[1::3], made[2::3]
+    assert all(r.event.epsilon == 1 == r.epsilon for r in relabels)
+    assert all(r.event in leaves and r.epsilon == r.event.epsilon for r in local)
 
 
 def test_an_oracle_drawing_at_twice_the_epsilon_it_declares_is_caught(monkeypatch):
