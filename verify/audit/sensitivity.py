@@ -177,7 +177,7 @@ def change(recorded: releases.Release, replayed: releases.Release) -> float:
     if recorded.layout == "listed":
         return float(np.abs(a - b).max())
     measure = {"runs": _runs_change, "cells": _cells_change, "slots": _slots_change, "levels": _levels_change}
-    return measure[recorded.layout](recorded, replayed)
+    return float(measure[recorded.layout](recorded, replayed))
 
 
 def _refined(first: Sequence[Any], second: Sequence[Any]) -> list[Any]:
