@@ -14,7 +14,7 @@ from dpledger.learners.boolean.formula import parse_formula
 from dpledger.learners.boolean.local_learners import exponential_learner
 from dpledger.learners.boolean.oracle import RelabelOracle
 from dpledger.learners.component_oracles import CompletionScoreOracle
-from dpledger.learners.concept_classes import Intervals, Rectangles, Thresholds
+from dpledger.learners.concept_classes import FiniteClass, Intervals, Rectangles, Thresholds
 from dpledger.learners.exponential_mechanism import exponential_mechanism_ordered_release
 from dpledger.learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle, QCOptOracle
 from dpledger.learners.labelboost import labelboost
@@ -22,6 +22,11 @@ from dpledger.learners.randomness import Sampled
 from dpledger.learners.synthetic import random_concept
 from dpledger.verify.audit.sensitivity import observed_sensitivity
 from dpledger.verify.paper.neighbours import grid_bounds, worst_case_neighbours
+
+FINITE = FiniteClass(
+    [[int(b) for b in format(j, "04b")] for j in range(16)], [(j // 4, j % 4) for j in range(16)]
+)
+"""Sixteen concepts on four points, two components each: completion scores listed, not by runs."""
 
 REACHED = 0.75
 """The least observed/declared ratio the neighbours' search must reach."""
@@ -55,12 +60,19 @@ def check(C, run, size, seed=0, prefix=()):
 
 @pytest.mark.parametrize(
     ("C", "prefix"),
-    [(Thresholds(16), ()), (Intervals(8), ()), (Intervals(8), (2,)), (Rectangles(3), (0, 2))],
-    ids=["thresholds", "intervals", "intervals-prefix", "rectangles-prefix"],
+    [
+        (Thresholds(16), ()),
+        (Intervals(8), ()),
+        (Intervals(8), (2,)),
+        (Rectangles(3), (0, 2)),
+        (FINITE, ()),
+        (FINITE, (1,)),
+    ],
+    ids=["thresholds", "intervals", "intervals-prefix", "rectangles-prefix", "finite", "finite-prefix"],
 )
 def test_completion_scores_move_by_at_most_the_declared_sensitivity_on_worst_case_neighbours(C, prefix):
-    """Algorithm 2 line 9 with the completion-score oracle (Lemma 4.6's ε_A): the completion score
-    of every next value, listed or by runs, on flipped, extreme and searched neighbours."""
+    """Algorithm 2 line 9 with the completion-score oracle (Assumption 4.4's ε_A): the completion
+    score of every next value, by runs or listed, on flipped, extreme and searched neighbours."""
     oracle = CompletionScoreOracle()
     check(C, lambda s: oracle.select(C, prefix, *s, Sampled(1)), 8, prefix=prefix)
 

@@ -49,7 +49,8 @@ def grid_bounds(concept_class: ConceptClass) -> tuple[list[int], list[int]]:
 
     Args:
         concept_class: A grid class: ``domain_size`` N (coordinates in [0, N)), ``grid`` X
-            (coordinates in [−X, X]) or a Boolean composition of grid classes.
+            (coordinates in [−X, X]), an explicit finite class over {0, …, n − 1} or a Boolean
+            composition of grid classes.
 
     Returns:
         (lows, highs), one entry per coordinate.
@@ -63,9 +64,11 @@ def grid_bounds(concept_class: ConceptClass) -> tuple[list[int], list[int]]:
         return [-bound] * d, [bound] * d
     if hasattr(concept_class, "domain_size"):
         return [0] * d, [int(concept_class.domain_size) - 1] * d
+    if hasattr(concept_class, "table"):  # an explicit finite class over {0, …, n − 1}
+        return [0] * d, [int(concept_class.table.shape[1]) - 1] * d
     if hasattr(concept_class, "components"):  # a Boolean composition: the grid all components share
         return [0] * d, [min(int(H.domain_size) for H in concept_class.components) - 1] * d
-    raise ValueError(f"{concept_class!r} declares no grid (grid, domain_size or components)")
+    raise ValueError(f"{concept_class!r} declares no grid (grid, domain_size, table or components)")
 
 
 def worst_case_neighbours(
