@@ -195,3 +195,16 @@ def test_an_oracle_drawing_at_twice_the_epsilon_it_declares_is_caught(monkeypatc
     monkeypatch.setattr(component_oracles, "exponential_mechanism_ordered_release", doubled)
     learner, made = fitted_with_releases(Thresholds(64))
     assert made[1].event not in exponential_leaves(learner.trace_)
+
+
+@pytest.mark.slow
+def test_the_conformance_test_false_alarm_rate_is_within_its_confidence():
+    """The stated false-alarm rate, measured: the exact sampler of the score-level case, tested at
+    confidence 0.99 on 200 independent redraws of 400, is rejected at most 8 times (expected 2;
+    a binomial(200, 0.01) exceeds 8 with probability < 10⁻³)."""
+    release, draw = levels_case()
+    rejected = sum(
+        not exponential_conformance(release, lambda rng: draw(rng, release.epsilon), 400, 0.99, seed).conforms
+        for seed in range(200)
+    )
+    assert rejected <= 8
