@@ -2,9 +2,11 @@
 
 All three oracles return an element of the finite domain Ỹ_i(y≤i−1) of Definition 8.2 on every
 input (totality and validity of Assumption 4.4) and declare their event wrapped in
-``OnRealizableInputs`` as the learner expects. Each keeps a per-call ``history_``
-(:class:`OracleRound`): the depth Q_i^S(y_i) achieved against m = |S| and whether the domain
-contains a coordinate of full depth (Lemma 8.3 / C.4, checked on every call).
+``OnRealizableInputs`` as the learner expects. With ``telemetry=True`` each keeps a per-call
+``history_`` (:class:`OracleRound`): the depth Q_i^S(y_i) achieved against m = |S| and whether the
+domain contains a coordinate of full depth (Lemma 8.3 / C.4, checked on every call) — exact,
+noise-free statistics of the sample covered by no event, so off by default (``history_`` stays
+empty) and never to be released with a model.
 
 * :class:`ExponentialDepthOracle` — the baseline: the exponential mechanism over Ỹ_i with score
   Q_i^S (sensitivity one, Definition 8.1): ε_A-DP on every input; loses O(log N/ε_A) depth.
@@ -88,8 +90,9 @@ class _DepthOracle(ComponentOracle):
 
     description = ""
 
-    def __init__(self, epsilon: Any = 4) -> None:
+    def __init__(self, epsilon: Any = 4, telemetry: bool = False) -> None:
         self.epsilon = epsilon
+        self.telemetry = telemetry
         self.history_: list[OracleRound] = []
 
     def _epsilon(self) -> Fraction:
@@ -109,6 +112,8 @@ class _DepthOracle(ComponentOracle):
     ) -> Fraction:
         domain = concept_class.next_values(prefix)
         value = self._optimize(domain, prefix, X, y, rng)
+        if not self.telemetry:
+            return value
         objective = objective_slots(X, y, prefix)  # telemetry: Q_i^S at the output and over Ỹ_i
         best = _domain_maximum(domain, objective)
         self.history_.append(
@@ -150,8 +155,10 @@ class QCOptOracle(_DepthOracle):
 
     description = f"QCOpt with the total extension (Section 8.2); optimizer = {QCOPT_SUBSTITUTE}"
 
-    def __init__(self, epsilon: Any = 4, optimizer: Optimizer = domain_exponential_mechanism) -> None:
-        super().__init__(epsilon)
+    def __init__(
+        self, epsilon: Any = 4, optimizer: Optimizer = domain_exponential_mechanism, telemetry: bool = False
+    ) -> None:
+        super().__init__(epsilon, telemetry)
         self.optimizer = optimizer
 
     def _optimize(
@@ -172,8 +179,10 @@ class IPConcaveOracle(_DepthOracle):
 
     description = f"IPConcave (Algorithm 3) with PrivateIP = {PRIVATE_IP_SUBSTITUTE}"
 
-    def __init__(self, epsilon: Any = 4, blocks: int | None = None, beta: float = 0.05) -> None:
-        super().__init__(epsilon)
+    def __init__(
+        self, epsilon: Any = 4, blocks: int | None = None, beta: float = 0.05, telemetry: bool = False
+    ) -> None:
+        super().__init__(epsilon, telemetry)
         self.blocks = blocks
         self.beta = beta
 

@@ -92,7 +92,7 @@ def _fit(oracle, dimension, grid, m, seed, labels=None, X=None):
 def test_lemma_8_3_full_depth_in_domain_and_valid_outputs_inside_the_learner(make, dimension):
     """Every oracle call returns a domain element (Assumption 4.4 validity), the run-time Lemma 5.2
     check passes, and each realizable prefix state's domain holds a full-depth coordinate (Lemma C.4)."""
-    oracle = make()
+    oracle = make(telemetry=True)
     C, learner = _fit(oracle, dimension, 8, 40, 1)
     assert C.prefix_valid(learner.hypothesis_) and len(oracle.history_) == C.k
     assert all(r.full_depth_in_domain and r.domain_maximum == r.m == 40 for r in oracle.history_)
@@ -108,7 +108,7 @@ def test_degenerate_samples_one_label_and_repeated_points(labels):
         else np.random.default_rng(0).integers(-4, 5, size=(60, 2))
     )
     y = np.full(60, 1 if labels == "ones" else 0)
-    oracle = ExponentialDepthOracle()
+    oracle = ExponentialDepthOracle(telemetry=True)
     C, learner = _fit(oracle, 2, 4, 20, 2, labels=y, X=X)
     assert all(r.full_depth_in_domain for r in oracle.history_)
     assert C.contains(learner.hypothesis_)
@@ -160,3 +160,13 @@ def test_learner_guarantee_is_derived_from_the_recorded_oracle_events():
     prefix = learner.hypothesis_
     assert {2, C.next_values(prefix[:1]).size, C.next_values(prefix[:2]).size} <= sizes
     assert learner.guarantee_.epsilon_upper == account(learner.trace_).guarantee.epsilon_upper
+
+
+@pytest.mark.parametrize("make", [ExponentialDepthOracle, QCOptOracle, IPConcaveOracle])
+def test_oracle_depth_telemetry_is_kept_only_when_asked_for(make):
+    """The per-call depths are exact statistics of the sample: none unless telemetry=True, and
+    the learner's output and trace do not depend on the flag."""
+    quiet, asked = make(), make(telemetry=True)
+    (C, a), (_, b) = _fit(quiet, 2, 4, 20, 3), _fit(asked, 2, 4, 20, 3)
+    assert quiet.history_ == [] and len(asked.history_) == C.k
+    assert a.hypothesis_ == b.hypothesis_ and a.trace_ == b.trace_

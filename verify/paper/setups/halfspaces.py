@@ -47,10 +47,10 @@ def _build(
         raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, got {name!r}")
     if blocks is not None and name != "ipconcave":
         raise ValueError("blocks: --blocks applies to --oracle ipconcave only")
-    component_oracle = {
-        "ipconcave": lambda: IPConcaveOracle(blocks=blocks),
-        "qcopt": QCOptOracle,
-        "exponential": ExponentialDepthOracle,
+    component_oracle = {  # with telemetry: the run prints each call's depth (exact, noise-free)
+        "ipconcave": lambda: IPConcaveOracle(blocks=blocks, telemetry=True),
+        "qcopt": lambda: QCOptOracle(telemetry=True),
+        "exponential": lambda: ExponentialDepthOracle(telemetry=True),
     }[name]()
     description = f"{name}: {component_oracle.description}; ε_A = {component_oracle.epsilon}"
     return Problem(
