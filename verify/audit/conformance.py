@@ -96,7 +96,7 @@ class NoiseTest:
 def _gaussian_below(edges: np.ndarray, s: float) -> np.ndarray:
     """Pr[Z < e] for Z ~ N_Z(0, s²) at integer edges e (module doc)."""
     if s < _EXACT_SUM_LIMIT:
-        span = int(math.ceil(40 * s)) + 1
+        span = math.ceil(40 * s) + 1
         z = np.arange(-span, span + 1)
         weights = np.exp(-(z.astype(float) ** 2) / (2 * s * s))
         cumulative = np.concatenate(([0.0], np.cumsum(weights))) / weights.sum()
