@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from dpledger.learners import releases
+from dpledger.verify.audit.conformance import declared_sensitivity
 
 D = TypeVar("D")
 
@@ -56,7 +57,10 @@ class ReleaseSensitivity:
     Attributes:
         position: The release's index in the recorded run.
         kind: The release's kind.
-        declared: The sensitivity the recorded release declared (real units).
+        declared: The sensitivity the recorded release's event declares, in real units
+            (:func:`dpledger.verify.audit.conformance.declared_sensitivity`: for noise the event's
+            grid-unit sensitivity less its rounding allowance, times γ; for the exponential
+            mechanism the Δ its weights divide by).
         observed: The largest change of its statistic over the neighbours (same norm and units).
         worst: The index (in the neighbours given) of a neighbour reaching ``observed``, or None.
     """
@@ -148,7 +152,8 @@ def observed_sensitivity(run: Callable[[D], Any], data: D, neighbours: Iterable[
             if where[j] is None or c > worst[j]:
                 worst[j], where[j] = c, index
     entries = tuple(
-        ReleaseSensitivity(j, r.kind, r.sensitivity, worst[j], where[j]) for j, r in enumerate(recorded)
+        ReleaseSensitivity(j, r.kind, declared_sensitivity(r), worst[j], where[j])
+        for j, r in enumerate(recorded)
     )
     return SensitivityReport(entries, compared, mismatches, tuple(moved))
 
