@@ -35,6 +35,10 @@ from dpledger.accountant.relations import relation_of
 C_LB = sympy.log(4 * sympy.E)
 """c_LB = ln(4e), the LabelBoost constant of Lemma 3.14."""
 
+LABELBOOST_EPSILON = 1
+"""The ε of the exponential mechanism of Algorithm 1 line 5. The LabelBoost events carry no ε:
+Lemmas 3.11, 3.15 and 3.17 (and the rules below) hold for LabelBoost at this ε only."""
+
 
 @dataclass(frozen=True)
 class ClaimCheck:

@@ -49,6 +49,7 @@ from dpledger.accountant.events import (
     OnRealizableInputs,
     RandomizedResponse,
 )
+from dpledger.accountant.rules import LABELBOOST_EPSILON
 from dpledger.learners.concept_classes import Components, ConceptClass, Trace
 from dpledger.learners.exponential_mechanism import (
     exponential_mechanism_counted_release,
@@ -56,9 +57,6 @@ from dpledger.learners.exponential_mechanism import (
 )
 from dpledger.learners.randomness import Number, Randomness, Sampled
 from dpledger.learners.trace_counting import best_agreement, counted_trace
-
-LABELBOOST_EPSILON = 1
-"""The privacy parameter of the exponential mechanism in Algorithm 1 line 5."""
 
 
 @dataclass(frozen=True)

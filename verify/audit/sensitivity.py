@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -42,7 +43,6 @@ from typing import Any, TypeVar
 import numpy as np
 
 from dpledger.learners import releases
-from dpledger.verify.audit.conformance import declared_sensitivity
 
 D = TypeVar("D")
 
@@ -58,7 +58,7 @@ class ReleaseSensitivity:
         position: The release's index in the recorded run.
         kind: The release's kind.
         declared: The sensitivity the recorded release's event declares, in real units
-            (:func:`dpledger.verify.audit.conformance.declared_sensitivity`: for noise the event's
+            (:func:`declared_sensitivity`: for noise the event's
             grid-unit sensitivity less its rounding allowance, times γ; for the exponential
             mechanism the Δ its weights divide by).
         observed: The largest change of its statistic over the neighbours (same norm and units).
@@ -109,6 +109,28 @@ class SensitivityReport:
         """The largest observed/declared ratio (over the releases of ``kind``, or all)."""
         ratios = [r.ratio for r in self.releases if kind is None or r.kind == kind]
         return max(ratios, default=0.0)
+
+
+def declared_sensitivity(release: releases.Release) -> Fraction:
+    """The sensitivity a release's event declares, in real units.
+
+    Args:
+        release: A release.
+
+    Returns:
+        For noise, the event's grid-unit sensitivity less the rounding allowance, times γ:
+        (Δ′ − √D)·γ (discrete Gaussian) or (Δ′₁ − D)·γ (discrete Laplace); for the exponential
+        mechanism, whose event is ε-DP for the Δ its weights divide by, that Δ.
+    """
+    event = release.event
+    if release.kind == "exponential_mechanism":
+        return release.sensitivity
+    gamma = Fraction(release.gamma) if release.gamma is not None else Fraction(1)
+    dimension = max(release.size, 1)
+    if release.kind == "discrete_gaussian":
+        units = float(event.sensitivity_units) - math.sqrt(dimension)
+        return Fraction(units) * gamma
+    return (Fraction(event.sensitivity_units) - dimension) * gamma
 
 
 def observed_sensitivity(run: Callable[[D], Any], data: D, neighbours: Iterable[D]) -> SensitivityReport:

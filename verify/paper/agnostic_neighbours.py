@@ -41,11 +41,11 @@ from dpledger.learners import releases
 from dpledger.learners.releases import ReplayMismatch, Tape
 from dpledger.verify.audit.conformance import (
     SensitivityRow,
-    declared_sensitivity,
     events_of,
     sensitivity_rows,
     unaccounted,
 )
+from dpledger.verify.audit.sensitivity import declared_sensitivity
 
 LEDGER = ("trace_", "derivation_", "guarantee_")
 
