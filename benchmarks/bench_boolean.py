@@ -42,11 +42,14 @@ DOMAIN = 2**16
 def problem(names: list[str], n: int, seed: int):
     C = BooleanComposition(parse_formula(FORMULA), [component_class(name, DOMAIN) for name in names])
     rng = np.random.default_rng(seed)
-    target = ((int(rng.integers(DOMAIN // 4)),),) + tuple(
-        (int(rng.integers(DOMAIN // 4, DOMAIN // 2)), int(rng.integers(DOMAIN // 2, DOMAIN)))
-        if name == "intervals"
-        else (int(rng.integers(DOMAIN // 2, DOMAIN)),)
-        for name in names[1:]
+    target = (
+        (int(rng.integers(DOMAIN // 4)),),
+        *tuple(
+            (int(rng.integers(DOMAIN // 4, DOMAIN // 2)), int(rng.integers(DOMAIN // 2, DOMAIN)))
+            if name == "intervals"
+            else (int(rng.integers(DOMAIN // 2, DOMAIN)),)
+            for name in names[1:]
+        ),
     )
     X, X_test = rng.integers(0, DOMAIN, size=n), rng.integers(0, DOMAIN, size=20000)
     return C, X, C.evaluate(target, X), X_test, C.evaluate(target, X_test)

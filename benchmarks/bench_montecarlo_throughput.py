@@ -70,7 +70,7 @@ def generation_cpu(mechanism: Laplace, inputs: tuple, samples: int, workers: int
         for future in [
             pool.submit(Discard(ChunkTask(mechanism, data, size, seed)))
             for side, data in enumerate(inputs)
-            for size, seed in zip(sizes, seeds[side])
+            for size, seed in zip(sizes, seeds[side], strict=True)
         ]:
             future.result()
     return _children_cpu(children)

@@ -267,7 +267,7 @@ class CarryForwardLearner(PrivateClassifier):
         for i in range(1, C.k + 1):
             self._check_lemma_5_2(state)
             component = oracle.select(C, state.prefix, state.X, state.y, rng)  # line 9
-            extended = state.prefix + (component,)
+            extended = (*state.prefix, component)
             if not C.prefix_valid(extended):
                 raise InvariantViolation(
                     f"oracle returned {component!r}: {extended} is not a valid prefix (Assumption 4.4)"

@@ -96,9 +96,10 @@ def _grouped_weights(
 def _enclosed_weights(log_weights: Sequence[Fraction], counts: Sequence[int]) -> list[iv.mpf]:
     """Intervals (at the current ``iv`` precision) for counts[i]·exp(log_weights[i] − max_j log_weights[j]):
     the common factor exp(max) is dropped, so large scores never overflow."""
-    top = max(l for l, c in zip(log_weights, counts) if c)
+    top = max(w for w, c in zip(log_weights, counts, strict=True) if c)
     return [
-        iv.mpf(c) * iv.exp(_iv_fraction(l - top)) if c else iv.mpf(0) for l, c in zip(log_weights, counts)
+        iv.mpf(c) * iv.exp(_iv_fraction(w - top)) if c else iv.mpf(0)
+        for w, c in zip(log_weights, counts, strict=True)
     ]
 
 
@@ -563,7 +564,7 @@ def enumerate_outputs(
             )
         for depth in new_depths:
             pending.extend(
-                rng.taken[:depth] + [b] for b in reversed(rng.branches[depth]) if b != rng.taken[depth]
+                [*rng.taken[:depth], b] for b in reversed(rng.branches[depth]) if b != rng.taken[depth]
             )
         with interval_precision(prec):
             distribution[output] = distribution.get(output, iv.mpf(0)) + rng.probability

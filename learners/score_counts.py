@@ -57,7 +57,7 @@ def unranked(trace: CountedTraceLike) -> Iterator[tuple[int, np.ndarray]]:
     """Every (score, labeling) of a counted trace, by unranking every rank of every score — the
     listing of a small instance (the exact auditor's, and the tests' check against a listing)."""
     table = trace.score_counts()
-    for score, count in zip(table.scores, table.counts):
+    for score, count in zip(table.scores, table.counts, strict=True):
         for rank in range(count):
             yield score, trace.labeling(score, rank)
 

@@ -187,6 +187,6 @@ def correctly_rounded_log(values: np.ndarray) -> np.ndarray:
         undecided = ~((extended - below > margin) & (above - extended > margin))
         out[~undecided] = rounded[~undecided]
     with mpmath.workprec(_FALLBACK_PRECISION):
-        for index in zip(*np.nonzero(undecided)):
+        for index in zip(*np.nonzero(undecided), strict=True):
             out[index] = to_float(mpmath.log(mpmath.mpf(float(values[index])))._mpf_, rnd=round_nearest)
     return out

@@ -71,7 +71,11 @@ class PhaseAutomaton:
         self.phases = list(itertools.product(*(range(len(b)) for b in self.bits)))
         self.full = (1 << len(self.phases)) - 1
         self.up = [
-            sum(1 << t for t, later in enumerate(self.phases) if all(a <= b for a, b in zip(q, later)))
+            sum(
+                1 << t
+                for t, later in enumerate(self.phases)
+                if all(a <= b for a, b in zip(q, later, strict=True))
+            )
             for q in self.phases
         ]
         residuals = C.residuals
@@ -126,8 +130,8 @@ class CountedTrace:
         a = self.automaton
         layer: dict[int, int] = {a.full: 0}
         transitions = []
-        for l in range(len(self.P)):
-            allowed = a.allowed[self.residual[l]]
+        for ell in range(len(self.P)):
+            allowed = a.allowed[self.residual[ell]]
             following: dict[int, int] = {}
             table = np.full((len(layer), 2), -1, dtype=np.int64)
             for mask, state in layer.items():
@@ -147,11 +151,11 @@ class CountedTrace:
         )
         last[:, 0] = 1
         completions = [last]
-        for l in range(len(self.P) - 1, -1, -1):
-            table, after = self.transitions[l], completions[-1]
+        for ell in range(len(self.P) - 1, -1, -1):
+            table, after = self.transitions[ell], completions[-1]
             here = np.zeros((len(table), self.width), dtype=dtype)
             for b in (0, 1):
-                gain = int(self.n[l, b])
+                gain = int(self.n[ell, b])
                 rows = np.flatnonzero(table[:, b] >= 0)
                 if gain < self.width:
                     here[rows, gain:] += after[table[rows, b], : self.width - gain]
@@ -169,14 +173,14 @@ class CountedTrace:
         """The rank-th labeling (0 ≤ rank < N_score) of score ``score``, in automaton order."""
         labels = np.zeros(len(self.P), dtype=np.int8)
         state, remaining = 0, score
-        for l, table in enumerate(self.transitions):
+        for ell, table in enumerate(self.transitions):
             for b in (0, 1):
-                nxt, gain = int(table[state, b]), int(self.n[l, b])
+                nxt, gain = int(table[state, b]), int(self.n[ell, b])
                 if nxt < 0 or gain > remaining:
                     continue
-                paths = int(self.completions[l + 1][nxt, remaining - gain])
+                paths = int(self.completions[ell + 1][nxt, remaining - gain])
                 if rank < paths:
-                    labels[l], state, remaining = b, nxt, remaining - gain
+                    labels[ell], state, remaining = b, nxt, remaining - gain
                     break
                 rank -= paths
             else:
@@ -187,7 +191,7 @@ class CountedTrace:
         """The listed trace's representative of ``labels``: the lexicographically smallest tuple
         of component-trace indices producing it (see the module docstring)."""
         a, r = self.automaton, len(self.P)
-        allowed = [a.allowed[self.residual[l]][int(labels[l])] for l in range(r)]
+        allowed = [a.allowed[self.residual[ell]][int(labels[ell])] for ell in range(r)]
         chosen: list[Components] = []
         for j, H in enumerate(self.C.components[a.first :]):
             search = _ComponentSearch(a, j, allowed)
@@ -220,7 +224,7 @@ class _ComponentSearch:
         a, masks = self.automaton, self.masks
         region = [masks[before]] * start + [masks[during]] * max(0, end + 1 - start)
         region += [masks[after]] * (len(self.allowed) - len(region))
-        trial = [step & confine for step, confine in zip(self.allowed, region)]
+        trial = [step & confine for step, confine in zip(self.allowed, region, strict=True)]
         mask = a.full
         for step in trial:
             mask = a.closure(mask) & step

@@ -778,7 +778,7 @@ def _convolve(l_keys: np.ndarray, left: list, r_keys: np.ndarray, right: list) -
     keys = keys[order]
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
     merged = []
-    for (l_mant, l_exp), (r_mant, r_exp) in zip(left, right):
+    for (l_mant, l_exp), (r_mant, r_exp) in zip(left, right, strict=True):
         mant, extra = np.frexp((l_mant[:, None] * r_mant[None, :]).ravel())
         exponent = (l_exp[:, None] + r_exp[None, :]).ravel() + extra
         mant, exponent = mant[order], exponent[order]

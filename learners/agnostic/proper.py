@@ -194,7 +194,7 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         group = int(np.searchsorted(np.cumsum([c.shape[0] for c in covers]), direction, side="right"))
         groups = tuple(
             f"degree {D}, top-{k} subspace: {cover.shape[0]} cover directions"
-            for (D, k), cover in zip(subspaces, covers)
+            for (D, k), cover in zip(subspaces, covers, strict=True)
         )
         self.selections_ = [
             Selection(

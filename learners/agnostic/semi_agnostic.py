@@ -356,7 +356,7 @@ class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
                     f"θ = {r.t:.4g}",
                     private,
                 )
-                for g, r in zip(self.guesses_, runs)
+                for g, r in zip(self.guesses_, runs, strict=True)
             ]
         last = self.schedule_[1]
         groups = tuple(

@@ -71,7 +71,7 @@ def _interval_learner(
     zeros = int(np.sum(labels == 0))
     starts = [0, *(distinct + 1).tolist()]
     ends = [*(distinct + 1).tolist(), H.domain_size + 1]
-    sizes = [e - s for s, e in zip(starts, ends)]
+    sizes = [e - s for s, e in zip(starts, ends, strict=True)]
     r = len(distinct)
     rows, cols = np.triu_indices(r + 1)
     scale = as_fraction(epsilon, "epsilon") / 2
@@ -80,7 +80,7 @@ def _interval_learner(
     scores = zeros + cumulative[cols] - cumulative[rows]
     counts = [
         sizes[i] * sizes[j] if i < j else sizes[i] * (sizes[i] + 1) // 2
-        for i, j in zip(rows.tolist(), cols.tolist())
+        for i, j in zip(rows.tolist(), cols.tolist(), strict=True)
     ]
     cell = rng.choice_grouped([scale * Fraction(int(s)) for s in scores.tolist()], counts)
     i, j = int(rows[cell]), int(cols[cell])

@@ -290,7 +290,7 @@ def theorem_8_19(run: UtilityTarget, components: Sequence[tuple[str, int, int]])
         m_b = [
             math.ceil(b * max(4 / e, 8) / 8) for _, b in requirements[key]
         ]  # max(4/ε_B, 8) against its 8 at ε_B = 1
-        m = max(term, *(max(r, 9 * b) for (r, _), b in zip(requirements[key], m_b)))
+        m = max(term, *(max(r, 9 * b) for (r, _), b in zip(requirements[key], m_b, strict=True)))
         # the with-replacement rule's log A = draws·log(1 + (e^{ε_B} − 1)/m), in floats (a guide)
         return m, 3 + max(min(b, m // 9) for b in m_b) * math.log1p(math.expm1(e) / m)
 

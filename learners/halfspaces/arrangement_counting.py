@@ -182,7 +182,7 @@ class PlaneCells:
                 )
             )
         for part in vertex_parts:
-            for store, values in zip((lines, partners, scores, hashes), part):
+            for store, values in zip((lines, partners, scores, hashes), part, strict=True):
                 store.append(values)
         self.cell_line = np.concatenate(lines).astype(np.int32)
         self.cell_partner = np.concatenate(partners).astype(np.int32)
@@ -271,7 +271,7 @@ class PlaneCells:
                 if lo[r] == -_FAR:
                     unbounded.append(int(J[r]))
                 else:
-                    bounded.append(self.vertex(int(J[r]), int(np.argmax(low_key[r]))) + (int(J[r]),))
+                    bounded.append((*self.vertex(int(J[r]), int(np.argmax(low_key[r]))), int(J[r])))
         if unbounded:
             name = (min(unbounded), None)
         elif bounded:
@@ -337,7 +337,7 @@ def central_labelings(P: np.ndarray) -> list[np.ndarray]:
         rays |= {(-y // g, x // g), (y // g, -x // g)}
     ordered = sorted(rays, key=functools.cmp_to_key(_by_angle))
     directions = []
-    for r, s in zip(ordered, ordered[1:] + ordered[:1]):
+    for r, s in zip(ordered, ordered[1:] + ordered[:1], strict=True):
         turn = r[0] * s[1] - r[1] * s[0]
         directions.append((r[0] + s[0], r[1] + s[1]) if turn > 0 else (-r[1], r[0]))
     return [(P @ np.array(u) > 0).astype(np.int8) for u in directions]
@@ -362,7 +362,7 @@ class LineCells:
         system = coordinate_constraints(P, np.ones(len(P), dtype=np.int64), self.prefix)
         alpha, gamma = system.alpha.tolist(), system.gamma.tolist()
         n0, n1 = record_counts(len(P), index, labels)
-        ends = [Fraction(-g, a) if a else None for a, g in zip(alpha, gamma)]
+        ends = [Fraction(-g, a) if a else None for a, g in zip(alpha, gamma, strict=True)]
         self.breakpoints = sorted({e for e in ends if e is not None})
         position = {e: i for i, e in enumerate(self.breakpoints)}
         r = len(self.breakpoints)
@@ -419,9 +419,9 @@ class LineCells:
             raise ValueError("labels is not a labeling of the trace")
         i, point = divmod(slot, 2)
         if point:
-            return self.prefix + (self.breakpoints[i],)
+            return (*self.prefix, self.breakpoints[i])
         e = self.breakpoints
-        return self.prefix + (simplest_between(e[i - 1] if i else None, e[i] if i < len(e) else None),)
+        return (*self.prefix, simplest_between(e[i - 1] if i else None, e[i] if i < len(e) else None))
 
 
 def halfspace_counted_trace(

@@ -191,7 +191,7 @@ class _Patterns:
 
 def _line_patterns(alpha: list[int], gamma: list[int]) -> list[tuple[np.ndarray, Fraction]]:
     """Every labeling [α_j u + γ_j ≥ 0] over u ∈ Q, with a rational u realizing it."""
-    ends = sorted({Fraction(-g, a) for a, g in zip(alpha, gamma) if a})
+    ends = sorted({Fraction(-g, a) for a, g in zip(alpha, gamma, strict=True) if a})
     candidates = [simplest_between(None, ends[0] if ends else None)]
     for j, end in enumerate(ends):
         candidates += [end, simplest_between(end, ends[j + 1] if j + 1 < len(ends) else None)]
@@ -203,7 +203,7 @@ def _one_free(patterns: _Patterns, P: np.ndarray, prefix: Components) -> None:
     ones = np.ones(len(P), dtype=np.int64)
     system = coordinate_constraints(P, ones, prefix)  # with ℓ = 1 the constraint is "labeled 1"
     for labels, u in _line_patterns(system.alpha.tolist(), system.gamma.tolist()):
-        patterns.add(labels, lambda u=u: prefix + (u,))
+        patterns.add(labels, lambda u=u: (*prefix, u))
 
 
 def _plane(patterns: _Patterns, P: np.ndarray, w: int) -> None:

@@ -79,7 +79,7 @@ def objective_slots(X: np.ndarray, y: np.ndarray, prefix: Components) -> SlotSco
 def _domain_maximum(domain: Any, scores: SlotScores) -> int:
     """max of Q over the domain's elements (slots without elements are skipped)."""
     counts = domain.counts(scores.breakpoints)
-    return max(int(s) for s, c in zip(scores.scores.tolist(), counts) if c)
+    return max(int(s) for s, c in zip(scores.scores.tolist(), counts, strict=True) if c)
 
 
 class _DepthOracle(ComponentOracle):

@@ -44,7 +44,7 @@ def domain_exponential_mechanism(
     """An element x of ``domain`` with probability ∝ exp(ε·scores(x)/2) (McSherry–Talwar,
     sensitivity one), exactly. Slots holding no element get probability 0."""
     counts = np.array(domain.counts(scores.breakpoints), dtype=object)
-    levels = sorted({int(s) for s, c in zip(scores.scores.tolist(), counts.tolist()) if c})
+    levels = sorted({int(s) for s, c in zip(scores.scores.tolist(), counts.tolist(), strict=True) if c})
     level_of = np.array(scores.scores.tolist(), dtype=object)
     totals = [sum(counts[level_of == level].tolist()) for level in levels]
     scale = as_fraction(epsilon, "epsilon") / 2

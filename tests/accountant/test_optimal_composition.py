@@ -112,7 +112,7 @@ def bruteforce_epsilon(pairs: list[tuple[mpf, mpf]], target: mpf) -> mpf:
 
         def hockey(eps: mpf) -> mpf:
             scale = mpmath.exp(eps)
-            return mpmath.fsum(max(mpf(0), p - scale * q) for p, q in zip(p_all, q_all))
+            return mpmath.fsum(max(mpf(0), p - scale * q) for p, q in zip(p_all, q_all, strict=True))
 
         if hockey(mpf(0)) <= target:
             return mpf(0)
@@ -273,7 +273,7 @@ def test_heterogeneous_fallback_at_least_exact(counts, eps_values, delta0, log_t
     max_states = 1 forces the fallback for every input (two groups give at least two atoms
     whatever windows their binomials are cut to), and 10^6 (above 61³, the most atoms three groups
     of at most 60 can have) keeps the other exact."""
-    groups = dict(zip(eps_values, counts))
+    groups = dict(zip(eps_values, counts, strict=True))
     pairs = [(mpf(e), delta0) for e, c in groups.items() for _ in range(c)]
     target = reachable_target(mpf(1), delta0, len(pairs), log_target)
     assume(target < 1)
@@ -387,7 +387,7 @@ def test_inputs_are_read_exactly_not_rounded_to_working_precision():
     """A 200-bit ε0 = 1 + 2^-100 must not be read as 1 (that would under-report ε)."""
     with mp.workprec(200):
         eps0 = mpf(1) + mpf(2) ** -100
-    lo, hi = homogeneous_optimal_epsilon(eps0, mpf(0), 1, mpf(2) ** -900)
+    _, hi = homogeneous_optimal_epsilon(eps0, mpf(0), 1, mpf(2) ** -900)
     with mp.workprec(200):
         assert hi >= 1 + mpf(2) ** -101
 

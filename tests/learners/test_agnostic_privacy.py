@@ -199,7 +199,7 @@ def test_semi_agnostic_trace_records_the_sensitivities_of_its_statistics() -> No
     ).fit(X, y)
     b = (1200 - 240) // 2 // 5
     radius = Fraction(learner.clip_radius_)
-    for run, guess in zip(learner.trace_.child.children[:-1], learner.guesses_):
+    for run, guess in zip(learner.trace_.child.children[:-1], learner.guesses_, strict=True):
         initial, threshold, *steps = run.children
         assert threshold == ExponentialMechanism(epsilon=Fraction(1, 2), candidates=learner.n_thresholds)
         assert _on_a_power_of_two_grid(

@@ -32,7 +32,7 @@ def _worst_epsilon(oracle, C, prefix, size):
     worst = 0.0
     for sample, P in distributions.items():
         for position, record in itertools.product(range(size), RECORDS_1D):
-            other = sample[:position] + (record,) + sample[position + 1 :]
+            other = (*sample[:position], record, *sample[position + 1 :])
             worst = max(worst, float(pure_epsilon(P, distributions[other]).b))
     return worst
 
@@ -68,7 +68,7 @@ def test_exponential_interior_point_is_exactly_epsilon_dp_and_interior_with_high
     }
     for s, P in dist.items():
         for i, v in itertools.product(range(2), values):
-            other = tuple(sorted(s[:i] + (v,) + s[i + 1 :]))
+            other = tuple(sorted((*s[:i], v, *s[i + 1 :])))
             assert float(pure_epsilon(P, dist[other]).b) <= 1 + 1e-12
     points = [Fraction(1, 2)] * 5 + [Fraction(1)] * 4
     exact = enumerate_outputs(lambda rng: exponential_interior_point(points, domain, 4, rng))

@@ -228,7 +228,7 @@ def test_lemma_3_15_continuation_is_private_on_realizable_inputs_only():
             for new in records:
                 rest = list(sample)
                 rest.remove(old)
-                yield tuple(sorted(rest + [new]))
+                yield tuple(sorted([*rest, new]))
 
     anywhere = worst_case(
         _continuation_on, samples, neighbours, sympy.Rational(1, 2), leaves_per_run=2, workers=1

@@ -157,7 +157,7 @@ def screen_pairs(
             return low.max(axis=1, initial=0.0), high.max(axis=1, initial=0.0), delta
 
         forward, backward = one_way(P_lo, P_hi, Q_lo, Q_hi), one_way(Q_lo, Q_hi, P_lo, P_hi)
-    return Screen(*(np.maximum(f, b) for f, b in zip(forward, backward)))
+    return Screen(*(np.maximum(f, b) for f, b in zip(forward, backward, strict=True)))
 
 
 @dataclass
@@ -226,7 +226,9 @@ def _collected(
         parts.extend(part)
         if advance is not None:
             advance(len(parts))
-    return {k: raw for k, (raw, _) in zip(keys, parts)}, {k: floats for k, (_, floats) in zip(keys, parts)}
+    return {k: raw for k, (raw, _) in zip(keys, parts, strict=True)}, {
+        k: floats for k, (_, floats) in zip(keys, parts, strict=True)
+    }
 
 
 @contextlib.contextmanager

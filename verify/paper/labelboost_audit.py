@@ -208,7 +208,7 @@ def _ranks(dataset: Dataset) -> dict[Any, Any]:
     points = sorted(_points(dataset))
     if points and isinstance(points[0], tuple):
         ranks = [{v: i for i, v in enumerate(sorted({p[c] for p in points}))} for c in range(len(points[0]))]
-        return {p: tuple(r[v] for r, v in zip(ranks, p)) for p in points}
+        return {p: tuple(r[v] for r, v in zip(ranks, p, strict=True)) for p in points}
     return {p: i for i, p in enumerate(points)}
 
 
@@ -246,7 +246,7 @@ def _run_labelboost(audit: LabelBoostAudit, dataset: Dataset, rng: Randomness) -
     if audit.release == "hypothesis":
         return result.hypothesis
     points = tuple(map(_point, result.points.tolist()))
-    return tuple(zip(points, result.labeling.tolist()))
+    return tuple(zip(points, result.labeling.tolist(), strict=True))
 
 
 def _point(x: Any) -> Any:

@@ -193,7 +193,7 @@ def scenario_figure(path: Path, results: dict[str, Any], marginal: str, noise: s
     figure, panels = plt.subplots(
         1, len(epsilons), figsize=(4 * len(epsilons), 3.6), sharey=True, squeeze=False
     )
-    for axes, eps in zip(panels[0], epsilons):
+    for axes, eps in zip(panels[0], epsilons, strict=True):
         for colour, name in enumerate((*LEARNERS, PRIVATE_BASELINE)):
             for setting, style in ((eps, "-"), (None, "--")):
                 if name == PRIVATE_BASELINE and setting is None:
@@ -202,7 +202,7 @@ def scenario_figure(path: Path, results: dict[str, Any], marginal: str, noise: s
                 points = [(n, v) for n, v in points if v is not None]
                 if points:
                     label = f"{name} ({'ε' if setting is not None else 'off'})"
-                    axes.plot(*zip(*points), style, marker="o", color=f"C{colour}", label=label)
+                    axes.plot(*zip(*points, strict=True), style, marker="o", color=f"C{colour}", label=label)
         axes.axhline(0, color="black", linewidth=0.8)
         axes.set_xscale("log")
         axes.set_title(f"ε = {eps:g}")
@@ -220,7 +220,7 @@ def scenario_figure(path: Path, results: dict[str, Any], marginal: str, noise: s
 def summary_lines(results: dict[str, Any]) -> list[str]:
     """The goal tables (printed by the benchmark at the end of a run)."""
     missing = [f"{name}: {reason}" for name, reason in results.get("missing", {}).items()]
-    return [*goal_lines(results), *([""] + ["Missing baselines: " + "; ".join(missing)] if missing else [])]
+    return [*goal_lines(results), *(["", "Missing baselines: " + "; ".join(missing)] if missing else [])]
 
 
 READING = [

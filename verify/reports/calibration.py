@@ -99,7 +99,7 @@ def write(out: Path) -> tuple[list[Path], str]:
         "| k | n (paper) | n (tight) | saving |",
         "|---|---|---|---|",
     ]
-    lines += [f"| {k} | {pn} | {tn} | ×{pn / tn:.3g} |" for k, (pn, tn) in zip(SWEEP_K, by_k)]
+    lines += [f"| {k} | {pn} | {tn} | ×{pn / tn:.3g} |" for k, (pn, tn) in zip(SWEEP_K, by_k, strict=True)]
     lines += [
         "",
         f"![n against k]({k_plot.name})",
@@ -107,7 +107,9 @@ def write(out: Path) -> tuple[list[Path], str]:
         "| ε | n (paper) | n (tight) | saving |",
         "|---|---|---|---|",
     ]
-    lines += [f"| {e} | {pn} | {tn} | ×{pn / tn:.3g} |" for e, (pn, tn) in zip(SWEEP_EPSILON, by_eps)]
+    lines += [
+        f"| {e} | {pn} | {tn} | ×{pn / tn:.3g} |" for e, (pn, tn) in zip(SWEEP_EPSILON, by_eps, strict=True)
+    ]
     lines += [
         "",
         f"![n against ε]({eps_plot.name})",

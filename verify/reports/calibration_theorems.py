@@ -206,7 +206,7 @@ def _free_section(out: Path) -> tuple[list[str], list[Path]]:
         for name in FREE_THEOREMS:
             point = THEOREMS[name][0]
             payloads[name] = [point(target, k) for k in FREE_K]
-            for k, p in zip(FREE_K, payloads[name]):
+            for k, p in zip(FREE_K, payloads[name], strict=True):
                 free = p["free"]
                 g = free["guarantee"]
                 lines.append(

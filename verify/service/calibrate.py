@@ -211,7 +211,7 @@ def theorem_8_19(
     if len(names) != k:
         raise ValueError(f"components: --k is {k} but {len(names)} component classes were given")
     classes = [component_class(name, domain_size) for name in names]
-    rows = [(name, H.vc_dimension, len(HypothesisSpace(H))) for name, H in zip(names, classes)]
+    rows = [(name, H.vc_dimension, len(HypothesisSpace(H))) for name, H in zip(names, classes, strict=True)]
     vc = composition_vc_bound([H.vc_dimension for H in classes])
     result = calibration(rows, vc, alpha, beta, epsilon, delta)
     advance(1)

@@ -479,8 +479,8 @@ def _run_stage(
     )
     estimates = [
         _estimate(candidate, estimation[candidate.pair_index], delta, claimed_epsilon, level / 2, values)
-        for pool, kind_level in zip(pools, ranked_levels(alpha, len(pools)) if pools else [])
-        for candidate, level in zip(pool, ranked_levels(kind_level, len(pool)))
+        for pool, kind_level in zip(pools, ranked_levels(alpha, len(pools)) if pools else [], strict=True)
+        for candidate, level in zip(pool, ranked_levels(kind_level, len(pool)), strict=True)
     ]
     values.end_stage()
     return estimates, examined, len(estimates)

@@ -64,7 +64,11 @@ class Reduced:
     def values_of(self, statistic: Statistic) -> np.ndarray | None:
         """The values of ``statistic`` on the runs; None when they were not kept."""
         return next(
-            (values for kept, values in zip(self.statistics, self.values) if same_statistic(kept, statistic)),
+            (
+                values
+                for kept, values in zip(self.statistics, self.values, strict=True)
+                if same_statistic(kept, statistic)
+            ),
             None,
         )
 
@@ -90,7 +94,7 @@ class Runs:
         head = outputs.head if isinstance(outputs, ReducedRuns) else outputs
         buffer = self.buffers[pair][side]
         if buffer is None:
-            buffer = populated_empty((int(self.offsets[-1]),) + head.shape[1:], head.dtype)
+            buffer = populated_empty((int(self.offsets[-1]), *head.shape[1:]), head.dtype)
         elif buffer.shape[1:] != head.shape[1:]:
             raise ValueError(
                 f"mechanism outputs have inconsistent shapes across runs: "
@@ -121,7 +125,7 @@ class Runs:
             (a2, b2)
             if isinstance(a2, Reduced)
             else tuple(part.astype(a1.dtype, copy=False) for part in harmonise(a2, b2))
-            for a2, b2 in zip(*(side[:chunks] for side in self.rest[pair]))
+            for a2, b2 in zip(*(side[:chunks] for side in self.rest[pair]), strict=True)
         ]
         return (a1, b1), parts
 
@@ -193,8 +197,10 @@ class Values:
             if (id(statistic), id(runs)) not in self.kept and all(s is not statistic for s in job[1]):
                 job[1].append(statistic)
         jobs = {key: job for key, job in jobs.items() if job[1]}
-        for (runs, statistics), computed in zip(jobs.values(), threads.map(_apply, jobs.values())):
-            for statistic, values in zip(statistics, computed):
+        for (runs, statistics), computed in zip(
+            jobs.values(), threads.map(_apply, jobs.values()), strict=True
+        ):
+            for statistic, values in zip(statistics, computed, strict=True):
                 self.kept[(id(statistic), id(runs))] = (statistic, runs, values)
 
     def end_stage(self) -> None:

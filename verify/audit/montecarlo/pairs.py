@@ -125,7 +125,7 @@ def canary_pairs(
         raise ValueError(
             f"need len(X) == len(y) and 0 ≤ index < len(X); got {X.shape[0]}, {y.shape[0]}, {index}"
         )
-    canary_x = np.asarray(canary_features, dtype=X.dtype).reshape((1,) + X.shape[1:])
+    canary_x = np.asarray(canary_features, dtype=X.dtype).reshape((1, *X.shape[1:]))
     canary_y = np.asarray([canary_label], dtype=y.dtype)
     substituted_X, substituted_y = X.copy(), y.copy()
     substituted_X[index], substituted_y[index] = canary_x[0], canary_y[0]

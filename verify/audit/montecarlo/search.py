@@ -698,7 +698,7 @@ def _pattern_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective
     held_out = [np.sort(blocks_a @ weights), np.sort(blocks_b @ weights)]
     cuts = cut_points(*held_out)
     below = [np.searchsorted(values, cuts, side="right") for values in held_out]
-    above = [len(values) - count for values, count in zip(held_out, below)]
+    above = [len(values) - count for values, count in zip(held_out, below, strict=True)]
     runs = (len(a), len(b))
     out = []
     for forward in (True, False):
@@ -745,7 +745,7 @@ def fit_distinguisher(
     z = (pooled - centre) / scale
     groups = [z, z * z, np.sign(z)]
     columns = [g.sum(axis=1, keepdims=True) for g in groups] if tied else groups
-    design = np.concatenate(columns + [z.max(axis=1, keepdims=True), z.min(axis=1, keepdims=True)], axis=1)
+    design = np.concatenate([*columns, z.max(axis=1, keepdims=True), z.min(axis=1, keepdims=True)], axis=1)
     column_scale = design.std(axis=0)
     column_scale[column_scale == 0] = 1.0
     weights = _logistic(design / column_scale, len(rows_a), ridge, iterations) / column_scale
