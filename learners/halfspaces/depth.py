@@ -84,7 +84,8 @@ def coordinate_constraints(X: np.ndarray, y: np.ndarray, prefix: tuple) -> Coord
     position = len(prefix) - 1  # index of z among a_1..a_d
     alpha, beta, gamma = [], [], []
     for label, x in zip(labels, rows, strict=True):
-        fixed_part = sum(int(v * L) * xv for v, xv in zip(fixed[1:], x, strict=True)) - int(fixed[0] * L)
+        # the fixed coefficients a_1..a_{i−1} meet the first coordinates of x only
+        fixed_part = sum(int(v * L) * xv for v, xv in zip(fixed[1:], x, strict=False)) - int(fixed[0] * L)
         alpha.append(label * L * x[position])
         beta.append([label * L * xv for xv in x[position + 1 :]])
         gamma.append(label * fixed_part)
