@@ -358,7 +358,7 @@ def composition_epsilon(
 
         scale = _smallest(lambda s: event_for(1 / s), target_epsilon, target_delta, guess, on_evaluation)
         value = _lower(1 / scale)
-    notes = (
+    notes: tuple[str, ...] = (
         {
             "basic": "basic composition (Dwork–Roth 2014, Thm 3.16): exact for the sum",
             "advanced": "advanced composition (Theorem 3.5): valid for any ε₀, loose against optimal composition",

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, cast
 
 import sympy
 from mpmath import iv, mpf
@@ -627,7 +627,8 @@ def _gaussian_composition(event: ev.Composition, children: list[Derivation], dom
     total δ is the analytic calibration (Balle–Wang 2018, Thm 8). This is the optimum for
     Gaussian mechanisms (tighter than treating each as an (ε, δ) pair); the children's own δ
     (the level each was accounted at alone) plays no part."""
-    ratio_squares = sympy.Add(*[(c.sensitivity / c.sigma) ** 2 for c in event.children])
+    gaussians = cast("tuple[ev.Gaussian, ...]", event.children)  # the caller checked every child
+    ratio_squares = sympy.Add(*[(c.sensitivity / c.sigma) ** 2 for c in gaussians])
     ratio = sympy.sqrt(event.repeat * ratio_squares)
     return Derivation(
         event,
@@ -643,7 +644,8 @@ def _zcdp_composition(event: ev.Composition, children: list[Derivation], domain:
     """Discrete Gaussian mechanisms are ρ_i-zCDP and zCDP composes additively (Bun–Steinke 2016,
     Lemma 2.3): ρ = repeat·Σρ_i, converted once at target_delta (Canonne–Kamath–Steinke 2020,
     Cor 13). The children's own δ (the level each was accounted at alone) plays no part."""
-    rho = event.repeat * sympy.Add(*[c.sensitivity_units**2 / (2 * c.sigma_units**2) for c in event.children])
+    discrete = cast("tuple[ev.DiscreteGaussian, ...]", event.children)  # the caller checked every child
+    rho = event.repeat * sympy.Add(*[c.sensitivity_units**2 / (2 * c.sigma_units**2) for c in discrete])
     epsilon, alpha = zcdp_to_dp(rho, event.target_delta)
     return Derivation(
         event,

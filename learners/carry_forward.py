@@ -175,8 +175,8 @@ class CarryForwardLearner(PrivateClassifier):
         self,
         concept_class: ConceptClass,
         oracle: ComponentOracle | None = None,
-        epsilon: float = 1.0,
-        delta: float = 1e-6,
+        epsilon: float | str | Fraction = 1.0,  # read exactly
+        delta: float | str | Fraction = 1e-6,
         alpha: float = 0.1,
         beta: float = 0.1,
         m: int | None = None,
@@ -292,6 +292,7 @@ class CarryForwardLearner(PrivateClassifier):
         self.m_ = m
         self.rounds_ = state.rounds
         self._record(learner_event(target, m, oracle_events, "optimal"))
+        assert self.guarantee_ is not None  # the learner's event was just recorded
         self.holds_ = self.guarantee_.meets(target.epsilon, target.delta).holds
         report(steps, steps)
         return self

@@ -361,7 +361,7 @@ class Rectangles(_GridClass):
             i0, i1, j0, j1 = boxes[:, index - 1].tolist()
             tight = [int(xs[i0]), int(xs[i1]) + 1, int(ys[j0]), int(ys[j1]) + 1]
             if prefix:
-                below = occupied[i0 : i1 + 1, :j0].any(axis=0).nonzero()[0]  # band points under the box
+                below = np.flatnonzero(occupied[i0 : i1 + 1, :j0].any(axis=0))  # band points under the box
                 tight[2] = int(ys[below[-1]]) + 1 if len(below) else 0  # the smallest y_lo keeping them out
             return prefix + tuple(tight[len(prefix) :])
 

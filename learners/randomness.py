@@ -412,7 +412,7 @@ class Sampled(Randomness):
         s2 = s * s
         while missing > 0:
             batch = int(missing * 1.5) + 8
-            y = self.discrete_laplace(float(t), batch)
+            y = np.asarray(self.discrete_laplace(float(t), batch))
             v = self.generator.integers(0, 2**_UNIFORM_BITS, size=batch, dtype=np.int64)
             d = np.abs(y).astype(np.float64) - s2 / t
             z = d * d / (2 * s2)

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
 from dpledger.learners.concept_classes import Components
+
+Cell = TypeVar("Cell")  # however a trace names its cells
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,7 @@ class SignUnion:
         outside = (self.cell_score == score) & ~self.shared
         return int(np.flatnonzero(outside)[rank - self.negative[score]]), False
 
-    def located(self, labels: np.ndarray, locate: Callable[[np.ndarray], object]) -> tuple[int, object]:
+    def located(self, labels: np.ndarray, locate: Callable[[np.ndarray], Cell | None]) -> tuple[int, Cell]:
         """(w, the cell ``locate`` finds) for a labeling, preferring w = −1 (as the order does)."""
         for w in self.signs:
             name = locate(labels if w == 1 else 1 - labels)

@@ -52,7 +52,8 @@ def line_composition(concept_class: ConceptClass) -> tuple[BooleanComposition, C
     free components are all thresholds or intervals on one line, with at least one free; else None."""
     prefix: Components = ()
     while isinstance(concept_class, Restricted) and not prefix:
-        concept_class, prefix = concept_class.parent, tuple(concept_class.prefix)
+        prefix = tuple(concept_class.prefix)
+        concept_class = concept_class.parent
     if not isinstance(concept_class, BooleanComposition) or concept_class.dimension != 1:
         return None
     free = concept_class.components[len(prefix) :]
@@ -146,14 +147,14 @@ class CountedTrace:
 
     def _count(self, dtype: type) -> list[np.ndarray]:
         """completions[l][state, s]: labelings of p_l … p_{r−1} from ``state`` scoring s there."""
-        last = np.zeros(
+        last: np.ndarray = np.zeros(
             (int(self.transitions[-1].max()) + 1 if self.transitions else 1, self.width), dtype=dtype
         )
         last[:, 0] = 1
         completions = [last]
         for ell in range(len(self.P) - 1, -1, -1):
             table, after = self.transitions[ell], completions[-1]
-            here = np.zeros((len(table), self.width), dtype=dtype)
+            here: np.ndarray = np.zeros((len(table), self.width), dtype=dtype)
             for b in (0, 1):
                 gain = int(self.n[ell, b])
                 rows = np.flatnonzero(table[:, b] >= 0)
@@ -196,7 +197,9 @@ class CountedTrace:
         for j, H in enumerate(self.C.components[a.first :]):
             search = _ComponentSearch(a, j, allowed)
             allowed, component = (_threshold if type(H) is Thresholds else _interval)(
-                search, self.P, H.domain_size
+                search,
+                self.P,
+                H.domain_size,  # type: ignore[attr-defined]  # thresholds and intervals both have one
             )
             chosen.append(component)
         return self.prefix + tuple(chosen)
@@ -208,7 +211,7 @@ class _ComponentSearch:
 
     def __init__(self, automaton: PhaseAutomaton, j: int, allowed: list[int]) -> None:
         self.automaton, self.allowed = automaton, allowed
-        self.masks = {
+        self.masks: dict[tuple[int, ...], int] = {
             phases: automaton.component_mask(j, phases) for phases in ((0,), (1,), (2,), (0, 2), (1, 2))
         }
 
@@ -224,7 +227,8 @@ class _ComponentSearch:
         a, masks = self.automaton, self.masks
         region = [masks[before]] * start + [masks[during]] * max(0, end + 1 - start)
         region += [masks[after]] * (len(self.allowed) - len(region))
-        trial = [step & confine for step, confine in zip(self.allowed, region, strict=True)]
+        # a region running past the last point is cut there
+        trial = [step & confine for step, confine in zip(self.allowed, region, strict=False)]
         mask = a.full
         for step in trial:
             mask = a.closure(mask) & step

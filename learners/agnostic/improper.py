@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 
 from dpledger.accountant.events import Event, ParallelComposition
-from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
+from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real, private_events
 from dpledger.learners.agnostic.blocks import partition, weighted_blocks
 from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, top_subspace
 from dpledger.learners.agnostic.logconcave_basis import ProductMarginal, clipped_features, make_basis
@@ -181,7 +181,7 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         events: list[Event | None] = []
         self.block_coefs_ = []
         self.noise_sigmas_ = np.zeros(blocks)
-        regression = {
+        regression: dict[str, Any] = {
             "radius": radius,
             "steps": steps,
             "rng": rng,
@@ -198,8 +198,11 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
             events.append(fit.event)
         epsilon = None if privacy is None else privacy[0]
         self.selections_ = []
-        self.subspace_ = self.directions_ = self.direction_ = None
+        self.subspace_: np.ndarray | None = None
+        self.directions_: np.ndarray | None = None
+        self.direction_: np.ndarray | None = None
         if source is not None:
+            assert subspace_degree is not None  # a subspace block has a degree
             events += self._fit_subspace_block(
                 X,
                 labels,
@@ -236,7 +239,7 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         )
         if privacy is None:
             return None
-        return ParallelComposition(children=(*events, em_event))
+        return ParallelComposition(children=private_events(*events, em_event))
 
     def _fit_subspace_block(
         self,
@@ -253,22 +256,24 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         """The subspace candidate (module doc, step 3): subspace of training block ``source``'s
         polynomial, direction chosen privately on ``blocks[0]``, 1-D regression on ``blocks[1]``."""
         direction_block, fit_block = blocks
-        self.subspace_ = top_subspace(self.block_coefs_[source], self.block_bases_[source].indices, 2)
-        self.directions_ = circle_cover(self.subspace_, n_directions)
+        subspace = self.subspace_ = top_subspace(
+            self.block_coefs_[source], self.block_bases_[source].indices, 2
+        )
+        directions = self.directions_ = circle_cover(subspace, n_directions)
         grid = np.linspace(-DIRECTION_RANGE, DIRECTION_RANGE, DIRECTION_THRESHOLDS)
-        half = self.directions_[: len(self.directions_) // 2]
+        half = directions[: len(directions) // 2]
         projections = np.einsum("ij,kj->ik", X[direction_block], half)  # single-threaded (private_l1)
         chosen, direction_event = select(
             direction_scores(projections, labels[direction_block], grid), epsilon, regression["rng"]
         )
-        self.direction_ = self.directions_[chosen]
+        direction = self.direction_ = directions[chosen]
         basis = HermiteBasis(1, degree)
-        features, clip_norm = clipped_features(basis, X[fit_block] @ self.direction_[:, None], self.clip_norm)
+        features, clip_norm = clipped_features(basis, X[fit_block] @ direction[:, None], self.clip_norm)
         fit = private_l1_regression(
             features, labels[fit_block], clip_norm=clip_norm, **{**regression, "steps": steps}
         )
         self.block_bases_.append(basis)
-        self.block_projections_.append(self.direction_[:, None])
+        self.block_projections_.append(direction[:, None])
         self.block_degrees_ = np.append(self.block_degrees_, degree)
         self.clip_norms_ = np.append(self.clip_norms_, clip_norm)
         self.noise_sigmas_ = np.append(self.noise_sigmas_, fit.sigma)
@@ -279,12 +284,12 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
                 f"subspace of E[∇p∇pᵀ], p = block {source + 1}'s polynomial",
                 (
                     (
-                        f"{len(self.directions_)} unit vectors u at angles 2πi/{len(self.directions_)} in the subspace, "
+                        f"{len(directions)} unit vectors u at angles 2πi/{len(directions)} in the subspace, "
                         f"score min over {grid_text(grid, 't')} of the errors of sign(⟨u, x⟩ − t)"
                     ),
                 ),
-                len(self.directions_),
-                f"direction {chosen + 1} (angle {360 * chosen / len(self.directions_):.4g}°)",
+                len(directions),
+                f"direction {chosen + 1} (angle {360 * chosen / len(directions):.4g}°)",
                 epsilon is not None,
             )
         )

@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from dpledger.accountant.events import DiscreteGaussian, Event, ParallelComposition
-from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
+from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real, private_events
 from dpledger.learners.agnostic.blocks import partition
 from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, top_subspace
 from dpledger.learners.agnostic.improper import candidate_degrees
@@ -101,7 +101,8 @@ def private_correlation(
     epsilon, delta = privacy
     sensitivity = 2 * Fraction(clip_norm) / m
     sigma = sigma_for(sensitivity, certified_ratio(epsilon, delta), n_features)
-    return gaussian_noise(correlation, sigma, sensitivity, delta, rng)
+    noisy, event = gaussian_noise(correlation, sigma, sensitivity, delta, rng)
+    return np.asarray(noisy), event
 
 
 def degree_weights(indices: np.ndarray, decay: float) -> np.ndarray:
@@ -215,7 +216,7 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         ]
         if privacy is None:
             return None
-        return ParallelComposition(children=(gaussian, direction_event, threshold_event))
+        return ParallelComposition(children=private_events(gaussian, direction_event, threshold_event))
 
     def decision_function(self, X: Any) -> np.ndarray:
         """⟨w, x⟩ + b for the selected unit normal w and intercept b = −t."""

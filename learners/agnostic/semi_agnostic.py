@@ -68,7 +68,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from dpledger.accountant.events import DiscreteGaussian, DiscreteLaplace, Event, ParallelComposition
-from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
+from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real, private_events
 from dpledger.learners.agnostic.blocks import equal_blocks, partition
 from dpledger.learners.agnostic.hermite import clip_rows
 from dpledger.learners.agnostic.selection import Selection, grid_text, select, threshold_errors
@@ -102,7 +102,8 @@ def private_threshold(
     if privacy is not None:
         sensitivity = Fraction(2, b)
         scale = laplace_scale(sensitivity, privacy[0])
-        mean, event = laplace_noise(mean, scale, sensitivity, rng)
+        noisy, event = laplace_noise(mean, scale, sensitivity, rng)
+        mean = float(noisy)
     return float(ndtri(np.clip((1 - mean) / 2, RHO, 1 - RHO))), event
 
 
@@ -138,7 +139,10 @@ def noisy_mean(
     mean = vectors.mean(axis=0)
     if privacy is None:
         return mean, None
-    return gaussian_noise(mean, noise_scale(sensitivity, privacy, mean.size), sensitivity, privacy[1], rng)
+    noisy, event = gaussian_noise(
+        mean, noise_scale(sensitivity, privacy, mean.size), sensitivity, privacy[1], rng
+    )
+    return np.asarray(noisy), event
 
 
 def block_schedule(
@@ -219,6 +223,7 @@ def algorithm3(
     clipped = clip_rows(X[blocks[0]], radius)
     u, initial = noisy_mean(labels[blocks[0], None] * clipped, 2 * Fraction(radius) / b, privacy, rng)
     w = normalise(u)
+    threshold_event: Event | None
     if thresholds is None:
         t, threshold_event = private_threshold(labels[blocks[1]], privacy, rng)
     else:
@@ -234,7 +239,9 @@ def algorithm3(
         w = normalise(w - STEP_SIZE / math.sqrt(k + 1) * gradient)
         iterates.append(w)
     return RunResult(
-        np.array(iterates), t, None if privacy is None else ParallelComposition(children=tuple(events))
+        np.array(iterates),
+        t,
+        None if privacy is None else ParallelComposition(children=private_events(*events)),
     )
 
 
@@ -323,7 +330,7 @@ class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
         self.selections_ = self._selections(runs, run, iterate, threshold, private=privacy is not None)
         if privacy is None:
             return None
-        return ParallelComposition(children=(*[r.event for r in runs], em_event))
+        return ParallelComposition(children=private_events(*[r.event for r in runs], em_event))
 
     def planned_schedule(self, n: int, dim: int) -> tuple[int, int]:
         """The block schedule (J, T) that ``fit`` takes on n records in d dimensions: a function of

@@ -82,7 +82,7 @@ class HypothesisSpace(Sequence):
         self.concept_class = concept_class
         kind = type(concept_class)
         if kind in (Thresholds, Intervals, Rectangles):
-            n = concept_class.domain_size
+            n = concept_class.domain_size  # type: ignore[attr-defined]  # the three classes checked above have one
             self._pairs = (n + 1) * (n + 2) // 2
             self._size = {Thresholds: n + 1, Intervals: self._pairs, Rectangles: self._pairs**2}[kind]
             self._listed: list[Components] | None = None
@@ -115,7 +115,7 @@ class HypothesisSpace(Sequence):
         return self._pair(index // self._pairs) + self._pair(index % self._pairs)
 
     def _pair(self, index: int) -> tuple[int, int]:
-        return ordered_pair(index, self.concept_class.domain_size + 1)
+        return ordered_pair(index, self.concept_class.domain_size + 1)  # type: ignore[attr-defined]  # set only for intervals and rectangles
 
     def __contains__(self, h: object) -> bool:
         try:

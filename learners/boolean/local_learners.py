@@ -38,6 +38,7 @@ def exponential_learner(H: ConceptClass, X: Any, y: Any, epsilon: Any, rng: Rand
         raise ValueError(f"y must have one label per point ({len(points)}), got {len(labels)}")
     if type(H) is Thresholds:
         runs = completion_runs(H, (), points, labels)
+        assert runs is not None  # thresholds have their scores as runs
         return (exponential_mechanism_ordered(runs.breakpoints, runs.scores, epsilon, 1, rng),)
     if type(H) is Intervals:
         return _interval_learner(H, points, labels, epsilon, rng)

@@ -68,6 +68,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -182,7 +183,7 @@ class UpperCells:
         )
         self.weights = weights * np.uint64(2) + np.uint64(1)
         self.hw = self.weights[self.planes]
-        self._simple: list[np.ndarray] = []  # (i, j, k, score, hash) per chunk
+        self._simple: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (i, j, k), score, hash per chunk
         self._lines_found: list[np.ndarray] = []  # (i, j, score, hash) per chunk
         self._rows: list[np.ndarray] = []  # explicit labelings (packed) of the other cells
         self._recipes: list[tuple] = []
@@ -387,11 +388,11 @@ class UpperCells:
     def _sectors(self, on: np.ndarray) -> list[tuple[np.ndarray, tuple[int, int]]]:
         """The sectors between consecutive c₂-upward rays of the lines n_l, l ∈ ``on``, in H."""
         normals = [self._normal(int(ell)) for ell in on]
-        rays = []
+        rays: list[tuple[int, int]] = []
         for a, b in normals:
             t = (-b, a)
             rays.append(t if t[0] + self.M * t[1] > 0 else (b, -a))
-        rays.sort(key=functools.cmp_to_key(lambda p, q: -1 if p[0] * q[1] - p[1] * q[0] > 0 else 1))
+        rays.sort(key=functools.cmp_to_key(lambda p, q: -1 if p[0] * q[1] - p[1] * q[0] > 0 else 1))  # type: ignore[index]  # cmp_to_key keys are untyped
         out = []
         for p, q in itertools.pairwise(rays):
             u = (p[0] + q[0], p[1] + q[1])
@@ -425,9 +426,9 @@ class UpperCells:
 
     def _finish(self) -> None:
         found = list(zip(*self._simple, strict=True)) or [
-            [np.zeros((0, 3), np.int16)],
-            [np.zeros(0, np.int32)],
-            [np.zeros(0, np.uint64)],
+            (np.zeros((0, 3), np.int16),),
+            (np.zeros(0, np.int32),),
+            (np.zeros(0, np.uint64),),
         ]
         lines = np.concatenate(self._lines_found) if self._lines_found else np.zeros((0, 4), dtype=np.int64)
         self.simple = np.concatenate(found[0])
@@ -447,7 +448,7 @@ class UpperCells:
 
     # -- reading cells back -------------------------------------------------------------------
 
-    def labels(self, cells: np.ndarray) -> np.ndarray:
+    def labels(self, cells: np.ndarray | Sequence[int]) -> np.ndarray:
         """The labelings (rows over P) of the cells ``cells`` (indices in the enumeration order:
         three-plane vertices, two-plane lines, then the explicitly stored cells)."""
         cells = np.asarray(cells, dtype=np.int64).reshape(-1)
@@ -561,7 +562,7 @@ def _cross_ints(p: list[int], q: list[int]) -> list[int]:
 def _step(X: list[list[int]], base: list[Fraction], u: list[int]) -> list[Fraction]:
     """base + u/K' with K' so large that no plane off ``base`` changes side (those through it take
     the side of u)."""
-    gaps = [abs(sum(p * q for p, q in zip(base, x, strict=True)) - 1) for x in X]
+    gaps = [abs(sum((p * q for p, q in zip(base, x, strict=True)), Fraction(0)) - 1) for x in X]
     gap = min((g for g in gaps if g), default=Fraction(1))
     reach = max((abs(sum(p * q for p, q in zip(u, x, strict=True))) for x in X), default=0)
     K = math.floor(reach / gap) + 1

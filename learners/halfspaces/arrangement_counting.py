@@ -90,7 +90,7 @@ _FAR = np.iinfo(np.int64).max
 
 def record_counts(size: int, index: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(n_0, n_1): the labeled records with label 0 / 1 at each of ``size`` points (q(S, g) = Σ_j n_{g_j})."""
-    return tuple(np.bincount(index[labels == b], minlength=size) for b in (0, 1))
+    return np.bincount(index[labels == 0], minlength=size), np.bincount(index[labels == 1], minlength=size)
 
 
 class PlaneCells:
@@ -137,10 +137,10 @@ class PlaneCells:
         gain = self.n1 - self.n0
         nb = np.where(self.b, self.n1, self.n0)
         lines, partners, scores, hashes = (
-            [[-1]],
-            [[-1]],
-            [[self._score(self.left)]],
-            [[int(self.left @ self.weights)]],
+            [np.array([-1])],
+            [np.array([-1])],
+            [np.array([self._score(self.left)])],
+            [np.array([int(self.left @ self.weights)])],
         )
         vertex_parts: list[tuple[np.ndarray, ...]] = []
         for chunk in self._chunks():
@@ -272,6 +272,7 @@ class PlaneCells:
                     unbounded.append(int(J[r]))
                 else:
                     bounded.append((*self.vertex(int(J[r]), int(np.argmax(low_key[r]))), int(J[r])))
+        name: tuple[int, tuple[int, int, int] | None]
         if unbounded:
             name = (min(unbounded), None)
         elif bounded:

@@ -33,7 +33,7 @@ from dpledger.accountant.events import Event, ExponentialMechanism, OnRealizable
 from dpledger.learners.component_oracles import ComponentOracle
 from dpledger.learners.concept_classes import Components, ConceptClass
 from dpledger.learners.halfspaces.depth import SlotScores, coordinate_objective, threshold_objective
-from dpledger.learners.halfspaces.domains import SignDomain
+from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain
 from dpledger.learners.halfspaces.private_ip import (
     PRIVATE_IP_SUBSTITUTE,
     QCOPT_SUBSTITUTE,
@@ -99,9 +99,9 @@ class _DepthOracle(ComponentOracle):
 
     def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
         """ε_A-DP (pure) on every input whatever its size, recorded as required on realizable inputs."""
-        return OnRealizableInputs(
-            ExponentialMechanism(self._epsilon(), concept_class.next_values(prefix).size)
-        )
+        values = concept_class.next_values(prefix)
+        size = values.size if isinstance(values, (SignDomain, RationalDomain)) else len(values)
+        return OnRealizableInputs(ExponentialMechanism(self._epsilon(), size))
 
     def select(
         self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness

@@ -309,7 +309,9 @@ def worst_case(
     the ``advance(done)`` callback of a progress bar (as :func:`dpledger.verify.service.progress.progress`)."""
     key_of = {d: key(d) for d in datasets}
     keys = list(dict.fromkeys(key_of.values()))
-    reduced = {k: reduce(k) for k in keys} if reduce is not None else {k: (k, None) for k in keys}
+    reduced: dict[Any, tuple[Any, Callable[[Hashable], Hashable] | None]] = (
+        {k: reduce(k) for k in keys} if reduce is not None else {k: (k, None) for k in keys}
+    )
     enumerated = list(dict.fromkeys(r for r, _ in reduced.values()))
     predicted = len(enumerated) * leaves_per_run
     if predicted > limit:
@@ -341,7 +343,7 @@ def worst_case(
             aligned = _aligned(
                 [(_viewed(floats_of[a], view(a, b)), _viewed(floats_of[b], view(b, a))) for a, b in chunk]
             )
-        screen = screen_pairs(*aligned, factor_low)
+        screen = screen_pairs(*aligned, factor_low)  # type: ignore[call-arg, arg-type]  # aligned: P_lo, P_hi, Q_lo, Q_hi
         low[start : start + batch], high[start : start + batch] = screen.ratio_low, screen.ratio_high
         delta[start : start + batch] = screen.delta_high
         if advance is not None:

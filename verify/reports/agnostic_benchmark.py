@@ -82,6 +82,7 @@ def load(paths: list[Path]) -> dict[str, Any]:
                 )
         merged["rows"] += results["rows"]
         merged["missing"].update(results["missing"])
+    assert merged is not None  # paths is not empty
     return merged
 
 
@@ -123,14 +124,14 @@ def goal_lines(results: dict[str, Any]) -> list[str]:
     ]
     for name in (*LEARNERS, PRIVATE_BASELINE, PUBLIC_BASELINE):
         eps = None if name == PUBLIC_BASELINE else GOAL_EPSILON
-        values = [v for m in noises for v in seconds.get(("gaussian", m, GOAL_N, name, eps), [])]
+        times = [v for m in noises for v in seconds.get(("gaussian", m, GOAL_N, name, eps), [])]
         goal = SPEED_GOALS.get(name)
         verdict = (
             ""
-            if goal is None or not values
-            else f"< {goal} s: {'met' if np.median(values) < goal else 'NOT met'}"
+            if goal is None or not times
+            else f"< {goal} s: {'met' if np.median(times) < goal else 'NOT met'}"
         )
-        lines.append(f"| {name} | {'—' if not values else f'{np.median(values):.3f}'} | {verdict} |")
+        lines.append(f"| {name} | {'—' if not times else f'{np.median(times):.3f}'} | {verdict} |")
     lines += [
         "",
         f"Random noise against diffprivlib (issue 19 (3)): learner − diffprivlib, median test error, at n ≥ 20,000 "

@@ -4,6 +4,7 @@ Lemma 6.12 and the tight certified calibration, with n plotted against k and ε.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from dpledger.accountant.section6 import Target, needed_n, paper_chain, tight_calibration, tight_n
 from dpledger.verify.reports import provenance
@@ -11,7 +12,7 @@ from dpledger.verify.reports.commands import Command
 from dpledger.verify.reports.plotting import line_plot
 from dpledger.verify.service.calibrate import carry_forward, carry_forward_payload
 
-DEFAULT = {"n": 10**8, "k": 4, "epsilon": "1", "delta": "1e-6"}
+DEFAULT: dict[str, Any] = {"n": 10**8, "k": 4, "epsilon": "1", "delta": "1e-6"}
 COMMAND = Command(
     ("calibrate", "carry-forward", "--n", "100000000", "--k", "4", "--epsilon", "1", "--delta", "1e-6"),
     carry_forward,

@@ -50,7 +50,9 @@ def _theorem_5_1_cached(target: tuple[tuple[str, str], ...], k: int) -> dict:
         "Theorem 5.1", k, k, values["alpha"], values["beta"], values["epsilon"], values["delta"]
     )
     m_oracle = completion_oracle_m(GRID_CLASS_SIZE + 1, run.tau, run.beta_oracle)
-    payload = theorem_5_1(k, k, oracle_m=m_oracle, **values)["payload"]
+    payload = theorem_5_1(
+        k, k, values["alpha"], values["beta"], values["epsilon"], values["delta"], oracle_m=m_oracle
+    )["payload"]
     free = free_constants.theorem_5_1(run, GRID_CLASS_SIZE + 1)
     return {**payload, "free": free_report(free, payload["n_paper"], payload["n_tight"])[0]}
 
@@ -66,7 +68,10 @@ def _theorem_8_19(target: dict[str, str], k: int) -> dict:
 
 @cache
 def _theorem_8_19_cached(target: tuple[tuple[str, str], ...], k: int) -> dict:
-    return theorem_8_19(k=k, **dict(target)).payload
+    values = dict(target)
+    return theorem_8_19(
+        k=k, alpha=values["alpha"], beta=values["beta"], epsilon=values["epsilon"], delta=values["delta"]
+    ).payload
 
 
 THEOREMS: dict[str, tuple[Point, int, str, str]] = {

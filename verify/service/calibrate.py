@@ -269,7 +269,10 @@ def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
     from dpledger.accountant import account
     from dpledger.learners.calibration.agnostic_noise import certified_ratio, check_privacy, noise_event
 
-    eps, dlt = check_privacy(epsilon, delta)  # the learners' range: 0 < ε ≤ 100, 0 < δ < 1
+    privacy = check_privacy(epsilon, delta)  # the learners' range: 0 < ε ≤ 100, 0 < δ < 1
+    if privacy is None:
+        raise ValueError("epsilon: the noise is calibrated for a given ε")
+    eps, dlt = privacy
     if steps > MAX_STEPS:
         raise ValueError(f"steps must be at most {MAX_STEPS}, got {steps}")
     plan = (
@@ -277,7 +280,7 @@ def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
         ("theorem_2_1_l1_optimiser_exact_gaussian", steps, "optimal"),
         ("theorem_3_1_4_1_single_release", 1, "optimal"),
     )
-    rows = {}
+    rows: dict[str, dict[str, Any]] = {}
     for name, count, method in plan:
         ratio = certified_ratio(eps, dlt, count, method)
         guarantee = account(noise_event(1 / ratio, Fraction(1), dlt, count, method)).guarantee

@@ -147,7 +147,7 @@ class ReducedRuns:
     def columns(self) -> tuple[np.ndarray, ...]:
         """The values of each statistic, in the task's order (``values``, once received, holds one
         row each)."""
-        return tuple(self.values)
+        return tuple(self.values)  # type: ignore[arg-type]  # ReducedRuns holds arrays or their shared-memory handles
 
 
 @dataclass(frozen=True)
@@ -190,7 +190,7 @@ class SharedChunkTask:
     def __call__(self) -> np.ndarray | SharedRuns | ReducedRuns:
         result = self.task()
         if isinstance(result, ReducedRuns):
-            return ReducedRuns(self._shared(result.head), self._shared(result.values, "values"), result.rest)
+            return ReducedRuns(self._shared(result.head), self._shared(result.values, "values"), result.rest)  # type: ignore[arg-type]  # ReducedRuns holds arrays or their shared-memory handles
         return self._shared(result)
 
     def _shared(self, outputs: np.ndarray, suffix: str = "runs") -> np.ndarray | SharedRuns:
@@ -200,7 +200,7 @@ class SharedChunkTask:
         path = os.path.join(self.directory, "-".join(map(str, self.task.seed.spawn_key)) + "-" + suffix)
         try:
             with open(path, "xb") as file:
-                file.write(outputs.reshape(-1).view(np.uint8))
+                file.write(outputs.reshape(-1).view(np.uint8))  # type: ignore[arg-type]  # a contiguous array is a buffer
         except OSError:  # full, or gone: the pipe still works
             with contextlib.suppress(OSError):
                 os.unlink(path)
@@ -211,7 +211,7 @@ class SharedChunkTask:
 def received(result: np.ndarray | SharedRuns | ReducedRuns) -> np.ndarray | ReducedRuns:
     """A chunk task's runs, mapped from shared memory when the worker left them there."""
     if isinstance(result, ReducedRuns):
-        return ReducedRuns(received(result.head), received(result.values), result.rest)
+        return ReducedRuns(received(result.head), received(result.values), result.rest)  # type: ignore[arg-type]  # ReducedRuns holds arrays or their shared-memory handles
     return result.load() if isinstance(result, SharedRuns) else result
 
 

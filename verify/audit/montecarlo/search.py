@@ -67,6 +67,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -136,6 +137,9 @@ class SearchResult:
     examined: int
 
 
+Fitted = TypeVar("Fitted")  # a statistic, or the innovations the statistics read
+
+
 class Fits:
     """The statistics fitted on split 1, kept across the stages of an audit (issue 18: refitting
     them every stage cost more than the search). A fit reads a prefix of each input's split-1 runs
@@ -149,11 +153,9 @@ class Fits:
 
     def __init__(self, network: bool = False) -> None:
         self.network = network
-        self.latest: dict[tuple[int, str], tuple[tuple[int, int], Statistic]] = {}
+        self.latest: dict[tuple[int, str], tuple[tuple[int, int], Any]] = {}
 
-    def get(
-        self, pair_index: int, kind: str, rows: tuple[int, int], fit: Callable[[], Statistic]
-    ) -> Statistic:
+    def get(self, pair_index: int, kind: str, rows: tuple[int, int], fit: Callable[[], Fitted]) -> Fitted:
         """The fit of ``kind`` on the first ``rows`` runs of each input of the pair (``fit()`` when new)."""
         kept = self.latest.get((pair_index, kind))
         if kept is None or kept[0] != rows:
@@ -335,9 +337,9 @@ def _fitted(
     ``a``, ``b`` (which must hold them)."""
     (n_a, n_b), (t_a, t_b) = _fit_rows(selection)
     innovations = fits.get(pair_index, "innovations", (n_a, n_b), lambda: fit_innovations(a[:n_a], b[:n_b]))
-    views: list[tuple[str, Innovations | None]] = [("", None)] + (
-        [(" on innovations", innovations)] if innovations is not None else []
-    )
+    views: list[tuple[str, Innovations | None]] = [("", None)]
+    if innovations is not None:
+        views.append((" on innovations", innovations))
     fitted = []
     for suffix, view in views:
         for family, (m_a, m_b), fit in (
@@ -430,7 +432,7 @@ def _seen(view: Innovations | None, runs: np.ndarray) -> np.ndarray:
 
 def _on_view(view: Innovations | None, statistic: Statistic) -> Statistic:
     """``statistic``, fitted on the runs as ``view`` shows them, as a statistic of the outputs."""
-    return statistic if view is None else OnInnovations(view, statistic)
+    return statistic if view is None else OnInnovations(view, statistic)  # type: ignore[arg-type]  # the statistics read on innovations are block statistics
 
 
 def _centre(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -750,7 +752,7 @@ def fit_distinguisher(
     column_scale[column_scale == 0] = 1.0
     weights = _logistic(design / column_scale, len(rows_a), ridge, iterations) / column_scale
     per_group = [np.full(d, w) for w in weights[:3]] if tied else np.split(weights[: 3 * d], 3)
-    return LearnedScore(centre, scale, *per_group, weights[-2:], tied)
+    return LearnedScore(centre, scale, *per_group, weights[-2:], tied)  # type: ignore[call-arg]  # per_group holds the three weight groups
 
 
 def _logistic(design: np.ndarray, positives: int, ridge: float, iterations: int) -> np.ndarray:
