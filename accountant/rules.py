@@ -464,7 +464,7 @@ class Max(sympy.Max):
     :mod:`dpledger.accountant.numerics.special`, which are not "comparable"); the rules build it
     unevaluated, but sympy rebuilds an expression as ``type(expr)(*args)`` — in ``pickle.loads``,
     ``copy.deepcopy``, ``func(*args)`` — and that call evaluated, so a fitted learner's guarantee
-    could not be unpickled or copied (issue 14, E.2). The class keeps sympy's name, so printing,
+    could not be unpickled or copied. The class keeps sympy's name, so printing,
     LaTeX and the canonical order of arguments are those of ``sympy.Max``; the certified
     enclosures and comparisons treat it as the ``sympy.Max`` it is. Arguments that are all plain
     numbers (as ``evalf`` passes them back) give the number: sympy's ``Max`` compares those exactly,

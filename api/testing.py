@@ -1,4 +1,4 @@
-"""One-line privacy assertions for pytest: regression tests for privacy claims (issue 15, item 3).
+"""One-line privacy assertions for pytest: regression tests for privacy claims.
 
 Each assertion returns the checker's result when the claim stands and raises
 :class:`PrivacyViolation` (an ``AssertionError``) when it is refuted, with the witness in the

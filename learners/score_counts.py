@@ -1,4 +1,4 @@
-"""The interface of a trace counted by score (Algorithm 1 line 5 without the list, issue 20).
+"""The interface of a trace counted by score (Algorithm 1 line 5 without the list).
 
 Algorithm 1 line 5 draws g ∈ Π_C(P) with probability ∝ exp(ε·q(S, g)/2). A *counted trace* gives
 N_s = #{g ∈ Π_C(P) : q(S, g) = s} for every score (:meth:`CountedTraceLike.score_counts`), the

@@ -1,5 +1,5 @@
 """``import dpledger`` is the documented API: every public name resolves, is documented and typed,
-and importing the package stays light (issue 15 item 1)."""
+and importing the package stays light."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``dpledger.testing`` and the ``dpledger`` pytest plugin (issue 15, item 3): one-line privacy
+"""``dpledger.testing`` and the ``dpledger`` pytest plugin: one-line privacy
 assertions that pass on correct mechanisms, fail on wrong ones with the witness in pytest's
 output, and are reproducible from the test's node id."""
 

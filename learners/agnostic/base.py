@@ -3,7 +3,7 @@
 ledger (``trace_`` — the event tree wrapped in the theorem's ``Claim`` —, ``derivation_`` and
 ``guarantee_``, the accountant's certified guarantee of the trace).
 
-Labels are public (issue 14, B.1): the constructor parameter ``labels`` = (negative, positive),
+Labels are public: the constructor parameter ``labels`` = (negative, positive),
 default (−1, 1), declares the label set; ``classes_`` is that pair and ``predict`` returns only
 its two values, whatever the data. Reading the encoding from the labels seen by ``fit`` would
 let one record decide the output space (all labels 1 → {−1, 1}, one label 0 → {0, 1}): a

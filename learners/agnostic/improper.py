@@ -19,12 +19,12 @@ Algorithm 1 (as implemented; the seed lost the formulas, constants are ours unle
    approximation of every halfspace in the unit ball of Hermite coefficients; for
    Theorem D.1 the seed's radius constant from Lemma D.3 is unstated, so R stays a parameter,
    default 1 — a substitute) → w_j, (ε, δ)-DP on block j with T = ``steps`` (default 30; at n = 100 000, d = 10 thirty
-   steps are as accurate as 300 — less noise per step — and ten times faster, issue 19)
+   steps are as accurate as 300 — less noise per step — and ten times faster)
    adaptively composed discrete Gaussian steps (:mod:`dpledger.learners.agnostic.private_l1`); ``composition``
    = "optimal" (default: zCDP composition of the exact discrete Gaussian steps,
    Bun–Steinke 2016 / Canonne–Kamath–Steinke 2020) or "advanced" (Theorem 3.20) selects the rule the noise is
    calibrated to.
-3. **Subspace step** (ours, issue 19; Gaussian marginal, largest candidate degree ≥ 2, on unless
+3. **Subspace step** (ours; Gaussian marginal, largest candidate degree ≥ 2, on unless
    ``subspace_degree=None``): one more candidate polynomial, of degree ``subspace_degree``
    (default 5) in the single variable ⟨u, x⟩ — a degree-D polynomial of x restricted to a line,
    so still the seed's hypothesis class, fitted by the same private L1 regression. Its free choice,
@@ -39,7 +39,7 @@ Algorithm 1 (as implemented; the seed lost the formulas, constants are ours unle
    u''s: its errors are m − errors(u', −t), so one table over the half circle scores both; then the
    private L1 regression of degree ``subspace_degree`` in the Hermite features h_k(⟨u, x⟩) (⟨u, x⟩
    ∼ N(0, 1), so they are orthonormal) on the second subspace block ((ε, δ)-DP; ``subspace_steps``
-   = 10 steps: with D + 1 = 6 features, as accurate as 30 at n = 20 000 and 100 000, issue 19).
+   = 10 steps: with D + 1 = 6 features, as accurate as 30 at n = 20 000 and 100 000).
    Why: with flips far from the boundary on one side, the labels are the target XOR a far
    halfspace, and a low-degree L1 fit of all of x is pulled towards that second boundary (0.11
    above OPT at n = 100 000, without privacy too); along a line close to the target normal the pull
@@ -49,7 +49,7 @@ Algorithm 1 (as implemented; the seed lost the formulas, constants are ours unle
 4. Candidates h_{j,θ}(x) = sign(⟨w_j, φ_j(x)⟩ − θ) for every training block and the subspace
    block, θ in n_thresholds (default 101) evenly spaced points of [−1, 1] (Kalai et al. 2008
    threshold the regression polynomial at a θ ∈ [−1, 1]; a grid of 21 points cost up to 0.03 in
-   error, issue 19).
+   error).
 5. Exponential mechanism on the validation block over all (block/degree, θ), score −#errors
    (sensitivity 1): ε-DP. ``selections_`` shows the candidates and the choice of this step and of
    the subspace step's direction.
@@ -333,7 +333,7 @@ def subspace_source(
 def source_block_share(n: int) -> float:
     """The default size of the subspace source degree's blocks relative to the other degrees' blocks:
     min(1, max(0.4, n/50 000)) — a rule on the public n only. Under random noise the degree-1 block
-    is the one selected and its size decides the error (issue 19: at n = 20 000, d = 10, equal
+    is the one selected and its size decides the error (at n = 20 000, d = 10, equal
     blocks missed diffprivlib's logistic regression by 0.005–0.007); from n = 50 000 on the blocks
     are equal, so the source's subspace stays accurate where the far one-sided flips need it."""
     return min(1.0, max(SOURCE_SHARE_FLOOR, n / SOURCE_SHARE_FULL_N))

@@ -6,7 +6,7 @@ Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unle
 1. Partition S value-independently into a training block T (size m) and two validation blocks
    V₁, V₂ (together ⌊validation_fraction·n⌋, halves; default fraction 0.2: at d = 10, n = 20 000 the
    noise of step 2 costs more than the selections' sampling error — with the selections replaced
-   by arg-min the error barely moves —, so the training block gets 80 %; issue 19).
+   by arg-min the error barely moves —, so the training block gets 80 %).
 2. Step 5, private polynomial (Lemma 3.4): with weighted Hermite features ψ_α(x) = λ_α φ_α(x)
    clipped to ‖ψ‖ ≤ B and the labels y ∈ {±1} (already inside the clipping interval [−1, 1] of
    Section 3.1), the weighted correlation vector (1/m)Σ_i y_i ψ(x_i) + exact discrete Gaussian
@@ -20,7 +20,7 @@ Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unle
    1/4, the role of Lemma C.2) shrinks with λ. At d = 10, λ = 1 (every coefficient alike, B = 2√66)
    loads the degree-1 part — the Chow direction that wins under random noise — with the noise of
    all 66 coordinates; λ = 1/2 gives B = 2√24.75, so the degree-1 coordinates carry 0.61 times the
-   noise and the degree-2 ones 1.23 times (issue 19, n = 20 000, median error − OPT with the
+   noise and the degree-2 ones 1.23 times (n = 20 000, median error − OPT with the
    validation fraction 0.2: random flips, ε = 1, 0.018 → 0.012; far one-sided flips, ε = 0.5,
    0.025 → 0.023; λ = 1/4 did as well on random flips but cost the far flips' degree-2 part, 0.038).
 3. Step 6, subspace (post-processing): for every candidate degree D' ≤ D (``degree``: one degree

@@ -14,8 +14,7 @@ Algorithm 3 (one guess ŏ of OPT; block size b; every block used once, in this o
   estimator of DKTZ22 and the seed, t̂ = Φ⁻¹(clip((1 − μ̂)/2, ρ, 1 − ρ)), μ̂ the label mean plus
   exact discrete Laplace noise (Δ₁ = 2/b; ρ = 0.01, our choice of the seed's small constant).
   Why ERM is the default: E[y] = 1 − 2Φ(t*) holds for the noiseless halfspace only; under
-  agnostic noise the label mean moves by up to 2·OPT (far one-sided flips: t̂ = 0.23 for t* = 0,
-  issue 19), a bias that does not shrink with n and that DKTZ22's O(OPT) guarantee absorbs. The
+  agnostic noise the label mean moves by up to 2·OPT (far one-sided flips: t̂ = 0.23 for t* = 0), a bias that does not shrink with n and that DKTZ22's O(OPT) guarantee absorbs. The
   ERM threshold is consistent for the best threshold along w₀, whatever the noise.
 * Steps 13–19, T steps, block 2 + k for step k: the ramp surrogate ℓ(w; x, y) = r_s(y(⟨w, x⟩ − t̂))
   with r_s(z) = clip((s − z)/(2s), 0, 1) and width s = ŏ (our stand-in for the seed's
@@ -32,7 +31,7 @@ blocks are disjoint, so Algorithm 3 is (ε, δ)-DP by parallel composition (Prop
 Algorithm 4: guesses ŏ_j = ŏ₀·2^{−j}, j < J (ŏ₀ = 1/4, at most J₀ = 2 guesses and T₀ = 8 steps,
 validation fraction 0.1; the seed's grid starts at a universal constant; at n = 100 000, d = 10,
 ε = 1 these had the lowest median error among (J, T) ∈ {(3, 4), (3, 8), (2, 8), (2, 12)} and
-fractions {0.2, 0.1}: the gradient steps' noise, not the selection, dominates; issue 19), one run of
+fractions {0.2, 0.1}: the gradient steps' noise, not the selection, dominates), one run of
 Algorithm 3 per guess on disjoint data, and the exponential mechanism on a validation block
 (score −#errors, sensitivity 1) over the triples (run j, iterate k, θ), θ on the threshold grid
 along the iterate w_{j,k} (k = 0 is the initial direction): the seed selects among the runs' final
@@ -41,7 +40,7 @@ Algorithm 1 chooses coefficients and threshold jointly) costs no privacy (one ε
 same block; every iterate is already released by Algorithm 3) and keeps a run whose last noisy
 steps wandered off from costing its best halfspace. Parallel composition: (ε, δ).
 
-Block schedule (``max_step_noise``, issue 19): Algorithm 3 gives every statistic a fresh block, so
+Block schedule (``max_step_noise``): Algorithm 3 gives every statistic a fresh block, so
 its (J + J·T + 2J) blocks shrink with J and T, and a gradient step's noise σ (Δ₂ = R/(s·b)) grows
 as 1/b. The learner takes the first schedule of (J₀, T₀), (J₀ − 1, T₀), …, (1, T₀), (1, ⌊T₀/2⌋),
 (1, ⌊T₀/4⌋), …, (1, 1) whose gradient-step noise norm √d·σ at the narrowest ramp s = ŏ_{J−1} is at
@@ -49,7 +48,7 @@ most ``max_step_noise`` (default 0.2), the last one if none is: fewer, larger bl
 small. The choice depends on n, d, ε, δ, R and the parameters only — never on the data values —
 so the privacy argument is unchanged. At d = 10, δ = 10⁻⁵ it keeps (2, 8) at n = 100 000, ε ≥ 1 and
 takes (1, 4) at n = 20 000, ε = 1 (noise norm 0.90 → 0.14; median error − OPT under random flips
-0.034 → 0.010, issue 19). ``max_step_noise=None``: always (J₀, T₀), the seed's fixed schedule.
+0.034 → 0.010). ``max_step_noise=None``: always (J₀, T₀), the seed's fixed schedule.
 
 Trace: Claim(Theorem 4.1, ParallelComposition(Alg3_1, …, Alg3_J, EM)), each
 Alg3_j = ParallelComposition(DiscreteGaussian, EM | DiscreteLaplace, DiscreteGaussian × T);

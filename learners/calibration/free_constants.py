@@ -1,5 +1,5 @@
-"""The free constants of CarryForwardLearner's theorems, chosen to minimise the certified n
-(issue 17, part 1) — Theorems 5.1 (completion-score oracle) and 8.19 (relabel-and-learn oracles)
+"""The free constants of CarryForwardLearner's theorems, chosen to minimise the certified n —
+Theorems 5.1 (completion-score oracle) and 8.19 (relabel-and-learn oracles)
 of seed 000.
 
 Algorithm 2 line 3 fixes τ = α/(40k), β_A = β/(4k), ε_A = 4, δ_A = δ/(16ek); the proofs need less.

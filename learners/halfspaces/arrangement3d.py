@@ -1,5 +1,5 @@
 """Halfspaces in d = 3: the trace Π_C(P) counted by score and drawn by rank, never listed
-(issue 20; seed 000, Algorithm 1 line 5 and Appendix C).
+(seed 000, Algorithm 1 line 5 and Appendix C).
 
 C = {x ↦ 1[⟨a, x⟩ ≥ w] : w ∈ {−1, 1}, a ∈ Q³} on distinct integer points P ⊂ [[±256]]³. Exact:
 integer arithmetic (int64 where bounded below 2^62, Python ints and Fractions otherwise); no

@@ -1,4 +1,4 @@
-"""Halfspace traces counted by score without listing them (issue 20; seed 000, Algorithm 1 line 5
+"""Halfspace traces counted by score without listing them (seed 000, Algorithm 1 line 5
 and Appendix C): the exact exponential mechanism over Π_C(P) for halfspaces 1[⟨a, x⟩ ≥ w] on
 [[±X]]², in O(|P|² log |P|) integer work instead of the O(|P|³) listing of
 :mod:`~dpledger.learners.halfspaces.geometry`.

@@ -27,7 +27,7 @@ Traces, exact for d ≤ 2 (|P| distinct points) — d = 3 (prefixes () and (w,))
 
 This listing is what the exact auditor (Enumerated randomness) enumerates. Sampled LabelBoost never
 calls it: :mod:`~dpledger.learners.halfspaces.arrangement_counting` counts the same labelings by
-score in O(|P|² log |P|) and draws one by rank (issue 20).
+score in O(|P|² log |P|) and draws one by rank.
 """
 
 from __future__ import annotations

@@ -192,7 +192,7 @@ def test_bad_input_is_a_value_error_naming_the_parameter(call, message):
 
 
 def test_the_docs_own_code_calibrates_a_gaussian_mechanism_for_k_compositions(docs_blocks):
-    """Issue 15 item 2's criterion: the Python of docs/calibrate.md up to and including "Your
+    """The Python of docs/calibrate.md up to and including "Your
     Gaussian mechanism, k times" runs and certifies σ for k = 10 (the whole page runs in the slow
     docs test)."""
     from pathlib import Path

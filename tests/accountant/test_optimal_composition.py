@@ -393,7 +393,7 @@ def test_inputs_are_read_exactly_not_rounded_to_working_precision():
 
 
 # ------------------------------------------------------------------------------------------------
-# Any k: the binomial summed on a window, its tails certified (issue 17)
+# Any k: the binomial summed on a window, its tails certified
 
 
 def windowed_reference_delta(eps0: mpf, k: int, eps: mpf, sigmas: int = 13) -> tuple[mpf, mpf]:
@@ -424,8 +424,8 @@ def windowed_reference_delta(eps0: mpf, k: int, eps: mpf, sigmas: int = 13) -> t
 @pytest.mark.slow
 def test_two_million_mechanisms_match_an_independent_mpmath_sum():
     """k = 2·10⁶, ε0 = 10⁻⁴, δ = 10⁻⁶: δ_RR at the reported upper end is ≤ δ, and 10⁻⁹ below the
-    lower end it is > δ, by the independent 40-digit summation above (issue 17: the advanced
-    bound once reported instead was 22% above)."""
+    lower end it is > δ, by the independent 40-digit summation above (the advanced
+    bound is 22% above)."""
     eps0, k, target = mpf(1e-4), 2 * 10**6, mpf(1e-6)
     lo, hi = homogeneous_optimal_epsilon(eps0, mpf(0), k, target)
     assert hi - lo <= GAP_REL * hi

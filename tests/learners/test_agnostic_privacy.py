@@ -235,7 +235,7 @@ def test_label_mean_threshold_is_recorded_as_its_discrete_laplace_step() -> None
 
 
 def test_model_selection_is_one_selection_per_block_and_parallel() -> None:
-    """Issue 19 (1): the candidate degrees / subspace sizes cost no extra ε — the improper learner
+    """The candidate degrees / subspace sizes cost no extra ε — the improper learner
     fits one degree per disjoint block, the proper learner selects among the truncations of one
     release; the selections' events are exponential mechanisms at the full ε on disjoint blocks."""
     X, y = _data(3000, 3, 6)

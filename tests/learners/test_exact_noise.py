@@ -1,4 +1,4 @@
-"""Exact discrete noise (issue 14 B.3): the samplers draw exactly the discrete Laplace and discrete
+"""Exact discrete noise: the samplers draw exactly the discrete Laplace and discrete
 Gaussian pmfs, reproducibly; the noise step releases on its grid with the event that accounts for
 that draw; dpledger's own Monte Carlo auditor does not flag the noise step, and does flag the float
 Laplace it replaced."""

@@ -1,4 +1,4 @@
-"""The free-constant calibration (dpledger.learners.calibration.free_constants, issue 17 part 1):
+"""The free-constant calibration (dpledger.learners.calibration.free_constants):
 the chosen point's guarantee recomputed without the search — the learner's event tree rebuilt
 from the real oracles' declared events, the utility bounds from their formulas in floats — and
 the issue's goals against the paper's n."""

@@ -1,4 +1,4 @@
-"""Halfspace traces counted by score (learners/halfspaces/arrangement_counting.py, issue 20): the
+"""Halfspace traces counted by score (learners/halfspaces/arrangement_counting.py): the
 listed trace's counts and labelings exactly on degenerate grids, representatives that realize
 their labeling and depend on it alone, and LabelBoost through them with the listed distribution."""
 

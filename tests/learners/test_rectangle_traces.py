@@ -1,4 +1,4 @@
-"""Rectangles' implicit box trace and run-based completion scores (issue 20): the enumerated
+"""Rectangles' implicit box trace and run-based completion scores: the enumerated
 trace of the (restricted) class and the enumerated completion scores, exactly."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Laws of the suites benchmark (issue 18, item 6): the mechanisms are DP-Sniper's, with its
+"""Laws of the suites benchmark: the mechanisms are DP-Sniper's, with its
 parameters and pairs; the optimal-statistic limit never exceeds the true ε and grows with the runs;
 a mechanism is buggy exactly when its true ε exceeds its claim; the suites command and the report
 set dpledger's bound beside the limit and DP-Sniper's figure."""

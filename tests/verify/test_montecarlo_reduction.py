@@ -1,5 +1,5 @@
 """Runs reduced where they are made: the estimation split of a chunk replaced, on the worker, by the
-values of the fitted statistics the estimation reads (issue 18, throughput) — the same numbers."""
+values of the fitted statistics the estimation reads — the same numbers."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Mechanisms reach the auditor's workers however they are defined, and a worker that cannot run
-one fails the audit in one line instead of hanging it (issue 14 D, issue 15 item 1)."""
+one fails the audit in one line instead of hanging it."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Calibration report for the sample-size theorems of seed 000 (Theorems 5.1, 8.5/8.8/8.14, 8.19):
 from (α, β, ε, δ) the paper's chain and the tight certified calibration, with n plotted against
-α, k (or d) and ε; for Theorems 5.1 and 8.19 also the free-constant calibration (issue 17:
-:mod:`dpledger.learners.calibration.free_constants`) as a third number, in a table over k at two
+α, k (or d) and ε; for Theorems 5.1 and 8.19 also the free-constant calibration
+(:mod:`dpledger.learners.calibration.free_constants`) as a third number, in a table over k at two
 targets and as a third curve in their plots."""
 
 from __future__ import annotations
@@ -179,7 +179,7 @@ def _free_constants_text(name: str, free: dict) -> str:
 def _free_section(out: Path) -> tuple[list[str], list[Path]]:
     """The table over k ∈ :data:`FREE_K` at both targets and one figure per target."""
     lines = [
-        "## Free constants (issue 17): three numbers per theorem",
+        "## Free constants: three numbers per theorem",
         "",
         "Algorithm 2 fixes τ = α/(40k), β_A = β/(4k), ε_A = 4, δ_A = δ/(16ek); the tight column keeps them. "
         "The free column chooses what the proofs leave free (`dpledger.learners.calibration.free_constants`): "

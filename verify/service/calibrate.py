@@ -199,7 +199,7 @@ def theorem_8_19(
 ) -> Output:
     """Theorem 8.19: CarryForwardLearner with the Proposition 8.16 oracles for G(H_1, …, H_k), the
     components ``components`` (default: k thresholds) on the grid [0, ``domain_size``), paper
-    against tight and against the free constants (ε_B and the utility split chosen, issue 17),
+    against tight and against the free constants (ε_B and the utility split chosen),
     beside the per-component baseline :data:`BASELINE`. Its two calibrations draw a progress bar."""
     advance = progress(2, "calibrate 8.19 (Theorem 8.19's sample size, free constants)")
     from dpledger.learners.boolean.composition import HypothesisSpace, component_class, composition_vc_bound

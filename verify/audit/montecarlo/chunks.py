@@ -1,6 +1,6 @@
 """The audit's runs: which chunks are queued when, how they come back, and what of them is kept.
 
-A :class:`Schedule` queues the chunks of every pair (issue 18, throughput): the first stage's chunks
+A :class:`Schedule` queues the chunks of every pair: the first stage's chunks
 that its fits read and ``QUEUE_AHEAD`` more at the start; once a pair's fits are made (while its
 first chunks arrive, :meth:`Values.prefit`), the first stage's rest and — on an executor that runs
 tasks elsewhere — the next stage's chunks, so that the workers generate them while this stage is

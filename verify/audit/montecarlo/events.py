@@ -218,7 +218,7 @@ def evaluate(statistics: list[Statistic], outputs: np.ndarray) -> list[np.ndarra
     """The values of several statistics on the same runs, equal to ``[s(outputs) for s in
     statistics]`` number for number: block statistics in one pass over the runs, each block's
     standardised coordinates computed once for all the statistics that share their centre and
-    scale (issue 18: the learned scores and the count of one fit do, and the pass is what costs)."""
+    scale (the learned scores and the count of one fit do, and the pass is what costs)."""
     blockwise = [s for s in statistics if isinstance(s, BlockStatistic)]
     values = {id(s): s(outputs) for s in statistics if not isinstance(s, BlockStatistic)}
     if blockwise:

@@ -12,7 +12,7 @@ the caller's global state alone). Threads share those global generators, so only
 that uses its ``rng`` is reproducible on a thread pool.
 
 Transport. On a local process pool a chunk's runs are not pickled through the pool's pipe (for
-20-d outputs that cost as much CPU as generating them, issue 18): the worker writes them to a file
+20-d outputs that cost as much CPU as generating them): the worker writes them to a file
 in shared memory (``/dev/shm``, :class:`SharedChunkTask`) and the caller maps that file and
 removes its name (:class:`SharedRuns`) — the bytes are written once and never copied again. A
 worker that cannot write there (no ``/dev/shm``, or it is full) returns the runs as before; Dask
@@ -126,7 +126,7 @@ def populated_empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """``np.empty(shape, dtype)``, its memory mapped in one batch (``MAP_POPULATE``) when it is
     large: on a virtual machine a page's first touch can cost microseconds, and filling a search
     buffer of hundreds of megabytes page by page cost the audit's main thread more than searching
-    it (issue 18). Falls back to ``np.empty`` where the flag does not exist."""
+    it. Falls back to ``np.empty`` where the flag does not exist."""
     nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
     populate = getattr(mmap, "MAP_POPULATE", None)
     if nbytes < POPULATE_BYTES or populate is None:
@@ -154,7 +154,7 @@ class ReducedRuns:
 class ReducingChunkTask:
     """A :class:`ChunkTask` that keeps only its first ``selection`` runs (they join the search
     split) and reduces the others (the estimation split) to the values of ``statistics`` — the
-    fitted statistics the estimation will read, evaluated where the runs are made (issue 18: the
+    fitted statistics the estimation will read, evaluated where the runs are made (the
     runs of 20-d outputs cost more to send, store and read again than to make). The same runs as
     the unreduced task, so the same numbers."""
 

@@ -10,8 +10,8 @@
 * :func:`canary_pairs` — a dataset and the same dataset with one record replaced by, or with an
   added, canary record (for auditing learners).
 * :func:`hard_learner_pairs` — labelled datasets chosen to be hard for a learner: identical
-  records with one label changed, and canaries at the extreme of the domain (issue 18, item 4;
-  :mod:`dpledger.verify.audit.montecarlo.learner_adapter` says why).
+  records with one label changed, and canaries at the extreme of the domain
+  (:mod:`dpledger.verify.audit.montecarlo.learner_adapter` says why).
 """
 
 from __future__ import annotations

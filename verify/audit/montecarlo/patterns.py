@@ -1,5 +1,5 @@
 """Atom-pattern scores: an empirical likelihood ratio over the markers and numbers of a
-sparse-vector output (issue 18).
+sparse-vector output.
 
 A sparse-vector mechanism answers each query with a marker — ⊥, or "not answered" after the
 cutoff — or, in its numeric variants, with a number for each ⊤ (Lyu, Su, Li 2017, "Understanding

@@ -48,7 +48,7 @@ the Wilson bound the split-1 frequencies would give on the runs split 2 will est
 audit can expect, not the bound of a smaller sample, which would favour frequent events over the
 rare ones that certify most. The ``count`` family is the exception: its threshold is chosen and
 scored on a model fitted on all of split 1 with one parameter, shrunk by its standard error
-(raw tail frequencies of a count over many weak coordinates are mostly noise on split 1, issue 18).
+(raw tail frequencies of a count over many weak coordinates are mostly noise on split 1).
 So is the ``pattern`` family: its thresholds are chosen and scored on held-out scores of all of
 split 1 (each half scored by the table fitted on the other), among events of at least
 ``PATTERN_EVENT_RUNS`` runs and ``PATTERN_EVENT_SHARE`` of them.
@@ -141,7 +141,7 @@ Fitted = TypeVar("Fitted")  # a statistic, or the innovations the statistics rea
 
 
 class Fits:
-    """The statistics fitted on split 1, kept across the stages of an audit (issue 18: refitting
+    """The statistics fitted on split 1, kept across the stages of an audit (refitting
     them every stage cost more than the search). A fit reads a prefix of each input's split-1 runs
     — their first ``n`` runs, which no later stage changes, as split 1 only grows at its end — so a
     fit of the same kind, pair and ``n`` is the same fit: it is taken from here, and only the
@@ -374,7 +374,7 @@ def prefit(
 ) -> list[Statistic] | None:
     """The fitted statistics the search will ask ``fits`` for on a split 1 of ``selection`` runs per
     input, made now from the first runs ``a``, ``b`` that arrived: the audit fits while the rest
-    of split 1 is still being generated (issue 18, throughput) — the same fits as the search would
+    of split 1 is still being generated — the same fits as the search would
     make, so nothing changes but when. None while the runs that arrived do not suffice; empty
     when the outputs get no fitted statistics."""
     if len(a) == 0 or len(b) == 0:
@@ -680,7 +680,7 @@ def _pattern_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective
     Cross-fitted (:func:`patterns.cross_fitted`): every split-1 run is scored by the table fitted
     on the half it is not in, and the thresholds are chosen and ranked on these held-out scores of
     all split-1 runs, as the count family's are on its model — held-out scores overfit nothing,
-    and choosing on half the runs lost a third of the bound on SVT34Parallel (issue 18). With
+    and choosing on half the runs lost a third of the bound on SVT34Parallel. With
     several blocks, their weights are a logistic regression of the input on the held-out block
     scores (a block's noisy table is discounted: SVT34Parallel's numeric block, weak and with
     hundreds of cells, halved the bound its binary block gives alone). The event thresholds the
