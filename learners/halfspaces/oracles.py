@@ -154,9 +154,10 @@ class QCOptOracle(_DepthOracle):
     def _optimize(
         self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
     ) -> Fraction:
+        slots, epsilon = objective_slots(X, y, prefix), self._epsilon()  # bad input raises here
         try:
-            value = self.optimizer(domain, objective_slots(X, y, prefix), self._epsilon(), rng)
-        except ValueError:
+            value = self.optimizer(domain, slots, epsilon, rng)
+        except ValueError:  # the optimizer's failed construction: the total extension
             return domain.minimum
         return value if value in domain else domain.minimum
 

@@ -142,6 +142,14 @@ def test_qcopt_total_extension_returns_the_domain_minimum(failure):
     assert oracle.select(C, (), X, y, Sampled(0)) == -1
 
 
+def test_qcopt_total_extension_covers_the_optimizer_only_not_a_bad_epsilon():
+    """Only the optimizer's failure becomes min Ỹ_i: an invalid ε_A is refused, not extended."""
+    C = GridHalfspaces(2, 2)
+    X, y = np.array([[1, 1], [-1, 0]]), np.array([1, 0])
+    with pytest.raises(ValueError, match="epsilon"):
+        QCOptOracle(epsilon=0).select(C, (1,), X, y, Sampled(0))
+
+
 def test_learner_guarantee_is_derived_from_the_recorded_oracle_events():
     """The trace carries each call's event: ε_A = 4 over |Ỹ_i| candidates (2 for w, the implicit
     domain sizes after), and the accountant derives the guarantee from that tree."""

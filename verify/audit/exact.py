@@ -167,7 +167,9 @@ class AuditResult:
     (None: undecided), ``worst_pair`` the witness, ``delta_at_bound`` the largest certified upper
     bound on δ(bound) over the pairs (how far from (bound, 0)-DP the mechanism is), and
     ``worst_profile`` / ``worst_delta_profile`` the exact profiles (:func:`privacy_profile`) of
-    the ε witness and of the pair attaining that δ."""
+    the ε witness and of the pair attaining that δ. ``unlisted`` counts the neighbours D′ ∈
+    neighbours(D) that are not among the datasets: their pairs are outside the audit (0 when the
+    datasets are closed under the relation), so the verdict covers the listed pairs only."""
 
     epsilon: tuple[float, float]
     bound: sympy.Expr
@@ -180,6 +182,7 @@ class AuditResult:
     worst_delta_pair: tuple[Any, Any] | None
     worst_profile: dict[str, Any] = field(default_factory=dict)
     worst_delta_profile: dict[str, Any] = field(default_factory=dict)
+    unlisted: int = 0
 
     @property
     def tightness(self) -> float:
@@ -245,22 +248,25 @@ def _neighbour_pairs(
     datasets: Sequence[Any],
     neighbours: Callable[[Any], Iterable[Any]],
     key_of: dict[Any, Any],
-) -> tuple[int, dict[tuple[Any, Any], tuple[Any, Any]]]:
+) -> tuple[int, int, dict[tuple[Any, Any], tuple[Any, Any]]]:
     """The number of unordered neighbour pairs {D, D′} (D′ ∈ neighbours(D) and D′ listed after D),
-    and for every key pair (key(D), key(D′)) its first witness (D, D′) in listing order."""
+    the number of neighbours D′ ∈ neighbours(D) not listed (their pairs are outside the audit), and
+    for every key pair (key(D), key(D′)) its first witness (D, D′) in listing order."""
     listed = {d: (i, key_of[d]) for i, d in enumerate(datasets)}  # one hash per neighbour
     witness: dict[tuple[Any, Any], tuple[Any, Any]] = {}
-    pairs = 0
+    pairs = unlisted = 0
     for number, d in enumerate(datasets):
         own = key_of[d]
         for other in neighbours(d):
             found = listed.get(other)
-            if found is not None and found[0] > number:
+            if found is None:
+                unlisted += 1
+            elif found[0] > number:
                 pairs += 1
                 pair = (own, found[1])
                 if pair not in witness:
                     witness[pair] = (d, other)
-    return pairs, witness
+    return pairs, unlisted, witness
 
 
 def _aligned(pairs: list[tuple[FloatDistribution, FloatDistribution]]) -> tuple[np.ndarray, ...]:
@@ -325,7 +331,9 @@ def worst_case(
         else contextlib.nullcontext(executor) as pool
     ):
         results = _start_distributions(mechanism, enumerated, leaves_per_run, pool)
-        pairs, witness = _neighbour_pairs(datasets, neighbours, key_of)  # while the workers enumerate
+        pairs, unlisted, witness = _neighbour_pairs(
+            datasets, neighbours, key_of
+        )  # while the workers enumerate
         advance = progress(len(enumerated), "distributions") if progress else None
         raw_of, floats_of = _renamed(reduced, *_collected(enumerated, results, advance))
 
@@ -349,7 +357,9 @@ def worst_case(
         if advance is not None:
             advance(min(start + batch, len(key_pairs)))
     if not key_pairs:
-        return AuditResult((0.0, 0.0), bound, True, 0, len(datasets), len(enumerated), None, 0.0, None)
+        return AuditResult(
+            (0.0, 0.0), bound, True, 0, len(datasets), len(enumerated), None, 0.0, None, unlisted=unlisted
+        )
     worst, worst_delta = int(np.argmax(high)), int(np.argmax(delta))
     low_max, high_max = float(low.max()), float(high.max())
     with interval_precision(128):
@@ -377,6 +387,7 @@ def worst_case(
         witness[key_pairs[worst_delta]],
         profile(*key_pairs[worst]),
         profile(*key_pairs[worst_delta]),
+        unlisted,
     )
 
 
