@@ -31,6 +31,7 @@ from dpledger.accountant.numerics.special import (
     OptimalCompositionEpsilon,
 )
 from dpledger.accountant.relations import relation_of
+from dpledger.accountant.rendering import derivation_markdown, derivation_text
 
 C_LB = sympy.log(4 * sympy.E)
 """c_LB = ln(4e), the LabelBoost constant of Lemma 3.14."""
@@ -80,30 +81,12 @@ class Derivation:
         return [node.claim for _, node in self.walk() if node.claim is not None]
 
     def to_text(self) -> str:
-        lines = []
-        for depth, node in self.walk():
-            g = node.guarantee
-            line = f"{'  ' * depth}{node.rule} ({node.source}): ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g}{g.scope()}"
-            if node.claim is not None:
-                mark = "holds" if node.claim.verdict.holds else "FAILS"
-                c = node.claim.claimed
-                line += f"  — claim ε ≤ {c.epsilon_upper:.6g}, δ ≤ {c.delta_upper:.6g}: {mark}"
-            lines.append(line)
-        return "\n".join(lines)
+        """Indented text, one line per step (:func:`~dpledger.accountant.rendering.derivation_text`)."""
+        return derivation_text(self)
 
     def to_markdown(self) -> str:
-        rows = ["| step | rule | source | formula | ε ≤ | δ ≤ | claim |", "|---|---|---|---|---|---|---|"]
-        for depth, node in self.walk():
-            g = node.guarantee
-            claim = ""
-            if node.claim is not None:
-                c = node.claim
-                claim = f"{c.statement}: ε ≤ {c.claimed.epsilon_upper:.6g}, δ ≤ {c.claimed.delta_upper:.6g} — {'holds' if c.verdict.holds else '**fails**'}"
-            rows.append(
-                f"| {'·' * depth}{node.event.kind} | {node.rule} | {node.source} | ${node.formula}$ | "
-                f"{g.epsilon_upper:.6g} | {g.delta_upper:.6g} | {claim} |"
-            )
-        return "\n".join(rows)
+        """A Markdown table, one row per step (:func:`~dpledger.accountant.rendering.derivation_markdown`)."""
+        return derivation_markdown(self)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {

@@ -497,7 +497,7 @@ def learner(
     :func:`~dpledger.verify.audit.montecarlo.pairs.hard_learner_pairs` (``records`` identical
     records in ``dimension`` dimensions, default the fewest the learner accepts; canaries at
     ``extreme``). Exit status 1 when the claim fails."""
-    from dpledger.learners.agnostic.audit import LearnerFactory
+    from dpledger.learners.agnostic.repeated_fits import LearnerFactory
     from dpledger.verify.audit.montecarlo.executors import open_executor
     from dpledger.verify.audit.montecarlo.learner_adapter import FittedState, audit_learner_hard
 
