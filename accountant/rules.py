@@ -128,7 +128,17 @@ def _rule(event_type: type) -> Callable[[Rule], Rule]:
 @lru_cache(maxsize=4096)
 def account(event: ev.Event) -> Derivation:
     """Derive the certified guarantee of ``event`` (and of every node below it). Events are
-    immutable, so derivations of repeated subtrees are shared (cached)."""
+    immutable, so derivations of repeated subtrees are shared (cached).
+
+    Args:
+        event: The event tree a mechanism recorded.
+
+    Returns:
+        The :class:`Derivation`: the guarantee at every node, with rule, source and formula.
+
+    Raises:
+        ValueError: an event no rule covers, or a rule's precondition that fails.
+    """
     rule = _RULES.get(type(event))
     if rule is None:
         raise ValueError(f"no accounting rule for event {type(event).__name__}")

@@ -546,6 +546,17 @@ def enumerate_outputs(
     outputs (which must be hashable) are aggregated. ``algorithm`` must draw all its randomness
     from ``rng`` (same path, same choices). Raises ``ValueError`` as soon as the leaves visited or
     pending exceed ``limit`` — before running them (a choice among 10^30 branches fails at once).
+
+    Args:
+        algorithm: ``algorithm(rng) -> output``, drawing all randomness from ``rng``.
+        limit: Bound on the leaves visited or pending.
+        prec: Interval precision in bits.
+
+    Returns:
+        Output → certified probability interval.
+
+    Raises:
+        ValueError: more than ``limit`` leaves, or a continuous draw (not enumerable).
     """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")

@@ -36,6 +36,7 @@ import numpy as np
 import sympy
 from mpmath import iv
 
+from dpledger.accountant.deprecation import renamed_keyword
 from dpledger.accountant.numerics.certified import (
     enclose,
     exact,
@@ -69,7 +70,17 @@ def _down(x: float) -> float:
 
 def hockey_stick(P: Distribution, Q: Distribution, epsilon: Any, prec: int = 128) -> iv.mpf:
     """δ(ε) = max(Σ_o max(P(o) − e^ε Q(o), 0), Σ_o max(Q(o) − e^ε P(o), 0)) as a certified interval.
-    ``epsilon`` is exact (int, Fraction, decimal string, sympy expression)."""
+    ``epsilon`` is exact (int, Fraction, decimal string, sympy expression).
+
+    Args:
+        P: A distribution, output → certified probability.
+        Q: The neighbouring distribution.
+        epsilon: The ε at which δ is computed (exact).
+        prec: Interval precision in bits.
+
+    Returns:
+        The certified interval enclosing δ(ε).
+    """
     with interval_precision(prec):
         factor = enclose(sympy.exp(exact(epsilon, "epsilon")), prec)
         zero = iv.mpf(0)
@@ -86,7 +97,16 @@ def hockey_stick(P: Distribution, Q: Distribution, epsilon: Any, prec: int = 128
 
 
 def pure_epsilon(P: Distribution, Q: Distribution, prec: int = 128) -> iv.mpf:
-    """max_o |log(P(o)/Q(o))| as a certified interval; [∞, ∞] when the supports differ."""
+    """max_o |log(P(o)/Q(o))| as a certified interval; [∞, ∞] when the supports differ.
+
+    Args:
+        P: A distribution, output → certified probability.
+        Q: The neighbouring distribution.
+        prec: Interval precision in bits.
+
+    Returns:
+        The certified interval enclosing the pure ε of the pair.
+    """
     if set(P) != set(Q):
         return iv.mpf([math.inf, math.inf])
     with interval_precision(prec):
@@ -100,7 +120,16 @@ def pure_epsilon(P: Distribution, Q: Distribution, prec: int = 128) -> iv.mpf:
 
 def privacy_profile(P: Distribution, Q: Distribution, epsilons: Sequence[Any]) -> dict[str, Any]:
     """The exact pure ε and the hockey-stick curve δ(ε) at ``epsilons`` of a neighbour pair,
-    as JSON-ready [lower, upper] pairs rounded outward (see :func:`json_number`)."""
+    as JSON-ready [lower, upper] pairs rounded outward (see :func:`json_number`).
+
+    Args:
+        P: A distribution, output → certified probability.
+        Q: The neighbouring distribution.
+        epsilons: The ε at which δ(ε) is computed (exact).
+
+    Returns:
+        ``{"pure_epsilon": [lo, hi], "delta": {ε: [lo, hi], ...}}``.
+    """
     return {
         "epsilon": _float_pair(pure_epsilon(P, Q)),
         "curve": [{"epsilon": str(e), "delta": _float_pair(hockey_stick(P, Q, e))} for e in epsilons],
@@ -284,7 +313,7 @@ def worst_case(
     mechanism: Callable[[Any, Randomness], Hashable],
     datasets: Sequence[Any],
     neighbours: Callable[[Any], Iterable[Any]],
-    bound: sympy.Expr,
+    claimed_epsilon: Any = None,
     *,
     key: Callable[[Any], Any] = lambda d: d,
     view: Callable[[Any, Any], Callable[[Hashable], Hashable]] | None = None,
@@ -294,8 +323,10 @@ def worst_case(
     executor: Executor | None = None,
     progress: Progress | None = None,
     reduce: Callable[[Any], tuple[Any, Callable[[Hashable], Hashable]]] | None = None,
+    bound: Any = None,
 ) -> AuditResult:
-    """The worst pure ε of ``mechanism`` over all unordered pairs {D, D′} with D′ ∈ neighbours(D).
+    """The worst pure ε of ``mechanism`` over all unordered pairs {D, D′} with D′ ∈ neighbours(D),
+    against the claim ``claimed_epsilon`` (``bound=``, its former name, is deprecated).
 
     ``mechanism(k, rng)`` runs on the enumeration key ``k = key(D)`` (datasets with equal keys
     share one distribution, and pairs with equal keys are screened once); ``view(k, k′)``, when
@@ -312,7 +343,34 @@ def worst_case(
     :mod:`dpledger.verify.audit.montecarlo.executors`; ``mechanism`` must then be picklable), or
     when none is given in ``workers`` local processes; every executor gives the same result, bit
     for bit (each key's enumeration is deterministic and computed alone). ``progress(total, label)``, when given, returns
-    the ``advance(done)`` callback of a progress bar (as :func:`dpledger.verify.service.progress.progress`)."""
+    the ``advance(done)`` callback of a progress bar (as :func:`dpledger.verify.service.progress.progress`).
+
+    Args:
+        mechanism: ``mechanism(k, rng) -> output`` drawing all randomness from ``rng``.
+        datasets: The datasets D.
+        neighbours: ``neighbours(D)``, the datasets D′ neighbouring D.
+        claimed_epsilon: The claimed pure ε (exact: int, Fraction, decimal string, sympy).
+        key: The enumeration key of a dataset.
+        view: ``view(k, k′)``, what of an output of ``k`` is compared with ``k′``.
+        leaves_per_run: Bound on the branches of one enumeration.
+        limit: Bound on the total leaves.
+        workers: Local processes when no ``executor`` is given.
+        executor: Where the distributions are computed.
+        progress: ``progress(total, label) -> advance(done)``, a progress bar.
+        reduce: ``reduce(k) = (r, rename)``, an exact invariance of the mechanism.
+        bound: Deprecated name of ``claimed_epsilon``.
+
+    Returns:
+        The :class:`ExactAuditResult`: the certified worst ε, the verdict and its witness pairs.
+
+    Raises:
+        ValueError: the predicted work exceeds ``limit``, or a mechanism fails.
+        TypeError: no claim given, or both ``claimed_epsilon`` and ``bound``.
+    """
+    claimed = renamed_keyword("audit_exact", "bound", "claimed_epsilon", bound, claimed_epsilon)
+    if claimed is None:
+        raise TypeError("audit_exact() needs claimed_epsilon, the claimed pure ε")
+    bound = sympy.sympify(claimed)
     key_of = {d: key(d) for d in datasets}
     keys = list(dict.fromkeys(key_of.values()))
     reduced: dict[Any, tuple[Any, Callable[[Hashable], Hashable] | None]] = (

@@ -272,6 +272,27 @@ def audit(
     failing the contract checks of :mod:`contract` is refused with a ``ValueError``.
     ``network``: also search the scores of a small perceptron fitted on split 1 (DP-Sniper's MLP,
     :mod:`network`) — opt-in, for vector outputs whose privacy loss no linear score expresses.
+
+    Args:
+        mechanism: ``mechanism(data, n_samples, rng) -> array`` of ``n_samples`` outputs.
+        pairs: The neighbour pairs to run it on.
+        claimed_epsilon: The claimed ε.
+        delta: The claimed δ.
+        samples: Runs per input.
+        confidence: The probability with which every reported bound holds at once.
+        seed: Seed of the runs (None: fresh entropy, reported in the result).
+        executor: Where the runs go (None: local processes).
+        stages: Stages of the sequential plan.
+        candidates: Events of each kind estimated on split 2.
+        on_progress: Called with (runs done, runs planned).
+        timeout: Seconds a chunk may take before the audit fails.
+        network: Also fit the perceptron distinguisher on vector outputs.
+
+    Returns:
+        The :class:`MonteCarloAuditResult`: the bounds, the verdict and its witness.
+
+    Raises:
+        ValueError: invalid arguments, or a mechanism that fails, times out or cannot be shipped.
     """
     validate(claimed_epsilon, delta, confidence, samples, stages, candidates)
     if not isinstance(executor, InProcessExecutor):  # closures and test-local functions reach workers too

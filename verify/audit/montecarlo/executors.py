@@ -315,6 +315,18 @@ def dask_executor(
     ``scheduler`` is an address such as ``tcp://10.0.0.5:8786``; ``None`` or ``"local"`` starts a
     LocalCluster of ``workers`` single-threaded workers (in processes unless ``processes`` is
     False). Needs ``pip install 'dpledger[dist]'``.
+
+    Args:
+        scheduler: The scheduler's address, or None / ``"local"`` for a LocalCluster.
+        workers: Workers of a LocalCluster.
+        processes: A LocalCluster's workers run in processes (else threads).
+
+    Returns:
+        A context manager yielding the client's ``concurrent.futures.Executor``; leaving it closes
+        the client (and the LocalCluster it started).
+
+    Raises:
+        ValueError: dask.distributed is not installed, or the scheduler cannot be reached.
     """
     try:
         from distributed import Client, LocalCluster
