@@ -509,7 +509,7 @@ def _setup(
     relation: Any,
 ) -> _Setup:
     mechanism = _choice(mechanism, "mechanism", MECHANISMS)
-    composition = _choice(composition, "composition", COMPOSITIONS)
+    composition = _choice(composition, "method", COMPOSITIONS)
     k = _count(k, "k")
     pure_target = mechanism in _PURE and (k == 1 or composition == "basic")
     if not pure_target and exact(delta, "delta") == 0:
