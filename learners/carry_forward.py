@@ -177,8 +177,8 @@ class CarryForwardLearner(PrivateClassifier):
         self,
         concept_class: ConceptClass,
         oracle: ComponentOracle | None = None,
-        epsilon: float = 1.0,
-        delta: float = 1e-6,
+        epsilon: float | str | Fraction = 1.0,  # read exactly
+        delta: float | str | Fraction = 1e-6,
         alpha: float = 0.1,
         beta: float = 0.1,
         m: int | None = None,
@@ -281,7 +281,7 @@ class CarryForwardLearner(PrivateClassifier):
         for i in range(1, C.k + 1):
             self._check_lemma_5_2(state)
             component = oracle.select(C, state.prefix, state.X, state.y, rng)  # line 9
-            extended = state.prefix + (component,)
+            extended = (*state.prefix, component)
             if not C.prefix_valid(extended):
                 raise InvariantViolation(
                     f"oracle returned {component!r}: {extended} is not a valid prefix (Assumption 4.4)"
@@ -313,6 +313,7 @@ class CarryForwardLearner(PrivateClassifier):
         else:
             vars(self).pop("rounds_", None)
         self._record(learner_event(target, m, oracle_events, "optimal"))
+        assert self.guarantee_ is not None  # the learner's event was just recorded
         self.holds_ = self.guarantee_.meets(target.epsilon, target.delta).holds
         report(steps, steps)
         return self

@@ -126,7 +126,7 @@ def exponential_mechanism_counted(
     exponential mechanism over a candidate set of which counts[i] members have score scores[i]
     (scores distinct and increasing, as :func:`exponential_mechanism` groups them). Followed by a
     uniform member of the group it is exactly :func:`exponential_mechanism`, draw for draw."""
-    if len(scores) != len(counts) or any(b <= a for a, b in zip(scores, scores[1:])):
+    if len(scores) != len(counts) or any(b <= a for a, b in itertools.pairwise(scores)):
         raise ValueError("scores must be strictly increasing, with one count each")
     scale = _scale(epsilon, sensitivity)
     return rng.choice_grouped([scale * as_fraction(s, "scores") for s in scores], counts)
@@ -145,12 +145,12 @@ def exponential_mechanism_ordered(
     Breakpoints are strictly increasing Python ints (any size); ``len(scores) == len(breakpoints) - 1``.
     Cost O(#runs), independent of the domain size."""
     bounds = [int(b) for b in breakpoints]
-    if len(bounds) < 2 or any(b <= a for a, b in zip(bounds, bounds[1:])):
+    if len(bounds) < 2 or any(b <= a for a, b in itertools.pairwise(bounds)):
         raise ValueError("breakpoints must be at least two strictly increasing integers")
     if len(scores) != len(bounds) - 1:
         raise ValueError(f"scores must have one entry per run ({len(bounds) - 1}), got {len(scores)}")
     scale = _scale(epsilon, sensitivity)
-    lengths = [b - a for a, b in zip(bounds, bounds[1:])]
+    lengths = [b - a for a, b in itertools.pairwise(bounds)]
     run = rng.choice_grouped([scale * as_fraction(s, "scores") for s in scores], lengths)
     return bounds[run] + rng.integer(lengths[run])
 

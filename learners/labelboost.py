@@ -178,7 +178,7 @@ def _candidates(
     S∘T, the trace Π_C(P) and q(S, g) for every representative. Deterministic, so memoised on the
     input bytes (an exact enumeration replays LabelBoost once per candidate)."""
     x_labeled = np.frombuffer(xs, dtype=np.int64).reshape(shape)
-    x_unlabeled = np.frombuffer(xt, dtype=np.int64).reshape((-1,) + shape[1:])
+    x_unlabeled = np.frombuffer(xt, dtype=np.int64).reshape((-1, *shape[1:]))
     labels = np.frombuffer(ys, dtype=np.int64)
     combined = np.concatenate((x_labeled, x_unlabeled), axis=0)
     points, position = np.unique(combined, axis=0, return_inverse=True)  # line 3: P
@@ -246,7 +246,7 @@ def realizable_randomized_response(concept_class: ConceptClass, epsilon: Number)
         event = OnRealizableInputs(RandomizedResponse(epsilon, 2))
         rows = [tuple(point) for point in np.asarray(X).reshape(len(y), -1).tolist()]
         if not realizable(concept_class, X, y):
-            return Release(("not realizable", tuple(sorted(zip(rows, y.tolist())))), event)
+            return Release(("not realizable", tuple(sorted(zip(rows, y.tolist(), strict=True)))), event)
         bit = int(y[min(range(len(rows)), key=rows.__getitem__)])
         keep = rng.choice_log_weights([eps, 0]) == 0
         return Release(bit if keep else 1 - bit, event)

@@ -43,6 +43,7 @@ def exponential_learner(H: ConceptClass, X: Any, y: Any, epsilon: Any, rng: Rand
         raise ValueError(f"y must have one label per point ({len(points)}), got {len(labels)}")
     if type(H) is Thresholds:
         runs = completion_runs(H, (), points, labels)
+        assert runs is not None  # thresholds have their scores as runs
         return (exponential_mechanism_ordered_release(runs.breakpoints, runs.scores, epsilon, 1, rng)[0],)
     if type(H) is Intervals:
         return _interval_learner(H, points, labels, epsilon, rng)
@@ -78,7 +79,7 @@ def _interval_learner(
     zeros = int(np.sum(labels == 0))
     starts = [0, *(distinct + 1).tolist()]
     ends = [*(distinct + 1).tolist(), H.domain_size + 1]
-    sizes = [e - s for s, e in zip(starts, ends)]
+    sizes = [e - s for s, e in zip(starts, ends, strict=True)]
     r = len(distinct)
     rows, cols = np.triu_indices(r + 1)
     sensitivity = Fraction(1)  # one record changes the agreement of every (a, b) by at most 1
@@ -88,7 +89,7 @@ def _interval_learner(
     scores = zeros + cumulative[cols] - cumulative[rows]
     counts = [
         sizes[i] * sizes[j] if i < j else sizes[i] * (sizes[i] + 1) // 2
-        for i, j in zip(rows.tolist(), cols.tolist())
+        for i, j in zip(rows.tolist(), cols.tolist(), strict=True)
     ]
     cell = rng.choice_grouped([scale * Fraction(int(s)) for s in scores.tolist()], counts)
     i, j = int(rows[cell]), int(cols[cell])

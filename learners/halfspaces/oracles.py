@@ -35,7 +35,7 @@ from dpledger.accountant.events import Event, ExponentialMechanism, OnRealizable
 from dpledger.learners.component_oracles import ComponentOracle
 from dpledger.learners.concept_classes import Components, ConceptClass
 from dpledger.learners.halfspaces.depth import SlotScores, coordinate_objective, threshold_objective
-from dpledger.learners.halfspaces.domains import SignDomain
+from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain
 from dpledger.learners.halfspaces.private_ip import (
     PRIVATE_IP_SUBSTITUTE,
     QCOPT_SUBSTITUTE,
@@ -82,7 +82,7 @@ def objective_slots(X: np.ndarray, y: np.ndarray, prefix: Components) -> SlotSco
 def _domain_maximum(domain: Any, scores: SlotScores) -> int:
     """max of Q over the domain's elements (slots without elements are skipped)."""
     counts = domain.counts(scores.breakpoints)
-    return max(int(s) for s, c in zip(scores.scores.tolist(), counts) if c)
+    return max(int(s) for s, c in zip(scores.scores.tolist(), counts, strict=True) if c)
 
 
 class _DepthOracle(ComponentOracle):
@@ -103,9 +103,9 @@ class _DepthOracle(ComponentOracle):
 
     def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
         """ε_A-DP (pure) on every input whatever its size, recorded as required on realizable inputs."""
-        return OnRealizableInputs(
-            ExponentialMechanism(self._epsilon(), concept_class.next_values(prefix).size)
-        )
+        values = concept_class.next_values(prefix)
+        size = values.size if isinstance(values, (SignDomain, RationalDomain)) else len(values)
+        return OnRealizableInputs(ExponentialMechanism(self._epsilon(), size))
 
     def select(
         self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
@@ -164,9 +164,10 @@ class QCOptOracle(_DepthOracle):
     def _optimize(
         self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
     ) -> Fraction:
+        slots, epsilon = objective_slots(X, y, prefix), self._epsilon()  # bad input raises here
         try:
-            value = self.optimizer(domain, objective_slots(X, y, prefix), self._epsilon(), rng)
-        except ValueError:
+            value = self.optimizer(domain, slots, epsilon, rng)
+        except ValueError:  # the optimizer's failed construction: the total extension
             return domain.minimum
         return value if value in domain else domain.minimum
 

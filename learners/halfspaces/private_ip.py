@@ -61,7 +61,7 @@ def domain_exponential_mechanism_release(
         ValueError: If ε is not positive.
     """
     counts = np.array(domain.counts(scores.breakpoints), dtype=object)
-    levels = sorted({int(s) for s, c in zip(scores.scores.tolist(), counts.tolist()) if c})
+    levels = sorted({int(s) for s, c in zip(scores.scores.tolist(), counts.tolist(), strict=True) if c})
     level_of = np.array(scores.scores.tolist(), dtype=object)
     totals = [sum(counts[level_of == level].tolist()) for level in levels]
     sensitivity = Fraction(1)

@@ -67,7 +67,7 @@ def test_lemma_5_2_violation_is_an_internal_error():
             return -5
 
     X, y, _ = realizable_data(Intervals(64), 300, 0)
-    with pytest.raises(InvariantViolation, match="Assumption 4.4"):
+    with pytest.raises(InvariantViolation, match=r"Assumption 4\.4"):
         CarryForwardLearner(Intervals(64), oracle=InvalidOracle(), m=20, random_state=0).fit(X, y)
 
 

@@ -32,7 +32,7 @@ def _worst_epsilon(oracle, C, prefix, size):
     worst = 0.0
     for sample, P in distributions.items():
         for position, record in itertools.product(range(size), RECORDS_1D):
-            other = sample[:position] + (record,) + sample[position + 1 :]
+            other = (*sample[:position], record, *sample[position + 1 :])
             worst = max(worst, float(pure_epsilon(P, distributions[other]).b))
     return worst
 
@@ -68,7 +68,7 @@ def test_exponential_interior_point_is_exactly_epsilon_dp_and_interior_with_high
     }
     for s, P in dist.items():
         for i, v in itertools.product(range(2), values):
-            other = tuple(sorted(s[:i] + (v,) + s[i + 1 :]))
+            other = tuple(sorted((*s[:i], v, *s[i + 1 :])))
             assert float(pure_epsilon(P, dist[other]).b) <= 1 + 1e-12
     points = [Fraction(1, 2)] * 5 + [Fraction(1)] * 4
     exact = enumerate_outputs(lambda rng: exponential_interior_point(points, domain, 4, rng))
@@ -140,6 +140,14 @@ def test_qcopt_total_extension_returns_the_domain_minimum(failure):
     oracle = QCOptOracle(optimizer=broken)
     assert oracle.select(C, (1,), X, y, Sampled(0)) == C.next_values((1,)).minimum == -16  # −d·d!·X^d
     assert oracle.select(C, (), X, y, Sampled(0)) == -1
+
+
+def test_qcopt_total_extension_covers_the_optimizer_only_not_a_bad_epsilon():
+    """Only the optimizer's failure becomes min Ỹ_i: an invalid ε_A is refused, not extended."""
+    C = GridHalfspaces(2, 2)
+    X, y = np.array([[1, 1], [-1, 0]]), np.array([1, 0])
+    with pytest.raises(ValueError, match="epsilon"):
+        QCOptOracle(epsilon=0).select(C, (1,), X, y, Sampled(0))
 
 
 def test_learner_guarantee_is_derived_from_the_recorded_oracle_events():

@@ -200,7 +200,7 @@ def test_bad_input_is_one_line_on_stderr_with_status_2(main, capsys, arguments, 
         "--samples": "5000",
         "--workers": "1",
     }
-    for flag, value in zip(arguments[::2], arguments[1::2]):
+    for flag, value in zip(arguments[::2], arguments[1::2], strict=True):
         base[flag] = value
     status = main(["audit", "mechanism", *[part for item in base.items() for part in item]])
     error = capsys.readouterr().err.strip().splitlines()

@@ -42,10 +42,11 @@ def test_the_registry_is_the_data_files_loaded_and_validated():
 
 def test_the_package_data_pattern_ships_every_data_file():
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    folder = ROOT / "verify" / "paper"
-    files = [p.relative_to(folder).as_posix() for p in (folder / "statements").iterdir()]
+    folder = ROOT / "verify" / "paper" / "statements"
+    files = [p.relative_to(folder).as_posix() for p in folder.iterdir() if p.name != "__pycache__"]
     assert files and all(
-        any(fnmatch.fnmatch(f, pattern) for pattern in patterns["dpledger.verify.paper"]) for f in files
+        any(fnmatch.fnmatch(f, pattern) for pattern in patterns["dpledger.verify.paper.statements"])
+        for f in files
     )
 
 

@@ -538,7 +538,7 @@ def learner(
     Raises:
         ValueError: On bad input.
     """
-    from dpledger.learners.agnostic.audit import LearnerFactory
+    from dpledger.learners.agnostic.repeated_fits import LearnerFactory
 
     if (records is not None and records < 1) or dimension < 1:
         raise ValueError(f"records and dimension must be at least 1, got {records} and {dimension}")
