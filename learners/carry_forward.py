@@ -311,7 +311,7 @@ class CarryForwardLearner(PrivateClassifier):
         if self.telemetry:
             self.rounds_ = state.rounds
         else:
-            vars(self).pop("rounds_", None)
+            self.__dict__.pop("rounds_", None)
         self._record(learner_event(target, m, oracle_events, "optimal"))
         assert self.guarantee_ is not None  # the learner's event was just recorded
         self.holds_ = self.guarantee_.meets(target.epsilon, target.delta).holds

@@ -294,11 +294,12 @@ def white_box_audit(
                 f"NOISE NOT AS DECLARED: the {test.kind} noise of {test.releases} releases has "
                 f"{test.scale_ratio:.3f} of its declared scale (χ² p = {test.p_value:.3g} < {level:.3g})"
             )
-    for test in result.selections:
-        if test.p_value < level:
+    for selection in result.selections:
+        if selection.p_value < level:
             result.findings.append(
-                f"SELECTION NOT AS DECLARED: release {test.position} (exponential mechanism over "
-                f"{test.candidates} candidates) does not draw with its event's ε (χ² p = {test.p_value:.3g} < {level:.3g})"
+                f"SELECTION NOT AS DECLARED: release {selection.position} (exponential mechanism over "
+                f"{selection.candidates} candidates) does not draw with its event's ε "
+                f"(χ² p = {selection.p_value:.3g} < {level:.3g})"
             )
     report_progress(2, 3)
     if not neighbours:

@@ -551,8 +551,8 @@ def learner(
                 "(dpledger audit macro-block); use --mode white-box"
             )
         white = _white_box_carry_forward(epsilon, delta, records, confidence, seed)
-        payload = {"algorithm": algorithm, "mode": "white-box", "white_box": white.to_json()}
-        return Output(payload=payload, text=white.to_text(), status=1 if white.violation else 0)
+        summary = {"algorithm": algorithm, "mode": "white-box", "white_box": white.to_json()}
+        return Output(payload=summary, text=white.to_text(), status=1 if white.violation else 0)
     factory = LearnerFactory(algorithm, (("epsilon", epsilon), ("delta", delta)))
     payload: dict[str, Any] = {"algorithm": algorithm, "dimension": dimension, "mode": mode}
     text = ""
