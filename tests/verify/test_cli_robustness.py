@@ -398,3 +398,21 @@ def test_audit_api_honours_its_timeout_in_process():
     with pytest.raises(ValueError, match="exceeded its timeout of 2 s"):
         audit(sleeping, PAIRS, 1, samples=10**5, timeout=2, executor=InProcessExecutor())
     assert time.perf_counter() - started < 10
+
+
+# ---------------------------------------------------------------- commands that used to end in a traceback
+
+
+def test_proofs_run_into_an_unwritable_status_file_is_refused_before_the_tests_run(tmp_path, capsys):
+    (tmp_path / "a-file").write_text("")
+    started = time.perf_counter()
+    status = main(["proofs", "--run", "--fast", "--status-file", str(tmp_path / "a-file" / "status.json")])
+    assert "cannot be written to" in one_line_error(capsys, status)
+    assert time.perf_counter() - started < 20  # no test ran
+
+
+def test_calibrate_carry_forward_beyond_float_range_is_one_line_status_2(capsys):
+    status = main(
+        ["calibrate", "carry-forward", "--n", "1e400", "--k", "2", "--epsilon", "1", "--delta", "1e-6"]
+    )
+    assert "n has 401 digits" in one_line_error(capsys, status)
