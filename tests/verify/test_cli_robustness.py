@@ -416,3 +416,24 @@ def test_calibrate_carry_forward_beyond_float_range_is_one_line_status_2(capsys)
         ["calibrate", "carry-forward", "--n", "1e400", "--k", "2", "--epsilon", "1", "--delta", "1e-6"]
     )
     assert "n has 401 digits" in one_line_error(capsys, status)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["calibrate", "composition", "--k", "1e12", "--epsilon", "1", "--delta", "1e-6"],
+        ["compose", "--epsilon", "0.1", "--delta", "1e-15", "--k", "1e12", "--target-delta", "1e-3"],
+    ],
+    ids=["calibrate-composition", "compose"],
+)
+def test_optimal_composition_of_10_to_the_12_mechanisms_is_refused_at_once_naming_advanced(argv, capsys):
+    started = time.perf_counter()
+    error = one_line_error(capsys, main(argv))
+    assert "refused above k = 10^10" in error and "advanced" in error and time.perf_counter() - started < 10
+
+
+def test_composition_epsilon_api_refuses_10_to_the_12_optimal_steps_with_a_value_error():
+    from dpledger import composition_epsilon
+
+    with pytest.raises(ValueError, match="refused above k = 10\\^10"):
+        composition_epsilon(10**12, 1, "1e-6")
