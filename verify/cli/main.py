@@ -14,19 +14,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 from dpledger import __version__
-from dpledger.verify.cli.commands import OneLineParser, audit, calibrate, compose, proofs, report, run
+from dpledger.verify.cli.commands import COMMANDS, SUMMARIES, OneLineParser
 from dpledger.verify.service import Output
-
-COMMAND_MODULES = (compose, calibrate, report, run, audit, proofs)
-"""In the order ``dpledger --help`` lists the commands."""
 
 EXIT_STATUS = """\
 exit status (every command; for CI):
@@ -40,8 +38,10 @@ exit status (every command; for CI):
 """The epilog of ``dpledger --help``; README.md's "Exit status" says the same."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """A new parser of every command (each build is independent of the others)."""
+def build_parser(commands: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """A new parser (each build is independent of the others) with the full parsers of
+    ``commands`` (default: every command); the others are listed by name and summary only, so that
+    their modules are not imported (``dpledger --help`` and ``--version`` stay light)."""
     parser = OneLineParser(
         prog="dpledger",
         description="Executable privacy proofs: certified accounting, calibration and audits.",
@@ -51,9 +51,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"dpledger {__version__}")
     subparsers = parser.add_subparsers(metavar="COMMAND", parser_class=OneLineParser)
     subparsers.required = True
-    for module in COMMAND_MODULES:
-        module.register(subparsers)
+    for name in COMMANDS:
+        if commands is None or name in commands:
+            importlib.import_module(f"dpledger.verify.cli.commands.{name}").register(subparsers)
+        else:
+            subparsers.add_parser(name, help=SUMMARIES[name], description=SUMMARIES[name])
     return parser
+
+
+def command_word(argv: Sequence[str]) -> str | None:
+    """The command an argument list names: its first word that is not an option, or None."""
+    return next((word for word in argv if not word.startswith("-")), None)
 
 
 def service_call(args: argparse.Namespace) -> tuple[Callable[..., Output], dict[str, Any]]:
@@ -66,7 +74,8 @@ def service_call(args: argparse.Namespace) -> tuple[Callable[..., Output], dict[
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit status."""
-    args = build_parser().parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser([word] if (word := command_word(words)) in COMMANDS else []).parse_args(words)
     try:
         with stdout_to_stderr():
             service, kwargs = service_call(args)

@@ -1,7 +1,7 @@
 """Command modules of the ``dpledger`` CLI: argparse only.
 
-A command module exposes ``register(subparsers)`` and adds, with :func:`leaf`, one parser per
-command: the command line of one service function (:mod:`dpledger.verify.service`), whose keyword
+A command module (one per entry of :data:`COMMANDS`, imported only when its command is used)
+exposes ``register(subparsers)`` and adds, with :func:`leaf`, one parser per command: the command line of one service function (:mod:`dpledger.verify.service`), whose keyword
 arguments are the parser's options. Commands that share a first word (``dpledger audit
 labelboost``, ``dpledger audit catalog``) are registered by one module under the table
 :func:`group` creates, so nothing outlives a parser build.
@@ -18,6 +18,22 @@ from fractions import Fraction
 from typing import Any, NoReturn
 
 from dpledger.verify.service import Output
+
+COMMANDS = ("compose", "calibrate", "report", "run", "audit", "proofs")
+"""The command modules, in the order ``dpledger --help`` lists them; each registers the command of
+its name (:data:`SUMMARIES` is its one-line help)."""
+
+SUMMARIES = {
+    "compose": "k-fold composition of an (ε, δ)-DP mechanism (certified upper bound on ε)",
+    "calibrate": "parameters from a target (ε, δ, …): the paper's chain and the tight calibration",
+    "report": "regenerate the reports in reports/ (deterministic)",
+    "run": "run a learner on synthetic data and derive its certified guarantee",
+    "audit": "audit a privacy claim: exact (small discrete mechanisms) or Monte Carlo",
+    "proofs": "list every numbered statement of both seeds, split into the parts it claims, with each part's "
+    "check and status and the tightness of audited bounds; --run runs the checks",
+}
+"""The one-line help of each command, here so that ``dpledger --help`` lists them without importing
+the command modules (which import the services, sympy and numpy: a second of CPU)."""
 
 Convert = Callable[[dict[str, Any]], dict[str, Any]]
 """A command's parsed options → the keyword arguments of its service function."""
