@@ -437,3 +437,37 @@ def test_composition_epsilon_api_refuses_10_to_the_12_optimal_steps_with_a_value
 
     with pytest.raises(ValueError, match="refused above k = 10\\^10"):
         composition_epsilon(10**12, 1, "1e-6")
+
+
+def test_a_claim_below_the_smallest_float_is_echoed_as_written_not_as_5e_324(user_code, capsys):
+    main(audit_mechanism("laplace", "--claimed-epsilon", "1e-400", "--json"))
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["claimed_epsilon"] == 5e-324  # the float audited, never below the claim
+    assert payload["claimed_epsilon_text"].startswith("1e-400 (audited as 5e-324")
+    main(audit_mechanism("laplace", "--claimed-epsilon", "1e-400"))
+    assert "claimed ε = 1e-400 (audited as 5e-324" in capsys.readouterr().out
+
+
+def test_json_carries_the_exact_bound_beside_the_float_so_holds_can_be_checked(capsys):
+    main(
+        [
+            "compose",
+            "--epsilon",
+            "0.1",
+            "--delta",
+            "1e-7",
+            "--k",
+            "10",
+            "--method",
+            "basic",
+            "--target-delta",
+            "1e-6",
+            "--json",
+        ]
+    )
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["delta"] == 1.0000000000000002e-06  # the outward-rounded float
+    assert (
+        payload["delta_expr"] == "1/1000000" == payload["target_delta_expr"]
+        and payload["delta_within_target"]
+    )

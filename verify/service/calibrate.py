@@ -72,8 +72,7 @@ def carry_forward_payload(chain: PaperChain, tight: TightCalibration) -> dict[st
         },
         "tight": {
             "m": tight.m,
-            "epsilon": g.epsilon_upper,
-            "delta": g.delta_upper,
+            **g.bounds(),
             "holds": tight.holds,
             "composition": "optimal (Kairouz–Oh–Viswanath) per reservoir, exact amplification",
         },
@@ -294,8 +293,7 @@ def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
             "steps": count,
             "method": method,
             "sigma_over_sensitivity": float(1 / ratio),
-            "epsilon": guarantee.epsilon_upper,
-            "delta": guarantee.delta_upper,
+            **guarantee.bounds(),
             "holds": guarantee.meets(eps, dlt).holds,
         }
     payload = {"epsilon": float(eps), "delta": float(dlt), "calibrations": rows}

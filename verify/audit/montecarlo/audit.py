@@ -175,6 +175,7 @@ class AuditResult:
             "float_epsilon_lower": self.float_epsilon_lower,
             "confidence": self.confidence,
             "claimed_epsilon": self.claimed_epsilon,
+            "claimed_epsilon_text": str(self.claimed_epsilon),  # as written, when a float subclass keeps it
             "delta": self.delta,
             "samples": self.samples,
             "samples_total": self.samples_total,
@@ -245,7 +246,7 @@ def _real(value: Any, name: str) -> float:
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a real number, got {_shown(value)} ({type(value).__name__})")
     try:
-        number = float(value)
+        number = value if isinstance(value, float) else float(value)  # a float subclass keeps its str
     except OverflowError:
         raise ValueError(f"{name} is {_shown(value)}: beyond the largest float (1.8e308)") from None
     if number == 0 and value > 0:

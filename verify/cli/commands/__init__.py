@@ -115,10 +115,33 @@ def finite_float(text: str) -> float:
     return value
 
 
+class ClaimedNumber(float):
+    """A claimed ε or δ: the smallest float not below the number written, which remembers how it
+    was written — ``str`` gives that text, and says the float audited when it differs (``1e-400``
+    is audited as 5e-324), so that an echo never passes the float off as the claim."""
+
+    text: str
+    exact: Fraction | None
+
+    def __new__(cls, value: float, text: str, exact: Fraction | None) -> ClaimedNumber:
+        number = super().__new__(cls, value)
+        number.text, number.exact = text, exact
+        return number
+
+    def __str__(self) -> str:
+        if self.exact is None or Fraction(float(self)) == self.exact:
+            return float.__repr__(self)
+        return f"{self.text.strip()} (audited as {float.__repr__(self)}, the smallest float not below it)"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return ClaimedNumber, (float(self), self.text, self.exact)
+
+
 def claim_number(text: str) -> float:
     """argparse type: a claimed ε or δ written as a decimal (``1e-6``, ``1e1``) or a fraction
     (``1/3``), as ``compose`` accepts them; the smallest float not below its exact value, so that
-    rounding a claim never makes an audit report a violation."""
+    rounding a claim never makes an audit report a violation (a :class:`ClaimedNumber`, whose
+    ``str`` keeps the text written)."""
     value = _exact(text)
     if value is None:
         return finite_float(text)  # the error for text that is neither (NaN, inf, words)
@@ -130,7 +153,7 @@ def claim_number(text: str) -> float:
         rounded = math.nextafter(rounded, math.inf)
     if not math.isfinite(rounded):
         raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
-    return rounded
+    return ClaimedNumber(rounded, text, value)
 
 
 def decimal_text(text: str) -> str:
