@@ -75,7 +75,8 @@ def service_call(args: argparse.Namespace) -> tuple[Callable[..., Output], dict[
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the process exit status."""
     words = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser([word] if (word := command_word(words)) in COMMANDS else []).parse_args(words)
+    word = command_word(words)
+    args = build_parser([word] if word is not None and word in COMMANDS else []).parse_args(words)
     try:
         with stdout_to_stderr():
             service, kwargs = service_call(args)

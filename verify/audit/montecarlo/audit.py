@@ -234,7 +234,7 @@ def _shown(value: Any) -> str:
     if (
         isinstance(value, numbers.Rational)
         and value != 0
-        and max(value.numerator, value.denominator) >= 10**20
+        and max(int(value.numerator), int(value.denominator)) >= 10**20
     ):
         return f"about 1e{math.log10(abs(value.numerator)) - math.log10(value.denominator):+.0f}"
     return repr(value)[:60]
@@ -249,8 +249,10 @@ def _real(value: Any, name: str) -> float:
         number = value if isinstance(value, float) else float(value)  # a float subclass keeps its str
     except OverflowError:
         raise ValueError(f"{name} is {_shown(value)}: beyond the largest float (1.8e308)") from None
-    if number == 0 and value > 0:
-        raise ValueError(f"{name} = {_shown(value)} is below the smallest positive float (5e-324)")
+    if number == 0 and value != 0:
+        raise ValueError(
+            f"{name} = {_shown(value)} is below the smallest positive float (5e-324) in magnitude"
+        )
     return number
 
 
@@ -259,7 +261,7 @@ def _count(value: Any, name: str, low: int, high: int) -> int:
     booleans included)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {_shown(value)} ({type(value).__name__})")
-    if not low <= value <= high:
+    if not low <= int(value) <= high:
         raise ValueError(f"{name} must be an integer in [{low:,}, {high:,}], got {_shown(value)}")
     return int(value)
 

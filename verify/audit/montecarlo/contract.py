@@ -83,7 +83,7 @@ class ProbeTask:
         with seeded_globals(root):
             first, second, singles = (np.random.default_rng(child) for child in children[:3])
             started = time.perf_counter()
-            runs = {
+            runs: dict[str, Any] = {
                 side: [run_mechanism(self.mechanism, data, size, rng) for rng in (first, second)]
                 for side, data in (("a", self.a), ("b", self.b))
             }
