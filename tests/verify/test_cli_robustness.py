@@ -3,6 +3,7 @@ and the exit statuses a CI user relies on (0 claims hold, 1 a claim fails, 2 bad
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
@@ -471,3 +472,16 @@ def test_json_carries_the_exact_bound_beside_the_float_so_holds_can_be_checked(c
         payload["delta_expr"] == "1/1000000" == payload["target_delta_expr"]
         and payload["delta_within_target"]
     )
+
+
+def test_a_mechanism_that_never_returns_without_a_timeout_is_stopped_after_the_probe_limit(
+    user_code, capsys, monkeypatch
+):
+    auditor = importlib.import_module(
+        "dpledger.verify.audit.montecarlo.audit"
+    )  # the module, not the function
+    monkeypatch.setattr(auditor, "PROBE_LIMIT", 2.0)  # 120 s by default
+    started = time.perf_counter()
+    error = one_line_error(capsys, main(audit_mechanism("never_returns")))
+    assert "the probe took more than 2 s and was stopped" in error and "--timeout" in error
+    assert time.perf_counter() - started < 30
