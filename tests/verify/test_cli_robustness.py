@@ -485,3 +485,9 @@ def test_a_mechanism_that_never_returns_without_a_timeout_is_stopped_after_the_p
     error = one_line_error(capsys, main(audit_mechanism("never_returns")))
     assert "the probe took more than 2 s and was stopped" in error and "--timeout" in error
     assert time.perf_counter() - started < 30
+
+
+def test_a_command_run_with_stdout_closed_is_not_a_traceback():
+    code = "import os, sys; os.close(1); sys.stdout = None; from dpledger.verify.cli.main import main; sys.exit(main(['compose', '--epsilon', '1', '--k', '2', '--method', 'basic']))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr

@@ -110,16 +110,22 @@ def stdout_to_stderr() -> Iterator[None]:
     output of worker processes started meanwhile (they inherit the descriptor) — goes to stderr,
     so that stdout carries the result alone (``--json`` stays parseable). Both ``sys.stdout`` and
     file descriptor 1 are redirected, and restored after."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    os.dup2(2, 1)
+    if sys.stdout is not None:  # None when the process started with stdout closed
+        sys.stdout.flush()
+    try:
+        saved: int | None = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:  # a closed descriptor: nothing to protect at that level
+        saved = None
     try:
         with contextlib.redirect_stdout(sys.stderr):
             yield
     finally:
-        sys.stderr.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
+        if sys.stderr is not None:
+            sys.stderr.flush()
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
 
 
 def _refuse(message: str) -> int:
