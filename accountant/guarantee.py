@@ -94,12 +94,23 @@ class Guarantee:
         )
         return Verdict(holds=holds, epsilon_holds=bool(eps_ok), delta_holds=bool(delta_ok), decided=decided)
 
-    def to_dict(self) -> dict[str, Any]:
+    def bounds(self) -> dict[str, Any]:
+        """The certified float upper bounds with the exact values beside them (a rational such as
+        ``"1/1000000"`` or a sympy expression), so that a claim can be checked from JSON alone.
+
+        Returns:
+            ``{"epsilon", "delta", "epsilon_expr", "delta_expr"}``.
+        """
         return {
             "epsilon": self.epsilon_upper,
             "delta": self.delta_upper,
             "epsilon_expr": str(self.epsilon),
             "delta_expr": str(self.delta),
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.bounds(),
             "domain": self.domain,
             "relation": self.relation,
             "vacuous": self.vacuous,

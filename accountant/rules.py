@@ -104,8 +104,7 @@ class Derivation:
         if self.claim is not None:
             out["claim"] = {
                 "statement": self.claim.statement,
-                "epsilon": self.claim.claimed.epsilon_upper,
-                "delta": self.claim.claimed.delta_upper,
+                **self.claim.claimed.bounds(),
                 "holds": self.claim.verdict.holds,
             }
         return out

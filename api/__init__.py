@@ -66,7 +66,7 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "Randomness": ("dpledger.learners.randomness", "Randomness"),
     "enumerate_outputs": ("dpledger.learners.randomness", "enumerate_outputs"),
     # account
-    "events": ("dpledger.accountant.events", None),
+    "events": ("dpledger.events", None),
     "account": ("dpledger.accountant.rules", "account"),
     "Derivation": ("dpledger.accountant.rules", "Derivation"),
     "Guarantee": ("dpledger.accountant.guarantee", "Guarantee"),

@@ -32,7 +32,13 @@ from dpledger.accountant.section6 import Target, learner_event, needed_n, paper_
 from dpledger.learners.completion_scores import restrict
 from dpledger.learners.component_oracles import CompletionScoreOracle, ComponentOracle
 from dpledger.learners.concept_classes import Components, ConceptClass
-from dpledger.learners.estimator import PrivateClassifier, check_features, positive_mask, require_y
+from dpledger.learners.estimator import (
+    PrivateClassifier,
+    check_features,
+    positive_mask,
+    refuse_fit_params,
+    require_y,
+)
 from dpledger.learners.labelboost import labelboost
 from dpledger.learners.trace_counting import best_agreement
 
@@ -252,13 +258,21 @@ class CarryForwardLearner(PrivateClassifier):
     # -- Algorithm 2 ----------------------------------------------------------------------
 
     def fit(
-        self, X: Any, y: Any, X_holdout: Any = None, *, on_progress: Callable[[int, int], None] | None = None
+        self,
+        X: Any,
+        y: Any,
+        X_holdout: Any = None,
+        *,
+        on_progress: Callable[[int, int], None] | None = None,
+        **fit_params: Any,
     ) -> CarryForwardLearner:
         """Run Algorithm 2 on (X, y); ``X_holdout`` (unlabeled points) adds population
         disagreements to the round telemetry (``telemetry=True`` only). ``on_progress(done,
         total)``, when given, is called after each of the 2k + 2 steps (the preliminary LabelBoost,
         each round's oracle call and its LabelBoost with telemetry, the accounting); nothing is
-        printed."""
+        printed. No other keyword argument, ``sample_weight`` among them
+        (:func:`~dpledger.learners.estimator.refuse_fit_params`)."""
+        refuse_fit_params(fit_params)
         report = on_progress or (lambda done, total: None)
         points, labels, oracle = self._validated(X, y)
         C = self.concept_class

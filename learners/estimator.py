@@ -24,13 +24,24 @@ learner must do differently from an ordinary classifier:
 Model selection costs privacy: every fit is a release. :class:`PrivateScorer` is a scorer for
 ``GridSearchCV``/``cross_val_score`` that releases each fold's accuracy with exact discrete
 Laplace noise and records the events of every fit and score it sees; :func:`search_event`
-composes them with the refit into one event for the accountant (``docs/learners.md``).
+composes them with the refit into one event for the accountant (``docs/learners.md``). A
+``Pipeline``'s ledger is its last step's (:func:`final_estimator`, by ``isinstance``, never by an
+attribute name); :class:`PrivateScorer` refuses a pipeline with a step fitted on the data
+(:func:`data_fitted_steps`), and a fitted learner's outputs warn
+(:class:`NonPrivateScoreWarning`) when scikit-learn's own scorers call them — exact accuracies of
+the folds, from which the search chooses, are not private releases.
+
+Fitting accepts no ``sample_weight``: the guarantees are stated for neighbouring datasets of
+unit-weight records, and a weight lets one record count as many (:func:`refuse_fit_params`).
 """
 
 from __future__ import annotations
 
+import sys
 import warnings
+from functools import cache
 from inspect import Parameter, signature
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -107,6 +118,130 @@ def _same(value: Any, default: Any) -> bool:
         return bool(value is default or value == default)
     except (TypeError, ValueError):  # arrays and the like compare elementwise
         return False
+
+
+class NonPrivateScoreWarning(UserWarning):
+    """A fitted private learner's output (``score``, ``predict``, ``decision_function``) computed
+    for one of scikit-learn's own scorers: the exact accuracy of a fold is not a private release."""
+
+
+_SCORED_EXACTLY = (
+    "a scikit-learn scorer (scoring=None, 'accuracy', …) is scoring a private learner with exact "
+    "accuracies: a search or cross-validation that chooses or reports from them is not differentially "
+    "private, whatever each fit's guarantee; pass scoring=dpledger.PrivateScorer(epsilon) to release "
+    "noisy scores and account the whole search (search_guarantee; it also refuses pipeline steps "
+    "fitted on the data, such as a StandardScaler)"
+)
+_SCORER_MODULE = "sklearn.metrics._scorer"
+_OWN_MODULE = __name__
+_STACK_DEPTH = 16
+"""How many frames above a learner's output :func:`_scored_by_sklearn` reads: the scorer, a
+response helper and a few nested pipelines lie within it."""
+
+
+def _scored_by_sklearn() -> bool:
+    """Whether the nearest scorer among the calling frames is scikit-learn's (its module
+    ``sklearn.metrics._scorer``) rather than :class:`PrivateScorer` (this module)."""
+    frame: FrameType | None = sys._getframe(2)
+    for _ in range(_STACK_DEPTH):
+        if frame is None:
+            return False
+        module = frame.f_globals.get("__name__", "")
+        if module == _SCORER_MODULE:
+            return True
+        if module == _OWN_MODULE and frame.f_code.co_name == "__call__":
+            return False
+        frame = frame.f_back
+    return False
+
+
+class FitParameterError(ValueError, TypeError):
+    """A keyword argument ``fit`` does not take: a ValueError (this project's rule for bad input)
+    and a TypeError (what Python raises for an unexpected keyword)."""
+
+
+def refuse_fit_params(fit_params: dict[str, Any]) -> None:
+    """Refuse every extra keyword argument of ``fit``; ``sample_weight`` with the reason a private
+    fit has none (module doc). The learners declare no ``sample_weight`` parameter, so
+    scikit-learn's ``has_fit_parameter`` reports correctly that they do not support it.
+
+    Args:
+        fit_params: the keyword arguments ``fit`` received beyond its own.
+
+    Raises:
+        FitParameterError: ``fit_params`` is not empty.
+    """
+    if "sample_weight" in fit_params:
+        raise FitParameterError(
+            "sample_weight is not supported: the privacy guarantee is stated for neighbouring datasets of "
+            "unit-weight records, and a weight lets one record count as many; fit on the records as they are"
+        )
+    if fit_params:
+        raise FitParameterError(f"fit() got unexpected keyword argument(s): {', '.join(sorted(fit_params))}")
+
+
+@cache
+def _pipeline_type() -> type | None:
+    """``sklearn.pipeline.Pipeline``, or None without scikit-learn (imported on first use)."""
+    try:
+        from sklearn.pipeline import Pipeline
+    except ImportError:  # pragma: no cover - the fallback test blocks scikit-learn in a subprocess
+        return None
+    return Pipeline
+
+
+def _is_pipeline(estimator: Any) -> bool:
+    pipeline = _pipeline_type()
+    return pipeline is not None and isinstance(estimator, pipeline)
+
+
+def final_estimator(estimator: Any) -> Any:
+    """The estimator that carries the ledger: a ``Pipeline``'s last step (of the innermost
+    pipeline), otherwise ``estimator`` itself.
+
+    Args:
+        estimator: a fitted learner or a ``sklearn.pipeline.Pipeline`` ending in one.
+
+    Returns:
+        The learner whose ``trace_`` accounts the fit.
+    """
+    while _is_pipeline(estimator):
+        estimator = estimator.steps[-1][1]
+    return estimator
+
+
+def data_fitted_steps(estimator: Any, prefix: str = "") -> list[str]:
+    """The steps of a ``Pipeline`` before its last that learn from the data they are fitted on
+    (scikit-learn's ``requires_fit`` tag: ``StandardScaler`` learns means and variances,
+    ``FunctionTransformer`` and ``Normalizer`` learn nothing), as "name (Type)"; nested pipelines
+    are read through. Such a step is a release about the data that no event covers.
+
+    Args:
+        estimator: any estimator; only a ``Pipeline`` has steps to report.
+        prefix: prepended to each step name (the path of a nested pipeline).
+
+    Returns:
+        The offending steps, in pipeline order (empty for a plain learner).
+    """
+    if not _is_pipeline(estimator):
+        return []
+    *transformers, (last_name, last) = estimator.steps
+    fitted = [found for name, step in transformers for found in _fitted_transformer(step, prefix + name)]
+    return fitted + data_fitted_steps(last, f"{prefix}{last_name}__")
+
+
+def _fitted_transformer(step: Any, name: str) -> list[str]:
+    """``step`` (named ``name``) as "name (Type)" when it learns from data; every such step of a
+    nested pipeline; else nothing."""
+    if step is None or (isinstance(step, str) and step == "passthrough"):
+        return []
+    if _is_pipeline(step):
+        return [
+            found for inner, part in step.steps for found in _fitted_transformer(part, f"{name}__{inner}")
+        ]
+    from sklearn.utils import get_tags
+
+    return [f"{name} ({type(step).__name__})"] if get_tags(step).requires_fit else []
 
 
 class NonNumericError(ValueError, TypeError):
@@ -249,8 +384,12 @@ class PrivateClassifier(*_BASES):  # type: ignore[misc]
     # -- after fit ------------------------------------------------------------------------
 
     def _check_fitted(self) -> None:
+        """``NotFittedError`` before ``fit``; a :class:`NonPrivateScoreWarning` when one of
+        scikit-learn's scorers asks for this output (module doc)."""
         if not hasattr(self, "classes_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet; call fit(X, y) first")
+        if _scored_by_sklearn():
+            warnings.warn(_SCORED_EXACTLY, NonPrivateScoreWarning, stacklevel=3)
 
     def _check_n_features(self, n_features: int) -> None:
         if n_features != self.n_features_in_:
@@ -267,6 +406,20 @@ class PrivateClassifier(*_BASES):  # type: ignore[misc]
         """The fitted hypothesis' labels, values of ``classes_`` only."""
         self._check_fitted()
         return np.where(self._positive(X), self.classes_[1], self.classes_[0])
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """+1 where the fitted concept predicts ``classes_[1]``, −1 elsewhere (scikit-learn's sign
+        convention). The grid learners' hypotheses are {0, 1}-valued concepts with no margin, so
+        the score is the concept's value; learners whose model has a real-valued score override it.
+
+        Args:
+            X: points to score, as for ``predict``.
+
+        Returns:
+            A float array of ±1, one per row of X.
+        """
+        self._check_fitted()
+        return np.where(self._positive(X), 1.0, -1.0)
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Accuracy on (X, y) (weighted by ``sample_weight`` when given); y must be in ``classes_``.
@@ -297,13 +450,33 @@ class PrivateScorer:
         self._rng = Sampled(random_state)
 
     def __call__(self, estimator: Any, X: Any, y: Any) -> float:
-        learner = (
-            estimator.steps[-1][1] if hasattr(estimator, "steps") else estimator
-        )  # a Pipeline's last step
+        """Release the noisy accuracy of the fitted ``estimator`` on (X, y) and record its events.
+
+        Args:
+            estimator: a fitted learner, or a ``Pipeline`` whose last step is one and whose other
+                steps learn nothing from the data.
+            X: the fold's features.
+            y: the fold's labels.
+
+        Returns:
+            (number correct + discrete Laplace noise of scale 1/ε) / len(y).
+
+        Raises:
+            ValueError: the learner was fitted without privacy, or a pipeline step was fitted on the
+                data (no event covers it).
+        """
+        fitted_steps = data_fitted_steps(estimator)
+        if fitted_steps:
+            raise ValueError(
+                f"pipeline step {', '.join(fitted_steps)} learns from the private data and no event covers "
+                "it; use data-independent steps (FunctionTransformer with public constants, Normalizer) "
+                "so that the search is private"
+            )
+        learner = final_estimator(estimator)
         trace = getattr(learner, "trace_", None)
         if trace is None:
             raise ValueError(
-                f"{type(estimator).__name__} was fitted without privacy (trace_ is None); "
+                f"{type(learner).__name__} was fitted without privacy (trace_ is None); "
                 "a private search needs private fits"
             )
         correct = float(np.sum(np.asarray(estimator.predict(X), dtype=object) == np.asarray(y, dtype=object)))
@@ -312,12 +485,34 @@ class PrivateScorer:
         self.scores.append(event)
         return float(noisy) / len(y)
 
+    def event(self) -> Composition:
+        """Basic composition of every fit and noisy score recorded so far: the event of a
+        ``cross_val_score`` run with this scorer (a search adds its refit, :func:`search_event`).
+
+        Returns:
+            The composition (Σε, Σδ) of the recorded fits and scores.
+        """
+        return Composition(children=(*self.fits, *self.scores), method="basic")
+
 
 def search_event(search: Any, scorer: PrivateScorer) -> Composition:
     """The event of a whole ``GridSearchCV``/``RandomizedSearchCV`` run scored by ``scorer``:
     basic composition (Σε, Σδ) of every fit (candidates × folds), every noisy score and the
-    refit ``search.best_estimator_`` when there is one. Basic composition holds whatever the
-    folds share; it charges each fit in full although a record sits in only some folds."""
+    refit ``search.best_estimator_`` when there is one (a pipeline's last step). Basic
+    composition holds whatever the folds share; it charges each fit in full although a record
+    sits in only some folds.
+
+    Args:
+        search: a fitted search whose ``scoring`` was ``scorer``.
+        scorer: the :class:`PrivateScorer` that scored every fold.
+
+    Returns:
+        The composition of the fits, the noisy scores and the refit.
+
+    Raises:
+        ValueError: the scorer did not see every fit of the search (a parallel search, a second
+            search, train scores, a fit that failed), or the refit pipeline has a data-fitted step.
+    """
     n_fits = len(search.cv_results_["params"]) * search.n_splits_
     if len(scorer.fits) != n_fits:
         raise ValueError(
@@ -325,8 +520,13 @@ def search_event(search: Any, scorer: PrivateScorer) -> Composition:
             "with n_jobs=None, one scorer per search, and return_train_score=False"
         )
     refit = getattr(search, "best_estimator_", None)
-    children = [*scorer.fits, *scorer.scores, *([] if refit is None else [refit.trace_])]
-    return Composition(children=tuple(children), method="basic")
+    if refit is None:
+        return scorer.event()
+    if data_fitted_steps(refit):
+        raise ValueError(
+            f"the refit pipeline's step {', '.join(data_fitted_steps(refit))} learns from the data"
+        )
+    return Composition(children=(*scorer.event().children, final_estimator(refit).trace_), method="basic")
 
 
 def search_guarantee(search: Any, scorer: PrivateScorer) -> Any:
@@ -344,12 +544,17 @@ def search_guarantee(search: Any, scorer: PrivateScorer) -> Any:
 
 __all__ = [
     "DataConversionWarning",
+    "FitParameterError",
+    "NonPrivateScoreWarning",
     "NotFittedError",
     "PrivateClassifier",
     "PrivateScorer",
     "check_features",
     "check_label_set",
+    "data_fitted_steps",
+    "final_estimator",
     "positive_mask",
+    "refuse_fit_params",
     "require_y",
     "search_event",
     "search_guarantee",

@@ -78,3 +78,18 @@ def test_importing_dpledger_does_not_load_numpy_or_the_auditors() -> None:
     code = "import sys, dpledger; print(sorted(m for m in ('numpy', 'sympy', 'dpledger.verify') if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+PUBLIC_MODULE = """
+import dpledger.events
+from dpledger.events import Composition, Gaussian
+from dpledger.accountant import events
+import dpledger
+assert dpledger.events is events and Gaussian is events.Gaussian and Composition is events.Composition
+print("ok")
+"""
+
+
+def test_the_public_module_events_imports_under_its_documented_name_as_the_accountants_module() -> None:
+    done = subprocess.run([sys.executable, "-c", PUBLIC_MODULE], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

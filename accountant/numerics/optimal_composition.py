@@ -136,9 +136,21 @@ def _check_total_loss(name: str, total: mpf) -> None:
         raise ValueError(f"{name} must be at most 2**52 in total over all mechanisms, got {total}")
 
 
+MAX_K = 10**10
+"""Most mechanisms an optimal composition takes: an evaluation sums a binomial window of about √k
+terms (2 s at 10⁹, some 6 s at 10¹⁰, and a calibration makes about 24 evaluations); beyond it the
+work is refused up front, with the closed-form alternative named."""
+
+
 def _check_k(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be an integer >= 1, got {k!r}")
+    if k > MAX_K:
+        raise ValueError(
+            f"optimal composition of k = {int(k):.3g} mechanisms is refused above k = 10^10: each evaluation "
+            "sums a binomial window of about √k terms (minutes per evaluation beyond); use the advanced "
+            "method (Theorem 3.5, a certified closed-form upper bound) or compose fewer steps"
+        )
     return int(k)
 
 

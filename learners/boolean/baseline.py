@@ -26,7 +26,7 @@ from dpledger.learners.boolean.composition import BooleanComposition
 from dpledger.learners.boolean.oracle import RelabelOracle
 from dpledger.learners.carry_forward import grid_points
 from dpledger.learners.concept_classes import Components
-from dpledger.learners.estimator import PrivateClassifier, positive_mask, require_y
+from dpledger.learners.estimator import PrivateClassifier, positive_mask, refuse_fit_params, require_y
 
 
 class SeparateSampleLearner(PrivateClassifier):
@@ -50,7 +50,10 @@ class SeparateSampleLearner(PrivateClassifier):
         self.random_state = random_state
         self.labels = labels
 
-    def fit(self, X: Any, y: Any) -> SeparateSampleLearner:
+    def fit(self, X: Any, y: Any, **fit_params: Any) -> SeparateSampleLearner:
+        """Fit each component on its own sample; no keyword argument, ``sample_weight`` among them
+        (:func:`~dpledger.learners.estimator.refuse_fit_params`)."""
+        refuse_fit_params(fit_params)
         require_y(y)
         C = self.concept_class
         if not isinstance(C, BooleanComposition):

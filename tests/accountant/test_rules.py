@@ -320,3 +320,13 @@ def test_max_of_parallel_blocks_survives_evalf_and_pickling():
     assert float(sympy.N(closed.epsilon)) == pytest.approx(math.log(3), rel=1e-12)
     special = account(ev.ParallelComposition((ev.Gaussian(1, "1e-6"), ev.Gaussian(2, "1e-6")))).guarantee
     assert pickle.loads(pickle.dumps(special)).epsilon_upper == special.epsilon_upper
+
+
+def test_a_failing_inner_claim_of_a_chain_whose_top_claim_holds_is_worded_as_no_alarm():
+    inner = ev.Claim("Corollary X", ev.PureDP(2), 1)  # the paper's per-step budget ε ≤ 1 is missed
+    derivation = account(ev.Claim("Lemma Y", inner, 3))  # the chain's claim ε ≤ 3 holds
+    text = derivation.to_text()
+    assert "FAILS" not in text
+    assert "the paper's budget for this step is not met here; the chain holds through Lemma Y" in text
+    failing = account(ev.Claim("Lemma Y", ev.Claim("Corollary X", ev.PureDP(2), 1), 1)).to_text()
+    assert failing.count("FAILS") == 2  # when the chain fails too, every failing claim says so

@@ -18,7 +18,7 @@ sklearn = pytest.importorskip("sklearn")
 from sklearn.base import clone  # noqa: E402
 from sklearn.model_selection import GridSearchCV, cross_val_score  # noqa: E402
 from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
+from sklearn.preprocessing import FunctionTransformer, StandardScaler  # noqa: E402
 from sklearn.utils.estimator_checks import check_estimator  # noqa: E402
 
 from dpledger.accountant.rules import account  # noqa: E402
@@ -28,6 +28,9 @@ from dpledger.learners.agnostic import (  # noqa: E402
     PrivateSemiAgnosticLearner,
 )
 from dpledger.learners.agnostic.base import SKLEARN_EXPECTED_FAILURES as AGNOSTIC_FAILURES  # noqa: E402
+from dpledger.learners.agnostic.base import (  # noqa: E402
+    SKLEARN_EXPECTED_FAILURES_AT_DEFAULTS as AGNOSTIC_DEFAULT_FAILURES,
+)
 from dpledger.learners.agnostic.data import halfspace_data  # noqa: E402
 from dpledger.learners.boolean.baseline import SeparateSampleLearner  # noqa: E402
 from dpledger.learners.boolean.composition import BooleanComposition  # noqa: E402
@@ -35,7 +38,15 @@ from dpledger.learners.boolean.formula import parse_formula  # noqa: E402
 from dpledger.learners.carry_forward import SKLEARN_EXPECTED_FAILURES as GRID_FAILURES  # noqa: E402
 from dpledger.learners.carry_forward import CarryForwardLearner  # noqa: E402
 from dpledger.learners.concept_classes import Intervals, Thresholds  # noqa: E402
-from dpledger.learners.estimator import NotFittedError, PrivateScorer, search_event, search_guarantee  # noqa: E402
+from dpledger.learners.estimator import (  # noqa: E402
+    FitParameterError,
+    NonPrivateScoreWarning,
+    NotFittedError,
+    PrivateScorer,
+    data_fitted_steps,
+    search_event,
+    search_guarantee,
+)
 from dpledger.learners.randomness import Sampled  # noqa: E402
 from dpledger.learners.synthetic import random_concept  # noqa: E402
 
@@ -54,6 +65,18 @@ CHECKED: dict[str, tuple[Any, dict[str, str]]] = {
     ),
     "semi-agnostic": (
         PrivateSemiAgnosticLearner(1, 1e-5, n_guesses=1, steps=1, labels=(0, 1), random_state=0),
+        AGNOSTIC_FAILURES,
+    ),
+    "improper (defaults)": (
+        PrivateImproperLearner(1, 1e-5, labels=(0, 1), random_state=0),
+        AGNOSTIC_DEFAULT_FAILURES,
+    ),
+    "proper (defaults)": (
+        PrivateProperLearner(1, 1e-5, labels=(0, 1), random_state=0),
+        AGNOSTIC_DEFAULT_FAILURES,
+    ),
+    "semi-agnostic (defaults)": (
+        PrivateSemiAgnosticLearner(1, 1e-5, labels=(0, 1), random_state=0),
         AGNOSTIC_FAILURES,
     ),
     "carry-forward": (CarryForwardLearner(Thresholds(16), m=2, random_state=0), GRID_FAILURES),
@@ -165,12 +188,108 @@ def test_a_seed_sequence_child_seeds_the_learner_reproducibly_and_a_generator_ad
     assert not np.array_equal(first, second)
 
 
-def test_cross_val_score_and_a_pipeline_run_the_private_learner() -> None:
+def test_cross_val_score_and_a_pipeline_run_the_private_learner_and_warn_that_exact_scores_are_not_private() -> (
+    None
+):
     X, y = agnostic_sample(900)
     pipeline = make_pipeline(StandardScaler(), PrivateSemiAgnosticLearner(1, 1e-5, random_state=0))
-    scores = cross_val_score(pipeline, X, y, cv=3)
+    with pytest.warns(NonPrivateScoreWarning, match="not differentially private.*PrivateScorer"):
+        scores = cross_val_score(pipeline, X, y, cv=3)
     assert scores.shape == (3,) and np.all((0 <= scores) & (scores <= 1))
-    assert pipeline.fit(X, y).score(X, y) > 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NonPrivateScoreWarning)  # the user's own call: no warning
+        assert pipeline.fit(X, y).score(X, y) > 0.5
+        assert PrivateScorer(1, random_state=0)(PrivateProperLearner(1, 1e-5).fit(X, y), X, y) > 0.5
+
+
+def test_the_accuracy_scorer_of_a_grid_search_warns_too() -> None:
+    X, y = agnostic_sample(300)
+    search = GridSearchCV(
+        PrivateProperLearner(1, 1e-5, random_state=0), {"degree": [1]}, cv=2, scoring="accuracy"
+    )
+    with pytest.warns(NonPrivateScoreWarning):
+        search.fit(X, y)
+
+
+def grid_search_data(name: str) -> tuple[np.ndarray, np.ndarray]:
+    if name == "separate-sample":
+        X = np.random.default_rng(0).integers(0, 8, size=(120, 1))
+        return X, BOOLEAN.evaluate(random_concept(BOOLEAN, np.random.default_rng(1)), X)
+    return interval_sample(180) if name == "carry-forward" else agnostic_sample(600)
+
+
+GRIDS: dict[str, dict[str, list[Any]]] = {
+    "improper": {"steps": [3, 5]},  # an int parameter named like Pipeline.steps
+    "proper": {"degree": [1, 2]},
+    "semi-agnostic": {"steps": [2, 4]},
+    "carry-forward": {"m": [4, 8]},
+    "separate-sample": {"m": [2, 4]},
+}
+
+
+@pytest.mark.parametrize("in_pipeline", [False, True], ids=["learner", "pipeline"])
+@pytest.mark.parametrize("name", LEARNERS)
+def test_grid_search_tunes_every_learner_of_the_docs_and_accounts_every_fit_score_and_the_refit(
+    name: str, in_pipeline: bool
+) -> None:
+    X, y = grid_search_data(name)
+    learner, grid = LEARNERS[name](), GRIDS[name]
+    if in_pipeline:  # a data-independent step first; the last step carries the ledger
+        learner = make_pipeline(FunctionTransformer(lambda Z: Z), learner)
+        grid = {f"{learner.steps[-1][0]}__{key}": values for key, values in grid.items()}
+    scorer = PrivateScorer(epsilon=Fraction(1, 2), random_state=0)
+    search = GridSearchCV(learner, grid, cv=2, scoring=scorer, error_score="raise").fit(X, y)
+    assert len(search_event(search, scorer).children) == 2 * 2 + 2 * 2 + 1
+    refit = search.best_estimator_.steps[-1][1] if in_pipeline else search.best_estimator_
+    fits = [*scorer.fits, refit.trace_]
+    total = sum(Fraction(account(t).guarantee.epsilon_upper) for t in fits) + 4 * Fraction(1, 2)
+    assert search_guarantee(search, scorer).epsilon_upper >= float(total) * (1 - 1e-12)
+
+
+def test_private_scorer_refuses_a_pipeline_step_fitted_on_the_data_and_names_the_alternative() -> None:
+    X, y = agnostic_sample(600)
+    pipeline = make_pipeline(StandardScaler(), PrivateProperLearner(1, 1e-5, random_state=0))
+    assert data_fitted_steps(pipeline) == ["standardscaler (StandardScaler)"]
+    assert (
+        data_fitted_steps(make_pipeline(FunctionTransformer(), "passthrough", PrivateProperLearner())) == []
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"standardscaler \(StandardScaler\) learns from the private data.*FunctionTransformer",
+    ):
+        cross_val_score(pipeline, X, y, cv=2, scoring=PrivateScorer(1), error_score="raise")
+
+
+def test_cross_val_score_with_a_private_scorer_composes_its_fits_and_scores() -> None:
+    X, y = agnostic_sample(600)
+    scorer = PrivateScorer(epsilon=1, random_state=0)
+    cross_val_score(
+        PrivateProperLearner(1, 1e-5, random_state=0), X, y, cv=3, scoring=scorer, error_score="raise"
+    )
+    assert account(scorer.event()).guarantee.epsilon_upper >= 6
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_sample_weight_is_refused_with_its_reason_also_through_a_search(name: str) -> None:
+    X, y = grid_search_data(name)
+    with pytest.raises(FitParameterError, match="sample_weight is not supported: the privacy guarantee"):
+        LEARNERS[name]().fit(X, y, sample_weight=np.ones(len(y)))
+    search = GridSearchCV(LEARNERS[name](), GRIDS[name], cv=2, error_score="raise")
+    with pytest.raises(ValueError, match="sample_weight is not supported"):
+        search.fit(X, y, sample_weight=np.ones(len(y)))
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
+        LEARNERS[name]().fit(X, y, weights=None)
+
+
+@pytest.mark.parametrize("name", LEARNERS)
+def test_decision_function_is_positive_exactly_where_predict_gives_the_positive_class(name: str) -> None:
+    X, y = grid_search_data(name)
+    learner = LEARNERS[name]().fit(X, y)
+    scores = learner.decision_function(X)
+    assert scores.shape == (len(X),) and np.array_equal(
+        scores >= 0, learner.predict(X) == learner.classes_[1]
+    )
+    assert not hasattr(learner, "predict_proba")  # no model of P(y | x): docs/learners.md
 
 
 def test_grid_search_tunes_carry_forward_and_the_search_is_accounted_fit_by_fit() -> None:

@@ -186,3 +186,16 @@ def test_the_same_seed_gives_the_same_run_and_trace_and_another_seed_another(cap
     other = run_json(capsys, *argv, "--seed", "12", status=1)
     assert first == again
     assert (first["target_concept"], first["hypothesis"]) != (other["target_concept"], other["hypothesis"])
+
+
+def test_run_carry_forward_reports_utility_beside_privacy_and_warns_when_a_constant_does_better(capsys):
+    main(
+        ["run", "carry-forward", "--class", "thresholds", "--n", "20000", "--m", "5", "--seed", "1", "--json"]
+    )
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["alpha"] == 0.1 and 0 <= payload["constant_error"] <= 0.5
+    assert payload["test_error"] > payload["constant_error"]  # m = 5 records: noise, and a skewed target
+    assert any("a constant hypothesis errs" in warning for warning in payload["utility_warnings"])
+    main(["run", "carry-forward", "--class", "thresholds", "--n", "20000", "--m", "5", "--seed", "1"])
+    text = capsys.readouterr().out
+    assert "utility: test error" in text and "WARNING: a constant hypothesis errs" in text

@@ -60,3 +60,25 @@ def test_run_carry_forward_passes_only_the_options_of_the_chosen_class():
 
 def test_every_option_a_class_setup_reads_is_an_option_of_run_carry_forward():
     assert {name for setup in setups().values() for name in setup.options} == set(CLASS_OPTIONS)
+
+
+LIGHT_START = """
+import sys
+from dpledger.verify.cli.main import main
+for argv in (["--version"], ["--help"]):
+    try:
+        main(argv)
+    except SystemExit:
+        pass
+heavy = sorted(m for m in ("sympy", "numpy", "scipy", "dpledger.verify.cli.commands.audit") if m in sys.modules)
+print("loaded:", heavy)
+"""
+
+
+def test_version_and_help_import_no_command_module_nor_numpy_or_sympy() -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", LIGHT_START], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip().splitlines()[-1] == "loaded: []", done.stdout + done.stderr
+    assert "compose" in done.stdout and "proofs" in done.stdout  # --help still lists every command

@@ -3,9 +3,11 @@ and the exit statuses a CI user relies on (0 claims hold, 1 a claim fails, 2 bad
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
+import subprocess
 import sys
 import time
 from decimal import Decimal
@@ -14,7 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from dpledger.verify.audit.montecarlo.audit import audit
+from dpledger.verify.audit.montecarlo.executors import InProcessExecutor
 from dpledger.verify.audit.montecarlo.mechanism import load_mechanism
+from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
 from dpledger.verify.cli.main import build_parser, main, service_call
 
 USER_CODE = {
@@ -24,6 +29,11 @@ USER_CODE = {
     "exits": "import sys\n\ndef mechanism(data, n, rng):\n    sys.exit(3)\n",
     "never_returns": "import time\n\ndef mechanism(data, n, rng):\n    while True:\n        time.sleep(0.05)\n",
     "laplace": "def mechanism(data, n, rng):\n    return float(data[0]) + rng.laplace(0.0, 1.0, n)\n",
+    "prints": "def mechanism(data, n, rng):\n    print('chatter')\n    return float(data[0]) + rng.laplace(0.0, 1.0, n)\n",
+    "interrupts": "def mechanism(data, n, rng):\n    raise KeyboardInterrupt\n",
+    "million_values": "def mechanism(data, n, rng):\n    return rng.normal(size=(n, 10**6))\n",
+    "wide": "def mechanism(data, n, rng):\n    return rng.normal(size=(n, 4000)) + float(data[0])\n",
+    "sleeps": "import time\n\ndef mechanism(data, n, rng):\n    time.sleep(0.002 * n)\n    return float(data[0]) + rng.laplace(0.0, 1.0, n)\n",
 }
 
 
@@ -220,6 +230,7 @@ def test_help_and_readme_document_the_exit_statuses(capsys):
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     for text in (help_text, readme):
         assert "exit status" in text.lower() and all(f"{code} " in text for code in ("0", "1", "2"))
+        assert "130" in text and "interrupted" in text
 
 
 @pytest.mark.parametrize(
@@ -273,3 +284,210 @@ def test_output_into_a_pipe_the_reader_left_is_not_a_traceback():
     process.stdout.close()  # the reader (as `| head -0`) leaves before anything is written
     errors = process.stderr.read().decode()
     assert process.wait(timeout=120) == 0 and "Traceback" not in errors and "BrokenPipe" not in errors
+
+
+# ---------------------------------------------------------------- mechanisms that misbehave at run time
+
+
+def test_a_mechanism_that_prints_does_not_corrupt_json(user_code, capsys):
+    status = main([*audit_mechanism("prints", "--workers", "2"), "--json"])
+    captured = capsys.readouterr()
+    assert status in (0, 1) and json.loads(captured.out)["verdict"]
+    assert "chatter" not in captured.out
+
+
+def test_a_mechanism_raising_keyboard_interrupt_is_one_line_status_2(user_code, capsys):
+    error = one_line_error(capsys, main(audit_mechanism("interrupts")))
+    assert "mechanism raised KeyboardInterrupt" in error
+
+
+@pytest.mark.parametrize(
+    "name,message",
+    [("million_values", "8,000,000 bytes per run"), ("wide", "outputs of 4,000 values")],
+)
+def test_a_mechanism_with_huge_outputs_is_refused_within_seconds_with_the_estimate(
+    user_code, capsys, name, message
+):
+    started = time.perf_counter()
+    error = one_line_error(capsys, main(audit_mechanism(name, "--samples", "100000")))
+    assert message in error and time.perf_counter() - started < 30
+
+
+def test_stages_beyond_the_limit_are_refused_at_once(user_code, capsys):
+    error = one_line_error(capsys, main(audit_mechanism("laplace", "--stages", "1e12")))
+    assert "stages must be an integer in [1, 64]" in error
+
+
+CTRL_C = """
+import os, signal, subprocess, sys, time
+argv = [sys.executable, "-m", "dpledger.verify.cli.main", "audit", "mechanism", "--mechanism", "rb_sleeps:mechanism",
+        "--input-a", "[0]", "--input-b", "[1]", "--claimed-epsilon", "1", "--samples", "1000000", "--workers", "2"]
+before = set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+time.sleep(6)
+os.killpg(child.pid, signal.SIGINT)  # what Ctrl-C sends: the whole process group
+out, err = child.communicate(timeout=60)
+left = (set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()) - before
+print(child.returncode, repr(err), sorted(left))
+"""
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_an_audit_prints_one_line_exits_130_and_leaves_nothing_behind(user_code):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(user_code), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C], capture_output=True, text=True, timeout=120, env=env, cwd=user_code
+    )
+    assert done.stdout.strip() == "130 'dpledger: interrupted\\n' []", done.stdout + done.stderr
+
+
+# ---------------------------------------------------------------- the auditor's API
+
+
+def laplace(data, n, rng):
+    return float(data[0]) + rng.laplace(0.0, 1.0, n)
+
+
+def sleeping(data, n, rng):
+    time.sleep(0.5)
+    return float(data[0]) + rng.laplace(0.0, 1.0, n)
+
+
+PAIRS = [NeighbourPair([0], [1], "p")]
+
+
+@pytest.mark.parametrize(
+    "arguments,message",
+    [
+        (
+            {"pairs": PAIRS, "claimed_epsilon": 1, "samples": 10**12},
+            r"samples must be an integer in \[2, 10,000,000,000\]",
+        ),
+        (
+            {"pairs": PAIRS, "claimed_epsilon": 1, "samples": "1000"},
+            r"samples must be an integer, got '1000' \(str\)",
+        ),
+        ({"pairs": PAIRS, "claimed_epsilon": 10**400}, "an integer of 401 digits: beyond the largest float"),
+        (
+            {"pairs": PAIRS, "claimed_epsilon": Fraction(1, 10**400)},
+            "about 1e-400 is below the smallest positive float",
+        ),
+        ({"pairs": [([0], [1])], "claimed_epsilon": 1}, r"pairs\[0\] is a tuple, not a NeighbourPair"),
+        ({"pairs": PAIRS, "claimed_epsilon": 1, "stages": 10**12}, r"stages must be an integer in \[1, 64\]"),
+        ({"pairs": PAIRS, "claimed_epsilon": "1"}, "claimed epsilon must be a real number"),
+    ],
+    ids=[
+        "samples-1e12",
+        "samples-text",
+        "epsilon-10^400",
+        "epsilon-1e-400",
+        "tuple-pairs",
+        "stages-1e12",
+        "epsilon-text",
+    ],
+)
+def test_audit_api_refuses_bad_arguments_with_a_value_error_at_once(arguments, message):
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match=message):
+        audit(laplace, **arguments)
+    assert time.perf_counter() - started < 5
+
+
+def test_audit_api_honours_its_timeout_in_process():
+    started = time.perf_counter()
+    with pytest.raises(ValueError, match="exceeded its timeout of 2 s"):
+        audit(sleeping, PAIRS, 1, samples=10**5, timeout=2, executor=InProcessExecutor())
+    assert time.perf_counter() - started < 10
+
+
+# ---------------------------------------------------------------- commands that used to end in a traceback
+
+
+def test_proofs_run_into_an_unwritable_status_file_is_refused_before_the_tests_run(tmp_path, capsys):
+    (tmp_path / "a-file").write_text("")
+    started = time.perf_counter()
+    status = main(["proofs", "--run", "--fast", "--status-file", str(tmp_path / "a-file" / "status.json")])
+    assert "cannot be written to" in one_line_error(capsys, status)
+    assert time.perf_counter() - started < 20  # no test ran
+
+
+def test_calibrate_carry_forward_beyond_float_range_is_one_line_status_2(capsys):
+    status = main(
+        ["calibrate", "carry-forward", "--n", "1e400", "--k", "2", "--epsilon", "1", "--delta", "1e-6"]
+    )
+    assert "n has 401 digits" in one_line_error(capsys, status)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["calibrate", "composition", "--k", "1e12", "--epsilon", "1", "--delta", "1e-6"],
+        ["compose", "--epsilon", "0.1", "--delta", "1e-15", "--k", "1e12", "--target-delta", "1e-3"],
+    ],
+    ids=["calibrate-composition", "compose"],
+)
+def test_optimal_composition_of_10_to_the_12_mechanisms_is_refused_at_once_naming_advanced(argv, capsys):
+    started = time.perf_counter()
+    error = one_line_error(capsys, main(argv))
+    assert "refused above k = 10^10" in error and "advanced" in error and time.perf_counter() - started < 10
+
+
+def test_composition_epsilon_api_refuses_10_to_the_12_optimal_steps_with_a_value_error():
+    from dpledger import composition_epsilon
+
+    with pytest.raises(ValueError, match="refused above k = 10\\^10"):
+        composition_epsilon(10**12, 1, "1e-6")
+
+
+def test_a_claim_below_the_smallest_float_is_echoed_as_written_not_as_5e_324(user_code, capsys):
+    main(audit_mechanism("laplace", "--claimed-epsilon", "1e-400", "--json"))
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["claimed_epsilon"] == 5e-324  # the float audited, never below the claim
+    assert payload["claimed_epsilon_text"].startswith("1e-400 (audited as 5e-324")
+    main(audit_mechanism("laplace", "--claimed-epsilon", "1e-400"))
+    assert "claimed ε = 1e-400 (audited as 5e-324" in capsys.readouterr().out
+
+
+def test_json_carries_the_exact_bound_beside_the_float_so_holds_can_be_checked(capsys):
+    main(
+        [
+            "compose",
+            "--epsilon",
+            "0.1",
+            "--delta",
+            "1e-7",
+            "--k",
+            "10",
+            "--method",
+            "basic",
+            "--target-delta",
+            "1e-6",
+            "--json",
+        ]
+    )
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["delta"] == 1.0000000000000002e-06  # the outward-rounded float
+    assert (
+        payload["delta_expr"] == "1/1000000" == payload["target_delta_expr"]
+        and payload["delta_within_target"]
+    )
+
+
+def test_a_mechanism_that_never_returns_without_a_timeout_is_stopped_after_the_probe_limit(
+    user_code, capsys, monkeypatch
+):
+    auditor = importlib.import_module(
+        "dpledger.verify.audit.montecarlo.audit"
+    )  # the module, not the function
+    monkeypatch.setattr(auditor, "PROBE_LIMIT", 2.0)  # 120 s by default
+    started = time.perf_counter()
+    error = one_line_error(capsys, main(audit_mechanism("never_returns")))
+    assert "the probe took more than 2 s and was stopped" in error and "--timeout" in error
+    assert time.perf_counter() - started < 30
+
+
+def test_a_command_run_with_stdout_closed_is_not_a_traceback():
+    code = "import os, sys; os.close(1); sys.stdout = None; from dpledger.verify.cli.main import main; sys.exit(main(['compose', '--epsilon', '1', '--k', '2', '--method', 'basic']))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr

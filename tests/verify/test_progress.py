@@ -93,3 +93,19 @@ def test_a_quick_run_prints_its_json_and_no_bar(capsys):
     )
     captured = capsys.readouterr()
     assert json.loads(captured.out)["holds"] is True and captured.err == ""
+
+
+def test_a_log_gets_a_line_at_most_every_tenth_of_the_job_or_ten_seconds(monkeypatch, capsys):
+    monkeypatch.setattr(progress, "DELAY", 0)
+    clock = iter(range(0, 10_000, 3))  # 3 s between updates: every fourth update passes 10 s
+    monkeypatch.setattr(progress.time, "monotonic", lambda: float(next(clock)))
+    report = progress.progress_callback("job")
+    for done in range(1, 1001):
+        report(done, 100_000)  # 1 % of the job in 1000 updates: only the clock adds lines
+    lines = capsys.readouterr().err.splitlines()
+    assert 200 <= len(lines) <= 260  # one per 10 s (12 s: four updates), not one per update
+    monkeypatch.setattr(progress.time, "monotonic", lambda: 0.0)  # no time passes: progress alone adds lines
+    fast = progress.progress_callback("fast")
+    for done in range(1, 1001):
+        fast(done, 1000)
+    assert 10 <= capsys.readouterr().err.count("fast [") <= 12

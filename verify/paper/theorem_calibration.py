@@ -266,10 +266,9 @@ def _agnostic_privacy(result: Any, epsilon: Any, delta: Any) -> dict[str, Any]:
     noise = account(release).guarantee
     guarantee = account(ParallelComposition((release, selection))).guarantee
     return {
-        "epsilon": guarantee.epsilon_upper,
-        "delta": guarantee.delta_upper,
+        **guarantee.bounds(),
         "holds": guarantee.meets(eps, dlt).holds,
-        "gaussian_releases": {"epsilon": noise.epsilon_upper, "delta": noise.delta_upper},
+        "gaussian_releases": noise.bounds(),
     }
 
 

@@ -72,8 +72,7 @@ def carry_forward_payload(chain: PaperChain, tight: TightCalibration) -> dict[st
         },
         "tight": {
             "m": tight.m,
-            "epsilon": g.epsilon_upper,
-            "delta": g.delta_upper,
+            **g.bounds(),
             "holds": tight.holds,
             "composition": "optimal (Kairouz–Oh–Viswanath) per reservoir, exact amplification",
         },
@@ -108,10 +107,19 @@ def _carry_forward_text(payload: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+MAX_CARRY_FORWARD_N = 10**308
+"""Largest n (exclusive) of ``calibrate carry-forward``: m, the chain's values and the sample sizes
+are reported as floats, which end at 1.8·10³⁰⁸."""
+
+
 def carry_forward(*, n: int, k: int, epsilon: Exact, delta: Exact) -> Output:
     """CarryForwardLearner (Algorithm 2) on n records with k components at target (ε, δ): Lemma
     6.12's chain at Algorithm 2's m, and the largest m the tight certified calibration allows
     (its searches draw a progress bar on stderr: thousands of accountings at n ≈ 10³⁰⁰)."""
+    if n >= MAX_CARRY_FORWARD_N:
+        raise ValueError(
+            f"n has {len(str(n))} digits: the chain's values are reported as floats, so n must be below 1e308"
+        )
     report = progress_callback("tight calibration (accountings)")  # its delay counts from here
     target = Target.of(n, k, epsilon, delta)
     chain = paper_chain(target)
@@ -288,8 +296,7 @@ def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
             "steps": count,
             "method": method,
             "sigma_over_sensitivity": float(1 / ratio),
-            "epsilon": guarantee.epsilon_upper,
-            "delta": guarantee.delta_upper,
+            **guarantee.bounds(),
             "holds": guarantee.meets(eps, dlt).holds,
         }
     payload = {"epsilon": float(eps), "delta": float(dlt), "calibrations": rows}

@@ -28,9 +28,8 @@ def compose(
     payload = {
         "method": method,
         "k": k,
-        "epsilon": g.epsilon_upper,
-        "delta": g.delta_upper,
-        "epsilon_expr": str(g.epsilon),
+        **g.bounds(),
+        "target_delta_expr": None if target_delta is None else str(exact(target_delta, "target_delta")),
         "delta_within_target": within_target,
         "vacuous": g.vacuous,
         "source": derivation.source,

@@ -17,8 +17,16 @@ DELAY = 1.0
 WIDTH = 30
 
 
+LOG_STEP = 0.1
+"""Where stderr is not a terminal (a log, a pipe), a new line needs this much more progress …"""
+
+LOG_INTERVAL = 10.0
+"""… or this many seconds since the last line (so that a slow job still shows it is alive)."""
+
+
 class _Bar:
-    """One bar: redrawn in place on a terminal; elsewhere (logs, pipes) one line per quarter."""
+    """One bar: redrawn in place on a terminal; elsewhere (logs, pipes) a line at most every
+    :data:`LOG_STEP` of progress or :data:`LOG_INTERVAL` seconds, and the closing line."""
 
     def __init__(self, label: str) -> None:
         self.label = label
@@ -27,19 +35,20 @@ class _Bar:
         self.shown = False
         self.closed = False
         self.last_step = -1
+        self.logged = (-1.0, 0.0)  # (fraction, time) of the last line written to a log
 
     def update(self, done: int, total: int) -> None:
-        if (
-            self.closed
-            or total <= 1
-            or (not self.shown and (done >= total or time.monotonic() - self.started < DELAY))
-        ):
+        now = time.monotonic()
+        if self.closed or total <= 1 or (not self.shown and (done >= total or now - self.started < DELAY)):
             return  # closed already, a tiny job, or one not yet (or never) long enough to show
         fraction = min(done / total, 1.0)
-        step = int(fraction * (WIDTH if self.tty else 4))
-        if self.shown and step == self.last_step and done < total:
-            return
-        self.shown, self.closed, self.last_step = True, done >= total, step
+        step = int(fraction * WIDTH)
+        if self.shown and done < total:
+            if self.tty and step == self.last_step:
+                return
+            if not self.tty and fraction < self.logged[0] + LOG_STEP and now - self.logged[1] < LOG_INTERVAL:
+                return
+        self.shown, self.closed, self.last_step, self.logged = True, done >= total, step, (fraction, now)
         line = f"{self.label} [{'#' * int(fraction * WIDTH):<{WIDTH}}] {done}/{total}"
         if self.tty:
             sys.stderr.write("\r" + line + ("\n" if done >= total else ""))

@@ -4,6 +4,7 @@ of the checks is recorded by :func:`dpledger.verify.paper.proof_runs.record_run`
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,6 +34,7 @@ def proofs(
     statements = registry.select(only)
     status_file = status_file or registry.default_status_file()
     if run:
+        check_writable(status_file)  # before the tests run, not after
         record_run(statements, status_file, slow=slow)
     recorded = registry.load_run(status_file)
     if findings:
@@ -75,6 +77,27 @@ def counts_lines(counts: dict[str, dict[str, int]]) -> list[str]:
         )
         lines.append(f"seed {seed}: {table['statements']} statements ({statuses}); parts: {parts}")
     return lines
+
+
+def check_writable(path: Path) -> None:
+    """Refuse, before any test runs, a status file that cannot be written: its folder missing (and
+    not creatable) or read-only, or the path a folder.
+
+    Args:
+        path: the status file ``--run`` records into.
+
+    Raises:
+        ValueError: the file cannot be written, naming it and why.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"--status-file {path} is a folder, not a file")
+    folder = path.parent
+    existing = next((parent for parent in (folder, *folder.parents) if parent.exists()), None)
+    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"--status-file {path}: {existing or folder} cannot be written to")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise ValueError(f"--status-file {path} is read-only")
 
 
 def _source(status_file: Path, recorded: object) -> str:

@@ -52,6 +52,20 @@ def run_seeds(seed: int) -> tuple[Any, Any]:
     return data, learner
 
 
+def _utility_warnings(test_error: float, constant_error: float, alpha: float) -> list[str]:
+    """What a reader of a privacy verdict must not miss about utility: a test error above the
+    target α, or no better than predicting one label everywhere."""
+    warnings = []
+    if test_error > alpha:
+        warnings.append(f"the test error {test_error:.4g} exceeds the target α = {alpha:g}")
+    if test_error >= constant_error:
+        warnings.append(
+            f"a constant hypothesis errs {constant_error:.4g} ≤ {test_error:.4g}: the learner does no better than "
+            "predicting one label everywhere (try --calibration tight, or a larger n)"
+        )
+    return warnings
+
+
 def carry_forward(
     *,
     concept: str,
@@ -110,10 +124,17 @@ def carry_forward(
         telemetry=True,  # the run reports Lemma 7.1's round telemetry (exact, unaccounted) with the model
     )
     learner.fit(X, concept_class.evaluate(target, X), X_holdout=X_test, on_progress=report)
-    test_error = 1 - learner.score(X_test, concept_class.evaluate(target, X_test))
+    y_test = concept_class.evaluate(target, X_test)
+    test_error = 1 - learner.score(X_test, y_test)
+    constant_error = float(min(np.mean(y_test == 1), np.mean(y_test != 1)))  # the better constant hypothesis
+    warnings = _utility_warnings(test_error, constant_error, float(Fraction(alpha)))
     g, derivation = learner.guarantee_, learner.derivation_
     assert g is not None and derivation is not None  # a private fit records its ledger
     payload = {
+        "alpha": float(Fraction(alpha)),
+        "beta": float(Fraction(beta)),
+        "constant_error": constant_error,
+        "utility_warnings": warnings,
         "class": repr(concept_class),
         "target_concept": jsonable(target),
         "hypothesis": jsonable(learner.hypothesis_),
@@ -122,8 +143,13 @@ def carry_forward(
         "m": learner.m_,
         "seed": seed,
         "oracle": problem.oracle_description,
-        "guarantee": {"epsilon": g.epsilon_upper, "delta": g.delta_upper},
-        "claimed": {"epsilon": float(Fraction(epsilon)), "delta": float(Fraction(delta))},
+        "guarantee": g.bounds(),
+        "claimed": {
+            "epsilon": float(Fraction(epsilon)),
+            "delta": float(Fraction(delta)),
+            "epsilon_expr": str(Fraction(epsilon)),
+            "delta_expr": str(Fraction(delta)),
+        },
         "holds": learner.holds_,
         "why_not": None if learner.holds_ else _shortfall(learner, oracle, n, epsilon, delta).to_dict(),
         "rounds": [r.to_dict() for r in learner.rounds_],
@@ -133,6 +159,9 @@ def carry_forward(
     lines = [
         f"CarryForwardLearner on {concept_class!r}, n = {n}, m = {learner.m_}; oracle: {problem.oracle_description}",
         f"  target concept {payload['target_concept']}, learned {payload['hypothesis']}, test error {test_error:.4g}",
+        f"  utility: test error {test_error:.4g} against the target α = {alpha} (β = {beta}) and "
+        f"{constant_error:.4g} for the best constant hypothesis",
+        *[f"  WARNING: {warning}" for warning in warnings],
         f"  derived guarantee ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g} (certified); "
         f"target ({epsilon}, {delta}): {'holds' if learner.holds_ else 'DOES NOT HOLD for this m and n'}",
     ]

@@ -68,6 +68,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+import numbers
+import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
@@ -83,6 +85,8 @@ from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
 from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent
 from dpledger.verify.audit.montecarlo.executors import (
     InProcessExecutor,
+    InProcessTimeout,
+    alarm,
     chunk_seeds,
     chunk_shape,
     chunk_sizes,
@@ -91,7 +95,13 @@ from dpledger.verify.audit.montecarlo.executors import (
 )
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, ship
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
-from dpledger.verify.audit.montecarlo.search import Candidate, Fits, one_blas_thread, search_pair
+from dpledger.verify.audit.montecarlo.search import (
+    DISTINGUISHER_ROWS,
+    Candidate,
+    Fits,
+    one_blas_thread,
+    search_pair,
+)
 from dpledger.verify.audit.montecarlo.statistics import (
     LEAD_SHARE,
     best_possible_epsilon,
@@ -162,6 +172,7 @@ class AuditResult:
             "float_epsilon_lower": self.float_epsilon_lower,
             "confidence": self.confidence,
             "claimed_epsilon": self.claimed_epsilon,
+            "claimed_epsilon_text": str(self.claimed_epsilon),  # as written, when a float subclass keeps it
             "delta": self.delta,
             "samples": self.samples,
             "samples_total": self.samples_total,
@@ -196,20 +207,232 @@ def estimation_runs(samples: int) -> int:
     return samples - full * selection_runs(size) - (selection_runs(rest) if rest else 0)
 
 
+MAX_SAMPLES = 10**10
+"""Largest per-input budget of one audit (the command line's cap too): its chunks and seeds are
+listed up front — about 150,000 chunks per input at 10¹⁰ — and its runs take about 20 minutes at
+the measured 9·10⁶ runs per second; 10¹² would list 15 million chunks before the first run."""
+
+MAX_STAGES = 64
+"""Most sequential stages: each halves the budget of the next, so beyond log₂ of the chunk count
+(at most 2¹⁸ chunks) further stages all see the first chunk again."""
+
+PROBE_LIMIT = 120.0
+"""Seconds the contract probe (about a thousand runs, :mod:`contract`) may take when the audit has
+no ``timeout``: a mechanism that sleeps or loops is stopped there instead of hanging the audit."""
+
+MAX_CANDIDATES = 1_000
+"""Most candidate events corrected per stage (each one's share of α shrinks as 1/count)."""
+
+
+def _shown(value: Any) -> str:
+    """``value`` for a message: huge integers by their number of digits, other values by repr (cut)."""
+    if isinstance(value, numbers.Integral) and abs(int(value)) >= 10**20:
+        return f"an integer of {len(str(abs(int(value))))} digits"
+    if (
+        isinstance(value, numbers.Rational)
+        and value != 0
+        and max(int(value.numerator), int(value.denominator)) >= 10**20
+    ):
+        return f"about 1e{math.log10(abs(value.numerator)) - math.log10(value.denominator):+.0f}"
+    return repr(value)[:60]
+
+
+def _real(value: Any, name: str) -> float:
+    """``value`` as a float: a real number (int, float, Fraction, numpy scalar) that a float can
+    hold; ``ValueError`` naming ``name`` for text, overflow, or a positive value that rounds to 0."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {_shown(value)} ({type(value).__name__})")
+    try:
+        number = value if isinstance(value, float) else float(value)  # a float subclass keeps its str
+    except OverflowError:
+        raise ValueError(f"{name} is {_shown(value)}: beyond the largest float (1.8e308)") from None
+    if number == 0 and value != 0:
+        raise ValueError(
+            f"{name} = {_shown(value)} is below the smallest positive float (5e-324) in magnitude"
+        )
+    return number
+
+
+def _count(value: Any, name: str, low: int, high: int) -> int:
+    """``value`` as an int in [low, high]; ``ValueError`` naming ``name`` otherwise (text, floats and
+    booleans included)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {_shown(value)} ({type(value).__name__})")
+    if not low <= int(value) <= high:
+        raise ValueError(f"{name} must be an integer in [{low:,}, {high:,}], got {_shown(value)}")
+    return int(value)
+
+
 def validate(
-    claimed_epsilon: float, delta: float, confidence: float, samples: int, stages: int, candidates: int
-) -> None:
-    """Refuse parameters for which no verdict would mean anything."""
-    if stages < 1 or candidates < 1:
-        raise ValueError(f"stages and candidates must be at least 1, got {stages} and {candidates}")
+    claimed_epsilon: Any, delta: Any, confidence: Any, samples: Any, stages: Any, candidates: Any
+) -> tuple[float, float, float, int, int, int]:
+    """Refuse parameters for which no verdict would mean anything, or whose work could not finish
+    (:data:`MAX_SAMPLES`, :data:`MAX_STAGES`, :data:`MAX_CANDIDATES`); return them as floats and
+    ints.
+
+    Args:
+        claimed_epsilon: the claimed ε, finite and > 0.
+        delta: the claimed δ in [0, 1).
+        confidence: in (0, 1).
+        samples: runs per input, an integer in [2, :data:`MAX_SAMPLES`].
+        stages: sequential stages, in [1, :data:`MAX_STAGES`].
+        candidates: candidates per stage, in [1, :data:`MAX_CANDIDATES`].
+
+    Returns:
+        The six values, converted.
+
+    Raises:
+        ValueError: a value of the wrong type or outside its range, with the reason.
+    """
+    stages = _count(stages, "stages", 1, MAX_STAGES)
+    candidates = _count(candidates, "candidates", 1, MAX_CANDIDATES)
+    if isinstance(samples, numbers.Integral) and not isinstance(samples, (bool, np.bool_)) and samples < 2:
+        raise ValueError(f"need at least 2 samples per input, got {samples}")
+    samples = _count(samples, "samples", 2, MAX_SAMPLES)
+    claimed_epsilon = _real(claimed_epsilon, "claimed epsilon")
     if not (math.isfinite(claimed_epsilon) and claimed_epsilon > 0):
         raise ValueError(f"claimed epsilon must be a finite number > 0, got {claimed_epsilon}")
+    delta = _real(delta, "delta")
     if not 0 <= delta < 1:
         raise ValueError(f"delta must lie in [0, 1), got {delta}")
+    confidence = _real(confidence, "confidence")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
-    if samples < 2:
-        raise ValueError(f"need at least 2 samples per input, got {samples}")
+    return claimed_epsilon, delta, confidence, samples, stages, candidates
+
+
+MEMORY_SHARE = 0.8
+"""Share of the machine's available memory an audit's kept runs may take."""
+
+
+def available_memory() -> int:
+    """Bytes of memory available to a new allocation (``MemAvailable`` of ``/proc/meminfo``; the
+    free physical pages where there is none)."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def check_memory(run_bytes: int, pairs: int, sizes: Sequence[int]) -> None:
+    """Refuse an audit whose runs cannot fit in memory: every chunk's first quarter
+    (:func:`~dpledger.verify.audit.montecarlo.chunks.selection_runs`) is kept, for each input of
+    each pair, at ``run_bytes`` per output — at least that much, whatever the workers reduce — and
+    a whole chunk is in flight twice (made in a worker, mapped by the caller) for each core and one
+    more.
+
+    Args:
+        run_bytes: bytes of one output (the probe's measure).
+        pairs: neighbour pairs audited.
+        sizes: the chunk sizes of one input.
+
+    Raises:
+        ValueError: the estimate exceeds :data:`MEMORY_SHARE` of :func:`available_memory`, with
+            the estimate and the largest sample count that fits.
+    """
+    kept = 2 * pairs * sum(selection_runs(size) for size in sizes) * run_bytes
+    in_flight = 2 * ((os.cpu_count() or 1) + 1) * max(sizes) * run_bytes
+    budget = int(MEMORY_SHARE * available_memory())
+    if kept + in_flight > budget:
+        fits = int(4 * max(budget - in_flight, 0) / (2 * pairs * max(run_bytes, 1)))
+        raise ValueError(
+            f"too much memory: {pairs:,} pair(s) × 2 inputs × {sum(sizes):,} runs × {run_bytes:,} bytes per "
+            f"output keep {kept / 2**30:.3g} GiB, and the chunks in flight take {in_flight / 2**30:.3g} GiB: "
+            f"beyond {MEMORY_SHARE:.0%} of the {budget / MEMORY_SHARE / 2**30:.3g} GiB available; use fewer "
+            f"samples (about {fits:,} would fit, if any) or audit a smaller output (a statistic of it)"
+        )
+
+
+def check_time(seconds_per_run: float, runs: int, timeout: float | None, spent: float) -> None:
+    """Refuse, with the estimate, an audit whose first stage of ``runs`` mechanism runs cannot end
+    within its ``timeout`` (a later stage may be skipped, once a violation is certified): at the probe's ``seconds_per_run`` spread over every core of this machine (an
+    optimistic rate, so that nothing that could finish is refused), after ``spent`` seconds.
+
+    Args:
+        seconds_per_run: the probe batches' time per run.
+        runs: the runs of the audit's first stage (2 per pair and sample of its chunks).
+        timeout: the audit's timeout in seconds; None refuses nothing.
+        spent: seconds already taken (the probe).
+
+    Raises:
+        ValueError: the estimate exceeds the time left.
+    """
+    estimate = seconds_per_run * runs / (os.cpu_count() or 1)
+    if timeout is not None and estimate > timeout - spent:
+        raise ValueError(
+            f"the audit cannot finish within its timeout of {timeout:g} s: its first stage's {runs:,} runs at "
+            f"the probe's {seconds_per_run:.3g} s per run need about {estimate:,.0f} s even on all "
+            f"{os.cpu_count() or 1} cores; use fewer samples or a longer timeout"
+        )
+
+
+SEARCH_LIMIT = 600.0
+"""Seconds the distinguisher fits of an audit without a timeout may be estimated to take before
+the audit is refused (:func:`check_search_work`)."""
+
+
+def fit_seconds(rows: int, columns: int) -> float:
+    """Estimated seconds of one distinguisher fit (:func:`~dpledger.verify.audit.montecarlo.search.fit_distinguisher`):
+    up to 30 Newton steps, each a ``rows`` × ``columns``² Gram product on one BLAS thread, at the
+    rate of this machine measured on a small product."""
+    sample = np.ones((2_000, 300))
+    with one_blas_thread():
+        started = time.perf_counter()
+        sample.T @ sample
+        rate = 2 * sample.shape[0] * sample.shape[1] ** 2 / max(time.perf_counter() - started, 1e-9)
+    return 30 * 2 * rows * columns**2 / rate
+
+
+def check_search_work(batch: np.ndarray, pairs: int, sizes: Sequence[int], timeout: float | None) -> None:
+    """Refuse an audit whose search could not end: the untied distinguisher has 3d + 3 columns for
+    outputs of d values, and its fits cost rows × columns² per Newton step — hours for d in the
+    thousands. Checked against ``timeout``, or :data:`SEARCH_LIMIT` when there is none.
+
+    Args:
+        batch: the probe's outputs on input a (shape (runs, …)).
+        pairs: neighbour pairs (one fit per pair).
+        sizes: the chunk sizes of one input.
+        timeout: the audit's timeout in seconds, or None.
+
+    Raises:
+        ValueError: the estimate exceeds the limit, with the estimate.
+    """
+    values = int(np.prod(batch.shape[1:], dtype=np.int64)) if batch.ndim > 1 else 1
+    if values <= 1:
+        return
+    rows = 2 * min(DISTINGUISHER_ROWS, sum(selection_runs(size) for size in sizes) // 2)
+    estimate = pairs * fit_seconds(rows, 3 * values + 3)
+    limit = SEARCH_LIMIT if timeout is None else timeout
+    if estimate > limit:
+        raise ValueError(
+            f"the search cannot finish: outputs of {values:,} values make a distinguisher of {3 * values + 3:,} "
+            f"features, whose fit on {rows:,} runs takes about {estimate:,.0f} s here, beyond "
+            f"{'the timeout' if timeout is not None else 'the limit without a timeout'} of {limit:g} s; audit a "
+            "statistic of the output (fewer values), or pass a longer timeout"
+        )
+
+
+def check_pairs(pairs: Any) -> list[NeighbourPair]:
+    """``pairs`` as a non-empty list of :class:`NeighbourPair`; ``ValueError`` saying how to build
+    one for anything else (a plain tuple among them)."""
+    if isinstance(pairs, NeighbourPair):
+        pairs = [pairs]
+    if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
+        raise ValueError(f"pairs must be a list of NeighbourPair, got {type(pairs).__name__}")
+    listed = list(pairs)
+    if not listed:
+        raise ValueError("no neighbour pairs to audit")
+    for index, pair in enumerate(listed):
+        if not isinstance(pair, NeighbourPair):
+            raise ValueError(
+                f"pairs[{index}] is a {type(pair).__name__}, not a NeighbourPair: write "
+                "NeighbourPair(a, b, 'label') (from dpledger import NeighbourPair) for inputs a and b"
+            )
+    return listed
 
 
 def stage_plan(chunks: int, stages: int) -> list[int]:
@@ -267,8 +490,13 @@ def audit(
     ``cloudpickle`` (:func:`~dpledger.verify.audit.montecarlo.mechanism.ship`); modules it imports
     must be importable there.
     ``timeout``: seconds the audit may take, probe included; beyond it the audit stops with a
-    ``ValueError`` (enforced on executors that run tasks elsewhere — processes, Dask; an
-    in-process executor runs each task at submission, before it could be stopped). A mechanism
+    ``ValueError`` — also during the caller's own work (the searches and estimates) and inside an
+    in-process run (a SIGALRM timer in the main thread,
+    :func:`~dpledger.verify.audit.montecarlo.executors.alarm`; off the main thread a task run at
+    submission is refused once it returns late). Without one, the probe may take
+    :data:`PROBE_LIMIT` seconds; and an audit whose first stage cannot end within its timeout at
+    the probe's speed, or whose kept runs cannot fit in memory, is refused before it starts
+    (:func:`check_time`, :func:`check_memory`). A mechanism
     failing the contract checks of :mod:`contract` is refused with a ``ValueError``.
     ``network``: also search the scores of a small perceptron fitted on split 1 (DP-Sniper's MLP,
     :mod:`network`) — opt-in, for vector outputs whose privacy loss no linear score expresses.
@@ -294,13 +522,18 @@ def audit(
     Raises:
         ValueError: invalid arguments, or a mechanism that fails, times out or cannot be shipped.
     """
-    validate(claimed_epsilon, delta, confidence, samples, stages, candidates)
+    claimed_epsilon, delta, confidence, samples, stages, candidates = validate(
+        claimed_epsilon, delta, confidence, samples, stages, candidates
+    )
+    pairs = check_pairs(pairs)
+    if timeout is not None:
+        timeout = _real(timeout, "timeout")
+        if not (math.isfinite(timeout) and timeout > 0):
+            raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout}")
+    if not callable(mechanism):
+        raise ValueError(f"mechanism must be a callable f(data, n, rng), got {type(mechanism).__name__}")
     if not isinstance(executor, InProcessExecutor):  # closures and test-local functions reach workers too
         mechanism = ship(mechanism)
-    if timeout is not None and not (math.isfinite(timeout) and timeout > 0):
-        raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout}")
-    if not pairs:
-        raise ValueError("no neighbour pairs to audit")
     alpha = 1.0 - confidence
     sizes = chunk_sizes(samples)
     plan = stage_plan(len(sizes), stages)
@@ -326,45 +559,62 @@ def audit(
     best_delta: dict[bool, float] = {}  # float_artefact → the largest δ lower bound at the claimed ε
     searched = corrected = stages_run = 0
     values = Values(Fits(network))  # fits and statistic values kept across stages
-    with (
-        contextlib.nullcontext(executor) if executor is not None else owned_processes() as pool,
-        shared_directory(pool) as shared,
-        ThreadPoolExecutor(ESTIMATION_THREADS) as threads,
-        one_blas_thread(),
-    ):
-        check_probe(wait.result(pool.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe"))
+    try:
+        with (
+            alarm(timeout),  # the caller's own work too: the search, the estimates, in-process runs
+            contextlib.nullcontext(executor) if executor is not None else owned_processes() as pool,
+            shared_directory(pool) as shared,
+            ThreadPoolExecutor(ESTIMATION_THREADS) as threads,
+            one_blas_thread(),
+        ):
+            probe = wait.result(
+                pool.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe", PROBE_LIMIT
+            )
+            check_probe(probe)
+            check_memory(probe["run_bytes"], len(pairs), sizes)
+            first_stage = 2 * len(pairs) * sum(sizes[: plan[0]])
+            check_time(probe["seconds_per_run"], first_stage, timeout, time.perf_counter() - started)
+            check_search_work(probe["a"][0], len(pairs), sizes, timeout)
 
-        schedule = Schedule(
-            pool,
-            mechanism,
-            pairs,
-            sizes,
-            seeds,
-            plan,
-            runs,
-            shared,
-            values,
-            threads,
-            wait.result,
-            on_progress,
-        )
-        try:
-            for stage, stage_alpha in enumerate(alphas):
-                stages_run += 1
-                estimates, examined, estimated = _run_stage(
-                    schedule.arrivals(stage), delta, stage_alpha, candidates, claimed_epsilon, values, threads
-                )
-                searched += examined
-                corrected += estimated
-                for estimate in estimates:
-                    kind = estimate.candidate.event.float_artefact
-                    if kind not in best or estimate.epsilon > best[kind].epsilon:
-                        best[kind] = estimate
-                    best_delta[kind] = max(best_delta.get(kind, -math.inf), estimate.delta_at_claim)
-                if _fails(False, best, best_delta, claimed_epsilon, delta):
-                    break
-        finally:
-            schedule.cancel()  # stopped early or failed: drop the queued chunks
+            schedule = Schedule(
+                pool,
+                mechanism,
+                pairs,
+                sizes,
+                seeds,
+                plan,
+                runs,
+                shared,
+                values,
+                threads,
+                wait.result,
+                on_progress,
+            )
+            try:
+                for stage, stage_alpha in enumerate(alphas):
+                    stages_run += 1
+                    estimates, examined, estimated = _run_stage(
+                        schedule.arrivals(stage),
+                        delta,
+                        stage_alpha,
+                        candidates,
+                        claimed_epsilon,
+                        values,
+                        threads,
+                    )
+                    searched += examined
+                    corrected += estimated
+                    for estimate in estimates:
+                        kind = estimate.candidate.event.float_artefact
+                        if kind not in best or estimate.epsilon > best[kind].epsilon:
+                            best[kind] = estimate
+                        best_delta[kind] = max(best_delta.get(kind, -math.inf), estimate.delta_at_claim)
+                    if _fails(False, best, best_delta, claimed_epsilon, delta):
+                        break
+            finally:
+                schedule.cancel()  # stopped early or failed: drop the queued chunks
+    except InProcessTimeout:
+        raise wait.late("the runs, searches and estimates") from None
     if on_progress and schedule.done < schedule.total:  # stopped early: close the bar
         on_progress(schedule.total, schedule.total)
     used = sum(sizes[: runs.chunks_done()])
@@ -416,19 +666,35 @@ class _Deadline:
     def __init__(self, started: float, timeout: float | None) -> None:
         self.started, self.timeout = started, timeout
 
-    def result(self, future: Future, what: str) -> Any:
-        """The task's result; ``ValueError`` on a timeout, a dead worker or an error in a worker."""
-        remaining = (
-            None if self.timeout is None else max(self.started + self.timeout - time.perf_counter(), 0.0)
-        )
+    def result(self, future: Future, what: str, default_limit: float | None = None) -> Any:
+        """The task's result; ``ValueError`` on a timeout, a dead worker or an error in a worker.
+
+        Args:
+            future: the submitted task.
+            what: the task, for messages ("the probe").
+            default_limit: seconds allowed when the audit has no ``timeout`` (the probe's
+                :data:`PROBE_LIMIT`); None waits as long as the task runs.
+
+        Returns:
+            The task's result.
+
+        Raises:
+            ValueError: the task failed, or the deadline passed — also when an in-process
+                executor had already run the task at submission: its result, late, is refused.
+        """
+        limit = self.timeout if self.timeout is not None else default_limit
+        remaining = None if limit is None else max(self.started + limit - time.perf_counter(), 0.0)
         try:
-            return future.result(timeout=remaining)
+            result = future.result(timeout=remaining)
         except ValueError:
             raise
         except FutureTimeout:
-            raise ValueError(
-                f"the audit exceeded its timeout of {self.timeout:g} s during {what} and was stopped: "
-                "a mechanism that does not return, or more runs than fit in the time"
+            raise self.late(what, limit) from None
+        except KeyboardInterrupt:
+            if not future.done():  # Ctrl-C while waiting: the caller's to handle
+                raise
+            raise ValueError(  # a worker ignores SIGINT: its KeyboardInterrupt is the mechanism's own
+                f"mechanism raised KeyboardInterrupt during {what}"
             ) from None
         except BrokenProcessPool:
             raise ValueError(
@@ -439,6 +705,21 @@ class _Deadline:
                 f"a worker could not run the mechanism: {type(error).__name__}: {' '.join(str(error).split())} "
                 "(on Dask, the mechanism's module and every module it imports must be importable on each worker)"
             ) from None
+        if limit is not None and time.perf_counter() - self.started > limit:
+            raise self.late(what, limit)  # an in-process task, run at submission
+        return result
+
+    def late(self, what: str, limit: float | None = None) -> ValueError:
+        """The error of a task stopped at its deadline (``limit``: the probe's default one)."""
+        if self.timeout is None:
+            return ValueError(
+                f"{what} took more than {limit:g} s and was stopped: a mechanism that does not return, or "
+                "one much slower than the audit needs; pass a timeout (--timeout S) to allow longer"
+            )
+        return ValueError(
+            f"the audit exceeded its timeout of {self.timeout:g} s during {what} and was stopped: "
+            "a mechanism that does not return, or more runs than fit in the time"
+        )
 
 
 def _fails(

@@ -24,10 +24,15 @@ probe that catches each:
 
 The probe costs 4·:data:`PROBE_RUNS` outputs and as many one-output calls — far below 1% of a
 default audit (10⁶ runs per input); a per-sample mechanism 4·:data:`PER_SAMPLE_PROBE_RUNS` calls.
+One run comes first, to measure an output: a mechanism whose probe outputs would exceed
+:data:`PROBE_MEMORY` is refused before they are drawn, and the audit estimates its own memory from
+that size (:func:`dpledger.verify.audit.montecarlo.audit.check_memory`) and, from the batches'
+time per run, whether it can finish within its timeout (:func:`~dpledger.verify.audit.montecarlo.audit.check_time`).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,18 +76,49 @@ class ProbeTask:
         root = np.random.SeedSequence([self.seed, PROBE_TAG])
         vectorised = is_vectorised(self.mechanism)
         size = PROBE_RUNS if vectorised else PER_SAMPLE_PROBE_RUNS
+        children = root.spawn(4)
+        with seeded_globals(children[3]):  # one run first: the size of an output, before a thousand
+            one = run_mechanism(self.mechanism, self.a, 1, np.random.default_rng(children[3]))
+        check_probe_memory(one.nbytes, (4 + vectorised) * size)
         with seeded_globals(root):
-            first, second, singles = (np.random.default_rng(child) for child in root.spawn(3))
+            first, second, singles = (np.random.default_rng(child) for child in children[:3])
+            started = time.perf_counter()
             runs: dict[str, Any] = {
                 side: [run_mechanism(self.mechanism, data, size, rng) for rng in (first, second)]
                 for side, data in (("a", self.a), ("b", self.b))
             }
+            runs["seconds_per_run"] = (time.perf_counter() - started) / (4 * size)
             runs["singles"] = None
+            runs["run_bytes"] = one.nbytes
             if vectorised:
                 runs["singles"] = np.concatenate(
                     [run_mechanism(self.mechanism, self.a, 1, singles) for _ in range(PROBE_RUNS)]
                 )
         return runs
+
+
+PROBE_MEMORY = 1 << 30
+"""Bytes the probe's outputs may take (1 GiB): beyond it the mechanism's outputs are too large for
+any audit here — the audit itself keeps thousands of times as many runs."""
+
+
+def check_probe_memory(run_bytes: int, runs: int) -> None:
+    """Refuse, before the probe's batches, a mechanism whose ``runs`` outputs of ``run_bytes``
+    each would exceed :data:`PROBE_MEMORY`.
+
+    Args:
+        run_bytes: bytes of one output (measured on one run).
+        runs: outputs the probe would draw.
+
+    Raises:
+        ContractError: the probe's outputs would not fit, with the estimate.
+    """
+    if run_bytes * runs > PROBE_MEMORY:
+        raise ContractError(
+            f"the mechanism's output takes {run_bytes:,} bytes per run: the probe's {runs:,} runs alone would "
+            f"need {run_bytes * runs / 2**30:.3g} GiB, and an audit keeps at least a quarter of its runs; "
+            "audit a smaller output (a statistic of it, or fewer coordinates)"
+        )
 
 
 def check_probe(runs: dict[str, Any]) -> None:

@@ -28,7 +28,9 @@ import mmap
 import os
 import random
 import shutil
+import signal
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -270,21 +272,70 @@ def _running(pid: int) -> bool:
     return True
 
 
+class InProcessTimeout(BaseException):
+    """An in-process audit's time is up (:func:`alarm`). A BaseException, so that neither a
+    mechanism's ``except Exception`` nor the conversion of its errors to ``ValueError`` keeps it."""
+
+
+@contextlib.contextmanager
+def alarm(seconds: float | None) -> Iterator[None]:
+    """Raise :class:`InProcessTimeout` in the main thread once ``seconds`` have passed (a SIGALRM
+    interval timer), so that a timeout stops an in-process audit even inside a mechanism run; the
+    previous handler is restored after. A no-op for None, off the main thread, or where the
+    platform has no ``setitimer``.
+
+    Args:
+        seconds: the time allowed, or None.
+
+    Yields:
+        Nothing; the block runs under the timer.
+    """
+    if (
+        seconds is None
+        or threading.current_thread() is not threading.main_thread()
+        or not hasattr(signal, "setitimer")
+    ):
+        yield
+        return
+
+    def ring(signum: int, frame: Any) -> None:
+        raise InProcessTimeout
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 class InProcessExecutor(Executor):
-    """Runs each task at submission, in the calling thread (tests, tiny audits, debugging)."""
+    """Runs each task at submission, in the calling thread (tests, tiny audits, debugging). A
+    KeyboardInterrupt (Ctrl-C) or an :class:`InProcessTimeout` is not stored in the future: it
+    stops the caller at once."""
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
         future: Future = Future()
         try:
             future.set_result(fn(*args, **kwargs))
+        except (KeyboardInterrupt, InProcessTimeout):
+            raise
         except BaseException as error:
             future.set_exception(error)
         return future
 
 
+def _ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C reaches the whole process group, and only the caller handles it
+    (it terminates the workers); a worker then never prints a traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def local_processes(workers: int | None = None) -> ProcessPoolExecutor:
-    """A pool of local worker processes (the default executor); one per core by default."""
-    return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1)
+    """A pool of local worker processes (the default executor); one per core by default. The
+    workers ignore SIGINT (:func:`_ignore_interrupts`)."""
+    return ProcessPoolExecutor(max_workers=workers or os.cpu_count() or 1, initializer=_ignore_interrupts)
 
 
 @contextlib.contextmanager

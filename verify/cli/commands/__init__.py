@@ -1,7 +1,7 @@
 """Command modules of the ``dpledger`` CLI: argparse only.
 
-A command module exposes ``register(subparsers)`` and adds, with :func:`leaf`, one parser per
-command: the command line of one service function (:mod:`dpledger.verify.service`), whose keyword
+A command module (one per entry of :data:`COMMANDS`, imported only when its command is used)
+exposes ``register(subparsers)`` and adds, with :func:`leaf`, one parser per command: the command line of one service function (:mod:`dpledger.verify.service`), whose keyword
 arguments are the parser's options. Commands that share a first word (``dpledger audit
 labelboost``, ``dpledger audit catalog``) are registered by one module under the table
 :func:`group` creates, so nothing outlives a parser build.
@@ -18,6 +18,22 @@ from fractions import Fraction
 from typing import Any, NoReturn
 
 from dpledger.verify.service import Output
+
+COMMANDS = ("compose", "calibrate", "report", "run", "audit", "proofs")
+"""The command modules, in the order ``dpledger --help`` lists them; each registers the command of
+its name (:data:`SUMMARIES` is its one-line help)."""
+
+SUMMARIES = {
+    "compose": "k-fold composition of an (ε, δ)-DP mechanism (certified upper bound on ε)",
+    "calibrate": "parameters from a target (ε, δ, …): the paper's chain and the tight calibration",
+    "report": "regenerate the reports in reports/ (deterministic)",
+    "run": "run a learner on synthetic data and derive its certified guarantee",
+    "audit": "audit a privacy claim: exact (small discrete mechanisms) or Monte Carlo",
+    "proofs": "list every numbered statement of both seeds, split into the parts it claims, with each part's "
+    "check and status and the tightness of audited bounds; --run runs the checks",
+}
+"""The one-line help of each command, here so that ``dpledger --help`` lists them without importing
+the command modules (which import the services, sympy and numpy: a second of CPU)."""
 
 Convert = Callable[[dict[str, Any]], dict[str, Any]]
 """A command's parsed options → the keyword arguments of its service function."""
@@ -99,10 +115,33 @@ def finite_float(text: str) -> float:
     return value
 
 
+class ClaimedNumber(float):
+    """A claimed ε or δ: the smallest float not below the number written, which remembers how it
+    was written — ``str`` gives that text, and says the float audited when it differs (``1e-400``
+    is audited as 5e-324), so that an echo never passes the float off as the claim."""
+
+    text: str
+    exact: Fraction | None
+
+    def __new__(cls, value: float, text: str, exact: Fraction | None) -> ClaimedNumber:
+        number = super().__new__(cls, value)
+        number.text, number.exact = text, exact
+        return number
+
+    def __str__(self) -> str:
+        if self.exact is None or Fraction(float(self)) == self.exact:
+            return float.__repr__(self)
+        return f"{self.text.strip()} (audited as {float.__repr__(self)}, the smallest float not below it)"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return ClaimedNumber, (float(self), self.text, self.exact)
+
+
 def claim_number(text: str) -> float:
     """argparse type: a claimed ε or δ written as a decimal (``1e-6``, ``1e1``) or a fraction
     (``1/3``), as ``compose`` accepts them; the smallest float not below its exact value, so that
-    rounding a claim never makes an audit report a violation."""
+    rounding a claim never makes an audit report a violation (a :class:`ClaimedNumber`, whose
+    ``str`` keeps the text written)."""
     value = _exact(text)
     if value is None:
         return finite_float(text)  # the error for text that is neither (NaN, inf, words)
@@ -114,7 +153,7 @@ def claim_number(text: str) -> float:
         rounded = math.nextafter(rounded, math.inf)
     if not math.isfinite(rounded):
         raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
-    return rounded
+    return ClaimedNumber(rounded, text, value)
 
 
 def decimal_text(text: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 from dpledger.learners.concept_classes import CLASS_NAMES
 from dpledger.verify.cli.commands import (
+    SUMMARIES,
     claim_number,
     decimal_text,
     finite_float,
@@ -53,9 +54,7 @@ def positive_float(text: str) -> float:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    table = group(
-        subparsers, "audit", "audit a privacy claim: exact (small discrete mechanisms) or Monte Carlo"
-    )
+    table = group(subparsers, "audit", SUMMARIES["audit"])
     parser = leaf(
         table,
         "macro-block",

@@ -10,7 +10,7 @@ from typing import Any
 
 from dpledger.accountant.events import COMPOSITION_METHODS, RELATIONS
 from dpledger.accountant.mechanism_calibration import MECHANISMS
-from dpledger.verify.cli.commands import decimal_text, group, leaf, names, positive_int
+from dpledger.verify.cli.commands import SUMMARIES, decimal_text, group, leaf, names, positive_int
 from dpledger.verify.service import calibrate_mechanism
 from dpledger.verify.service.calibrate import (
     MAX_STEPS,
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     table = group(
         subparsers,
         "calibrate",
-        "parameters from a target (ε, δ, …): the paper's chain and the tight calibration",
+        SUMMARIES["calibrate"],
     )
     parser = leaf(
         table,

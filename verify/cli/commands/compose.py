@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from dpledger.verify.cli.commands import decimal_text, leaf, positive_int
+from dpledger.verify.cli.commands import SUMMARIES, decimal_text, leaf, positive_int
 from dpledger.verify.service.compose import compose
 
 
@@ -12,7 +12,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = leaf(
         subparsers,
         "compose",
-        "k-fold composition of an (ε, δ)-DP mechanism (certified upper bound on ε)",
+        SUMMARIES["compose"],
         compose,
     )
     parser.add_argument("--epsilon", type=decimal_text, required=True, help="ε of each mechanism (> 0)")

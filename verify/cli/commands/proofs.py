@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from dpledger.verify.cli.commands import leaf
+from dpledger.verify.cli.commands import SUMMARIES, leaf
 from dpledger.verify.service.proofs import proofs
 
 
@@ -14,8 +14,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = leaf(
         subparsers,
         "proofs",
-        "list every numbered statement of both seeds, split into the parts it claims, with each part's check "
-        "and status and the tightness of audited bounds; --run runs the checks",
+        SUMMARIES["proofs"],
         proofs,
         _proofs_call,
     )

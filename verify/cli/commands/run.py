@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from dpledger.verify.cli.commands import (
+    SUMMARIES,
     decimal_text,
     finite_float,
     group,
@@ -69,7 +70,7 @@ SEED_HELP = (
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    table = group(subparsers, "run", "run a learner on synthetic data and derive its certified guarantee")
+    table = group(subparsers, "run", SUMMARIES["run"])
     parser = leaf(
         table,
         "carry-forward",
