@@ -219,7 +219,7 @@ def mechanism(
     from dpledger.verify.audit.montecarlo.audit import audit
     from dpledger.verify.audit.montecarlo.executors import open_executor
     from dpledger.verify.audit.montecarlo.mechanism import load_mechanism
-    from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, substitute_one
+    from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, identical_inputs, substitute_one
 
     if (input_a is None) != (input_b is None):
         raise ValueError(
@@ -247,7 +247,8 @@ def mechanism(
         )
     function = load_mechanism(mechanism, per_run=per_sample)
     first = _as_data(input_a)
-    pairs = [NeighbourPair(first, _as_data(input_b), "input-a vs input-b")]
+    given = NeighbourPair(first, _as_data(input_b), "input-a vs input-b")
+    pairs = [] if domain is not None and identical_inputs(given.a, given.b) else [given]
     if domain is not None:
         if np.ndim(first) != 1 or np.ndim(domain) != 1:
             raise ValueError("--domain needs input-a and the domain to be JSON lists of records")
@@ -309,11 +310,12 @@ def _searched(
     from dpledger.verify.audit.montecarlo.executors import open_executor
     from dpledger.verify.audit.montecarlo.input_search import search_inputs, search_work
     from dpledger.verify.audit.montecarlo.mechanism import load_mechanism
-    from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
+    from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, identical_inputs
 
     given = (
         [] if input_a is None else [NeighbourPair(_as_data(input_a), _as_data(input_b), "input-a vs input-b")]
     )
+    given = [pair for pair in given if not identical_inputs(pair.a, pair.b)]  # the search finds others
     if input_length is None:
         if input_a is None or np.ndim(input_a) != 1:
             raise ValueError("a search needs --input-length N (or --input-a as a JSON list of records)")

@@ -93,7 +93,7 @@ from dpledger.verify.audit.montecarlo.executors import (
     shared_directory,
 )
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, ship
-from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
+from dpledger.verify.audit.montecarlo.pairs import IDENTICAL, NeighbourPair, identical_inputs
 from dpledger.verify.audit.montecarlo.search import Candidate, Fits, one_blas_thread, search_pair
 from dpledger.verify.audit.montecarlo.statistics import (
     LEAD_SHARE,
@@ -272,7 +272,9 @@ def audit(
     ``timeout``: seconds the audit may take, probe included; beyond it the audit stops with a
     ``ValueError`` (enforced on executors that run tasks elsewhere — processes, Dask; an
     in-process executor runs each task at submission, before it could be stopped). A mechanism
-    failing the contract checks of :mod:`contract` is refused with a ``ValueError``.
+    failing the contract checks of :mod:`contract` is refused with a ``ValueError``, and so is a
+    pair of identical inputs (:func:`~dpledger.verify.audit.montecarlo.pairs.identical_inputs`):
+    no run could tell them apart.
     ``network``: also search the scores of a small perceptron fitted on split 1 (DP-Sniper's MLP,
     :mod:`network`) — opt-in, for vector outputs whose privacy loss no linear score expresses.
     """
@@ -283,6 +285,9 @@ def audit(
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout}")
     if not pairs:
         raise ValueError("no neighbour pairs to audit")
+    for pair in pairs:
+        if identical_inputs(pair.a, pair.b):
+            raise ValueError(IDENTICAL if len(pairs) == 1 else f"pair {pair.label!r}: {IDENTICAL}")
     alpha = 1.0 - confidence
     sizes = chunk_sizes(samples)
     plan = stage_plan(len(sizes), stages)

@@ -40,7 +40,7 @@ import numpy as np
 
 from dpledger.verify.audit.montecarlo.audit import AuditResult, Progress, audit
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism
-from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, statdp_patterns
+from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, identical_inputs, statdp_patterns
 
 RELATIONS = ("substitute", "answers")
 """``substitute``: inputs are datasets of records over a domain, neighbours differ in one record;
@@ -145,6 +145,8 @@ def local_moves(
             new_a[j] = ANSWER_VALUES[int(rng.integers(len(ANSWER_VALUES)))]
             allowed = [v for v in ANSWER_VALUES if abs(v - new_a[j]) <= 1]
             new_b[j] = allowed[int(rng.integers(len(allowed)))]
+            if identical_inputs(new_a, new_b):
+                continue  # nothing to audit
         else:
             values = _domain(domain)
             value = values[int(rng.integers(len(values)))]
