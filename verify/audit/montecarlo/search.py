@@ -94,6 +94,15 @@ from dpledger.verify.audit.montecarlo.innovations import Innovations, OnInnovati
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
 from dpledger.verify.audit.montecarlo.network import fit_network
 from dpledger.verify.audit.montecarlo.patterns import cross_fitted, pattern_layout
+from dpledger.verify.audit.montecarlo.rare import (
+    KeySetEvent,
+    OffGrid,
+    key_counts,
+    key_views,
+    one_sided_cells,
+    one_sided_keys,
+    output_grid,
+)
 from dpledger.verify.audit.montecarlo.statistics import (
     delta_lower_search,
     epsilon_lower_search,
@@ -199,6 +208,10 @@ def search_pair(
                 )
     if kind == "discrete" or _few_distinct(a, b):
         results.append(_value_set_candidates(a, b, pair_index, objective))
+    if kind != "discrete" or a.dtype.kind in "biuf":
+        results.append(_one_sided_candidates(a, b, pair_index, objective))
+    if a.dtype.kind in "biuf":
+        results.append(_off_grid_candidates(a, b, pair_index, objective))
     if _fits_apply(a):
         results.extend(_distinguisher_candidates(a, b, pair_index, objective, fits or Fits()))
     if kind == "vector":
@@ -219,12 +232,17 @@ class Objective:
     target: tuple[int, int] | None
 
     def project(
-        self, counts: tuple[np.ndarray, int, np.ndarray, int], forward: bool, shrink: bool = True
+        self,
+        counts: tuple[np.ndarray, int, np.ndarray, int],
+        forward: bool,
+        shrink: bool = True,
+        shrink_other: bool = True,
     ) -> tuple:
         """``(k_p, n_p, k_q, n_q)`` rescaled to the target runs: the counts expected there, the
         frequencies first shrunk by one standard error (Wilson bounds at z = 1: p down, q up), so
         that a handful of split-1 hits — or none — is not taken for a precise frequency
-        (``shrink=False``: expected counts of a fitted model, whose caution lies in the fit)."""
+        (``shrink=False``: expected counts of a fitted model, whose caution lies in the fit;
+        ``shrink_other=False``: q as it is, for one-sided events, :mod:`rare`)."""
         if self.target is None:
             return counts
         k_p, n_p, k_q, n_q = counts
@@ -232,7 +250,7 @@ class Objective:
         if not shrink:
             return k_p / n_p * t_p, t_p, k_q / n_q * t_q, t_q
         p_low, _ = wilson_bounds(k_p, n_p, 1.0)
-        _, q_high = wilson_bounds(k_q, n_q, 1.0)
+        q_high = wilson_bounds(k_q, n_q, 1.0)[1] if shrink_other else np.asarray(k_q, dtype=float) / n_q
         return p_low * t_p, t_p, q_high * t_q, t_q
 
 
@@ -243,12 +261,16 @@ def _best_cells(
     forward: bool,
     valid: np.ndarray | None = None,
     shrink: bool = True,
+    shrink_other: bool = True,
 ) -> list[tuple[int, float, str]]:
     """``(flat index, score, family suffix)`` of the ε-best cell of ``chosen_on`` (counts
     ``k_p, n_p, k_q, n_q``) and, with a claim, of its δ-best cell at the claimed ε if it differs;
     each scored by its ε bound on ``scored_on`` (cells scoring −∞ there are left out). Counts are
-    projected onto the objective's target runs first (``shrink``: see :meth:`Objective.project`)."""
-    chosen_on, scored_on = (objective.project(counts, forward, shrink) for counts in (chosen_on, scored_on))
+    projected onto the objective's target runs first (``shrink``, ``shrink_other``: see
+    :meth:`Objective.project`)."""
+    chosen_on, scored_on = (
+        objective.project(counts, forward, shrink, shrink_other) for counts in (chosen_on, scored_on)
+    )
     by_epsilon = epsilon_lower_search(*chosen_on, objective.delta, objective.z)
     if valid is not None:
         by_epsilon = np.where(valid, by_epsilon, -np.inf)
@@ -607,10 +629,23 @@ def _interval_candidates(
                 if cells is not threshold and score <= best_threshold:
                     continue  # a two-sided interval is offered only when it beats the thresholds
                 best_threshold = max(best_threshold, score)
-                low, high = np.unravel_index(index, valid.shape)
-                event = IntervalEvent(float(edges[low]), float(edges[high]), statistic)
-                out.append(Candidate(pair_index, forward, event, family + suffix, score))
-    return SearchResult(out, 2 * int(valid.sum()))
+                out.append(
+                    Candidate(pair_index, forward, _interval(index, edges, statistic), family + suffix, score)
+                )
+        one_sided = valid & one_sided_cells(chosen_on[0], chosen_on[2])
+        if one_sided.any():
+            for index, score, suffix in _best_cells(
+                chosen_on, scored_on, objective, forward, one_sided, shrink_other=False
+            ):
+                event = _interval(index, edges, statistic)
+                out.append(Candidate(pair_index, forward, event, f"one-sided {family}{suffix}", score))
+    return SearchResult(out, 4 * int(valid.sum()))
+
+
+def _interval(index: int, edges: np.ndarray, statistic: Statistic) -> IntervalEvent:
+    """The interval event of cell ``index`` of the ``(bins + 1)²`` table of :func:`_interval_candidates`."""
+    low, high = np.unravel_index(index, (len(edges), len(edges)))
+    return IntervalEvent(float(edges[low]), float(edges[high]), statistic)
 
 
 def _interval_counts(sorted_values: np.ndarray, cuts: np.ndarray) -> np.ndarray:
@@ -670,6 +705,75 @@ def _value_set_candidates(
             event = ValueSetEvent(chosen, tuple(key_to_json(key, a) for key in chosen))
             out.append(Candidate(pair_index, forward, event, "values" + suffix, score))
     return SearchResult(out, 2 * len(sizes))
+
+
+def _one_sided_candidates(
+    a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
+) -> SearchResult:
+    """Per direction the best one-sided set of keys (:mod:`rare`) over the views of the output
+    (exact values, cells from fine to coarse): keys the producing input repeats and the other
+    (almost) never shows. Cross-fitted, as the pattern family: each half of split 1 chooses one
+    set per repeat threshold (:func:`rare.one_sided_keys`), counted on the other half; the
+    threshold and view of best held-out score are kept (the other input's held-out counts
+    projected as they are, ``shrink_other=False``), and the event is the union of both halves'
+    sets at that threshold — with a rare leak, every held-out hit counts (a leak of p seen
+    ~10 times in a split 1 of 10/p runs)."""
+    halves = (_halves(a), _halves(b))
+    if min(len(half) for side in halves for half in side) == 0:
+        return SearchResult([], 0)
+    discrete = output_kind(a) == "discrete"
+    runs = (len(a), len(b))
+    best: dict[tuple[bool, str], Candidate] = {}
+    examined = 0
+    for view in key_views(a, b):
+        keys = [[view.keys(half) for half in side] for side in halves]
+        sorted_keys = [[np.sort(half) for half in side] for side in keys]
+        for forward in (True, False):
+            p, q = (0, 1) if forward else (1, 0)
+            chosen = [one_sided_keys(keys[p][h], keys[q][h], discrete) for h in (0, 1)]
+            if not any(members.size for members, _ in chosen):
+                continue
+            held_out = [
+                sum(
+                    sets.astype(np.int64) @ key_counts(sorted_keys[side][1 - h], members)
+                    for h, (members, sets) in enumerate(chosen)
+                )
+                for side in (p, q)
+            ]
+            examined += len(held_out[0])
+            counts = (held_out[0], runs[p], held_out[1], runs[q])
+            for index, score, suffix in _best_cells(counts, counts, objective, forward, shrink_other=False):
+                kept = best.get((forward, suffix))
+                if kept is not None and kept.score >= score:
+                    continue
+                members = np.unique(np.concatenate([members[sets[index]] for members, sets in chosen]))
+                producing = halves[p][0]
+                shown = tuple(np.asarray(x).tolist() for x in producing[np.isin(keys[p][0], members)][:4])
+                event = KeySetEvent(view, members, shown)
+                best[(forward, suffix)] = Candidate(
+                    pair_index, forward, event, "one-sided values" + suffix, score
+                )
+    return SearchResult(list(best.values()), examined)
+
+
+def _off_grid_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective) -> SearchResult:
+    """Per direction the event "some coordinate off the grid" of snapped outputs
+    (:class:`rare.OffGrid`, the grid found on split 1 by :func:`rare.output_grid`): one event fixed
+    by the grid, so chosen by nothing and scored on all of split 1, the other input's counts as
+    they are (``shrink_other=False``)."""
+    grid = output_grid(a, b)
+    if grid is None:
+        return SearchResult([], 0)
+    statistic = OffGrid(grid)
+    off = [np.asarray([np.count_nonzero(statistic(x) > 0)]) for x in (a, b)]
+    out = []
+    for forward in (True, False):
+        p, q = (0, 1) if forward else (1, 0)
+        counts = (off[p], len((a, b)[p]), off[q], len((a, b)[q]))
+        for _, score, suffix in _best_cells(counts, counts, objective, forward, shrink_other=False):
+            event = IntervalEvent(0.0, math.inf, statistic)
+            out.append(Candidate(pair_index, forward, event, "one-sided off-grid" + suffix, score))
+    return SearchResult(out, 2)
 
 
 def _pattern_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective) -> SearchResult:

@@ -1,0 +1,223 @@
+"""One-sided and rare outputs: what a run of one input produced and (almost) no run of the other.
+
+A mechanism that, with a small probability p, emits an output only one input can produce (ε = ∞:
+a forgotten branch, an unguarded special value, a debug print of the data) is a leak no ratio of
+smooth densities describes. On split 1 such outputs are found as *keys* that one input's runs
+repeat and the other's (almost) never show (:func:`one_sided_keys`), in several views of the
+output (:func:`key_views`):
+
+* exact values — of discrete outputs, of the rare exact values of continuous ones, the rows of
+  vector outputs;
+* cells of binned outputs: each coordinate cut into cells of a width, from fine to coarse (a
+  multiple of the outputs' grid when they are snapped, :func:`output_grid`; else of their
+  spread) — an isolated value, or a cluster of them, is a one-sided cell where the exact values of
+  a snapped output repeat on both inputs alike;
+* off the grid (:class:`OffGrid`): how many coordinates of a snapped output are not multiples of
+  its grid — an output in the middle of the bulk that a snapped mechanism never produces.
+
+Events are :class:`KeySetEvent` (a set of keys of one view, chosen on split 1) and interval events
+of :class:`OffGrid`; the search (:func:`~dpledger.verify.audit.montecarlo.search.search_pair`) also
+offers one-sided cells of every interval family (tails and intervals of the output and of the
+learned scores, :func:`one_sided_cells`).
+
+How they are ranked. A count of zero on the other input is what makes such an event certify: its
+Clopper–Pearson upper bound is ``≈ log(1/α)/n``, whatever split 1 looked like. The search's usual
+projection (:meth:`~dpledger.verify.audit.montecarlo.search.Objective.project`) shrinks both
+frequencies by a standard error of split 1 before projecting them onto split 2, which turns a
+split-1 count of zero into ``n₂/n₁`` expected hits and ranked a leak of 100 hits below the
+mechanism's honest events. One-sided events project the other input's held-out frequency as it is
+(still shrinking the producing input's), so that their rank is the bound split 2 can be expected
+to give. This changes which events are estimated, never a bound: they are chosen on split 1 and
+certified on split 2 with the audit's correction, like every other event. Keys are 64-bit hashes
+of the view's values; an event is the set of outputs whose key is in the chosen set — a fixed
+function of the output, whatever the hash merges, so a collision costs power, never validity.
+
+ε = ∞ cannot be certified by sampling: with zero hits on the other input the certified bound is
+``log(p_lo/q_hi)`` with ``q_hi ≈ log(1/α)/n``, a ceiling set by the number of runs.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpledger.verify.audit.montecarlo.events import Event, Statistic
+
+ONE_SIDED_SHARE = 1 / 8
+"""A key or cell is one-sided when the other input's split-1 count is at most this share of the
+producing input's ("almost never")."""
+
+ATOM_REPEATS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+"""Split-1 counts on the producing input from which a key joins a one-sided set (one set per
+threshold; 1 is added for discrete outputs, whose every value repeats in distribution)."""
+
+CELL_WIDTHS = (2.0**-6, 2.0**-3, 1.0, 8.0)
+"""Cell widths of the binned views, in units of the outputs' spread (their pooled interquartile
+range per coordinate) — or multiples 4, 64, 1024 of their grid when they are snapped."""
+
+GRID_SHARE = 1 / 256
+"""Outputs allowed off a grid for it to be the outputs' grid (a leak lies off it)."""
+
+GRID_BITS = 30
+"""A grid counts only when it is this many bits coarser than the outputs' float precision: being a
+multiple of it is then a property of the real value, not of the float's last bits."""
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def row_hashes(values: np.ndarray) -> np.ndarray:
+    """A 64-bit key per run from the bytes of its float64 row (one pass per coordinate)."""
+    rows = np.ascontiguousarray(np.asarray(values, dtype=np.float64).reshape(len(values), -1))
+    bits = rows.view(np.uint64)
+    keys = np.zeros(len(rows), dtype=np.uint64)
+    for column in bits.T:
+        keys = (keys ^ column) * _MIX
+        keys ^= keys >> np.uint64(29)
+    return keys
+
+
+@dataclass(frozen=True, eq=False)
+class KeyView:
+    """A view of numeric outputs: exact values (``width`` None) or cells of ``width`` per coordinate."""
+
+    width: np.ndarray | None
+
+    def keys(self, outputs: np.ndarray) -> np.ndarray:
+        """One 64-bit key per run."""
+        rows = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1)
+        if self.width is None:
+            return row_hashes(rows)
+        return row_hashes(np.floor(rows / self.width))
+
+    def describe(self) -> dict[str, Any]:
+        if self.width is None:
+            return {"view": "exact values"}
+        return {"view": "cells", "cell_width": [float(w) for w in self.width[:8]]}
+
+
+@dataclass(frozen=True, eq=False)
+class KeySetEvent(Event):
+    """The output's key in ``view`` is one of ``keys``; ``shown``: a few outputs of the set."""
+
+    view: KeyView
+    keys: np.ndarray
+    shown: tuple[Any, ...]
+
+    def indicator(self, outputs: np.ndarray) -> np.ndarray:
+        return np.isin(self.view.keys(outputs), self.keys)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "type": "one-sided outputs",
+            **self.view.describe(),
+            "keys": len(self.keys),
+            "examples": list(self.shown),
+        }
+
+
+@dataclass(frozen=True)
+class OffGrid(Statistic):
+    """How many coordinates of the output are not multiples of ``grid`` (a power of two): 0 for
+    every output of a mechanism snapped to that grid."""
+
+    grid: float
+
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
+        rows = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1)
+        scaled = rows / self.grid  # exact: a power of two
+        return (scaled != np.round(scaled)).sum(axis=1).astype(float)
+
+    def defined(self, outputs: np.ndarray) -> np.ndarray:
+        return self(outputs)
+
+    def describe(self) -> dict[str, Any]:
+        return {"statistic": "coordinates off the grid", "grid": self.grid}
+
+
+def output_grid(a: np.ndarray, b: np.ndarray) -> float | None:
+    """The grid of snapped outputs: the coarsest power of two of which all but
+    :data:`GRID_SHARE` of the coordinates are multiples, when it is at least :data:`GRID_BITS`
+    bits coarser than the float precision of the largest of them; None for outputs on no grid."""
+    values = np.abs(np.concatenate([np.asarray(x, dtype=np.float64).reshape(-1) for x in (a, b)]))
+    values = values[(values > 0) & np.isfinite(values)]
+    if len(values) == 0:
+        return None
+    _, exponents = np.frexp(values)
+    bits = np.ascontiguousarray(values).view(np.uint64) & np.uint64((1 << 52) - 1)
+    trailing = np.where(bits == 0, 52, _trailing_zeros(np.where(bits == 0, np.uint64(1), bits)))
+    lowest = exponents.astype(np.int64) - 53 + trailing  # value = odd · 2^lowest
+    grid_exponent = int(np.quantile(lowest, GRID_SHARE, method="lower"))
+    top = float(np.quantile(values, 1 - GRID_SHARE))
+    if grid_exponent < math.frexp(top)[1] - 53 + GRID_BITS:
+        return None
+    return math.ldexp(1.0, grid_exponent)
+
+
+def _trailing_zeros(bits: np.ndarray) -> np.ndarray:
+    """Trailing zero bits of nonzero uint64 values (the lowest set bit's position)."""
+    lowest = bits & (~bits + np.uint64(1))
+    return np.round(np.log2(lowest.astype(np.float64))).astype(np.int64)
+
+
+def key_views(a: np.ndarray, b: np.ndarray) -> list[KeyView]:
+    """The views whose keys the one-sided search counts: exact values, then cells from fine to
+    coarse (:data:`CELL_WIDTHS`)."""
+    rows = np.concatenate([np.asarray(x, dtype=np.float64).reshape(len(x), -1) for x in (a, b)])
+    grid = output_grid(a, b)
+    if grid is not None:
+        widths = [np.full(rows.shape[1], grid * factor) for factor in (4.0, 64.0, 1024.0)]
+    else:
+        low, high = np.quantile(rows, [0.25, 0.75], axis=0)
+        spread = np.where(high > low, high - low, 1.0)
+        widths = [spread * factor for factor in CELL_WIDTHS]
+    return [KeyView(None), *(KeyView(width) for width in widths)]
+
+
+def one_sided_keys(keys_p: np.ndarray, keys_q: np.ndarray, discrete: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate one-sided sets of keys, chosen on the runs given (one half of split 1).
+
+    Args:
+        keys_p: Keys of the producing input's runs.
+        keys_q: Keys of the other input's runs.
+        discrete: Whether the outputs are discrete (a key seen once qualifies too).
+
+    Returns:
+        ``(members, sets)``: the distinct keys that belong to some set, and a boolean array
+        ``(thresholds, members)`` whose row ``i`` holds the keys with at least
+        ``repeats(discrete)[i]`` runs of the producing input and at most
+        :data:`ONE_SIDED_SHARE` of that of the other's.
+    """
+    thresholds = repeats(discrete)
+    distinct, counts_p = np.unique(keys_p, return_counts=True)
+    distinct, counts_p = distinct[counts_p >= thresholds[0]], counts_p[counts_p >= thresholds[0]]
+    counts_q = key_counts(np.sort(keys_q), distinct)
+    chosen = counts_q <= ONE_SIDED_SHARE * counts_p
+    members, counts_p = distinct[chosen], counts_p[chosen]
+    return members, counts_p[None, :] >= thresholds[:, None]
+
+
+def repeats(discrete: bool) -> np.ndarray:
+    """The thresholds of :func:`one_sided_keys`: :data:`ATOM_REPEATS`, and 1 first for discrete outputs."""
+    return np.asarray(((1,) if discrete else ()) + ATOM_REPEATS)
+
+
+def key_counts(sorted_keys: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """How many of ``sorted_keys`` equal each of ``members``."""
+    return np.searchsorted(sorted_keys, members, side="right") - np.searchsorted(sorted_keys, members)
+
+
+def one_sided_cells(chosen_p: np.ndarray, chosen_q: np.ndarray) -> np.ndarray:
+    """Cells (intervals between cut points) holding at least two runs of the producing input and
+    at most :data:`ONE_SIDED_SHARE` of that of the other, on the half of split 1 they are chosen on.
+
+    Args:
+        chosen_p: Runs per cell on the producing input.
+        chosen_q: Runs per cell on the other input.
+
+    Returns:
+        The boolean mask of one-sided cells.
+    """
+    return (chosen_p >= 2) & (chosen_q <= ONE_SIDED_SHARE * chosen_p)
