@@ -393,6 +393,20 @@ def _mechanism_text(result: AuditResult) -> str:
         f"verdict: {result.verdict}  (claimed ε = {result.claimed_epsilon}, δ = {result.delta}, "
         f"confidence {result.confidence})"
     ]
+    if result.delta_violation:
+        lines.append(
+            f"VIOLATION: δ ≥ {result.delta_lower:.3g} at ε = {result.claimed_epsilon} (claimed δ = {result.delta})"
+        )
+    if result.one_sided and result.verdict != "NO VIOLATION FOUND":
+        witness = result.witness or {}
+        first, second = witness["hits"]
+        lines.append(
+            _wrapped(
+                f"an output only one input produced: {witness['hits'][first]} runs on {first} fell in the "
+                f"event, none of the {witness['runs'][second]} on {second} — the true ε may be ∞; the "
+                "ε bound below is the ceiling these runs can certify, not an estimate"
+            )
+        )
     if result.verdict == "VIOLATION":
         lines.append(
             _wrapped(
@@ -445,6 +459,14 @@ def event_text(event: dict[str, Any]) -> str:
     """An event of a witness (``Event.describe()``) in words."""
     if event["type"] == "exact values":
         return "the output is one of " + ", ".join(json.dumps(value) for value in event["values"])
+    if event["type"] == "one-sided outputs":
+        where = (
+            "equals"
+            if event["view"] == "exact values"
+            else f"lies in the cell (width {event['cell_width']}) of"
+        )
+        examples = ", ".join(json.dumps(value) for value in event["examples"])
+        return f"the output {where} one of {event['keys']} outputs only one input produced on split 1 (e.g. {examples})"
     statistic = event["statistic"]
     bits = event.get("zero_low_significand_bits")
     subject = {
@@ -454,6 +476,7 @@ def event_text(event: dict[str, Any]) -> str:
             f", whose float64 significand ends in {bits} zero bits,"
         ),
         "coordinates on lattice (count)": f"the number of coordinates whose float64 significand ends in {bits} zero bits",
+        "coordinates off the grid": f"the number of coordinates off the grid {event.get('grid')}",
     }.get(statistic, "the distinguisher's score " + statistic)
     lower, upper = event["lower_exclusive"], event["upper_inclusive"]
     if lower == "-inf":

@@ -152,6 +152,17 @@ class AuditResult:
     float_witness: dict[str, Any] | None
 
     @property
+    def delta_violation(self) -> bool:
+        """Whether the claim fails through δ: a certified δ at the claimed ε above the claimed δ."""
+        return self.verdict != NO_VIOLATION and self.delta_lower is not None and self.delta_lower > self.delta
+
+    @property
+    def one_sided(self) -> bool:
+        """Whether the witness is an output only one input produced (no run of the other input in
+        its event): ε may be ∞, and ``epsilon_lower`` is the ceiling these runs can certify."""
+        return bool(self.witness and self.witness.get("only_one_input_produced"))
+
+    @property
     def violation(self) -> bool:
         """Whether the claim failed: ``VIOLATION`` or ``FLOAT LEAK``."""
         return self.verdict != NO_VIOLATION
@@ -173,6 +184,8 @@ class AuditResult:
             "real_witness": self.real_witness,
             "float_witness": self.float_witness,
             "delta_lower_at_claimed_epsilon": self.delta_lower,
+            "delta_violation": self.delta_violation,
+            "epsilon_is_a_ceiling": self.one_sided,
             "correction": {
                 "candidates_searched_on_split_1": self.candidates_searched,
                 "candidates_estimated_on_split_2": self.candidates_corrected,
@@ -558,6 +571,7 @@ def _witness(estimate: _Estimate, pairs: Sequence[NeighbourPair]) -> dict[str, A
         "p_lower": estimate.bounds[0],
         "q_upper": estimate.bounds[1],
         "bound_level": estimate.alpha,
+        "only_one_input_produced": k_q == 0 < k_p,
     }
 
 

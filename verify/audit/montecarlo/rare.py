@@ -176,21 +176,25 @@ def key_views(a: np.ndarray, b: np.ndarray) -> list[KeyView]:
     return [KeyView(None), *(KeyView(width) for width in widths)]
 
 
-def one_sided_keys(keys_p: np.ndarray, keys_q: np.ndarray, discrete: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate one-sided sets of keys, chosen on the runs given (one half of split 1).
+def one_sided_keys(
+    keys_p: np.ndarray, keys_q: np.ndarray, discrete: bool, scale: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate one-sided sets of keys, chosen on the runs given (one half of split 1, or all of
+    it with ``scale`` 2).
 
     Args:
         keys_p: Keys of the producing input's runs.
         keys_q: Keys of the other input's runs.
         discrete: Whether the outputs are discrete (a key seen once qualifies too).
+        scale: The factor of the thresholds (the runs given, in halves of split 1).
 
     Returns:
         ``(members, sets)``: the distinct keys that belong to some set, and a boolean array
         ``(thresholds, members)`` whose row ``i`` holds the keys with at least
-        ``repeats(discrete)[i]`` runs of the producing input and at most
+        ``scale · repeats(discrete)[i]`` runs of the producing input and at most
         :data:`ONE_SIDED_SHARE` of that of the other's.
     """
-    thresholds = repeats(discrete)
+    thresholds = scale * repeats(discrete)
     distinct, counts_p = np.unique(keys_p, return_counts=True)
     distinct, counts_p = distinct[counts_p >= thresholds[0]], counts_p[counts_p >= thresholds[0]]
     counts_q = key_counts(np.sort(keys_q), distinct)

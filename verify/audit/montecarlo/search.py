@@ -715,9 +715,10 @@ def _one_sided_candidates(
     (almost) never shows. Cross-fitted, as the pattern family: each half of split 1 chooses one
     set per repeat threshold (:func:`rare.one_sided_keys`), counted on the other half; the
     threshold and view of best held-out score are kept (the other input's held-out counts
-    projected as they are, ``shrink_other=False``), and the event is the union of both halves'
-    sets at that threshold — with a rare leak, every held-out hit counts (a leak of p seen
-    ~10 times in a split 1 of 10/p runs)."""
+    projected as they are, ``shrink_other=False``) — with a rare leak, every held-out hit counts
+    (a leak of p is seen ~10 times in a split 1 of 10/p runs). The event is the set chosen by the
+    same rule on all of split 1 at twice the threshold: the keys that stay one-sided on twice the
+    runs (the union of the halves' sets would add both halves' spurious keys)."""
     halves = (_halves(a), _halves(b))
     if min(len(half) for side in halves for half in side) == 0:
         return SearchResult([], 0)
@@ -742,13 +743,16 @@ def _one_sided_candidates(
             ]
             examined += len(held_out[0])
             counts = (held_out[0], runs[p], held_out[1], runs[q])
-            for index, score, suffix in _best_cells(counts, counts, objective, forward, shrink_other=False):
+            for index, score, suffix in _best_cells(counts, counts, objective, forward, shrink=False):
                 kept = best.get((forward, suffix))
                 if kept is not None and kept.score >= score:
                     continue
-                members = np.unique(np.concatenate([members[sets[index]] for members, sets in chosen]))
-                producing = halves[p][0]
-                shown = tuple(np.asarray(x).tolist() for x in producing[np.isin(keys[p][0], members)][:4])
+                members, sets = one_sided_keys(np.concatenate(keys[p]), np.concatenate(keys[q]), discrete, 2)
+                members = members[sets[index]]
+                producing = (a, b)[p]
+                shown = tuple(
+                    np.asarray(x).tolist() for x in producing[np.isin(view.keys(producing), members)][:4]
+                )
                 event = KeySetEvent(view, members, shown)
                 best[(forward, suffix)] = Candidate(
                     pair_index, forward, event, "one-sided values" + suffix, score
@@ -770,7 +774,7 @@ def _off_grid_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objectiv
     for forward in (True, False):
         p, q = (0, 1) if forward else (1, 0)
         counts = (off[p], len((a, b)[p]), off[q], len((a, b)[q]))
-        for _, score, suffix in _best_cells(counts, counts, objective, forward, shrink_other=False):
+        for _, score, suffix in _best_cells(counts, counts, objective, forward, shrink=False):
             event = IntervalEvent(0.0, math.inf, statistic)
             out.append(Candidate(pair_index, forward, event, "one-sided off-grid" + suffix, score))
     return SearchResult(out, 2)
