@@ -83,7 +83,7 @@ import numpy as np
 
 from dpledger.verify.audit.montecarlo.chunks import Reduced, Runs, Schedule, Values, selection_runs
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
-from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent
+from dpledger.verify.audit.montecarlo.events import Event, StatisticEvent
 from dpledger.verify.audit.montecarlo.executors import (
     InProcessExecutor,
     chunk_seeds,
@@ -489,7 +489,7 @@ def _run_stage(
             (candidate.event.statistic, part[side])
             for pool in pools
             for candidate in pool
-            if isinstance(candidate.event, IntervalEvent)
+            if isinstance(candidate.event, StatisticEvent)
             for part in estimation[candidate.pair_index]
             for side in (0, 1)
         ),
@@ -511,7 +511,7 @@ def _estimable(candidate: Candidate, split2: list[tuple[Any, Any]]) -> bool:
     event = candidate.event
     return all(
         not isinstance(part, Reduced)
-        or (isinstance(event, IntervalEvent) and part.values_of(event.statistic) is not None)
+        or (isinstance(event, StatisticEvent) and part.values_of(event.statistic) is not None)
         for parts in split2
         for part in parts
     )
@@ -545,7 +545,7 @@ def _estimate(
 
 def _hits(event: Event, runs: np.ndarray, values: Values) -> int:
     """The runs in ``event``; an interval event's statistic is evaluated once per runs."""
-    if not isinstance(event, IntervalEvent):
+    if not isinstance(event, StatisticEvent):
         return int(np.count_nonzero(event.indicator(runs)))
     return int(np.count_nonzero(event.within(values.of(event.statistic, runs))))
 

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.events import Event, Statistic
+from dpledger.verify.audit.montecarlo.events import Statistic, StatisticEvent
 
 ONE_SIDED_SHARE = 1 / 8
 """A key or cell is one-sided when the other input's split-1 count is at most this share of the
@@ -80,39 +80,42 @@ def row_hashes(values: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class KeyView:
-    """A view of numeric outputs: exact values (``width`` None) or cells of ``width`` per coordinate."""
+class KeyView(Statistic):
+    """A view of numeric outputs as one key per run: exact values (``width`` None) or cells of
+    ``width`` per coordinate; the key is the 53 high bits of a 64-bit hash of the view's row (an
+    integer a float64 holds exactly)."""
 
     width: np.ndarray | None
 
-    def keys(self, outputs: np.ndarray) -> np.ndarray:
-        """One 64-bit key per run."""
+    def __call__(self, outputs: np.ndarray) -> np.ndarray:
         rows = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1)
-        if self.width is None:
-            return row_hashes(rows)
-        return row_hashes(np.floor(rows / self.width))
+        hashes = row_hashes(rows if self.width is None else np.floor(rows / self.width))
+        return (hashes >> np.uint64(11)).astype(np.float64)
+
+    def defined(self, outputs: np.ndarray) -> np.ndarray:
+        return self(outputs)
 
     def describe(self) -> dict[str, Any]:
         if self.width is None:
-            return {"view": "exact values"}
-        return {"view": "cells", "cell_width": [float(w) for w in self.width[:8]]}
+            return {"statistic": "output key", "view": "exact values"}
+        return {"statistic": "output key", "view": "cells", "cell_width": [float(w) for w in self.width[:8]]}
 
 
 @dataclass(frozen=True, eq=False)
-class KeySetEvent(Event):
-    """The output's key in ``view`` is one of ``keys``; ``shown``: a few outputs of the set."""
+class KeySetEvent(StatisticEvent):
+    """The output's key in the view ``statistic`` is one of ``keys``; ``shown``: a few outputs of the set."""
 
-    view: KeyView
+    statistic: KeyView
     keys: np.ndarray
     shown: tuple[Any, ...]
 
-    def indicator(self, outputs: np.ndarray) -> np.ndarray:
-        return np.isin(self.view.keys(outputs), self.keys)
+    def within(self, values: np.ndarray) -> np.ndarray:
+        return np.isin(values, self.keys)
 
     def describe(self) -> dict[str, Any]:
         return {
             "type": "one-sided outputs",
-            **self.view.describe(),
+            **self.statistic.describe(),
             "keys": len(self.keys),
             "examples": list(self.shown),
         }

@@ -430,7 +430,16 @@ def reduction(
     rows = [np.asarray(x, dtype=np.float64).reshape(len(x), -1) for x in (a, b)]
     if not all(on_lattice(_low_bits(x), max(LATTICE_BITS))[0] for x in rows):
         return ()
-    return tuple(fitted)
+    return (*fitted, *_one_sided_statistics(a, b))
+
+
+def _one_sided_statistics(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
+    """The statistics of the one-sided families (:mod:`rare`) on outputs like ``a``, ``b``: the
+    key views and, for snapped outputs, the off-grid count — kept on reduced runs too, so that a
+    rare one-sided output is estimated however the runs travel (the views of snapped outputs
+    depend on their grid alone, hence are the same statistics at every stage)."""
+    grid = output_grid(a, b)
+    return [*key_views(a, b), *([OffGrid(grid)] if grid is not None else [])]
 
 
 def _fits_apply(a: np.ndarray) -> bool:
@@ -727,7 +736,7 @@ def _one_sided_candidates(
     best: dict[tuple[bool, str], Candidate] = {}
     examined = 0
     for view in key_views(a, b):
-        keys = [[view.keys(half) for half in side] for side in halves]
+        keys = [[view(half) for half in side] for side in halves]
         sorted_keys = [[np.sort(half) for half in side] for side in keys]
         for forward in (True, False):
             p, q = (0, 1) if forward else (1, 0)
@@ -751,7 +760,7 @@ def _one_sided_candidates(
                 members = members[sets[index]]
                 producing = (a, b)[p]
                 shown = tuple(
-                    np.asarray(x).tolist() for x in producing[np.isin(view.keys(producing), members)][:4]
+                    np.asarray(x).tolist() for x in producing[np.isin(view(producing), members)][:4]
                 )
                 event = KeySetEvent(view, members, shown)
                 best[(forward, suffix)] = Candidate(
