@@ -35,6 +35,14 @@ whose split-1 counts give the largest ε lower bound (Wilson-score approximation
   split 1 (:func:`_pattern_candidates`); ``pattern (blocks)`` when the output falls into blocks
   with different alphabets (a parallel composition), their tables weighted on split 1.
 
+* ``one-sided values``, ``one-sided off-grid``, ``one-sided <family>`` — outputs one input
+  produced and the other (almost) never (:mod:`rare`): cross-fitted sets of repeated keys (exact
+  values, cells of binned outputs) for numeric outputs, the event "off the grid" of snapped
+  outputs, and, in every interval family, its best cell holding runs of one input and at most
+  ``rare.ONE_SIDED_SHARE`` of that of the other. They are ranked with the other input's
+  held-out frequency projected as it is (:meth:`Objective.project`, ``shrink_other``): a count of
+  zero there is what certifies, and shrinking it by a split-1 standard error hid rare ε = ∞ leaks.
+
 For an (ε, δ) claim with δ > 0, every family also offers the event of largest δ lower bound at
 the claimed ε (``p_lo − e^ε q_hi``, Wilson bounds; family name suffixed ``δ``): the event that
 best tests the claim through δ, which need not be the event of largest ε bound at δ.
