@@ -91,6 +91,9 @@ def main() -> None:
                 f"{where:<9} {samples:>11,} {sum(r.verdict == VIOLATION for r in results):>4}/{args.seeds:<3} "
                 f"{median:>13.3f} {fixed:>12.3f} {median / fixed:>6.2f}"
             )
+    if args.audits < 1:
+        print(f"{time.perf_counter() - started:.0f} s")
+        return
     print(
         f"\nfalse alarms: {args.audits} audits per tight mechanism at its exact ε = 1, "
         f"{args.false_samples:,} runs per input, confidence {args.confidence}"

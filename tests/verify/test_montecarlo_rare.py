@@ -87,7 +87,7 @@ def test_cli_says_an_output_only_one_input_produced(tmp_path, monkeypatch, capsy
         "def leaky(data, n, rng):\n"
         "    out = np.round((float(np.sum(data)) + rng.laplace(0.0, 1.0, n)) * 1024) / 1024\n"
         "    if float(np.sum(data)) == 1.0:\n"
-        "        out[rng.random(n) < 1e-3] = 1000.0\n"
+        "        out[rng.random(n) < 1e-3] = 0.5 + 2.0**-12\n"
         "    return out\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))

@@ -153,8 +153,14 @@ class AuditResult:
 
     @property
     def delta_violation(self) -> bool:
-        """Whether the claim fails through δ: a certified δ at the claimed ε above the claimed δ."""
-        return self.verdict != NO_VIOLATION and self.delta_lower is not None and self.delta_lower > self.delta
+        """Whether an (ε, δ) claim with δ > 0 fails through δ: a certified δ at the claimed ε above
+        the claimed δ (for δ = 0 the ε bound says it all)."""
+        return (
+            self.delta > 0
+            and self.verdict != NO_VIOLATION
+            and self.delta_lower is not None
+            and self.delta_lower > self.delta
+        )
 
     @property
     def one_sided(self) -> bool:

@@ -58,6 +58,9 @@ CELL_WIDTHS = (2.0**-6, 2.0**-3, 1.0, 8.0)
 """Cell widths of the binned views, in units of the outputs' spread (their pooled interquartile
 range per coordinate) — or multiples 4, 64, 1024 of their grid when they are snapped."""
 
+MIN_HELD_OUT = 5
+"""Held-out hits on the producing input a one-sided set needs to be offered: fewer are noise."""
+
 GRID_SHARE = 1 / 256
 """Outputs allowed off a grid for it to be the outputs' grid (a leak lies off it)."""
 
