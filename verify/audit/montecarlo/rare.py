@@ -64,6 +64,9 @@ MIN_HELD_OUT = 5
 GRID_SHARE = 1 / 256
 """Outputs allowed off a grid for it to be the outputs' grid (a leak lies off it)."""
 
+GRID_SAMPLE = 1 << 16
+"""Coordinates :func:`output_grid` reads at most."""
+
 GRID_BITS = 30
 """A grid counts only when it is this many bits coarser than the outputs' float precision: being a
 multiple of it is then a property of the real value, not of the float's last bits."""
@@ -146,26 +149,29 @@ class OffGrid(Statistic):
 def output_grid(a: np.ndarray, b: np.ndarray) -> float | None:
     """The grid of snapped outputs: the coarsest power of two of which all but
     :data:`GRID_SHARE` of the coordinates are multiples, when it is at least :data:`GRID_BITS`
-    bits coarser than the float precision of the largest of them; None for outputs on no grid."""
-    values = np.abs(np.concatenate([np.asarray(x, dtype=np.float64).reshape(-1) for x in (a, b)]))
+    bits coarser than the float precision of the largest of them; None for outputs on no grid.
+    Read from a strided subsample of at most :data:`GRID_SAMPLE` coordinates (the grid is a
+    property of the bulk; being a multiple of 2^(k+1) implies being one of 2^k, so the coarsest
+    grid is found by bisection)."""
+    pooled = np.concatenate([np.asarray(x, dtype=np.float64).reshape(-1) for x in (a, b)])
+    values = np.abs(pooled[:: max(1, len(pooled) // GRID_SAMPLE)])
     values = values[(values > 0) & np.isfinite(values)]
     if len(values) == 0:
         return None
-    _, exponents = np.frexp(values)
-    bits = np.ascontiguousarray(values).view(np.uint64) & np.uint64((1 << 52) - 1)
-    trailing = np.where(bits == 0, 52, _trailing_zeros(np.where(bits == 0, np.uint64(1), bits)))
-    lowest = exponents.astype(np.int64) - 53 + trailing  # value = odd · 2^lowest
-    grid_exponent = int(np.quantile(lowest, GRID_SHARE, method="lower"))
     top = float(np.quantile(values, 1 - GRID_SHARE))
-    if grid_exponent < math.frexp(top)[1] - 53 + GRID_BITS:
+    exponent = math.frexp(top)[1]
+
+    def on_grid(k: int) -> bool:
+        scaled = np.ldexp(values, -k)  # exact: a power of two
+        return float(np.mean(scaled != np.round(scaled))) <= GRID_SHARE
+
+    low, high = exponent - 53 + GRID_BITS, exponent + 1  # on_grid(high) fails: most values are below 2^high
+    if not on_grid(low):
         return None
-    return math.ldexp(1.0, grid_exponent)
-
-
-def _trailing_zeros(bits: np.ndarray) -> np.ndarray:
-    """Trailing zero bits of nonzero uint64 values (the lowest set bit's position)."""
-    lowest = bits & (~bits + np.uint64(1))
-    return np.round(np.log2(lowest.astype(np.float64))).astype(np.int64)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if on_grid(middle) else (low, middle)
+    return math.ldexp(1.0, low)
 
 
 def key_views(a: np.ndarray, b: np.ndarray) -> list[KeyView]:
@@ -183,14 +189,14 @@ def key_views(a: np.ndarray, b: np.ndarray) -> list[KeyView]:
 
 
 def one_sided_keys(
-    keys_p: np.ndarray, keys_q: np.ndarray, discrete: bool, scale: int = 1
+    sorted_p: np.ndarray, sorted_q: np.ndarray, discrete: bool, scale: int = 1
 ) -> tuple[np.ndarray, np.ndarray]:
     """Candidate one-sided sets of keys, chosen on the runs given (one half of split 1, or all of
     it with ``scale`` 2).
 
     Args:
-        keys_p: Keys of the producing input's runs.
-        keys_q: Keys of the other input's runs.
+        sorted_p: Keys of the producing input's runs, sorted.
+        sorted_q: Keys of the other input's runs, sorted.
         discrete: Whether the outputs are discrete (a key seen once qualifies too).
         scale: The factor of the thresholds (the runs given, in halves of split 1).
 
@@ -201,9 +207,15 @@ def one_sided_keys(
         :data:`ONE_SIDED_SHARE` of that of the other's.
     """
     thresholds = scale * repeats(discrete)
-    distinct, counts_p = np.unique(keys_p, return_counts=True)
-    distinct, counts_p = distinct[counts_p >= thresholds[0]], counts_p[counts_p >= thresholds[0]]
-    counts_q = key_counts(np.sort(keys_q), distinct)
+    starts = (
+        np.flatnonzero(np.concatenate([[True], sorted_p[1:] != sorted_p[:-1]]))
+        if len(sorted_p)
+        else np.empty(0, int)
+    )
+    counts_p = np.diff(np.append(starts, len(sorted_p)))
+    kept = counts_p >= thresholds[0]
+    distinct, counts_p = sorted_p[starts[kept]], counts_p[kept]
+    counts_q = key_counts(sorted_q, distinct)
     chosen = counts_q <= ONE_SIDED_SHARE * counts_p
     members, counts_p = distinct[chosen], counts_p[chosen]
     return members, counts_p[None, :] >= thresholds[:, None]

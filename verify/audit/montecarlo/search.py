@@ -756,11 +756,12 @@ def _one_sided_candidates(
     best: dict[tuple[bool, str], Candidate] = {}
     examined = 0
     for view in key_views(a, b):
-        keys = [[view(half) for half in side] for side in halves]
+        whole = [view(x) for x in (a, b)]
+        keys = [list(_halves(side)) for side in whole]
         sorted_keys = [[np.sort(half) for half in side] for side in keys]
         for forward in (True, False):
             p, q = (0, 1) if forward else (1, 0)
-            chosen = [one_sided_keys(keys[p][h], keys[q][h], discrete) for h in (0, 1)]
+            chosen = [one_sided_keys(sorted_keys[p][h], sorted_keys[q][h], discrete) for h in (0, 1)]
             if not any(members.size for members, _ in chosen):
                 continue
             held_out = [
@@ -779,12 +780,10 @@ def _one_sided_candidates(
                 kept = best.get((forward, suffix))
                 if kept is not None and kept.score >= score:
                     continue
-                members, sets = one_sided_keys(np.concatenate(keys[p]), np.concatenate(keys[q]), discrete, 2)
+                members, sets = one_sided_keys(np.sort(whole[p]), np.sort(whole[q]), discrete, 2)
                 members = members[sets[index]]
                 producing = (a, b)[p]
-                shown = tuple(
-                    np.asarray(x).tolist() for x in producing[np.isin(view(producing), members)][:4]
-                )
+                shown = tuple(np.asarray(x).tolist() for x in producing[np.isin(whole[p], members)][:4])
                 event = KeySetEvent(view, members, shown)
                 best[(forward, suffix)] = Candidate(
                     pair_index, forward, event, "one-sided values" + suffix, score
