@@ -75,12 +75,18 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
 def row_hashes(values: np.ndarray) -> np.ndarray:
-    """A 64-bit key per run from the bytes of its float64 row (one pass per coordinate)."""
+    """A 64-bit key per run from the bits of its float64 row: the row's words times odd
+    per-coordinate constants, summed (wrapping), then mixed."""
     rows = np.ascontiguousarray(np.asarray(values, dtype=np.float64).reshape(len(values), -1))
     bits = rows.view(np.uint64)
+    constants = _MIX * (2 * np.arange(bits.shape[1], dtype=np.uint64) + np.uint64(1))
+    columns = np.ascontiguousarray(bits.T)  # column passes on contiguous memory
     keys = np.zeros(len(rows), dtype=np.uint64)
-    for column in bits.T:
-        keys = (keys ^ column) * _MIX
+    with np.errstate(over="ignore"):
+        for column, constant in zip(columns, constants, strict=True):
+            keys += column * constant
+        keys ^= keys >> np.uint64(31)
+        keys *= _MIX
         keys ^= keys >> np.uint64(29)
     return keys
 
