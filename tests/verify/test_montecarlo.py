@@ -148,12 +148,12 @@ def test_rare_output_violation_is_caught_at_a_million_samples():
     result = audit(rare_leak, ZERO_ONE, 1.0, samples=1_000_000, stages=1, executor=SERIAL)
     assert result.violation and result.epsilon_lower > 2.5
     event = result.witness["event"]
-    assert result.witness["hits"]["b"] > 0 and result.witness["hits"]["a"] == 0
+    assert result.witness["hits"]["b"] > 100 * result.witness["hits"]["a"]
     if event["type"] == "interval":
         assert event["lower_exclusive"] > 5 and (
             event["upper_inclusive"] == "inf" or event["upper_inclusive"] >= 1000
         )
-    else:  # the one-sided outputs: the leak's value
+    else:  # the outputs only input 1 produced on split 1: the leak's value among them
         assert event["type"] == "one-sided outputs" and 1000.0 in event["examples"]
 
 
