@@ -7,16 +7,18 @@ Procedure (per stage of a sequential plan):
 2. Search events on split 1 only (:mod:`search`): for every pair, event family and direction
    the best event, ranked by a split-1 ε bound (learned distinguishers are fitted, and their
    thresholds chosen, on split 1 as well).
-3. Keep the ``candidates`` best real-number events and the ``candidates`` best float-artefact
-   events (:mod:`events`: lattice events read the low bits of the float64, the others the value)
-   and estimate each on split 2, which the search never saw: Clopper–Pearson bounds ``p_lo`` and
+3. Keep the ``candidates`` best real-number events, the ``candidates`` best one-sided
+   real-number events (:mod:`rare`: outputs one input produced and the other (almost) never) and
+   the ``candidates`` best float-artefact events (:mod:`events`: lattice events read the low bits
+   of the float64, the others the value) and estimate each on split 2, which the search never saw: Clopper–Pearson bounds ``p_lo`` and
    ``q_hi``, ``ε_lo = log((p_lo − δ)/q_hi)`` and ``δ_lo = p_lo − e^ε q_hi`` at the claimed ε.
 
 What is corrected for. Conditionally on split 1 the kept candidates are fixed, and split 2 is
 independent of split 1, so only they — each with two one-sided bounds — enter a Bonferroni
 correction. It is weighted by the split-1 ranking (:func:`statistics.ranked_levels`): stage s's
-level α_s goes to the two kinds (the kind with the better split-1 score first: ¾ of α_s, the
-other ¼; a kind alone takes all of it), each kind's level to its K candidates (the best ¾, the
+level α_s goes to the pools — real-number, one-sided, float-artefact — that hold candidates (the
+pool with the best split-1 score first: ¾ of α_s, the others sharing ¼; a pool alone takes all of
+it), each pool's level to its K candidates (the best ¾, the
 others sharing ¼), and a candidate with level α_c has both bounds at α_c / 2. The levels sum to
 α_s and depend on split 1 only, so the union bound holds. The many (pair, event, direction)
 combinations the search compared on split 1 need no correction: they only chose what to test.
@@ -468,9 +470,9 @@ def _run_stage(
     values: Values,
     threads: Executor,
 ) -> tuple[list[_Estimate], int, int]:
-    """Search each pair on split 1; per kind of event (real-number, float-artefact) estimate the
-    ``keep`` best on split 2. The kinds, ranked by their best split-1 score, share ``alpha`` by
-    :func:`ranked_levels`, and so do the candidates within a kind; each candidate's two bounds
+    """Search each pair on split 1; per pool of events (real-number, one-sided real-number,
+    float-artefact) estimate the ``keep`` best on split 2. The pools, ranked by their best split-1
+    score, share ``alpha`` by :func:`ranked_levels`, and so do the candidates within a pool; each candidate's two bounds
     are taken at half its level. ``values``: the audit's statistic values and fits, kept across
     stages; the candidates' statistics are evaluated on split 2 on ``threads``."""
     z = search_z(LEAD_SHARE * alpha / 2)  # the level of the leading candidate's bounds
@@ -486,8 +488,8 @@ def _run_stage(
     )
     pools = [
         pool
-        for kind in (False, True)
-        if (pool := [c for c in ranked if c.event.float_artefact == kind][:keep])
+        for kind in ((False, False), (False, True), (True, False))
+        if (pool := [c for c in ranked if (c.event.float_artefact, one_sided_family(c)) == kind][:keep])
     ]
     pools.sort(key=lambda pool: -pool[0].score)
     values.evaluate(
@@ -508,6 +510,12 @@ def _run_stage(
     ]
     values.end_stage()
     return estimates, examined, len(estimates)
+
+
+def one_sided_family(candidate: Candidate) -> bool:
+    """Whether the candidate comes from a one-sided family (:mod:`rare`): those are kept and
+    corrected in their own pool, so that they never take an estimation slot of the other events."""
+    return candidate.family.startswith("one-sided")
 
 
 def _estimable(candidate: Candidate, split2: list[tuple[Any, Any]]) -> bool:

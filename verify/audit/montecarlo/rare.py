@@ -238,7 +238,7 @@ def key_counts(sorted_keys: np.ndarray, members: np.ndarray) -> np.ndarray:
 
 
 def one_sided_cells(chosen_p: np.ndarray, chosen_q: np.ndarray) -> np.ndarray:
-    """Cells (intervals between cut points) holding at least two runs of the producing input and
+    """Cells (intervals between cut points) holding at least :data:`MIN_HELD_OUT` runs of the producing input and
     at most :data:`ONE_SIDED_SHARE` of that of the other, on the half of split 1 they are chosen on.
 
     Args:
@@ -248,4 +248,4 @@ def one_sided_cells(chosen_p: np.ndarray, chosen_q: np.ndarray) -> np.ndarray:
     Returns:
         The boolean mask of one-sided cells.
     """
-    return (chosen_p >= 2) & (chosen_q <= ONE_SIDED_SHARE * chosen_p)
+    return (chosen_p >= MIN_HELD_OUT) & (chosen_q <= ONE_SIDED_SHARE * chosen_p)

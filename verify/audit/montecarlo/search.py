@@ -665,6 +665,8 @@ def _interval_candidates(
             for index, score, suffix in _best_cells(
                 chosen_on, scored_on, objective, forward, one_sided, shrink_other=False, shortlist=SHORTLIST
             ):
+                if scored_on[0].reshape(-1)[index] < MIN_HELD_OUT:
+                    continue  # a handful of held-out hits: noise
                 event = _interval(index, edges, statistic)
                 out.append(Candidate(pair_index, forward, event, f"one-sided {family}{suffix}", score))
     return SearchResult(out, 4 * int(valid.sum()))
