@@ -137,7 +137,7 @@ def suites_benchmark_lines(results: dict[str, Any]) -> list[str]:
     from dpledger.verify.audit.montecarlo.suites import verdict_text
 
     sizes = [str(size) for size in results["sizes"]]
-    seeds = max(len(m["seeds"]["bounds"]) for m in results["mechanisms"])
+    seeds = max((len(m.get("seeds", {}).get("bounds", [])) for m in results["mechanisms"]), default=0)
     powers = " | ".join(f"dpledger 10{_superscript(size)}" for size in sizes)
     lines = [
         "## StatDP's and DP-Sniper's suites, side by side (95% confidence)",
@@ -167,7 +167,7 @@ def suites_benchmark_lines(results: dict[str, Any]) -> list[str]:
         if m["limit"] is None:
             notes.setdefault(m["limit_note"], len(notes) + 1)
         limit = f"—{notes[m['limit_note']]}" if m["limit"] is None else f"{m['limit']:.4f}"
-        bounds = m["seeds"]["bounds"]
+        bounds = m.get("seeds", {}).get("bounds", [])  # '—' until the benchmark has run the seeds
         median = statistics.median(bounds) if bounds else None
         spread = "—" if median is None else f"{median:.4f} [{min(bounds):.4f}, {max(bounds):.4f}]"
         ratio = "—" if m["limit"] is None or median is None else f"{median / m['limit']:.2f}"
