@@ -114,3 +114,31 @@ def test_statdp_patterns_start_the_answers_search():
 def test_pattern_pairs_refuse_undefined_searches(relation, length, domain, message):
     with pytest.raises(ValueError, match=message):
         pattern_pairs(relation, length, domain)
+
+
+def leaky_threes(data, n, rng):
+    """Laplace(1) on the number of records ≥ 5 (ε = 1), but at scale 0.1 once two records are 3."""
+    records = np.asarray(data)
+    scale = 0.1 if np.sum(records == 3) >= 2 else 1.0
+    return np.round((float(np.sum(records >= 5)) + rng.laplace(0.0, scale, n)) * GRID) / GRID
+
+
+def test_small_domains_start_from_two_equal_records_one_of_them_substituted():
+    pairs = pattern_pairs("substitute", 4, list(range(10)))
+    threes = [(np.sum(np.asarray(p.a) == 3), np.sum(np.asarray(p.b) == 3)) for p in pairs]
+    assert (2, 1) in threes and len(pairs) == len({p.label for p in pairs})
+
+
+@pytest.mark.slow
+def test_search_finds_a_leak_that_needs_two_records_equal_to_3_over_a_domain_of_10():
+    found = search_inputs(
+        leaky_threes,
+        1.0,
+        length=4,
+        domain=list(range(10)),
+        samples=20_000,
+        screen_samples=2_000,
+        executor=InProcessExecutor(),
+        seed=0,
+    )
+    assert found.result.violation and found.result.real_epsilon_lower > 3.0

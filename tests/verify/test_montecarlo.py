@@ -40,6 +40,7 @@ from dpledger.verify.audit.montecarlo.catalog import (
 )
 from dpledger.verify.audit.montecarlo.events import OnLattice, ValueSetEvent, row_keys
 from dpledger.verify.audit.montecarlo.executors import chunk_sizes
+from dpledger.verify.audit.montecarlo.pairs import identical_inputs
 from dpledger.verify.audit.montecarlo.search import fit_distinguisher
 from dpledger.verify.audit.montecarlo.statistics import stage_alphas
 
@@ -147,11 +148,13 @@ def test_rare_output_violation_is_caught_at_a_million_samples():
     result = audit(rare_leak, ZERO_ONE, 1.0, samples=1_000_000, stages=1, executor=SERIAL)
     assert result.violation and result.epsilon_lower > 2.5
     event = result.witness["event"]
-    assert (
-        result.witness["hits"]["b"] > 0
-        and event["lower_exclusive"] > 5
-        and (event["upper_inclusive"] == "inf" or event["upper_inclusive"] >= 1000)
-    )
+    assert result.witness["hits"]["b"] > 100 * result.witness["hits"]["a"]
+    if event["type"] == "interval":
+        assert event["lower_exclusive"] > 5 and (
+            event["upper_inclusive"] == "inf" or event["upper_inclusive"] >= 1000
+        )
+    else:  # the outputs only input 1 produced on split 1: the leak's value among them
+        assert event["type"] == "one-sided outputs" and 1000.0 in event["examples"]
 
 
 def test_large_true_epsilon_is_certified_beyond_the_dp_sniper_ceiling():
@@ -257,6 +260,25 @@ def test_meaningless_parameters_are_refused(kwargs, message):
     arguments = dict(claimed_epsilon=1.0, samples=5000, executor=SERIAL) | kwargs
     with pytest.raises(ValueError, match=message):
         audit(laplace_mechanism, ZERO_ONE, **arguments)
+
+
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        (np.zeros(3), np.zeros(3)),
+        (np.asarray([]), np.asarray([])),
+        ([1, 2], [1.0, 2.0]),
+        ((np.ones((2, 2)), np.asarray([0, 1])), (np.ones((2, 2)), np.asarray([0, 1]))),
+    ],
+)
+def test_identical_inputs_are_refused_as_nothing_to_audit(a, b):
+    with pytest.raises(ValueError, match="identical: nothing to audit"):
+        audit(laplace_mechanism, [NeighbourPair(a, b)], 1.0, samples=5000, executor=SERIAL)
+
+
+def test_inputs_differing_in_one_part_are_not_identical():
+    assert not identical_inputs((np.ones(2), np.asarray([0, 1])), (np.ones(2), np.asarray([0, 0])))
+    assert not identical_inputs(np.zeros(3), np.zeros(4)) and not identical_inputs([], [0])
 
 
 def test_load_mechanism_imports_module_function_and_refuses_bad_specs():

@@ -189,6 +189,11 @@ def test_audit_mechanism_domain_adds_substitute_one_pairs(main, capsys):
         (["--samples", "10", "--claimed-epsilon", "5"], "too few samples"),
         (["--input-a", "[1,"], "not valid JSON"),
         (["--mechanism", "user_mechanisms"], "module:function"),
+        (
+            ["--input-a", "[0, 0, 0]", "--input-b", "[0, 0, 0]"],
+            "the two inputs are identical: nothing to audit",
+        ),
+        (["--input-a", "[]", "--input-b", "[]"], "the two inputs are identical: nothing to audit"),
     ],
 )
 def test_bad_input_is_one_line_on_stderr_with_status_2(main, capsys, arguments, message):

@@ -107,7 +107,10 @@ def test_reducing_chunk_keeps_the_search_split_and_the_statistics_values_of_the_
 def test_reduction_only_with_the_last_fits_on_lattice_vectors_with_many_distinct_rows():
     a, b = _laplace_vectors(n=50_000)  # the fits' caps: 20,000 and 50,000 runs per input
     fitted = search.prefit(a, b, 0, (100_000, 100_000), search.Fits())
-    assert fitted and search.reduction(a, b, fitted, (100_000, 100_000), (400_000, 400_000)) == tuple(fitted)
+    reduced = search.reduction(a, b, fitted, (100_000, 100_000), (400_000, 400_000))
+    # the fits, then the one-sided families' statistics (key views of the grid, the off-grid count)
+    assert fitted and reduced[: len(fitted)] == tuple(fitted)
+    assert [type(s).__name__ for s in reduced[len(fitted) :]] == ["KeyView"] * 4 + ["OffGrid"]
     assert (
         search.reduction(a, b, fitted, (60_000, 60_000), (400_000, 400_000)) == ()
     )  # later fits read more runs

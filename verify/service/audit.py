@@ -220,7 +220,7 @@ def mechanism(
     from dpledger.verify.audit.montecarlo.audit import audit
     from dpledger.verify.audit.montecarlo.executors import open_executor
     from dpledger.verify.audit.montecarlo.mechanism import load_mechanism
-    from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, substitute_one
+    from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, identical_inputs, substitute_one
 
     if (input_a is None) != (input_b is None):
         raise ValueError(
@@ -248,7 +248,8 @@ def mechanism(
         )
     function = load_mechanism(mechanism, per_run=per_sample)
     first = _as_data(input_a)
-    pairs = [NeighbourPair(first, _as_data(input_b), "input-a vs input-b")]
+    given = NeighbourPair(first, _as_data(input_b), "input-a vs input-b")
+    pairs = [] if domain is not None and identical_inputs(given.a, given.b) else [given]
     if domain is not None:
         if np.ndim(first) != 1 or np.ndim(domain) != 1:
             raise ValueError("--domain needs input-a and the domain to be JSON lists of records")
@@ -310,11 +311,12 @@ def _searched(
     from dpledger.verify.audit.montecarlo.executors import open_executor
     from dpledger.verify.audit.montecarlo.input_search import search_inputs, search_work
     from dpledger.verify.audit.montecarlo.mechanism import load_mechanism
-    from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
+    from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, identical_inputs
 
     given = (
         [] if input_a is None else [NeighbourPair(_as_data(input_a), _as_data(input_b), "input-a vs input-b")]
     )
+    given = [pair for pair in given if not identical_inputs(pair.a, pair.b)]  # the search finds others
     if input_length is None:
         if input_a is None or np.ndim(input_a) != 1:
             raise ValueError("a search needs --input-length N (or --input-a as a JSON list of records)")
@@ -392,6 +394,20 @@ def _mechanism_text(result: AuditResult) -> str:
         f"verdict: {result.verdict}  (claimed ε = {result.claimed_epsilon}, δ = {result.delta}, "
         f"confidence {result.confidence})"
     ]
+    if result.delta_violation:
+        lines.append(
+            f"VIOLATION: δ ≥ {result.delta_lower:.3g} at ε = {result.claimed_epsilon} (claimed δ = {result.delta})"
+        )
+    if result.one_sided and result.verdict != "NO VIOLATION FOUND":
+        witness = result.witness or {}
+        first, second = witness["hits"]
+        lines.append(
+            _wrapped(
+                f"an output only one input produced: {witness['hits'][first]} runs on {first} fell in the "
+                f"event, none of the {witness['runs'][second]} on {second} — the true ε may be ∞; the "
+                "ε bound below is the ceiling these runs can certify, not an estimate"
+            )
+        )
     if result.verdict == "VIOLATION":
         lines.append(
             _wrapped(
@@ -444,6 +460,14 @@ def event_text(event: dict[str, Any]) -> str:
     """An event of a witness (``Event.describe()``) in words."""
     if event["type"] == "exact values":
         return "the output is one of " + ", ".join(json.dumps(value) for value in event["values"])
+    if event["type"] == "one-sided outputs":
+        where = (
+            "equals"
+            if event["view"] == "exact values"
+            else f"lies in the cell (width {event['cell_width']}) of"
+        )
+        examples = ", ".join(json.dumps(value) for value in event["examples"])
+        return f"the output {where} one of {event['keys']} outputs only one input produced on split 1 (e.g. {examples})"
     statistic = event["statistic"]
     bits = event.get("zero_low_significand_bits")
     subject = {
@@ -453,6 +477,7 @@ def event_text(event: dict[str, Any]) -> str:
             f", whose float64 significand ends in {bits} zero bits,"
         ),
         "coordinates on lattice (count)": f"the number of coordinates whose float64 significand ends in {bits} zero bits",
+        "coordinates off the grid": f"the number of coordinates off the grid {event.get('grid')}",
     }.get(statistic, "the distinguisher's score " + statistic)
     lower, upper = event["lower_exclusive"], event["upper_inclusive"]
     if lower == "-inf":

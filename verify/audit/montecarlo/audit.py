@@ -7,16 +7,18 @@ Procedure (per stage of a sequential plan):
 2. Search events on split 1 only (:mod:`search`): for every pair, event family and direction
    the best event, ranked by a split-1 ε bound (learned distinguishers are fitted, and their
    thresholds chosen, on split 1 as well).
-3. Keep the ``candidates`` best real-number events and the ``candidates`` best float-artefact
-   events (:mod:`events`: lattice events read the low bits of the float64, the others the value)
-   and estimate each on split 2, which the search never saw: Clopper–Pearson bounds ``p_lo`` and
+3. Keep the ``candidates`` best real-number events, the ``candidates`` best one-sided
+   real-number events (:mod:`rare`: outputs one input produced and the other (almost) never) and
+   the ``candidates`` best float-artefact events (:mod:`events`: lattice events read the low bits
+   of the float64, the others the value) and estimate each on split 2, which the search never saw: Clopper–Pearson bounds ``p_lo`` and
    ``q_hi``, ``ε_lo = log((p_lo − δ)/q_hi)`` and ``δ_lo = p_lo − e^ε q_hi`` at the claimed ε.
 
 What is corrected for. Conditionally on split 1 the kept candidates are fixed, and split 2 is
 independent of split 1, so only they — each with two one-sided bounds — enter a Bonferroni
 correction. It is weighted by the split-1 ranking (:func:`statistics.ranked_levels`): stage s's
-level α_s goes to the two kinds (the kind with the better split-1 score first: ¾ of α_s, the
-other ¼; a kind alone takes all of it), each kind's level to its K candidates (the best ¾, the
+level α_s goes to the pools — real-number, one-sided, float-artefact — that hold candidates (the
+pool with the best split-1 score first: ¾ of α_s, the others sharing ¼; a pool alone takes all of
+it), each pool's level to its K candidates (the best ¾, the
 others sharing ¼), and a candidate with level α_c has both bounds at α_c / 2. The levels sum to
 α_s and depend on split 1 only, so the union bound holds. The many (pair, event, direction)
 combinations the search compared on split 1 need no correction: they only chose what to test.
@@ -82,7 +84,7 @@ import numpy as np
 
 from dpledger.verify.audit.montecarlo.chunks import Reduced, Runs, Schedule, Values, selection_runs
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
-from dpledger.verify.audit.montecarlo.events import Event, IntervalEvent
+from dpledger.verify.audit.montecarlo.events import Event, StatisticEvent
 from dpledger.verify.audit.montecarlo.executors import (
     InProcessExecutor,
     InProcessTimeout,
@@ -94,7 +96,7 @@ from dpledger.verify.audit.montecarlo.executors import (
     shared_directory,
 )
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, ship
-from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
+from dpledger.verify.audit.montecarlo.pairs import IDENTICAL, NeighbourPair, identical_inputs
 from dpledger.verify.audit.montecarlo.search import (
     DISTINGUISHER_ROWS,
     Candidate,
@@ -159,6 +161,23 @@ class AuditResult:
     float_witness: dict[str, Any] | None
 
     @property
+    def delta_violation(self) -> bool:
+        """Whether an (ε, δ) claim with δ > 0 fails through δ: a certified δ at the claimed ε above
+        the claimed δ (for δ = 0 the ε bound says it all)."""
+        return (
+            self.delta > 0
+            and self.verdict != NO_VIOLATION
+            and self.delta_lower is not None
+            and self.delta_lower > self.delta
+        )
+
+    @property
+    def one_sided(self) -> bool:
+        """Whether the witness is an output only one input produced (no run of the other input in
+        its event): ε may be ∞, and ``epsilon_lower`` is the ceiling these runs can certify."""
+        return bool(self.witness and self.witness.get("only_one_input_produced"))
+
+    @property
     def violation(self) -> bool:
         """Whether the claim failed: ``VIOLATION`` or ``FLOAT LEAK``."""
         return self.verdict != NO_VIOLATION
@@ -181,6 +200,8 @@ class AuditResult:
             "real_witness": self.real_witness,
             "float_witness": self.float_witness,
             "delta_lower_at_claimed_epsilon": self.delta_lower,
+            "delta_violation": self.delta_violation,
+            "epsilon_is_a_ceiling": self.one_sided,
             "correction": {
                 "candidates_searched_on_split_1": self.candidates_searched,
                 "candidates_estimated_on_split_2": self.candidates_corrected,
@@ -497,7 +518,9 @@ def audit(
     :data:`PROBE_LIMIT` seconds; and an audit whose first stage cannot end within its timeout at
     the probe's speed, or whose kept runs cannot fit in memory, is refused before it starts
     (:func:`check_time`, :func:`check_memory`). A mechanism
-    failing the contract checks of :mod:`contract` is refused with a ``ValueError``.
+    failing the contract checks of :mod:`contract` is refused with a ``ValueError``, and so is a
+    pair of identical inputs (:func:`~dpledger.verify.audit.montecarlo.pairs.identical_inputs`):
+    no run could tell them apart.
     ``network``: also search the scores of a small perceptron fitted on split 1 (DP-Sniper's MLP,
     :mod:`network`) — opt-in, for vector outputs whose privacy loss no linear score expresses.
 
@@ -534,6 +557,11 @@ def audit(
         raise ValueError(f"mechanism must be a callable f(data, n, rng), got {type(mechanism).__name__}")
     if not isinstance(executor, InProcessExecutor):  # closures and test-local functions reach workers too
         mechanism = ship(mechanism)
+    if not pairs:
+        raise ValueError("no neighbour pairs to audit")
+    for pair in pairs:
+        if identical_inputs(pair.a, pair.b):
+            raise ValueError(IDENTICAL if len(pairs) == 1 else f"pair {pair.label!r}: {IDENTICAL}")
     alpha = 1.0 - confidence
     sizes = chunk_sizes(samples)
     plan = stage_plan(len(sizes), stages)
@@ -743,9 +771,9 @@ def _run_stage(
     values: Values,
     threads: Executor,
 ) -> tuple[list[_Estimate], int, int]:
-    """Search each pair on split 1; per kind of event (real-number, float-artefact) estimate the
-    ``keep`` best on split 2. The kinds, ranked by their best split-1 score, share ``alpha`` by
-    :func:`ranked_levels`, and so do the candidates within a kind; each candidate's two bounds
+    """Search each pair on split 1; per pool of events (real-number, one-sided real-number,
+    float-artefact) estimate the ``keep`` best on split 2. The pools, ranked by their best split-1
+    score, share ``alpha`` by :func:`ranked_levels`, and so do the candidates within a pool; each candidate's two bounds
     are taken at half its level. ``values``: the audit's statistic values and fits, kept across
     stages; the candidates' statistics are evaluated on split 2 on ``threads``."""
     z = search_z(LEAD_SHARE * alpha / 2)  # the level of the leading candidate's bounds
@@ -761,8 +789,8 @@ def _run_stage(
     )
     pools = [
         pool
-        for kind in (False, True)
-        if (pool := [c for c in ranked if c.event.float_artefact == kind][:keep])
+        for kind in ((False, False), (False, True), (True, False))
+        if (pool := [c for c in ranked if (c.event.float_artefact, one_sided_family(c)) == kind][:keep])
     ]
     pools.sort(key=lambda pool: -pool[0].score)
     values.evaluate(
@@ -770,7 +798,7 @@ def _run_stage(
             (candidate.event.statistic, part[side])
             for pool in pools
             for candidate in pool
-            if isinstance(candidate.event, IntervalEvent)
+            if isinstance(candidate.event, StatisticEvent)
             for part in estimation[candidate.pair_index]
             for side in (0, 1)
         ),
@@ -785,6 +813,12 @@ def _run_stage(
     return estimates, examined, len(estimates)
 
 
+def one_sided_family(candidate: Candidate) -> bool:
+    """Whether the candidate comes from a one-sided family (:mod:`rare`): those are kept and
+    corrected in their own pool, so that they never take an estimation slot of the other events."""
+    return candidate.family.startswith("one-sided")
+
+
 def _estimable(candidate: Candidate, split2: list[tuple[Any, Any]]) -> bool:
     """Whether the candidate's event can be counted on every part of split 2: parts reduced on the
     workers keep only their statistics' values (a condition on split 1 alone, see
@@ -792,7 +826,7 @@ def _estimable(candidate: Candidate, split2: list[tuple[Any, Any]]) -> bool:
     event = candidate.event
     return all(
         not isinstance(part, Reduced)
-        or (isinstance(event, IntervalEvent) and part.values_of(event.statistic) is not None)
+        or (isinstance(event, StatisticEvent) and part.values_of(event.statistic) is not None)
         for parts in split2
         for part in parts
     )
@@ -826,7 +860,7 @@ def _estimate(
 
 def _hits(event: Event, runs: np.ndarray, values: Values) -> int:
     """The runs in ``event``; an interval event's statistic is evaluated once per runs."""
-    if not isinstance(event, IntervalEvent):
+    if not isinstance(event, StatisticEvent):
         return int(np.count_nonzero(event.indicator(runs)))
     return int(np.count_nonzero(event.within(values.of(event.statistic, runs))))
 
@@ -852,6 +886,7 @@ def _witness(estimate: _Estimate, pairs: Sequence[NeighbourPair]) -> dict[str, A
         "p_lower": estimate.bounds[0],
         "q_upper": estimate.bounds[1],
         "bound_level": estimate.alpha,
+        "only_one_input_produced": k_q == 0 < k_p,
     }
 
 

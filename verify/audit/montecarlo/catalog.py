@@ -232,6 +232,51 @@ class Rappor:
         return np.bitwise_xor(onehot, flip.astype(np.int8))
 
 
+LEAK_PLACES = ("tail", "bulk", "float", "discrete", "vector")
+"""Where :class:`OneSidedLeak` puts its leak."""
+
+
+@dataclass(frozen=True)
+class OneSidedLeak:
+    """An ε = 1 mechanism on the sum x that, when x = 1, with probability ``p`` emits an output no
+    input with x ≠ 1 can produce — true ε = ∞, and δ(ε) = p at every ε < ∞ (the rare one-sided
+    leaks of :mod:`~dpledger.verify.audit.montecarlo.rare`). ``where``: ``tail`` (1000 from the
+    snapped Laplace of scale 1), ``bulk`` (0.5 + 2⁻¹², off the snapped Laplace's grid, inside its
+    bulk), ``float`` (exactly 0.5 from numpy's float Laplace: an atom among distinct values),
+    ``discrete`` (1 among the even integers 2·(x + two-sided geometric of ratio e⁻¹)) or ``vector``
+    (a fixed row of the 4-d snapped Laplace of scale 4 per coordinate on (x, x, x, x)). ``p = 0``:
+    the tight mechanism without the leak."""
+
+    where: str
+    p: float
+
+    def __post_init__(self) -> None:
+        if self.where not in LEAK_PLACES or not 0 <= self.p < 1:
+            raise ValueError(
+                f"where must be one of {LEAK_PLACES} and p in [0, 1), got {self.where!r}, {self.p}"
+            )
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        x = float(np.sum(np.asarray(data, dtype=float)))
+        leak: Any
+        if self.where == "discrete":
+            ratio = 1 - math.exp(-1.0)
+            out = 2 * (round(x) + rng.geometric(ratio, n) - rng.geometric(ratio, n))
+            leak = 1
+        elif self.where == "vector":
+            out = snapped_laplace(np.full(4, x), 4.0, n, rng)
+            leak = np.asarray([0.25, -0.5, 0.125, 1.0])
+        elif self.where == "float":
+            out = x + rng.laplace(0.0, 1.0, n)
+            leak = 0.5
+        else:
+            out = snapped_laplace(np.asarray([x]), 1.0, n, rng)[:, 0]
+            leak = 1000.0 if self.where == "tail" else 0.5 + 2.0**-12
+        if x == 1.0 and self.p > 0:
+            out[rng.random(n) < self.p] = leak
+        return out
+
+
 def gaussian_classic_sigma(epsilon: float, delta: float) -> float:
     """σ = √(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1), for sensitivity 1."""
     return math.sqrt(2.0 * math.log(1.25 / delta)) / epsilon

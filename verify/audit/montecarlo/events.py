@@ -308,13 +308,11 @@ class Event(ABC):
         """A JSON-ready description for witnesses."""
 
 
-@dataclass(frozen=True, eq=False)
-class IntervalEvent(Event):
-    """``lower < statistic(y) ≤ upper`` (infinite ends give threshold events)."""
+class StatisticEvent(Event):
+    """An event read off one statistic's values: the audit evaluates the statistic once per runs
+    (shared by every event on it, and kept on runs reduced to their statistics' values)."""
 
-    lower: float
-    upper: float
-    statistic: Statistic = field(default_factory=Identity)
+    statistic: Statistic
 
     @property
     def float_artefact(self) -> bool:
@@ -322,6 +320,19 @@ class IntervalEvent(Event):
 
     def indicator(self, outputs: np.ndarray) -> np.ndarray:
         return self.within(self.statistic(outputs))
+
+    @abstractmethod
+    def within(self, values: np.ndarray) -> np.ndarray:
+        """Which of the statistic's ``values`` fall in the event."""
+
+
+@dataclass(frozen=True, eq=False)
+class IntervalEvent(StatisticEvent):
+    """``lower < statistic(y) ≤ upper`` (infinite ends give threshold events)."""
+
+    lower: float
+    upper: float
+    statistic: Statistic = field(default_factory=Identity)
 
     def within(self, values: np.ndarray) -> np.ndarray:
         """Which of the statistic's ``values`` fall in the interval (NaN: none)."""

@@ -7,10 +7,13 @@ pairs are searched, in three steps:
    patterns of StatDP (Ding et al. 2018, §5.1), which DP-Sniper reuses (Bichsel et al. 2021; its
    ``PatternGenerator``)
    (:func:`~dpledger.verify.audit.montecarlo.pairs.statdp_patterns`); for datasets of records
-   over a domain, identical records with one record substituted by an extreme value, and half
-   low/half high records — the datasets where one record weighs most.
+   over a domain, identical records with one record substituted by an extreme value, half
+   low/half high records — the datasets where one record weighs most — and, for small domains,
+   two records of each value among background records, one of them substituted (``PAIR_DOMAIN``:
+   triggers that need two equal records).
 2. **Hill climbing.** From the best pairs so far, random local moves (one record or answer of
-   both inputs changed; the changed record's old or new value changed) screened again; the best
+   both inputs changed, or set to the substituted record's old or new value; the substituted
+   record's old or new value changed) screened again; the best
    ``keep`` survive each of ``rounds`` rounds — the search moves toward higher estimated loss.
 3. **Certification** of the ``certify`` best screened pairs by one audit on fresh runs.
 
@@ -40,7 +43,7 @@ import numpy as np
 
 from dpledger.verify.audit.montecarlo.audit import AuditResult, Progress, audit
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism
-from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, statdp_patterns
+from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, identical_inputs, statdp_patterns
 
 RELATIONS = ("substitute", "answers")
 """``substitute``: inputs are datasets of records over a domain, neighbours differ in one record;
@@ -49,6 +52,12 @@ coordinate (StatDP's and DP-Sniper's setting)."""
 
 SCREEN_CLAIM = 1e-9
 """The claim of a screening audit: only its bound is used, never its verdict."""
+
+PAIR_DOMAIN = 16
+"""Domains of at most this many values also start from two-record patterns: for every value v,
+two records v among background records, one of them substituted by the background — a leak
+triggered by a value's multiplicity (two records equal to v) is then one pair away, not two
+random moves."""
 
 ANSWER_VALUES = (0.0, 1.0, 2.0)
 """Values of a query answer in the ``answers`` search: StatDP's patterns use 0, 1, 2."""
@@ -117,6 +126,13 @@ def pattern_pairs(relation: str, length: int, domain: Sequence[Any] | None = Non
     half = [low] * (length // 2) + [high] * (length - length // 2)
     if length >= 2:
         pairs.append(_substituted(half, 0, high, f"half {low!r} half {high!r}, one {low!r} -> {high!r}"))
+    if 2 <= length and len(values) <= PAIR_DOMAIN:
+        for value in values:
+            background = low if value != low else high
+            records = [value, value] + [background] * (length - 2)
+            pairs.append(
+                _substituted(records, 0, background, f"two records {value!r}, one -> {background!r}")
+            )
     return sorted(pairs, key=lambda pair: pair.label)
 
 
@@ -145,6 +161,8 @@ def local_moves(
             new_a[j] = ANSWER_VALUES[int(rng.integers(len(ANSWER_VALUES)))]
             allowed = [v for v in ANSWER_VALUES if abs(v - new_a[j]) <= 1]
             new_b[j] = allowed[int(rng.integers(len(allowed)))]
+            if identical_inputs(new_a, new_b):
+                continue  # nothing to audit
         else:
             values = _domain(domain)
             value = values[int(rng.integers(len(values)))]
@@ -154,6 +172,11 @@ def local_moves(
                     new_a[j] = value
                 else:
                     new_b[j] = value
+            elif (
+                differing.size and rng.integers(3) == 0
+            ):  # another record copies the substituted one's old or new value
+                source = (a, b)[int(rng.integers(2))][differing[0]]
+                new_a[j] = new_b[j] = source
             else:  # another record: changed in both inputs
                 new_a[j] = new_b[j] = value
             if np.count_nonzero(new_a != new_b) != 1:

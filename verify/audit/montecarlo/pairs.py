@@ -34,6 +34,41 @@ class NeighbourPair:
     label: str = "given"
 
 
+IDENTICAL = "the two inputs are identical: nothing to audit"
+"""The refusal of a pair whose inputs are equal (both empty included): every event has the same
+probability on both, so no run could show a leak and a NO VIOLATION FOUND would say nothing."""
+
+
+def identical_inputs(a: Any, b: Any) -> bool:
+    """Whether two inputs of a mechanism are equal: arrays of equal shape and values, sequences
+    (a labelled dataset ``(X, y)``) of identical parts, other values by ``==``.
+
+    Args:
+        a: The first input.
+        b: The second input.
+
+    Returns:
+        True when a mechanism could not tell the two inputs apart by any run.
+    """
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and not _numeric(a) and not _numeric(b):
+        return len(a) == len(b) and all(identical_inputs(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, (np.ndarray, list, tuple)) or isinstance(b, (np.ndarray, list, tuple)):
+        try:
+            first, second = np.asarray(a), np.asarray(b)
+        except ValueError:  # ragged sequences: compare their parts
+            return False
+        return first.shape == second.shape and bool(np.array_equal(first, second))
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _numeric(value: Sequence[Any]) -> bool:
+    """Whether a list or tuple is a flat sequence of numbers (compared as one array)."""
+    return all(isinstance(item, (int, float, np.number, bool)) for item in value)
+
+
 def substitute_one(base: Sequence[Any], domain: Iterable[Any]) -> list[NeighbourPair]:
     """Pairs (base, base with record i replaced by v) for every position i and value v ≠ base[i]."""
     base_list = list(base)
