@@ -2,7 +2,7 @@
 ``--class halfspaces --dim D --grid X --oracle ipconcave|qcopt|exponential [--blocks T]``.
 QCOpt and IPConcave's PrivateIP are exponential-mechanism substitutes, named in the oracle line.
 
-Supported: d ∈ {1, 2} (exact Q_i^S and traces; d = 3 has counted traces but no oracle, so it is refused here), X ∈ [1, 256] (domain sizes stay below 2^62).
+Supported: d ∈ {1, 2, 3} (exact Q_i^S and traces), X ∈ [1, 256] (domain sizes stay below 2^62 for d ≤ 2).
 Points are drawn uniformly from the grid; no perturbation (Definition C.5) is applied, so
 general position is not enforced (utility only; privacy does not depend on it).
 """
@@ -36,7 +36,7 @@ def _build(
 
     dimension = 2 if dim is None else dim
     bound = 16 if grid is None else grid
-    if dimension not in SUPPORTED_DIMENSIONS:  # GridHalfspaces(3, X) has (counted) traces but no oracle
+    if dimension not in SUPPORTED_DIMENSIONS:
         raise ValueError(
             f"dimension must be one of {SUPPORTED_DIMENSIONS} for the coordinate oracles "
             f"(exact Q_i^S), got {dimension!r}"
