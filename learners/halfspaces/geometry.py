@@ -275,7 +275,7 @@ def _vertex_maker(
 def _stepped(N: np.ndarray, prefix: Components, D: int, p: list[int], u: list[int]) -> Components:
     """prefix + (v + u/K) with v = p/D and K = |D|·max_l |⟨u, n_l⟩| + 1: off-vertex lines keep their
     side (|⟨v, n_l⟩ + γ_l| ≥ 1/|D|, integer n_l and γ_l), lines through v take the side of u."""
-    K = abs(D) * int(np.abs(N @ np.asarray(u, dtype=np.int64)).max()) + 1  # < 2^40 on the grids
+    K = abs(D) * max(abs(sum(int(c) * v for c, v in zip(n, u))) for n in N.tolist()) + 1
     return (*prefix, Fraction(p[0], D) + Fraction(u[0], K), Fraction(p[1], D) + Fraction(u[1], K))
 
 
@@ -293,6 +293,8 @@ def _degenerate_vertex(
     the vertex itself."""
     normals = N[incident]
     spread = int(np.abs(normals @ normals.T).max()) + 1
+    if 4 * spread * int(np.abs(normals).max()) ** 2 >= 2**62:  # the tilted directions' products
+        normals = normals.astype(object)
     perp = np.stack([-normals[:, 1], normals[:, 0]], axis=1)
     tilted = [sign * spread * perp + tilt * normals for sign in (1, -1) for tilt in (1, -1)]
     directions = np.vstack([np.zeros((1, 2), dtype=np.int64), perp, -perp, *tilted])
