@@ -88,7 +88,7 @@ def _fit(oracle, dimension, grid, m, seed, labels=None, X=None):
 
 
 @pytest.mark.parametrize("make", [ExponentialDepthOracle, QCOptOracle, IPConcaveOracle])
-@pytest.mark.parametrize("dimension", [1, 2])
+@pytest.mark.parametrize("dimension", [1, 2, pytest.param(3, marks=pytest.mark.slow)])
 def test_lemma_8_3_full_depth_in_domain_and_valid_outputs_inside_the_learner(make, dimension):
     """Every oracle call returns a domain element (Assumption 4.4 validity), the run-time Lemma 5.2
     check passes, and each realizable prefix state's domain holds a full-depth coordinate (Lemma C.4)."""
