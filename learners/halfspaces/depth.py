@@ -220,8 +220,9 @@ def coordinate_scores(constraints: CoordinateConstraints) -> SlotScores:
     return _halfline_scores(A, B, rows, len(lines))
 
 
-_PAIR_ENTRIES = 2_000_000
-"""Pairs × constraints processed at once by :func:`_plane_scores` (bounds its memory to ~0.3 GB)."""
+_PAIR_ENTRIES = 500_000
+"""Pairs × constraints whose crossings :func:`_plane_pieces` evaluates at once (~50 MB of
+temporaries); what it keeps is O(m³): ~0.6 GB peak at m = 200."""
 
 
 def _pair_halflines(
@@ -297,7 +298,9 @@ def _plane_pieces(constraints: CoordinateConstraints) -> tuple[np.ndarray, list[
         codes.append(_end_codes(A[row, col], B[row, col]))
         ups.append(A[row, col] > 0)
     start, row, code, up = (np.concatenate(v) for v in (starts, rows, codes, ups))
+    del rows, codes, ups
     distinct, inverse = np.unique(code, return_inverse=True)
+    del code
     pairs = np.stack([distinct >> 32, distinct & (2**32 - 1)], axis=1)
     order = np.argsort(pairs[:, 0] / pairs[:, 1], kind="stable")
     ordered = pairs[order]
@@ -311,7 +314,9 @@ def _plane_pieces(constraints: CoordinateConstraints) -> tuple[np.ndarray, list[
     rank = rank_of[inverse.reshape(-1)]
     width = 2 * len(order) + 1
     slot = np.where(up, 2 * rank + 1, 2 * rank + 2)  # z ≥ e from the point b_e on; z ≤ e up to it
+    del rank, inverse
     keys, change = np.unique(row * (width + 1) + slot, return_inverse=True)
+    del row, slot
     delta = np.bincount(change.reshape(-1), weights=np.where(up, 1, -1), minlength=len(keys)).astype(np.int64)
     key_row, key_slot = keys // (width + 1), keys % (width + 1)
     count = len(start)
