@@ -1,4 +1,4 @@
-"""Exact privacy noise, drawn and recorded in one call (issue 14 B.3).
+"""Exact privacy noise, drawn and recorded in one call.
 
 A float sampler is not the distribution a privacy proof analyses (Mironov 2012): its outputs
 are doubles whose gaps leak the input. Here the statistic is moved onto a power-of-two grid

@@ -22,6 +22,18 @@ cost of one global read):
   whose j-th release differs in kind, size or candidate count from the recorded one — the shape of
   the computation depending on the data — raises :class:`ReplayMismatch`.
 
+An exponential-mechanism draw over a candidate set too large to list reports its scores by group
+(``layout``): ``"runs"`` — an ordered integer domain, group r the integers
+[breakpoints[r], breakpoints[r+1]) of score statistic[r]; ``"slots"`` — a finite domain on the
+line, group 2j + 1 the breakpoint b_j and group 2j the open interval (b_{j−1}, b_j) (as
+:class:`~dpledger.learners.halfspaces.depth.SlotScores`); ``"cells"`` — pairs a ≤ b of an ordered
+integer domain, group (i, j) (i ≤ j, in ``numpy.triu_indices`` order) the pairs with a in run i
+and b in run j of ``breakpoints``; ``"levels"`` — only how many
+candidates have each score. ``counts`` holds the candidates per group. A candidate set that
+depends on the data (LabelBoost's labelings of the points P of S∘T) is named by ``candidates``,
+and a replay whose candidate set differs from the recorded one raises :class:`ReplayMismatch`
+(the recorded output would name another candidate).
+
 The tap is for checking (tests, ``dpledger audit learner --white-box``); it never changes what a
 run outside a session releases. Sessions are process-wide and not re-entrant.
 """
@@ -30,7 +42,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
@@ -39,6 +51,7 @@ from typing import Any, Literal
 import numpy as np
 
 Kind = Literal["discrete_gaussian", "discrete_laplace", "exponential_mechanism"]
+Layout = Literal["listed", "runs", "slots", "cells", "levels"]
 NORMS: dict[str, str] = {
     "discrete_gaussian": "l2",
     "discrete_laplace": "l1",
@@ -49,8 +62,9 @@ one candidate's score)."""
 
 
 class ReplayMismatch(ValueError):
-    """A replayed run made a release of another kind, size or candidate count than the recorded run
-    at the same position, or a different number of releases: its shape depends on the data."""
+    """A replayed run made a release of another kind, size or candidate count (or over another
+    candidate set) than the recorded run at the same position, or a different number of releases:
+    its shape depends on the data."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +83,11 @@ class Release:
         scale_units: The noise scale in grid units, σ/γ or b/γ (None for the exponential mechanism).
         gamma: The grid γ (None for the exponential mechanism).
         epsilon: The ε the exponential mechanism weighted by (None for noise).
+        layout: How ``statistic`` lists the candidates' scores: one per candidate (``"listed"``)
+            or one per group (``"runs"``, ``"slots"``, ``"cells"``, ``"levels"``; module docstring).
+        counts: The candidates per group (grouped layouts; Python ints, possibly huge).
+        breakpoints: The group boundaries of the ``"runs"``, ``"slots"`` and ``"cells"`` layouts.
+        candidates: A key naming a data-dependent candidate set (None: fixed by the call).
     """
 
     kind: Kind
@@ -80,11 +99,15 @@ class Release:
     scale_units: float | None = None
     gamma: float | None = None
     epsilon: Fraction | None = None
+    layout: Layout = "listed"
+    counts: tuple[int, ...] | None = None
+    breakpoints: tuple[Any, ...] | None = None
+    candidates: Hashable | None = None
 
     @property
     def size(self) -> int:
         """The number of coordinates (or candidates)."""
-        return int(self.statistic.size)
+        return int(self.statistic.size) if self.counts is None else sum(self.counts)
 
 
 class Tape(list[Release]):
@@ -118,6 +141,8 @@ class _Session:
                 f"release {position} is a {release.kind} of size {release.size}; "
                 f"the recorded run's is a {recorded.kind} of size {recorded.size}"
             )
+        if recorded.candidates != release.candidates:
+            raise ReplayMismatch(f"release {position} draws from another candidate set than the recorded run")
         return copy.deepcopy(recorded.output)
 
 

@@ -226,7 +226,8 @@ def test_white_box_audit_passes_the_learners_as_written(name):
 
 
 def test_the_selections_draw_with_the_epsilon_their_events_declare():
-    from dpledger.verify.paper.white_box import selection_conformance
+    from dpledger.verify.audit.selection_conformance import exponential_conformance
+    from dpledger.verify.paper.white_box import redraw
 
     X, y = _data()
     with releases.record() as tape:
@@ -234,5 +235,22 @@ def test_the_selections_draw_with_the_epsilon_their_events_declare():
     selections = [(p, r) for p, r in enumerate(tape) if r.kind == "exponential_mechanism"]
     assert len(selections) == 2
     for position, release in selections:
-        test = selection_conformance(release, position, redraws=400, seed=position)
-        assert test.cells >= 5 and test.p_value > 1e-6, test
+        draw = redraw(release)
+        assert draw is not None
+        test = exponential_conformance(release, draw, 400, CONFIDENCE, seed=position)
+        assert test.cells >= 5 and test.conforms, test
+
+
+def test_private_scorer_count_moves_by_at_most_its_declared_sensitivity_and_reaches_it():
+    from dpledger.learners.estimator import PrivateScorer
+    from dpledger.verify.audit.conformance import sensitivity_rows
+
+    X, y = _data(400, 2)
+    model = PrivateProperLearner(1, 1e-5, random_state=0).fit(X, y)
+    runs = []
+    for labels in (y, np.where(np.arange(y.size) == 7, -y, y)):
+        with releases.record() as tape:
+            PrivateScorer(1, random_state=0)(model, X, labels)
+        runs.append(tape)
+    (row,) = sensitivity_rows(*runs)
+    assert row.kind == "discrete_laplace" and not row.exceeds() and row.ratio == 1.0

@@ -199,7 +199,7 @@ def test_semi_agnostic_trace_records_the_sensitivities_of_its_statistics() -> No
     ).fit(X, y)
     b = (1200 - 240) // 2 // 5
     radius = Fraction(learner.clip_radius_)
-    for run, guess in zip(learner.trace_.child.children[:-1], learner.guesses_):
+    for run, guess in zip(learner.trace_.child.children[:-1], learner.guesses_, strict=True):
         initial, threshold, *steps = run.children
         assert threshold == ExponentialMechanism(epsilon=Fraction(1, 2), candidates=learner.n_thresholds)
         assert _on_a_power_of_two_grid(
@@ -235,7 +235,7 @@ def test_label_mean_threshold_is_recorded_as_its_discrete_laplace_step() -> None
 
 
 def test_model_selection_is_one_selection_per_block_and_parallel() -> None:
-    """Issue 19 (1): the candidate degrees / subspace sizes cost no extra ε — the improper learner
+    """The candidate degrees / subspace sizes cost no extra ε — the improper learner
     fits one degree per disjoint block, the proper learner selects among the truncations of one
     release; the selections' events are exponential mechanisms at the full ε on disjoint blocks."""
     X, y = _data(3000, 3, 6)

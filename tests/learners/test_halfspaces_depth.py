@@ -43,12 +43,12 @@ def brute_plane_objective(X, y, w, z):
     (a_2, a_3)-plane, at a point of every line and at the origin (a maximizer is among them)."""
     system = coordinate_constraints(X, y, (w,))
     alpha, beta, gamma = system.alpha.tolist(), system.beta.tolist(), system.gamma.tolist()
-    offset = [-(a * z + g) for a, g in zip(alpha, gamma)]  # line j: ⟨β_j, u⟩ = offset_j
+    offset = [-(a * z + g) for a, g in zip(alpha, gamma, strict=True)]  # line j: ⟨β_j, u⟩ = offset_j
     candidates = [(Fraction(0), Fraction(0))]
-    for i, (b, r) in enumerate(zip(beta, offset)):
+    for i, (b, r) in enumerate(zip(beta, offset, strict=True)):
         if b != [0, 0]:
             candidates.append((r * b[0] / (b[0] ** 2 + b[1] ** 2), r * b[1] / (b[0] ** 2 + b[1] ** 2)))
-        for c, s in zip(beta[i + 1 :], offset[i + 1 :]):
+        for c, s in zip(beta[i + 1 :], offset[i + 1 :], strict=True):
             D = b[0] * c[1] - b[1] * c[0]
             if D:
                 candidates.append(((c[1] * r - b[1] * s) / D, (b[0] * s - c[0] * r) / D))
@@ -220,7 +220,7 @@ def test_proposition_a_1_two_lps_give_the_full_depth_interval_of_the_exact_objec
         feasible_interval,
     )
 
-    C, X, y, target = realizable_sample(2, 5, m, seed)
+    _, X, y, target = realizable_sample(2, 5, m, seed)
     system = coordinate_constraints(X, y, target[:1])
     Q = coordinate_scores(system)
     full = np.flatnonzero(Q.scores == m)

@@ -200,7 +200,7 @@ def test_bad_input_is_one_line_on_stderr_with_status_2(main, capsys, arguments, 
         "--samples": "5000",
         "--workers": "1",
     }
-    for flag, value in zip(arguments[::2], arguments[1::2]):
+    for flag, value in zip(arguments[::2], arguments[1::2], strict=True):
         base[flag] = value
     status = main(["audit", "mechanism", *[part for item in base.items() for part in item]])
     error = capsys.readouterr().err.strip().splitlines()
@@ -377,8 +377,23 @@ def test_audit_learner_white_box_passes_the_proper_learner_and_names_each_check(
 @pytest.mark.slow
 def test_audit_learner_black_box_runs_the_improper_learner_end_to_end(main, capsys):
     status = main(
-        ["audit", "learner", "--algorithm", "improper", "--epsilon", "1", "--mode", "black-box"]
-        + ["--samples", "100", "--stages", "1", "--workers", "1", "--json"]
+        [
+            "audit",
+            "learner",
+            "--algorithm",
+            "improper",
+            "--epsilon",
+            "1",
+            "--mode",
+            "black-box",
+            "--samples",
+            "100",
+            "--stages",
+            "1",
+            "--workers",
+            "1",
+            "--json",
+        ]
     )
     payload = json.loads(capsys.readouterr().out)
     assert status == 0 and payload["released"] == ["block_coefs_", "direction_", "block_", "threshold_"]

@@ -1,7 +1,7 @@
 """The project's learners audited by the Monte Carlo auditor through the learner adapter:
 canary substitution pairs (the seeds' adjacency), claims at the derived guarantees.
 
-Each audit here can fail (issue 14, E.3): the learner's derived ε lies below what the audit's
+Each audit here can fail: the learner's derived ε lies below what the audit's
 sample size can certify, and a broken variant audited the same way is flagged."""
 
 from dataclasses import dataclass
@@ -69,7 +69,7 @@ def test_carry_forward_learner_measured_epsilon_below_its_certified_guarantee():
 
 
 class LabelsFromDataProperLearner(PrivateProperLearner):
-    """Negative control: the label-encoding bug of issue 14 B.1 put back — the classes read from
+    """Negative control: a label-encoding bug put in — the classes read from
     the labels seen in fit ({−1, 1} when every label is 1, {0, 1} otherwise)."""
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> "LabelsFromDataProperLearner":
@@ -150,7 +150,7 @@ def test_lemma_3_17_carrier_release_not_flagged_at_ln_4e():
     assert not result.violation and result.epsilon_lower <= np.log(4 * np.e)
 
 
-# Issue 18, item 4: learners audited on datasets chosen to be hard.
+# Learners audited on datasets chosen to be hard.
 
 from unittest import mock  # noqa: E402
 

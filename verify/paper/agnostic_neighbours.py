@@ -41,11 +41,11 @@ from dpledger.learners import releases
 from dpledger.learners.releases import ReplayMismatch, Tape
 from dpledger.verify.audit.conformance import (
     SensitivityRow,
-    declared_sensitivity,
     events_of,
     sensitivity_rows,
     unaccounted,
 )
+from dpledger.verify.audit.sensitivity import declared_sensitivity
 
 LEDGER = ("trace_", "derivation_", "guarantee_")
 
@@ -181,7 +181,7 @@ def block_neighbours(
                 direction = rng.normal(size=X.shape[1])
                 x = far * direction / np.linalg.norm(direction)
                 label = y[i] if rng.integers(2) else _other(y, y[i])
-                found.append(Neighbour(f"{tag}: far random {s}", i, _replace(X, y, i, x, label)))
+                found.append(Neighbour(f"{tag}: far random {s}", i, _replace(X, y, i, np.asarray(x), label)))
     return found
 
 

@@ -23,6 +23,7 @@ import textwrap
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
@@ -503,7 +504,10 @@ def learner(
     4.1) built with privacy (``epsilon``, ``delta``) and its defaults otherwise, against that claim.
 
     Args:
-        algorithm: ``"improper"``, ``"proper"`` or ``"semi-agnostic"``.
+        algorithm: ``"improper"``, ``"proper"``, ``"semi-agnostic"`` or ``"carry-forward"``
+            (CarryForwardLearner on intervals over 64 points, white-box only: its selections
+            redrawn against their events' ε and its ledger against the claim; its oracles'
+            sensitivities are checked by the test suite).
         epsilon: The learner's ε, and the claim.
         delta: The learner's δ, and the claim.
         dimension: Dimension of the records.
@@ -534,13 +538,22 @@ def learner(
     Raises:
         ValueError: On bad input.
     """
-    from dpledger.learners.agnostic.audit import LearnerFactory
+    from dpledger.learners.agnostic.repeated_fits import LearnerFactory
 
-    factory = LearnerFactory(algorithm, (("epsilon", epsilon), ("delta", delta)))
     if (records is not None and records < 1) or dimension < 1:
         raise ValueError(f"records and dimension must be at least 1, got {records} and {dimension}")
     if mode not in LEARNER_MODES:
         raise ValueError(f"mode must be one of {LEARNER_MODES}, got {mode!r}")
+    if algorithm == "carry-forward":
+        if mode == "black-box":
+            raise ValueError(
+                "the carry-forward learner has no black-box audit here: its blocks are audited exactly "
+                "(dpledger audit macro-block); use --mode white-box"
+            )
+        white = _white_box_carry_forward(epsilon, delta, records, confidence, seed)
+        summary = {"algorithm": algorithm, "mode": "white-box", "white_box": white.to_json()}
+        return Output(payload=summary, text=white.to_text(), status=1 if white.violation else 0)
+    factory = LearnerFactory(algorithm, (("epsilon", epsilon), ("delta", delta)))
     payload: dict[str, Any] = {"algorithm": algorithm, "dimension": dimension, "mode": mode}
     text = ""
     if mode != "black-box":
@@ -605,6 +618,54 @@ def _white_box_learner(
         claim=(epsilon, delta),
         confidence=max(confidence, WHITE_BOX_CONFIDENCE),
         seed=seed,
+        on_progress=progress_callback("white-box audit"),
+    )
+
+
+CARRY_FORWARD_RECORDS = 1_000_000
+"""Records of the carry-forward white-box audit's dataset (intervals over 64 points) by default."""
+
+
+@dataclass(frozen=True)
+class CarryForwardFactory:
+    """``factory(seed)``: CarryForwardLearner on intervals over 64 points at (ε, δ), the tight
+    calibration, ``random_state=seed``."""
+
+    epsilon: float
+    delta: float
+
+    def __call__(self, seed: int) -> Any:
+        from dpledger.learners.carry_forward import CarryForwardLearner
+        from dpledger.learners.concept_classes import Intervals
+
+        return CarryForwardLearner(
+            Intervals(64), epsilon=self.epsilon, delta=self.delta, calibration="tight", random_state=seed
+        )
+
+
+def _white_box_carry_forward(
+    epsilon: float, delta: float, records: int | None, confidence: float, seed: int
+) -> Any:
+    import numpy as np
+
+    from dpledger.learners.concept_classes import Intervals
+    from dpledger.learners.synthetic import random_concept
+    from dpledger.verify.paper.white_box import WHITE_BOX_CONFIDENCE, white_box_audit
+
+    n = CARRY_FORWARD_RECORDS if records is None else records
+    rng = np.random.default_rng(seed)
+    concept_class = Intervals(64)
+    X = rng.integers(0, 64, size=n)
+    y = np.asarray(concept_class.evaluate(random_concept(concept_class, rng), X))
+    return white_box_audit(
+        "carry-forward",
+        CarryForwardFactory(epsilon, delta),
+        X,
+        y,
+        claim=(epsilon, delta),
+        confidence=max(confidence, WHITE_BOX_CONFIDENCE),
+        seed=seed,
+        neighbours=False,
         on_progress=progress_callback("white-box audit"),
     )
 

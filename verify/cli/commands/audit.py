@@ -169,8 +169,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--algorithm",
         required=True,
-        choices=("improper", "proper", "semi-agnostic"),
-        help="Theorem 2.1 (improper), 3.1 (proper) or 4.1 (semi-agnostic)",
+        choices=("improper", "proper", "semi-agnostic", "carry-forward"),
+        help="Theorem 2.1 (improper), 3.1 (proper), 4.1 (semi-agnostic), or Theorem 5.1's "
+        "CarryForwardLearner on intervals (white-box only)",
     )
     parser.add_argument(
         "--epsilon",
