@@ -28,10 +28,13 @@ rational arithmetic only:
   is affine in z, so constraint l holds at it on a closed half-line of z (Cramer: D·(β_l·v + α_l z
   + γ_l) = A_l z + B_l with D = det(β_i, β_k), A_l = Dα_l − α_i det(β_l, β_k) − α_k det(β_i, β_l),
   B_l likewise with γ, integers). Q = max over pairs of these step functions (:func:`_plane_scores`):
-  O(m³) integer half-lines, their ranks among the distinct breakpoints (triple concurrencies), each
-  pair's step function as pieces and the maximum by a range-max segment tree; breakpoints where
-  the maximum does not change are dropped (the function is unchanged). All β_j parallel to a
-  primitive e: β_j = λ_j e and t = ⟨e, u⟩ is one free coefficient.
+  O(m³) integer half-lines; their ends −B/A (the triple concurrencies) are reduced int64 pairs,
+  ordered by float keys whose order is certified by exact cross-multiplication (Fractions sort
+  them when it is not); each pair's step function as pieces, the maximum over pieces by a table of
+  power-of-two windows (two per piece); breakpoints where the maximum does not change are dropped
+  (the function is unchanged). All β_j parallel to a primitive e: β_j = λ_j e and t = ⟨e, u⟩ is one
+  free coefficient. Coefficients below 2^9 (grids X ≤ 256) keep every product in int64.
+  m = 200 on [[±8]]³: ~2–3 s CPU, ~0.6 GB; Q_1^S(w) needs only the largest piece (:func:`plane_maximum`).
 
 Q_1(w) (the threshold, two candidates) is max_z of the slots of coordinate 2 under prefix (w).
 Hence every Q_i^S is exact for d ≤ 3; d ≥ 4 (three or more free coefficients) is refused.
@@ -196,7 +199,7 @@ def coordinate_scores(constraints: CoordinateConstraints) -> SlotScores:
     """Q_i^S on every slot of the real line (Definition 8.1), exactly, for ≤ 2 free coefficients.
 
     Raises:
-        ValueError: more than two free coefficients, or (two) coefficients of 2^31 or more."""
+        ValueError: more than two free coefficients, or (two) coefficients of 2^9 or more."""
     alpha, beta, gamma = constraints.alpha, constraints.beta, constraints.gamma
     m = len(alpha)
     if m == 0:
