@@ -1,7 +1,7 @@
 """Halfspaces over a finite grid by coordinate oracles (seed 000, Sections 8.1–8.3, Appendices A, C).
 
 Modules: :mod:`~dpledger.learners.halfspaces.domains` (Definition 8.2 / C.3, implicit),
-:mod:`~dpledger.learners.halfspaces.depth` (the reduction and Q_i^S of Definition 8.1, exact for d ≤ 2),
+:mod:`~dpledger.learners.halfspaces.depth` (the reduction and Q_i^S of Definition 8.1, exact for d ≤ 3),
 :mod:`~dpledger.learners.halfspaces.geometry` (the class and its restricted traces),
 :mod:`~dpledger.learners.halfspaces.perturbation` (Definition C.5, Lemmas C.6–C.7),
 :mod:`~dpledger.learners.halfspaces.private_ip` and :mod:`~dpledger.learners.halfspaces.oracles` (the oracles).

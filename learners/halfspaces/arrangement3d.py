@@ -106,16 +106,36 @@ def _cross(p: np.ndarray, q: np.ndarray) -> np.ndarray:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _pairs(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The index pairs a < b of k planes (cached: every degenerate vertex asks for them)."""
+    a, b = np.triu_indices(k, 1)
+    return a, b
+
+
+_RAY_OFFSET = 2**18
+"""|cross products of grid points| ≤ 2·GRID_BOUND² = 2^17 < offset: three shifted entries pack into one int64."""
+
+
+def _unique_rows(R: np.ndarray) -> np.ndarray:
+    """np.unique(R, axis=0) for rows of three integers below 2^17 in absolute value, through one
+    packed int64 per row (the packing preserves lexicographic order, so the result is the same)."""
+    shifted = R + _RAY_OFFSET
+    codes = np.unique((shifted[:, 0] << 38) | (shifted[:, 1] << 19) | shifted[:, 2])
+    mask = (1 << 19) - 1
+    return np.stack([(codes >> 38) & mask, (codes >> 19) & mask, codes & mask], axis=1) - _RAY_OFFSET
+
+
 def _local_cells(XI: np.ndarray) -> tuple[list[tuple[np.ndarray, tuple[int, ...]]], np.ndarray]:
     """The cells of the central arrangement {⟨u, x_l⟩ = 0} (rows x_l of XI, rank 3, distinct
     planes) whose closed cone is h-positive, each as (signs σ_l, recipe of an inside direction
     for :func:`_local_direction`), and the local lines r (module docstring, case 1)."""
     k = len(XI)
-    a, b = np.triu_indices(k, 1)
+    a, b = _pairs(k)
     R = _cross(XI[a], XI[b])
     R //= np.gcd.reduce(np.abs(R), axis=1)[:, None]
     R *= _lexsign(R)[:, None]
-    rays = np.unique(R, axis=0)
+    rays = _unique_rows(R)
     dots = rays @ XI.T  # (lines, k)
     line, ell = np.nonzero(dots == 0)  # plane ell contains local line r
     turn = np.sign(_cross(rays[line], XI[ell]) @ XI.T)  # sign⟨r × x_l, x_m⟩ (m on r) per (line, ell)

@@ -445,8 +445,4 @@ def halfspace_counted_trace(
         return HalfspaceTrace3D(P, index, labels, (-1, 1))
     if dimension == 3 and free == 3:
         return HalfspaceTrace3D(P, index, labels, (int(prefix[0]),))
-    if dimension == 3:
-        raise ValueError(
-            "halfspaces in d = 3: the trace restricted to (w, a_1) is neither counted nor listed"
-        )
     return None

@@ -19,8 +19,25 @@ rational arithmetic only:
   does), so Q = max_i depth along line i: O(m²) breakpoints, O(m³) integer work done in
   chunks of 4·10⁶ cells (m = 200: ~0.5 s; m = 400: 1–4 s, up to 75 000 breakpoints).
 
+* two free coefficients u ∈ R² (d = 3 after (w), the constraints' lines in the u-plane have
+  point-dependent offsets α_j z + γ_j): unless every β_j ≠ 0 is parallel to one direction, the
+  maximum over u at fixed z is attained at the crossing v_ik(z) of the lines of two constraints
+  with det(β_i, β_k) ≠ 0 — the satisfied set T of a maximizer is a closed polyhedron; if the β_j
+  of T span R² it has a vertex, where T still holds; otherwise it contains a line along which a
+  constraint k with β_k not parallel to them becomes satisfied, contradicting maximality. v_ik(z)
+  is affine in z, so constraint l holds at it on a closed half-line of z (Cramer: D·(β_l·v + α_l z
+  + γ_l) = A_l z + B_l with D = det(β_i, β_k), A_l = Dα_l − α_i det(β_l, β_k) − α_k det(β_i, β_l),
+  B_l likewise with γ, integers). Q = max over pairs of these step functions (:func:`_plane_scores`):
+  O(m³) integer half-lines; their ends −B/A (the triple concurrencies) are reduced int64 pairs,
+  ordered by float keys whose order is certified by exact cross-multiplication (Fractions sort
+  them when it is not); each pair's step function as pieces, the maximum over pieces by a table of
+  power-of-two windows (two per piece); breakpoints where the maximum does not change are dropped
+  (the function is unchanged). All β_j parallel to a primitive e: β_j = λ_j e and t = ⟨e, u⟩ is one
+  free coefficient. Coefficients below 2^9 (grids X ≤ 256) keep every product in int64.
+  m = 200 on [[±8]]³: ~2–3 s CPU, ~0.6 GB; Q_1^S(w) needs only the largest piece (:func:`plane_maximum`).
+
 Q_1(w) (the threshold, two candidates) is max_z of the slots of coordinate 2 under prefix (w).
-Hence every Q_i^S is exact for d ≤ 2; d ≥ 3 (two or more free coefficients) is refused.
+Hence every Q_i^S is exact for d ≤ 3; d ≥ 4 (three or more free coefficients) is refused.
 For any d, :func:`feasible_interval` gives the full-depth interval of z by two LPs (floats).
 """
 
@@ -37,7 +54,7 @@ from scipy.optimize import linprog
 
 from dpledger.learners.halfspaces.domains import Slot
 
-SUPPORTED_DIMENSIONS = (1, 2)
+SUPPORTED_DIMENSIONS = (1, 2, 3)
 """Dimensions d for which Q_i^S and the restricted traces are exact (see the module docstring)."""
 
 
@@ -179,7 +196,10 @@ def _halfline_scores(A: np.ndarray, B: np.ndarray, rows: np.ndarray, count: int)
 
 
 def coordinate_scores(constraints: CoordinateConstraints) -> SlotScores:
-    """Q_i^S on every slot of the real line (Definition 8.1), exactly, for ≤ 1 free coefficient."""
+    """Q_i^S on every slot of the real line (Definition 8.1), exactly, for ≤ 2 free coefficients.
+
+    Raises:
+        ValueError: more than two free coefficients, or (two) coefficients of 2^9 or more."""
     alpha, beta, gamma = constraints.alpha, constraints.beta, constraints.gamma
     m = len(alpha)
     if m == 0:
@@ -187,8 +207,10 @@ def coordinate_scores(constraints: CoordinateConstraints) -> SlotScores:
     free = beta.shape[1]
     if free == 0:
         return _halfline_scores(alpha, gamma, np.zeros(m, dtype=np.int64), 1)
-    if free > 1:
-        raise ValueError(f"dimension: exact Q_i^S supports at most one free coefficient (d ≤ 2), got {free}")
+    if free > 2:
+        raise ValueError(f"dimension: exact Q_i^S supports at most two free coefficients (d ≤ 3), got {free}")
+    if free == 2:
+        return _plane_scores(constraints)
     b = beta[:, 0]
     lines = np.flatnonzero(b != 0)
     if not len(lines):  # every constraint is independent of u
@@ -200,6 +222,159 @@ def coordinate_scores(constraints: CoordinateConstraints) -> SlotScores:
     B = (sign * (bi * gamma[None, :] - b[None, :] * gi)).reshape(-1)
     rows = np.repeat(np.arange(len(lines)), m)
     return _halfline_scores(A, B, rows, len(lines))
+
+
+_PAIR_ENTRIES = 500_000
+"""Pairs × constraints whose crossings :func:`_plane_pieces` evaluates at once (~50 MB of
+temporaries); what it keeps is O(m³): ~0.6 GB peak at m = 200."""
+
+
+def _pair_halflines(
+    constraints: CoordinateConstraints, i: np.ndarray, k: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A, B (rows: the pairs (i, k), columns: l) with constraint l at the crossing v_ik(z) of the
+    lines of i and k iff A z + B ≥ 0 (see the module docstring; sign(D) folded in)."""
+    alpha, gamma = constraints.alpha, constraints.gamma
+    b1, b2 = constraints.beta[:, 0], constraints.beta[:, 1]
+    D = b1[i] * b2[k] - b2[i] * b1[k]
+    det_lk = b1[None, :] * b2[k][:, None] - b2[None, :] * b1[k][:, None]
+    det_il = b1[i][:, None] * b2[None, :] - b2[i][:, None] * b1[None, :]
+    sign = np.sign(D)[:, None]
+    A = sign * (D[:, None] * alpha[None, :] - alpha[i][:, None] * det_lk - alpha[k][:, None] * det_il)
+    B = sign * (D[:, None] * gamma[None, :] - gamma[i][:, None] * det_lk - gamma[k][:, None] * det_il)
+    return A, B
+
+
+def _end_codes(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """One int64 per end −B/A (A ≠ 0): the reduced pair (numerator, denominator) packed injectively."""
+    num, den = -B * np.sign(A), np.abs(A)
+    g = np.gcd(num, den)
+    return (num // g) * 2**32 + den // g
+
+
+def _range_maximum(width: int, low: np.ndarray, high: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """max of ``value`` (≥ 0) over the pieces [low, high] covering each of ``width`` slots (0 where
+    none): a piece of length ℓ, 2^k ≤ ℓ < 2^{k+1}, sets the two level-k windows [low, low + 2^k) and
+    (high − 2^k, high] that cover it; level k is then pushed onto level k − 1's two halves."""
+    levels = max(1, int(width).bit_length())
+    dtype = np.int16 if int(value.max(initial=0)) < 2**15 else np.int64
+    table = np.zeros(levels * width, dtype=dtype)
+    k = np.floor(np.log2(high - low + 1)).astype(np.int64)
+    k -= (1 << k) > high - low + 1  # float log2 rounding: 2^k ≤ ℓ exactly
+    k += (2 << k) <= high - low + 1
+    np.maximum.at(
+        table,
+        np.concatenate((k * width + low, k * width + high - (1 << k) + 1)),
+        np.tile(value, 2).astype(dtype),
+    )
+    grid = table.reshape(levels, width)
+    for level in range(levels - 1, 0, -1):
+        half = 1 << (level - 1)
+        window = grid[level, : width - (1 << level) + 1]
+        below = grid[level - 1]
+        np.maximum(below[: len(window)], window, out=below[: len(window)])
+        np.maximum(below[half : half + len(window)], window, out=below[half : half + len(window)])
+    return grid[0].astype(np.int64)
+
+
+def _plane_pieces(constraints: CoordinateConstraints) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """For every pair of non-parallel constraints (module docstring), its depth step function as
+    pieces: the sorted distinct breakpoints (reduced (numerator, denominator) rows) and the
+    arrays (first slot, last slot, value); None when every β_j ≠ 0 is parallel."""
+    beta = constraints.beta
+    m = len(beta)
+    entries = (constraints.alpha, beta, constraints.gamma)
+    if any(v.dtype != np.int64 or int(np.abs(v).max(initial=0)) >= 2**9 for v in entries):
+        # |A|, |B| < 3·2^28: the packed ends and their cross-multiplied comparisons stay in int64
+        raise ValueError("coefficients: two free coefficients need constraint coefficients below 2^9")
+    i, k = np.triu_indices(m, 1)
+    crossing = beta[i, 0] * beta[k, 1] - beta[i, 1] * beta[k, 0] != 0
+    i, k = i[crossing], k[crossing]
+    if not len(i):
+        return None
+    step = max(1, _PAIR_ENTRIES // m)
+    starts, rows, codes, ups = [], [], [], []
+    for first in range(0, len(i), step):
+        A, B = _pair_halflines(constraints, i[first : first + step], k[first : first + step])
+        starts.append(((A == 0) & (B >= 0)).sum(axis=1) + (A < 0).sum(axis=1))  # the value at z → −∞
+        row, col = np.nonzero(A)
+        rows.append(row + first)
+        codes.append(_end_codes(A[row, col], B[row, col]))
+        ups.append(A[row, col] > 0)
+    start, row, code, up = (np.concatenate(v) for v in (starts, rows, codes, ups))
+    del rows, codes, ups
+    distinct, inverse = np.unique(code, return_inverse=True)
+    del code
+    pairs = np.stack([distinct >> 32, distinct & (2**32 - 1)], axis=1)
+    order = np.argsort(pairs[:, 0] / pairs[:, 1], kind="stable")
+    ordered = pairs[order]
+    if not np.all(ordered[:-1, 0] * ordered[1:, 1] < ordered[1:, 0] * ordered[:-1, 1]):
+        order = np.array(
+            sorted(range(len(pairs)), key=lambda j: Fraction(*pairs[j].tolist())), dtype=np.int64
+        )
+        ordered = pairs[order]
+    rank_of = np.empty(len(order), dtype=np.int64)
+    rank_of[order] = np.arange(len(order))
+    rank = rank_of[inverse.reshape(-1)]
+    width = 2 * len(order) + 1
+    slot = np.where(up, 2 * rank + 1, 2 * rank + 2)  # z ≥ e from the point b_e on; z ≤ e up to it
+    del rank, inverse
+    keys, change = np.unique(row * (width + 1) + slot, return_inverse=True)
+    del row, slot
+    delta = np.bincount(change.reshape(-1), weights=np.where(up, 1, -1), minlength=len(keys)).astype(np.int64)
+    key_row, key_slot = keys // (width + 1), keys % (width + 1)
+    count = len(start)
+    first_key = np.searchsorted(key_row, np.arange(count))
+    running = np.cumsum(delta)
+    before = np.concatenate(([0], running))[first_key]  # Σ delta over the earlier rows
+    value = start[key_row] + running - before[key_row]
+    following = np.append(key_slot, width)[1:]  # the next change of the same row, or the end
+    following[np.append(key_row, -1)[1:] != key_row] = width
+    has = np.append(key_row, count)[first_key] == np.arange(count)
+    head = np.where(has, np.append(key_slot, width)[first_key], width)  # each row's first change
+    low = np.concatenate((key_slot, np.zeros(count, dtype=np.int64)))
+    high = np.concatenate((following - 1, head - 1))
+    values = np.concatenate((value, start))
+    present = low <= high
+    return ordered, [low[present], high[present], values[present]]
+
+
+def _plane_scores(constraints: CoordinateConstraints) -> SlotScores:
+    """Q on the slots of z for two free coefficients: the maximum over pairs of non-parallel
+    constraints of the depth at their crossing (module docstring), exactly; breakpoints where the
+    maximum does not change are dropped."""
+    found = _plane_pieces(constraints)
+    if found is None:
+        return coordinate_scores(_parallel_reduction(constraints))
+    ordered, (low, high, value) = found
+    scores = _range_maximum(2 * len(ordered) + 1, low, high, value)
+    # breakpoint j is kept unless the point and both neighbouring intervals score the same
+    kept = ~((scores[1::2] == scores[0:-1:2]) & (scores[1::2] == scores[2::2]))
+    slots = np.concatenate(([0], np.flatnonzero(np.repeat(kept, 2)) + 1))
+    breakpoints = [Fraction(int(n), int(d)) for n, d in ordered[kept].tolist()]
+    return SlotScores(breakpoints, scores[slots])
+
+
+def plane_maximum(constraints: CoordinateConstraints) -> int:
+    """max_z Q(z) for two free coefficients (the maximum depth over every completion), without
+    the range maximum: the largest value of any pair's step function."""
+    found = _plane_pieces(constraints)
+    if found is None:
+        return coordinate_scores(_parallel_reduction(constraints)).maximum
+    return int(found[1][2].max())
+
+
+def _parallel_reduction(constraints: CoordinateConstraints) -> CoordinateConstraints:
+    """Every β_j ≠ 0 parallel to a primitive e: β_j = λ_j e, one free coefficient t = ⟨e, u⟩."""
+    beta = constraints.beta
+    nonzero = np.flatnonzero(np.any(beta != 0, axis=1))
+    if not len(nonzero):
+        return CoordinateConstraints(constraints.alpha, beta[:, :0], constraints.gamma)
+    first = beta[nonzero[0]].tolist()
+    g = math.gcd(*first)
+    e = np.array([v // g for v in first], dtype=np.int64)
+    lam = (beta @ e) // int(e @ e)
+    return CoordinateConstraints(constraints.alpha, lam[:, None], constraints.gamma)
 
 
 def feasible_interval(constraints: CoordinateConstraints) -> tuple[float, float] | None:
@@ -228,5 +403,8 @@ def coordinate_objective(X: np.ndarray, y: np.ndarray, prefix: tuple) -> SlotSco
 
 def threshold_objective(X: np.ndarray, y: np.ndarray, w: int) -> int:
     """Q_1^S(w) = max_a depth_S(w, a) (Definition 8.1 with i = 1): the maximum of the slots of
-    coordinate 2 under the prefix (w)."""
-    return coordinate_objective(X, y, (w,)).maximum
+    coordinate 2 under the prefix (w) (for d = 3 by :func:`plane_maximum`)."""
+    constraints = coordinate_constraints(X, y, (w,))
+    if constraints.beta.shape[1] == 2:
+        return plane_maximum(constraints)
+    return coordinate_scores(constraints).maximum

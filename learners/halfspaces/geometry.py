@@ -8,14 +8,15 @@ Appendix C: "the halfspace parameters lie in R^{d+1}", Lemma 8.7: a prefix is co
 coefficients (e.g. zeros). So :meth:`contains` accepts any rational completion, while
 :meth:`prefix_valid` (what oracles must produce) requires every coordinate in its domain.
 
-Traces, exact for d ≤ 2 (|P| distinct points) — d = 3 (prefixes () and (w,)) is counted by
+Traces, exact for d ≤ 3 (|P| distinct points) — d = 3 with prefixes () and (w,) is counted by
 :mod:`~dpledger.learners.halfspaces.arrangement3d` and listed by unranking it (:func:`_listed_3d`):
 
 * one free coefficient u (d = 1 after w, d = 2 after (w, a_1)): labels [α_j u + γ_j ≥ 0]
   change only at the breakpoints −γ_j/α_j; one labeling per point and open interval,
   representative the breakpoint or the simplest rational inside; O(|P|²) time, ≤ 2|P| + 1 labelings.
-* two free coefficients (d = 2 after w): the arrangement of the lines ⟨a, x_j⟩ = w in the
-  a-plane. Unless all lines are parallel, every face has a vertex on its boundary, so every
+* two free coefficients (d = 2 after w; d = 3 after (w, a_1), lines with point-dependent
+  offsets, :func:`_offset_plane`): the arrangement of the lines ⟨a, n_j⟩ + γ_j = 0 in the plane
+  (n_j = x_j, γ_j = −w for d = 2). Unless all lines are parallel, every face has a vertex on its boundary, so every
   labeling is seen near some vertex v: points off the lines through v keep their side, those on
   them take the side of a direction u (general position: the 4 quadrants of the two lines;
   more lines: the critical directions ±u⊥x_l and their slight rotations). Representative
@@ -58,8 +59,9 @@ _CHUNK = 4096
 
 TRACE_DIMENSIONS = (1, 2, 3)
 """Dimensions whose traces are exact: d ≤ 2 listed or counted, d = 3 counted (prefixes () and
-(w,), :mod:`~dpledger.learners.halfspaces.arrangement3d`); the coordinate objective Q_i^S, and so
-the oracles and CarryForwardLearner, only for :data:`~dpledger.learners.halfspaces.depth.SUPPORTED_DIMENSIONS`."""
+(w,), :mod:`~dpledger.learners.halfspaces.arrangement3d`) or listed (longer prefixes); the
+coordinate objective Q_i^S, and so the oracles and CarryForwardLearner, for
+:data:`~dpledger.learners.halfspaces.depth.SUPPORTED_DIMENSIONS`."""
 
 
 def _rational(value: Any) -> bool:
@@ -68,8 +70,7 @@ def _rational(value: Any) -> bool:
 
 class GridHalfspaces(ConceptClass):
     """Halfspaces on [[±X]]^d, d ∈ {1, 2, 3}, X ∈ [1, 256], with the finite coordinate domains of
-    Definition 8.2 (``next_values``) and arrangement traces (see the module docstring). d = 3 has
-    traces (LabelBoost) but no coordinate objective: its oracles refuse it."""
+    Definition 8.2 (``next_values``) and arrangement traces (see the module docstring)."""
 
     def __init__(self, dimension: int, grid: int) -> None:
         if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension not in TRACE_DIMENSIONS:
@@ -206,22 +207,30 @@ def _one_free(patterns: _Patterns, P: np.ndarray, prefix: Components) -> None:
         patterns.add(labels, lambda u=u: (*prefix, u))  # type: ignore[misc]  # a lambda binding its loop value as a default
 
 
-def _plane(patterns: _Patterns, P: np.ndarray, w: int) -> None:
-    """Labelings of P by {x : ⟨a, x⟩ ≥ w}, a ∈ Q², through the vertices of the arrangement."""
-    zero_bit = int(w == -1)  # x = 0: 0 ≥ w
-    lines = np.flatnonzero(np.any(P != 0, axis=1))
+def _plane(patterns: _Patterns, N: np.ndarray, gamma: np.ndarray, prefix: Components) -> None:
+    """Labelings [⟨a, n_l⟩ + γ_l ≥ 0] over a ∈ Q² (integer normals N, offsets γ), through the
+    vertices of the arrangement; representatives prefix + (a_1, a_2)."""
+    lines = np.flatnonzero(np.any(N != 0, axis=1))
     i_idx, j_idx = np.triu_indices(len(lines), k=1)
     i_idx, j_idx = lines[i_idx], lines[j_idx]
-    D = P[i_idx, 0] * P[j_idx, 1] - P[i_idx, 1] * P[j_idx, 0]
+    D = N[i_idx, 0] * N[j_idx, 1] - N[i_idx, 1] * N[j_idx, 0]
     crossing = D != 0
     i_idx, j_idx, D = i_idx[crossing], j_idx[crossing], D[crossing]
     if not len(D):
-        _parallel(patterns, P, w, lines, zero_bit)
+        _parallel(patterns, N, gamma, lines, prefix)
         return
-    p = np.stack([w * (P[j_idx, 1] - P[i_idx, 1]), w * (P[i_idx, 0] - P[j_idx, 0])], axis=1)
+    p = np.stack(
+        [
+            N[i_idx, 1] * gamma[j_idx] - N[j_idx, 1] * gamma[i_idx],
+            N[j_idx, 0] * gamma[i_idx] - N[i_idx, 0] * gamma[j_idx],
+        ],
+        axis=1,
+    )
+    constant = np.where(gamma >= 0, 1, -1)  # n_l = 0: the constant label [γ_l ≥ 0], on no line
     for start in range(0, len(D), _CHUNK):
         sl = slice(start, start + _CHUNK)
-        value = (p[sl] @ P.T - w * D[sl, None]) * np.sign(D[sl])[:, None]  # sign of ⟨v, x_l⟩ − w
+        value = (p[sl] @ N.T + D[sl, None] * gamma[None, :]) * np.sign(D[sl])[:, None]  # sign at v
+        value[:, ~np.any(N != 0, axis=1)] = constant[~np.any(N != 0, axis=1)]
         incident = (value == 0).sum(axis=1)
         base = (value > 0).astype(np.int8)
         general = np.flatnonzero(incident == 2)
@@ -235,78 +244,92 @@ def _plane(patterns: _Patterns, P: np.ndarray, w: int) -> None:
                 patterns.add_block(
                     block,
                     lambda r, g=general, s=sigma, sl=sl: _vertex_maker(  # type: ignore[misc]  # a lambda binding its loop value as a default
-                        P, w, i_idx[sl][g[r]], j_idx[sl][g[r]], D[sl][g[r]], p[sl][g[r]], s
+                        N, prefix, i_idx[sl][g[r]], j_idx[sl][g[r]], D[sl][g[r]], p[sl][g[r]], s
                     ),
                 )
         for r in rows[incident > 2]:
-            _degenerate_vertex(patterns, P, w, base[r], np.flatnonzero(value[r] == 0), D[sl][r], p[sl][r])
+            _degenerate_vertex(
+                patterns, N, prefix, base[r], np.flatnonzero(value[r] == 0), D[sl][r], p[sl][r]
+            )
 
 
 def _vertex_maker(
-    P: np.ndarray,
-    w: int,
+    N: np.ndarray,
+    prefix: Components,
     i: int,
     j: int,
     D: int,
     p: np.ndarray,
     sigma: tuple[int, int],
 ) -> Callable[[], Components]:
-    """Representative of the quadrant σ of the vertex of lines i, j: u with sign⟨u, x_i⟩ = σ_i,
-    sign⟨u, x_j⟩ = σ_j (u = sign(D)·adj(M)σ)."""
-    xi, xj = P[i].tolist(), P[j].tolist()
+    """Representative of the quadrant σ of the vertex of lines i, j: u with sign⟨u, n_i⟩ = σ_i,
+    sign⟨u, n_j⟩ = σ_j (u = sign(D)·adj(M)σ)."""
+    xi, xj = N[i].tolist(), N[j].tolist()
     u = [
         int(np.sign(D)) * (xj[1] * sigma[0] - xi[1] * sigma[1]),
         int(np.sign(D)) * (-xj[0] * sigma[0] + xi[0] * sigma[1]),
     ]
-    return lambda: _stepped(P, w, int(D), [int(v) for v in p], u)
+    return lambda: _stepped(N, prefix, int(D), [int(v) for v in p], u)
 
 
-def _stepped(P: np.ndarray, w: int, D: int, p: list[int], u: list[int]) -> Components:
-    """(w, v + u/K) with v = p/D and K = |D|·max_l |⟨u, x_l⟩| + 1: off-vertex lines keep their side
-    (|⟨v, x_l⟩ − w| ≥ 1/|D|), lines through v take the side of u."""
-    K = (
-        abs(D) * int(np.abs(P @ np.asarray(u, dtype=np.int64)).max()) + 1
-    )  # |u| ≤ 2X³ + X, |x| ≤ X ≤ 256: < 2^40
-    return (w, Fraction(p[0], D) + Fraction(u[0], K), Fraction(p[1], D) + Fraction(u[1], K))
+def _stepped(N: np.ndarray, prefix: Components, D: int, p: list[int], u: list[int]) -> Components:
+    """prefix + (v + u/K) with v = p/D and K = |D|·max_l |⟨u, n_l⟩| + 1: off-vertex lines keep their
+    side (|⟨v, n_l⟩ + γ_l| ≥ 1/|D|, integer n_l and γ_l), lines through v take the side of u."""
+    K = abs(D) * max(abs(sum(int(c) * v for c, v in zip(n, u, strict=True))) for n in N.tolist()) + 1
+    return (*prefix, Fraction(p[0], D) + Fraction(u[0], K), Fraction(p[1], D) + Fraction(u[1], K))
 
 
 def _degenerate_vertex(
-    patterns: _Patterns, P: np.ndarray, w: int, base: np.ndarray, incident: np.ndarray, D: int, p: np.ndarray
+    patterns: _Patterns,
+    N: np.ndarray,
+    prefix: Components,
+    base: np.ndarray,
+    incident: np.ndarray,
+    D: int,
+    p: np.ndarray,
 ) -> None:
-    """More than two lines through v (points collinear with the hyperplane): the labelings of
-    the incident points by the sign of ⟨u, x_l⟩ over the critical directions ±x_l⊥ and their
-    slight rotations ±(K·x_l⊥ ± x_l), plus the vertex itself."""
-    normals = P[incident]
+    """More than two lines through v: the labelings of the incident constraints by the sign of
+    ⟨u, n_l⟩ over the critical directions ±n_l⊥ and their slight rotations ±(K·n_l⊥ ± n_l), plus
+    the vertex itself."""
+    normals = N[incident]
     spread = int(np.abs(normals @ normals.T).max()) + 1
+    if 4 * spread * int(np.abs(normals).max()) ** 2 >= 2**62:  # the tilted directions' products
+        normals = normals.astype(object)
     perp = np.stack([-normals[:, 1], normals[:, 0]], axis=1)
     tilted = [sign * spread * perp + tilt * normals for sign in (1, -1) for tilt in (1, -1)]
     directions = np.vstack([np.zeros((1, 2), dtype=np.int64), perp, -perp, *tilted])
     block = np.repeat(base[None, :], len(directions), axis=0)
     block[:, incident] = (directions @ normals.T >= 0).astype(np.int8)
     patterns.add_block(
-        block, lambda r: lambda: _stepped(P, w, int(D), [int(v) for v in p], directions[r].tolist())
+        block, lambda r: lambda: _stepped(N, prefix, int(D), [int(v) for v in p], directions[r].tolist())
     )
 
 
-def _parallel(patterns: _Patterns, P: np.ndarray, w: int, lines: np.ndarray, zero_bit: int) -> None:
-    """All lines parallel: x_l = λ_l e for a primitive e; a = τ e/|e|² gives ⟨a, x_l⟩ = λ_l τ."""
+def _parallel(
+    patterns: _Patterns, N: np.ndarray, gamma: np.ndarray, lines: np.ndarray, prefix: Components
+) -> None:
+    """All lines parallel: n_l = λ_l e for a primitive e; a = τ e/|e|² gives ⟨a, n_l⟩ = λ_l τ."""
     if not len(lines):
-        patterns.add(np.full(len(P), zero_bit, dtype=np.int8), lambda: (w, Fraction(0), Fraction(0)))
+        patterns.add((gamma >= 0).astype(np.int8), lambda: (*prefix, Fraction(0), Fraction(0)))
         return
-    first = P[lines[0]]
+    first = N[lines[0]]
     g = math.gcd(int(first[0]), int(first[1]))
     e = (int(first[0]) // g, int(first[1]) // g)
     norm = e[0] ** 2 + e[1] ** 2
-    lam = [int(x[0]) // e[0] if e[0] else int(x[1]) // e[1] for x in P.tolist()]
-    for labels, tau in _line_patterns(lam, [-w] * len(P)):
-        patterns.add(labels, lambda tau=tau: (w, tau * e[0] / norm, tau * e[1] / norm))  # type: ignore[misc]  # a lambda binding its loop value as a default
+    lam = [int(x[0]) // e[0] if e[0] else int(x[1]) // e[1] for x in N.tolist()]
+    for labels, tau in _line_patterns(lam, gamma.tolist()):
+        patterns.add(labels, lambda tau=tau: (*prefix, tau * e[0] / norm, tau * e[1] / norm))  # type: ignore[misc]  # a lambda binding its loop value as a default
 
 
 def restricted_trace(C: GridHalfspaces, prefix: Components, points: Any) -> Trace:
     """Π_{C(prefix)}(P) for the distinct points P of ``points`` (exact; see the module docstring)."""
     P = C.distinct(points)
     free = C.k - len(prefix)
-    if C.dimension == 3 and free >= 2:
+    if C.dimension == 3 and free == 2:
+        patterns = _Patterns(len(P))
+        _offset_plane(patterns, P, tuple(prefix))
+        return patterns.trace(P)
+    if C.dimension == 3 and free > 2:
         return _listed_3d(P, prefix)
     patterns = _Patterns(len(P))
     if free == 0:
@@ -326,18 +349,33 @@ def _by_threshold(C: GridHalfspaces, patterns: _Patterns, P: np.ndarray, w: Any)
     if C.dimension == 1:
         _one_free(patterns, P, (w,))
     else:
-        _plane(patterns, P, w)
+        _plane(patterns, P, np.full(len(P), -w, dtype=np.int64), (w,))
+
+
+def _offset_plane(patterns: _Patterns, P: np.ndarray, prefix: Components) -> None:
+    """d = 3 after (w, a_1): labels [α_j a_2 + β_j a_3 + γ_j ≥ 0] with the point-dependent offsets
+    γ_j = L(a_1 x_j1 − w) (integers on the common denominator L), listed by :func:`_plane`.
+
+    Raises:
+        ValueError: the vertex arithmetic (≤ 6·max|n|²·max|γ|) would leave int64."""
+    system = coordinate_constraints(P, np.ones(len(P), dtype=np.int64), prefix)
+    largest = max(
+        (abs(int(v)) for v in (*system.alpha.tolist(), *system.beta.reshape(-1).tolist())), default=0
+    )
+    offset = max((abs(int(v)) for v in system.gamma.tolist()), default=0)
+    if 6 * largest**2 * max(offset, 1) >= 2**62:
+        raise ValueError(
+            f"prefix: the trace restricted to {prefix} needs integers beyond 2^62 "
+            "(a_1 with a large denominator on a large grid)"
+        )
+    normals = np.stack([system.alpha, system.beta[:, 0]], axis=1).astype(np.int64)
+    _plane(patterns, normals, system.gamma.astype(np.int64), prefix)
 
 
 def _listed_3d(P: np.ndarray, prefix: Components) -> Trace:
     """Π_{C(prefix)}(P) in d = 3 listed by unranking the counted trace
     (:class:`~dpledger.learners.halfspaces.arrangement3d.HalfspaceTrace3D`, checked against an
-    exact Fourier–Motzkin listing in its tests) — for the exact auditor's small instances; the
-    prefix (w, a_1) is refused (neither counted nor listed)."""
-    if len(prefix) > 1:
-        raise ValueError(
-            "halfspaces in d = 3: the trace restricted to (w, a_1) is neither counted nor listed"
-        )
+    exact Fourier–Motzkin listing in its tests) — for the exact auditor's small instances."""
     counted = HalfspaceTrace3D(
         P, np.zeros(0, np.int64), np.zeros(0, np.int64), (int(prefix[0]),) if prefix else (-1, 1)
     )

@@ -261,18 +261,63 @@ def test_labelboost_on_3d_halfspaces_samples_the_counted_trace_without_listing(m
     )
 
 
-def test_3d_halfspaces_refuse_what_is_neither_counted_nor_listed():
-    """d = 3 after (w, a_1) (two free coefficients with point-dependent offsets) and the
-    coordinate objective Q_i^S (the oracles) are refused with a clear ValueError."""
-    from dpledger.learners.carry_forward import CarryForwardLearner
-    from dpledger.learners.halfspaces.oracles import IPConcaveOracle
+def feasible(constraints: list[tuple[tuple[Fraction, ...], Fraction, bool]]) -> bool:
+    """∃ a with ⟨c, a⟩ + b > 0 (strict) or ≥ 0 for every (c, b, strict): Fourier–Motzkin, exact."""
+    system = set(constraints)
+    for v in range(len(next(iter(system))[0]) if system else 0):
+        upper = [r for r in system if r[0][v] > 0]
+        lower = [r for r in system if r[0][v] < 0]
+        system = {r for r in system if r[0][v] == 0}
+        for (cp, bp, sp), (cn, bn, sn) in itertools.product(upper, lower):
+            system.add(
+                (
+                    tuple(x / cp[v] - y / cn[v] for x, y in zip(cp, cn, strict=True)),
+                    bp / cp[v] - bn / cn[v],
+                    sp or sn,
+                )
+            )
+    return all(b > 0 if strict else b >= 0 for _, b, strict in system)
 
-    C = GridHalfspaces(3, 4)
-    P = np.array([[0, 0, 1], [1, 2, 0], [3, 1, 1]])
-    with pytest.raises(ValueError, match=r"\(w, a_1\) is neither counted nor listed"):
-        C.restrict((1, Fraction(1, 2))).trace(P)
-    X = np.random.default_rng(0).integers(-4, 5, size=(600, 3))
-    with pytest.raises(ValueError, match="Q_i\\^S"):
-        CarryForwardLearner(C, m=10, oracle=IPConcaveOracle(), random_state=0).fit(
-            X, (X.sum(axis=1) >= 0).astype(int)
-        )
+
+@settings(max_examples=30, deadline=None)
+@given(
+    samples(grid=2, largest=6),
+    st.sampled_from([1, -1]),
+    st.sampled_from([Fraction(0), Fraction(1), Fraction(-1, 2), Fraction(2, 3)]),
+)
+def test_3d_trace_after_w_and_a1_is_every_labeling_with_point_dependent_offsets(sample, w, a1):
+    """Π_{C(w, a_1)}(P) in d = 3 (labels [a_2 x_2 + a_3 x_3 ≥ w − a_1 x_1], lines of the (a_2, a_3)-
+    plane with point-dependent offsets, faces included): exactly the labelings feasible by exact
+    Fourier–Motzkin, each once, each representative realizing it; a_1 = 0 makes lines coincide."""
+    P = sample[0]
+    trace = GridHalfspaces(3, 2).restrict((w, a1)).trace(P)
+    truth = set()
+    for g in itertools.product((0, 1), repeat=len(P)):
+        rows = []
+        for x, b in zip(trace.points.tolist(), g, strict=True):
+            sign = 1 if b else -1  # b = 1: ⟨(x_2, x_3), a⟩ + a_1 x_1 − w ≥ 0; b = 0: < 0
+            rows.append(((Fraction(sign * x[1]), Fraction(sign * x[2])), sign * (a1 * x[0] - w), not b))
+        if feasible(rows):
+            truth.add(g)
+    rows = [tuple(trace.labeling(i).tolist()) for i in range(trace.size)]
+    assert set(rows) == truth and len(rows) == trace.size
+    for i in range(trace.size):
+        h = trace.representative(i)
+        assert h[:2] == (w, a1) and realizes(h, trace.points, trace.labeling(i))
+
+
+def test_labelboost_after_w_and_a1_in_3d_lists_the_restricted_trace():
+    """Sampled LabelBoost over C(w, a_1) in d = 3 has no counted trace: it draws from the listing
+    and its hypothesis labels the points as drawn."""
+    from dpledger.learners.labelboost import labelboost
+    from dpledger.learners.randomness import Sampled
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(-8, 9, size=(80, 3))
+    prefix = (1, Fraction(1, 3))
+    y = GridHalfspaces(3, 8).evaluate((*prefix, Fraction(-1), Fraction(1, 2)), X).astype(int)
+    C = GridHalfspaces(3, 8).restrict(prefix)
+    result = labelboost(C, X[:40], y[:40], X[40:], Sampled(0))
+    assert tuple(result.hypothesis[:2]) == prefix
+    assert C.evaluate(result.hypothesis, result.points).tolist() == result.labeling.tolist()
+    assert result.candidates == C.trace(result.points).size

@@ -34,11 +34,21 @@ def test_run_halfspaces_end_to_end_names_the_oracle_and_its_substitute(oracle, c
     assert (ip in out) == (oracle == "ipconcave") and (qc in out) == (oracle == "qcopt")
 
 
+def test_run_halfspaces_in_three_dimensions_runs_every_round_with_full_depth_domains(capsys):
+    """d = 3 on [[±8]]³: four oracle rounds on Q_i^S (two free coefficients at round 2), each
+    domain holding a full-depth coordinate (Lemma C.4), LabelBoost after (w, a_1) listed."""
+    assert main([*BASE, "--dim", "3", "--grid", "8", "--oracle", "exponential"]) == 1
+    out = capsys.readouterr().out
+    assert "GridHalfspaces(dimension=3, grid=8)" in out and "round 4:" in out
+    assert out.count("(full depth in the domain: True)") == 4
+
+
 @pytest.mark.parametrize(
     "arguments, message",
     [
-        (["--dim", "3"], "dimension must be one of (1, 2)"),
+        (["--dim", "4"], "dimension must be one of (1, 2, 3)"),
         (["--grid", "0"], "grid must be an integer X in [1, 256]"),
+        (["--dim", "3", "--grid", "15"], "d = 3 needs X ≤ 14"),
         (["--oracle", "exponential", "--blocks", "3"], "blocks: --blocks applies to --oracle ipconcave only"),
     ],
 )

@@ -1,5 +1,6 @@
 """Depth, Q_i^S (Definition 8.1) and the statements of Appendices A and C that rest on them."""
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -7,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpledger.learners.halfspaces.depth import coordinate_objective, depth, signed_labels, threshold_objective
+from dpledger.learners.halfspaces.depth import (
+    _plane_pieces,
+    coordinate_constraints,
+    coordinate_objective,
+    depth,
+    signed_labels,
+    threshold_objective,
+)
 from dpledger.learners.halfspaces.geometry import GridHalfspaces
 from dpledger.learners.halfspaces.oracles import block_maximizer
 from dpledger.learners.halfspaces.perturbation import in_general_position
@@ -28,6 +36,23 @@ def brute_objective(X, y, prefix, z):
     w = Fraction(prefix[0])
     candidates = [(w - z * x[0]) / x[1] for x in X.tolist() if x[1]] or [Fraction(0)]
     return max(depth(X, y, (w, z, u)) for u in candidates)
+
+
+def brute_plane_objective(X, y, w, z):
+    """Q_2^S(z) for d = 3 by evaluating depth at every crossing of two constraint lines in the
+    (a_2, a_3)-plane, at a point of every line and at the origin (a maximizer is among them)."""
+    system = coordinate_constraints(X, y, (w,))
+    alpha, beta, gamma = system.alpha.tolist(), system.beta.tolist(), system.gamma.tolist()
+    offset = [-(a * z + g) for a, g in zip(alpha, gamma, strict=True)]  # line j: ⟨β_j, u⟩ = offset_j
+    candidates = [(Fraction(0), Fraction(0))]
+    for i, (b, r) in enumerate(zip(beta, offset, strict=True)):
+        if b != [0, 0]:
+            candidates.append((r * b[0] / (b[0] ** 2 + b[1] ** 2), r * b[1] / (b[0] ** 2 + b[1] ** 2)))
+        for c, s in zip(beta[i + 1 :], offset[i + 1 :], strict=True):
+            D = b[0] * c[1] - b[1] * c[0]
+            if D:
+                candidates.append(((c[1] * r - b[1] * s) / D, (b[0] * s - c[0] * r) / D))
+    return max(depth(X, y, (w, z, *u)) for u in candidates)
 
 
 def is_quasi_concave(scores):
@@ -54,8 +79,33 @@ def test_definition_8_1_objective_equals_brute_force_maximum_over_completions(se
     assert threshold_objective(X, y, w) == Q.maximum
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.booleans())
+def test_definition_8_1_objective_in_three_dimensions_equals_brute_force_over_crossings(seed, m, parallel):
+    """d = 3, i = 2 (two free coefficients, lines with point-dependent offsets): Q_2^S equals the
+    brute-force maximum at every breakpoint before merging, between them and on a grid of z;
+    ``parallel`` makes every β_j parallel (the one-coefficient reduction); Q_1^S is its maximum."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-2, 3, size=(m, 3))
+    if parallel:
+        X[:, 2] = -2 * X[:, 1]
+    y = rng.integers(0, 2, size=m)
+    w = int(rng.choice([-1, 1]))
+    system = coordinate_constraints(X, y, (w,))
+    Q = coordinate_objective(X, y, (w,))
+    found = _plane_pieces(system)
+    assert found is None or not parallel
+    raw = (
+        [Fraction(int(a), int(b)) for a, b in found[0].tolist()] if found is not None else list(Q.breakpoints)
+    )
+    zs = raw + [(a + b) / 2 for a, b in itertools.pairwise(raw)] + [Fraction(k, 7) for k in range(-30, 31, 4)]
+    for z in zs + ([raw[0] - 1, raw[-1] + 1] if raw else []):
+        assert Q(z) == brute_plane_objective(X, y, w, z)
+    assert threshold_objective(X, y, w) == Q.maximum
+
+
 @settings(max_examples=30, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2]), st.integers(1, 40))
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 3]), st.integers(1, 40))
 def test_lemma_a_2_objective_is_quasi_concave_on_realizable_prefix_states(seed, dimension, m):
     C, X, y, target = realizable_sample(dimension, 4, m, seed)
     for i in range(2, C.k + 1):
@@ -75,7 +125,7 @@ def test_lemma_a_2_fails_without_realizability_the_reason_the_learner_restores_i
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2]), st.integers(1, 30), st.integers(1, 6))
+@given(st.integers(0, 2**32 - 1), st.sampled_from([1, 2, 3]), st.integers(1, 30), st.integers(1, 6))
 def test_lemma_8_3_c_4_finite_domain_contains_a_full_depth_coordinate_at_every_round(
     seed, dimension, m, grid
 ):

@@ -46,7 +46,7 @@ CLASS_OPTIONS: dict[str, tuple[str, dict[str, Any]]] = {
             "(default 2^16; 16 with rectangles)",
         },
     ),
-    "dim": ("--dim", {"type": integer, "help": "halfspaces: dimension d ∈ {1, 2} (default 2)"}),
+    "dim": ("--dim", {"type": integer, "help": "halfspaces: dimension d ∈ {1, 2, 3} (default 2)"}),
     "grid": (
         "--grid",
         {"type": integer, "help": "halfspaces: grid bound X, points in [[±X]]^d, X ∈ [1, 256] (default 16)"},

@@ -2,7 +2,8 @@
 ``--class halfspaces --dim D --grid X --oracle ipconcave|qcopt|exponential [--blocks T]``.
 QCOpt and IPConcave's PrivateIP are exponential-mechanism substitutes, named in the oracle line.
 
-Supported: d ∈ {1, 2} (exact Q_i^S and traces; d = 3 has counted traces but no oracle, so it is refused here), X ∈ [1, 256] (domain sizes stay below 2^62).
+Supported: d ∈ {1, 2, 3} (exact Q_i^S and traces), X ∈ [1, 256] for d ≤ 2 and X ∈ [1, 14] for d = 3
+(the coordinate domains stay below 2^62 pairs).
 Points are drawn uniformly from the grid; no perturbation (Definition C.5) is applied, so
 general position is not enforced (utility only; privacy does not depend on it).
 """
@@ -14,6 +15,9 @@ from collections.abc import Callable
 from dpledger.verify.paper.setups import ClassSetup, Problem
 
 ORACLES = ("ipconcave", "qcopt", "exponential")
+
+DOMAIN_GRID_3D = 14
+"""Largest grid bound X for d = 3 whose coordinate domains (≈ 7·10⁴·X¹² pairs for a_3) stay below 2^62."""
 
 
 def _build(
@@ -35,15 +39,22 @@ def _build(
         QCOptOracle,
     )
     from dpledger.learners.halfspaces.depth import SUPPORTED_DIMENSIONS
+    from dpledger.learners.halfspaces.domains import coordinate_domain
 
     dimension = 2 if dim is None else dim
     bound = 16 if grid is None else grid
-    if dimension not in SUPPORTED_DIMENSIONS:  # GridHalfspaces(3, X) has (counted) traces but no oracle
+    if dimension not in SUPPORTED_DIMENSIONS:
         raise ValueError(
             f"dimension must be one of {SUPPORTED_DIMENSIONS} for the coordinate oracles "
             f"(exact Q_i^S), got {dimension!r}"
         )
     concept_class = GridHalfspaces(dimension, bound)
+    largest = coordinate_domain(dimension, bound, (1,) + (0,) * (dimension - 1)).size
+    if largest >= 2**62:  # the last coordinate's domain, the largest of Definition C.3
+        raise ValueError(
+            f"grid: the coordinate domains of d = {dimension} on [[±{bound}]] reach {largest:.2e} pairs "
+            f"(at most 2^62 are drawn by index; d = 3 needs X ≤ {DOMAIN_GRID_3D})"
+        )
     name = oracle or "ipconcave"
     if name not in ORACLES:
         raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, got {name!r}")
