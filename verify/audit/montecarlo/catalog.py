@@ -259,6 +259,7 @@ class OneSidedLeak:
     def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         x = float(np.sum(np.asarray(data, dtype=float)))
         leak: Any
+        out: np.ndarray
         if self.where == "discrete":
             ratio = 1 - math.exp(-1.0)
             out = 2 * (round(x) + rng.geometric(ratio, n) - rng.geometric(ratio, n))
