@@ -191,30 +191,27 @@ def _moments(vector: LossVector) -> tuple[float, float, float]:
     return mean, variance, float(losses[-1] if losses.size else 0.0)
 
 
-def _estimated_length(groups: Sequence[tuple[Pair, int]], grid: int) -> float:
+def _estimated_length(groups: Sequence[tuple[Pair, int]], grid: int, tail: float) -> float:
     """Entries of the composed vector: mean ± 14 spreads plus the largest single-step loss."""
-    mean = variance = 0.0
-    low_reach = top = 0.0
+    variance = top = low_reach = 0.0
     for pair, times in groups:
-        m, v, t = _moments(discretize_float(pair, grid, 1e-16))
-        mean += times * m
+        _, v, t = _moments(discretize_float(pair, grid, tail))
         variance += times * v
         top = max(top, t)
         low_reach = max(low_reach, abs(pair.support()[0]))
-    width = 28 * math.sqrt(variance) + top + low_reach
-    return width / math.ldexp(1.0, -grid)
+    return (28 * math.sqrt(variance) + top + low_reach) / math.ldexp(1.0, -grid)
 
 
-def _plan(all_steps: Sequence[tuple[Step, int]]) -> int:
-    """The grid exponent: :data:`RESOLUTION` points per smallest spread, coarsened until the
+def _plan(all_steps: Sequence[tuple[Step, int]], resolution: int, tail: float) -> int:
+    """The grid exponent: ``resolution`` points per smallest spread, coarsened until the
     estimated composed vector fits; ValueError when even 8 points per spread do not."""
     pairs = [s.remove for s, _ in all_steps] + [s.add for s, _ in all_steps]
-    grid = grid_for(pairs, RESOLUTION)
+    grid = grid_for(pairs, resolution)
     coarsest = grid_for(pairs, 8)
     while True:
         length = max(
-            _estimated_length([(s.remove, t) for s, t in all_steps], grid),
-            _estimated_length([(s.add, t) for s, t in all_steps], grid),
+            _estimated_length([(s.remove, t) for s, t in all_steps], grid, tail),
+            _estimated_length([(s.add, t) for s, t in all_steps], grid, tail),
         )
         if length <= MAX_LENGTH / 2:
             return grid
@@ -226,11 +223,16 @@ def _plan(all_steps: Sequence[tuple[Step, int]]) -> int:
         grid -= 1
 
 
+def _budget(target_delta: float) -> float:
+    """The δ each kind of cut tail may take (per-step tails, upper and lower truncations)."""
+    return target_delta * TAIL_SHARE / 3
+
+
 def _compose_orientation(
     groups: Sequence[tuple[Pair, int]], grid: int, target_delta: float, certified: bool
 ) -> LossVector:
     count = sum(times for _, times in groups)
-    budget = target_delta * TAIL_SHARE / 3
+    budget = _budget(target_delta)
     build = discretize if certified else discretize_float
     powers = [self_compose(build(pair, grid, budget / count), times, budget) for pair, times in groups]
     return compose_many(powers, budget) if len(powers) > 1 else powers[0]
@@ -238,9 +240,9 @@ def _compose_orientation(
 
 @lru_cache(maxsize=64)
 def _vectors(
-    all_steps: tuple[tuple[Step, int], ...], target_delta: float, certified: bool
+    all_steps: tuple[tuple[Step, int], ...], target_delta: float, certified: bool, resolution: int
 ) -> tuple[int, tuple[LossVector, ...]]:
-    grid = _plan(all_steps)
+    grid = _plan(all_steps, resolution, _budget(target_delta) / sum(t for _, t in all_steps))
     removes = [(s.remove, t) for s, t in all_steps]
     orientations = [removes]
     if any(s.add != s.remove for s, _ in all_steps):
@@ -249,18 +251,34 @@ def _vectors(
 
 
 def compose(
-    all_steps: Sequence[tuple[Step, int]], target_delta: float, *, certified: bool = True
+    all_steps: Sequence[tuple[Step, int]],
+    target_delta: float,
+    *,
+    certified: bool = True,
+    resolution: int = RESOLUTION,
 ) -> PLDResult:
-    """The certified ε at ``target_delta`` of the composition of ``all_steps`` (module docstring);
-    ``certified=False`` runs the same construction in floats (fast, for searches only).
-    ValueError when no finite ε reaches the target (the mass at +∞ already exceeds it)."""
+    """The certified ε at ``target_delta`` of the composition of ``all_steps`` (module docstring).
+
+    Args:
+        all_steps: the (step, multiplicity) pairs of :func:`steps`.
+        target_delta: the δ at which ε is certified, in (0, 1).
+        certified: False runs the same construction with float masses (fast, not certified: for
+            searches, whose answer is then certified).
+        resolution: grid points per unit of the smallest loss spread.
+
+    Returns:
+        The certified ε with the grid and the terms inside δ.
+
+    Raises:
+        ValueError: when no finite ε reaches the target (the mass at +∞ already exceeds it) or the
+            composition does not fit in memory."""
     if not 0 < target_delta < 1:
         raise ValueError(f"target δ must be in (0, 1), got {target_delta!r}")
     ordered = tuple(sorted(all_steps, key=lambda item: repr(item[0])))
-    grid, vectors = _vectors(ordered, target_delta, certified)
+    grid, vectors = _vectors(ordered, target_delta, certified, resolution)
     epsilon = _epsilon(vectors, target_delta)
     if epsilon is None:
-        floor = max(v.infinity + v.error for v in vectors)
+        floor = max(v.infinity + (v.error if math.isfinite(v.error) else 0.0) for v in vectors)
         raise ValueError(
             f"no ε reaches δ = {target_delta:.3g}: the composition's δ is at least {floor:.3g} at every ε"
         )
@@ -301,5 +319,5 @@ def delta_at(all_steps: Sequence[tuple[Step, int]], epsilon: float, target_delta
     """A certified upper bound of δ(``epsilon``) of the composition (the vectors built for
     ``target_delta``'s tail budget)."""
     ordered = tuple(sorted(all_steps, key=lambda item: repr(item[0])))
-    _, vectors = _vectors(ordered, target_delta, True)
+    _, vectors = _vectors(ordered, target_delta, True, RESOLUTION)
     return max(delta_upper(v, epsilon) for v in vectors)

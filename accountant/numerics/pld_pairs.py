@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import flint
 import numpy as np
@@ -345,9 +346,9 @@ def _support_points(pair: Pair, grid: int, tail: float) -> np.ndarray:
         return jump <= tail**-0.25
 
     keep = [0]
-    position, last = 0, indices.size - 1
+    position, last, jump = 0, indices.size - 1, 1
     while position < last:
-        jump = min(2**20, last - position)
+        jump = min(2 * jump, last - position)
         while jump > 1 and not allowed(position, jump):
             jump //= 2
         position += jump
@@ -358,6 +359,7 @@ def _support_points(pair: Pair, grid: int, tail: float) -> np.ndarray:
     return chosen
 
 
+@lru_cache(maxsize=128)
 def discretize(pair: Pair, grid: int, tail: float = TAIL) -> LossVector:
     """The certified connect-the-dots loss vector of ``pair`` on the grid h = 2^{−grid} (module
     docstring): masses ≥ the exact ones, the tail beyond the last support point at +∞."""
@@ -382,6 +384,7 @@ def discretize(pair: Pair, grid: int, tail: float = TAIL) -> LossVector:
     return LossVector(grid, offset, masses, min(max(infinity, 0.0), 1.0), 0.0)
 
 
+@lru_cache(maxsize=128)
 def discretize_float(pair: Pair, grid: int, tail: float = TAIL) -> LossVector:
     """The same construction in floats (fast, not certified): for searches, whose answer is then
     certified with :func:`discretize`."""
@@ -392,7 +395,7 @@ def discretize_float(pair: Pair, grid: int, tail: float = TAIL) -> LossVector:
     slopes = np.concatenate(([(values[0] - 1) / alpha[0]], np.diff(values) / np.diff(alpha), [0.0]))
     masses = np.zeros(int(points[-1] - points[0]) + 1)
     masses[points - points[0]] = np.clip(alpha * np.diff(slopes), 0.0, 1.0)
-    return LossVector(grid, int(points[0]), masses, float(values[-1]), 0.0)
+    return LossVector(grid, int(points[0]), masses, float(values[-1]), 0.0).estimate()
 
 
 def _upper_float(ball: flint.arb) -> float:

@@ -61,11 +61,11 @@ UNIT = 2.0**-53
 """u, the unit roundoff of float64."""
 DIRECT_MAX = 2**22
 """Convolutions with len(a)·len(b) up to this are direct (exact error bound, no FFT model)."""
-TINY = 2.0**-1000
+TINY = 2.0**-500
 """Computed masses below this are set to 0 (each charged TINY to the error)."""
 LARGE = 32
 """At least this many of the largest entries of each factor are convolved directly, and more (up
-to 1024) while that costs at most :data:`DIRECT_WORK` multiply-adds (see :func:`_convolve_masses`)."""
+to 256) while that costs at most :data:`DIRECT_WORK` multiply-adds (see :func:`_convolve_masses`)."""
 DIRECT_WORK = 2**24
 MAX_LENGTH = 2**24
 """The longest loss vector composed (2²⁴ floats, 128 MiB; its FFT buffers about 4× that)."""
@@ -111,6 +111,10 @@ class LossVector:
         """The exact losses of the entries (floats: integers times a power of two)."""
         return np.ldexp(np.arange(self.offset, self.offset + self.masses.size, dtype=np.float64), -self.grid)
 
+    def estimate(self) -> LossVector:
+        """The same masses marked as a float estimate (error +∞: no certified bound is kept)."""
+        return LossVector(self.grid, self.offset, self.masses, self.infinity, math.inf)
+
     def finite_mass(self) -> float:
         """An upper bound of Σ m_i."""
         return _sum_up(self.masses)
@@ -151,7 +155,7 @@ def _shifted_sum(indices: np.ndarray, x: np.ndarray, other: np.ndarray, out: np.
             out[i : i + other.size] += x[i] * other
 
 
-def _convolve_masses(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
+def _convolve_masses(a: np.ndarray, b: np.ndarray, certified: bool = True) -> tuple[np.ndarray, float]:
     """a ∗ b (computed) and the l1 error bound of that computation.
 
     Small inputs are convolved directly. Otherwise the L largest entries of a and of b (L ≥ :data:`LARGE`)
@@ -160,10 +164,14 @@ def _convolve_masses(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
     the exact values), the last by FFT, whose bound scales with ‖a_S‖₂‖b_S‖₂-like norms — small
     once the few heavy atoms of a concentrated loss are taken out (‖a_S‖₂² ≤ max(a_S)·‖a_S‖₁)."""
     kept = a.size + b.size - 1
+    if not certified and a.size * b.size > DIRECT_MAX:  # float steering only: no bound, no split
+        n = 1 << (kept - 1).bit_length()
+        product = np.fft.irfft(np.fft.rfft(a, n) * np.fft.rfft(b, n), n)[:kept]
+        return np.maximum(product, 0.0, out=product), math.inf
     if a.size * b.size <= DIRECT_MAX or min(a.size, b.size) <= LARGE:
         product = np.convolve(a, b)
         return product, _up(_gamma(min(a.size, b.size) + 1) * _sum_up(a) * _sum_up(b))
-    count = max(LARGE, min(1024, DIRECT_WORK // kept))
+    count = max(LARGE, min(256, DIRECT_WORK // kept))
     large_a, small_a = _split(a, count)
     large_b, small_b = _split(b, count)
     n = 1 << (kept - 1).bit_length()
@@ -177,7 +185,8 @@ def _convolve_masses(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def convolve(a: LossVector, b: LossVector) -> LossVector:
-    """The loss vector of the composition of the two pairs (module docstring)."""
+    """The loss vector of the composition of the two pairs (module docstring). Vectors with an
+    infinite ``error`` are float estimates (:func:`estimate`): their products skip the bound."""
     if a.grid != b.grid:
         raise ValueError("loss vectors on different grids")
     if a.masses.size + b.masses.size - 1 > MAX_LENGTH:
@@ -185,7 +194,9 @@ def convolve(a: LossVector, b: LossVector) -> LossVector:
             f"the composed loss vector would hold {a.masses.size + b.masses.size - 1:,} entries "
             f"(at most {MAX_LENGTH:,}): use a coarser grid or fewer steps"
         )
-    masses, fft_error = _convolve_masses(a.masses, b.masses)
+    masses, fft_error = _convolve_masses(
+        a.masses, b.masses, math.isfinite(a.error) and math.isfinite(b.error)
+    )
     tiny = masses < TINY  # subnormal noise slows every later operation: dropped, charged to the error
     dropped = float(np.count_nonzero(tiny)) * TINY
     masses[tiny] = 0.0
@@ -294,7 +305,7 @@ def delta_upper(vector: LossVector, epsilon: float) -> float:
     first = math.floor(epsilon / h) + 1 - losses_start
     first = max(first, 0)
     masses = vector.masses[first:]
-    total = vector.infinity + vector.error
+    total = vector.infinity + (vector.error if math.isfinite(vector.error) else 0.0)  # estimates: no bound
     if masses.size:
         start_loss = math.ldexp(float(losses_start + first), -vector.grid)
         a = _exp_lower(epsilon - start_loss) if epsilon - start_loss > -745 else 0.0
