@@ -505,7 +505,7 @@ class _Setup:
             notes.append(
                 "fixed-size sampling without replacement: the sensitivity is the substitute-one sensitivity"
             )
-        if self.mechanism not in _PURE + ("gaussian",) or not (
+        if self.mechanism not in (*_PURE, "gaussian") or not (
             (self.composition == "optimal" and not self.subsampled and self.k > 1)
             or self.composition == "pld"
         ):
