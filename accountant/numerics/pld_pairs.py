@@ -48,7 +48,7 @@ import flint
 import numpy as np
 from scipy.special import log_ndtr
 
-from dpledger.accountant.numerics.pld_vector import LossVector
+from dpledger.accountant.numerics.pld_vector import LossVector, drop_tiny
 
 BALL_PREC = 128
 """Bits of the ball arithmetic (widths about 2^{−120} absolute, far below any mass that counts)."""
@@ -381,7 +381,8 @@ def discretize(pair: Pair, grid: int, tail: float = TAIL) -> LossVector:
     offset = int(points[0])
     masses = np.zeros(int(points[-1]) - offset + 1)
     masses[points - offset] = np.clip(uppers, 0.0, 1.0)
-    return LossVector(grid, offset, masses, min(max(infinity, 0.0), 1.0), 0.0)
+    error = drop_tiny(masses)
+    return LossVector(grid, offset, masses, min(max(infinity, 0.0), 1.0), error)
 
 
 @lru_cache(maxsize=128)
@@ -395,6 +396,7 @@ def discretize_float(pair: Pair, grid: int, tail: float = TAIL) -> LossVector:
     slopes = np.concatenate(([(values[0] - 1) / alpha[0]], np.diff(values) / np.diff(alpha), [0.0]))
     masses = np.zeros(int(points[-1] - points[0]) + 1)
     masses[points - points[0]] = np.clip(alpha * np.diff(slopes), 0.0, 1.0)
+    drop_tiny(masses)
     return LossVector(grid, int(points[0]), masses, float(values[-1]), 0.0).estimate()
 
 

@@ -66,7 +66,7 @@ TINY = 2.0**-500
 LARGE = 32
 """At least this many of the largest entries of each factor are convolved directly, and more (up
 to 256) while that costs at most :data:`DIRECT_WORK` multiply-adds (see :func:`_convolve_masses`)."""
-DIRECT_WORK = 2**24
+DIRECT_WORK = 2**23
 MAX_LENGTH = 2**24
 """The longest loss vector composed (2²⁴ floats, 128 MiB; its FFT buffers about 4× that)."""
 
@@ -120,6 +120,12 @@ class LossVector:
         return _sum_up(self.masses)
 
 
+def _norm_up(x: np.ndarray) -> float:
+    """An upper bound of ‖x‖₂ (squares and their sum each within γ_{n+1}; numpy's own sum, not BLAS,
+    whose threads contend on a shared machine)."""
+    return _up(math.sqrt(_sum_up(x * x) * (1 + 2 * UNIT)) * (1 + 2 * UNIT))
+
+
 def _fft_error(n: int, a: np.ndarray, b: np.ndarray, kept: int) -> float:
     """The l1 error bound of the FFT convolution of length n = 2ᵗ (module docstring), rounded up."""
     stages = n.bit_length()  # t passes of radix 2, and one for the real transform
@@ -127,10 +133,7 @@ def _fft_error(n: int, a: np.ndarray, b: np.ndarray, kept: int) -> float:
     eta = 2 * (mu + _gamma(4) * (math.sqrt(2) + mu))
     psi = stages * eta / (1 - stages * eta)
     root = math.sqrt(n)
-    a2, b2 = (
-        float(np.linalg.norm(a)) * (1 + 4 * UNIT * a.size),
-        float(np.linalg.norm(b)) * (1 + 4 * UNIT * b.size),
-    )
+    a2, b2 = _norm_up(a), _norm_up(b)
     a1, b1 = _sum_up(a), _sum_up(b)
     spread = b1 + psi * root * b2
     e_z = psi * root * (a2 * spread + a1 * b2) + math.sqrt(2) * _gamma(2) * (1 + psi) * root * a2 * spread
@@ -184,6 +187,14 @@ def _convolve_masses(a: np.ndarray, b: np.ndarray, certified: bool = True) -> tu
     return product, _up(fft_error * (1 + _gamma(2 * count + 2)) + direct)
 
 
+def drop_tiny(masses: np.ndarray) -> float:
+    """Set masses below :data:`TINY` to 0 in place (their squares would be subnormal, which slows
+    every later operation) and return the l1 error this adds (TINY per entry dropped)."""
+    tiny = (masses < TINY) & (masses > 0)
+    masses[tiny] = 0.0
+    return float(np.count_nonzero(tiny)) * TINY
+
+
 def convolve(a: LossVector, b: LossVector) -> LossVector:
     """The loss vector of the composition of the two pairs (module docstring). Vectors with an
     infinite ``error`` are float estimates (:func:`estimate`): their products skip the bound."""
@@ -197,9 +208,7 @@ def convolve(a: LossVector, b: LossVector) -> LossVector:
     masses, fft_error = _convolve_masses(
         a.masses, b.masses, math.isfinite(a.error) and math.isfinite(b.error)
     )
-    tiny = masses < TINY  # subnormal noise slows every later operation: dropped, charged to the error
-    dropped = float(np.count_nonzero(tiny)) * TINY
-    masses[tiny] = 0.0
+    dropped = drop_tiny(masses)
     error = _up(fft_error + dropped + a.error + max(1.0, a.finite_mass()) * b.error)
     return LossVector(a.grid, a.offset + b.offset, masses, _up(a.infinity + b.infinity), error)
 
