@@ -70,7 +70,7 @@ from dpledger.accountant.numerics.pld_vector import (
 
 TAIL_SHARE = 2.0**-14
 """The δ the truncated tails may take in total, as a share of the target δ."""
-RESOLUTION = 128
+RESOLUTION = 32
 """Grid points per unit of the smallest loss spread (see :func:`~.pld_pairs.grid_for`)."""
 
 
