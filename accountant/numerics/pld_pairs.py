@@ -315,6 +315,7 @@ class SymmetrizedPair(Pair):
         return self.base.scale()
 
 
+@lru_cache(maxsize=128)
 def _support_points(pair: Pair, grid: int, tail: float) -> np.ndarray:
     """Integer indices i (losses i·h) of the support: the grid points of [lo, hi] with the float
     estimate of H above ``tail`` at the last one, thinned where little mass lies beyond."""
