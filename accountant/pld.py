@@ -19,6 +19,9 @@ Mechanisms and their pairs:
   ``ApproxDP`` — the pair that dominates every (ε, δ)-DP mechanism;
 * ``DiscreteLaplace`` — binary randomized response at Δ′₁/t: the exact pair for a unit shift
   (Δ′₁ < 2) and a dominating one for any shift (the mechanism is Δ′₁/t-DP);
+* ``DiscreteGaussian`` with Δ′ < 2 and s ≤ 100 — ⌊Δ′²⌋ (at least one) unit-shift discrete Gaussian
+  pairs composed: an integer shift of squared norm < 4 moves at most that many coordinates by one
+  (larger Δ′ or s: the (ε, δ) fallback);
 * ``PoissonSubsample`` (add/remove) of one mechanism — the mixture pairs (Zhu–Dong–Wang 2022,
   Thm 10); ``SubsampleWithoutReplacement`` (substitution) of one mechanism — the symmetrised
   mixture (Balle–Barthe–Gaboardi 2018, Thm 9);
@@ -47,9 +50,10 @@ import numpy as np
 import sympy
 
 from dpledger.accountant import events as ev
-from dpledger.accountant.numerics.certified import enclose, upper_float
+from dpledger.accountant.numerics.certified import enclose, lower_float, upper_float
 from dpledger.accountant.numerics.pld_pairs import (
     ApproximateDPPair,
+    DiscreteGaussianPair,
     GaussianPair,
     LaplacePair,
     MixturePair,
@@ -125,6 +129,17 @@ def _collect(event: ev.Event, times: int, found: Counter[Step], fallbacks: list[
     pair = _single(event)
     if pair is not None:
         found[Step(pair, pair)] += times
+        return
+    if (
+        isinstance(event, ev.DiscreteGaussian)
+        and _up(event.sensitivity_units) < 2
+        and _up(event.sigma_units) <= 100
+    ):
+        # integer shifts of squared norm ≤ Δ′² < 4: at most ⌊Δ′²⌋ unit shifts in distinct coordinates,
+        # i.e. that many one-unit discrete Gaussians composed (more coordinates only add loss)
+        shifts = max(1, math.floor(_up(event.sensitivity_units) ** 2))
+        discrete = DiscreteGaussianPair(lower_float(enclose(event.sigma_units)))
+        found[Step(discrete, discrete)] += times * shifts
         return
     if isinstance(event, ev.PoissonSubsample) and event.relation == "add_remove":
         base = _single(event.child)

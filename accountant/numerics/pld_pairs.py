@@ -183,6 +183,13 @@ class AtomPair(Pair):
     def scale(self) -> float:
         return max((abs(x) for x in self._losses()), default=1.0) or 1.0
 
+    def grid_points(self, grid: int) -> np.ndarray:
+        """The grid points on both sides of every finite loss: the connect-the-dots curve through
+        them is the exact curve (H is linear in α between atoms), so no support is thinned."""
+        losses = np.array(self._losses())
+        scaled = np.ldexp(losses, grid)
+        return np.unique(np.concatenate((np.floor(scaled), np.ceil(scaled)))).astype(np.int64)
+
 
 @dataclass(frozen=True)
 class RandomizedResponsePair(AtomPair):
@@ -222,6 +229,37 @@ class ApproximateDPPair(AtomPair):
             (keep / (1 + e), keep * e / (1 + e)),
             (zero, d),
         ]
+
+
+@dataclass(frozen=True)
+class DiscreteGaussianPair(AtomPair):
+    """(N_Z(1, s²), N_Z(0, s²)): the discrete Gaussian Pr[z] ∝ w(z) = e^{−z²/(2s²)} shifted by one
+    unit (Canonne–Kamath–Steinke 2020); the loss at z is (2z − 1)/(2s²). Atoms z ∈ [−Z, Z + 1],
+    Z = ⌈14s⌉ + 2, with the normaliser N enclosed between the partial sum S = Σ_{|z|≤Z} w(z) and
+    S + T, T = 2w(Z + 1)/(1 − e^{−(2Z+3)/(2s²)}) bounding the rest (consecutive terms shrink by at
+    least that ratio); the P-mass outside the atoms, ≤ T/S, is an atom at loss +∞ (pessimistic).
+    ``sigma`` is read exactly; symmetric (z ↦ 1 − z swaps P and Q)."""
+
+    sigma: float
+
+    def atoms(self) -> list[tuple[flint.arb, flint.arb]]:
+        return _discrete_gaussian_atoms(self.sigma)
+
+    def scale(self) -> float:
+        return 1 / self.sigma
+
+
+@lru_cache(maxsize=32)
+def _discrete_gaussian_atoms(sigma: float) -> list[tuple[flint.arb, flint.arb]]:
+    s2 = 2 * flint.arb(sigma) ** 2
+    bound = math.ceil(14 * sigma) + 2
+    weights = {z: (-(flint.arb(z) ** 2) / s2).exp() for z in range(-bound - 1, bound + 2)}
+    partial = sum((weights[z] for z in range(-bound, bound + 1)), flint.arb(0))
+    rest = 2 * weights[bound + 1] / (1 - (-(flint.arb(2 * bound + 3)) / s2).exp())
+    norm = flint.arb.union(partial, partial + rest)
+    atoms = [(weights[z - 1] / norm, weights[z] / norm) for z in range(-bound + 1, bound + 1)]
+    atoms.append((rest / partial, flint.arb(0)))
+    return atoms
 
 
 @dataclass(frozen=True)
@@ -319,6 +357,8 @@ class SymmetrizedPair(Pair):
 def _support_points(pair: Pair, grid: int, tail: float) -> np.ndarray:
     """Integer indices i (losses i·h) of the support: the grid points of [lo, hi] with the float
     estimate of H above ``tail`` at the last one, thinned where little mass lies beyond."""
+    if isinstance(pair, AtomPair):
+        return pair.grid_points(grid)
     h = math.ldexp(1.0, -grid)
     lo, hi = pair.support()
     first, last = math.floor(lo / h), math.ceil(hi / h)

@@ -200,3 +200,33 @@ def test_certified_epsilon_is_never_below_the_optimistic_pld(specs):
     found, _ = steps(ev.Composition(tuple(children), method="pld", target_delta="1e-5"))
     certified = compose(found, 1e-5).epsilon
     assert certified >= _dp_accounting_optimistic(specs, 1e-5) - 1e-12
+
+
+def _discrete_gaussian_exact_epsilon(sigma: float, delta: float) -> float:
+    """ε of one unit-shift discrete Gaussian at δ, from a 30-digit sum over its atoms (bisection)."""
+    s = mpmath.mpf(sigma)
+    bound = int(20 * sigma) + 5
+
+    def weight(z):
+        return mpmath.e ** (-(mpmath.mpf(z) ** 2) / (2 * s * s))
+
+    norm = sum(weight(z) for z in range(-bound, bound + 1))
+
+    def profile(epsilon):
+        alpha = mpmath.e**epsilon
+        return sum(max(weight(z - 1) / norm - alpha * weight(z) / norm, 0) for z in range(-bound, bound + 2))
+
+    low, high = mpmath.mpf(0), mpmath.mpf(30)
+    for _ in range(50):
+        middle = (low + high) / 2
+        low, high = (middle, high) if profile(middle) > delta else (low, middle)
+    return float(high)
+
+
+@pytest.mark.parametrize("sigma", [1.0, 3.0])
+def test_discrete_gaussian_pld_is_the_exact_discrete_epsilon_from_above(sigma):
+    event = ev.Composition((ev.DiscreteGaussian(sigma, 1, "1e-5"),), method="pld", target_delta="1e-5")
+    certified = account(event).guarantee.epsilon_upper
+    exact = _discrete_gaussian_exact_epsilon(sigma, mpmath.mpf("1e-5"))
+    assert exact * (1 - 1e-12) <= certified <= exact * (1 + 1e-6)
+    assert certified < account(ev.DiscreteGaussian(sigma, 1, "1e-5")).guarantee.epsilon_upper
