@@ -121,7 +121,7 @@ def rdp_wor_sigma(q: float, k: int, epsilon: float) -> float:
 
     return mechanism_calibration.calibrate_dp_mechanism(
         lambda: rdp_privacy_accountant.RdpAccountant(
-            neighboring_relation=dp_event.NeighboringRelation.REPLACE_ONE
+            neighboring_relation=rdp_privacy_accountant.NeighborRel.REPLACE_ONE
         ),
         lambda s: dp_event.SelfComposedDpEvent(
             dp_event.SampledWithoutReplacementDpEvent(10_000, int(q * 10_000), dp_event.GaussianDpEvent(s)), k
