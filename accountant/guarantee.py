@@ -47,7 +47,7 @@ class Guarantee:
 
     def __getstate__(self) -> dict[str, Any]:
         """The fields without the cached properties: they are recomputed on demand, and the
-        enclosures are mpmath intervals, whose class pickle cannot name (issue 14, E.2)."""
+        enclosures are mpmath intervals, whose class pickle cannot name."""
         return {
             name: value
             for name, value in vars(self).items()

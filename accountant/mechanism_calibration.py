@@ -42,6 +42,7 @@ import sympy
 from dpledger.accountant import events as ev
 from dpledger.accountant import pld_calibration
 from dpledger.accountant.calibration import smallest_noise
+from dpledger.accountant.deprecation import renamed_keyword
 from dpledger.accountant.guarantee import Guarantee
 from dpledger.accountant.numerics.certified import (
     certainly_le,
@@ -69,7 +70,7 @@ _PURE = ("laplace", "discrete-laplace")
 _LOOSE_SUBSAMPLED = (
     "amplification then composition: each subsampled step is turned into an (ε, δ) pair "
     "(Balle–Barthe–Gaboardi 2018) and the pairs are composed, which needs much more noise than "
-    "composing the subsampled mechanism's privacy-loss distribution: use composition='pld'"
+    "composing the subsampled mechanism's privacy-loss distribution: use method='pld'"
 )
 _PLD_NOTE = (
     "privacy-loss distributions of the mechanism (dpledger.accountant.pld: connect-the-dots on a binary grid, "
@@ -331,7 +332,25 @@ def composition_epsilon(
     add/remove neighbours (the guarantee is then under add/remove, BBG 2018 Thm 8); with
     ``sample_size`` m and ``population_size`` n on m of n records drawn without replacement
     (Theorem 3.4). The amplified steps are composed as (ε, δ) pairs, and k·q·δ₀ must leave room in δ.
-    ``on_evaluation(n)`` is called before the n-th accountant evaluation of a search."""
+    ``on_evaluation(n)`` is called before the n-th accountant evaluation of a search.
+
+    Args:
+        k: Number of composed mechanisms.
+        epsilon: Target ε of the composition (exact).
+        delta: Target δ of the composition (exact).
+        method: ``"basic"``, ``"advanced"`` or ``"optimal"``.
+        step_delta: δ₀ of each mechanism (exact).
+        poisson_rate: Poisson subsampling rate q of each step, if any.
+        sample_size: Records drawn without replacement per step, if any.
+        population_size: The population they are drawn from.
+        on_evaluation: Called before each accountant evaluation of the search.
+
+    Returns:
+        The :class:`Calibration` of ε₀.
+
+    Raises:
+        ValueError: invalid targets or method, or a target no ε₀ > 0 meets.
+    """
     k = _count(k, "k")
     target_epsilon, method = _positive(epsilon, "epsilon"), _choice(method, "method", COMPOSITIONS)
     target_delta = _delta(delta, "delta", allow_zero=method == "basic")
@@ -378,7 +397,7 @@ def composition_epsilon(
         else:
             scale = _smallest(lambda s: event_for(1 / s), target_epsilon, target_delta, guess, on_evaluation)
         value = _lower(1 / scale)
-    notes = (
+    notes: tuple[str, ...] = (
         {
             "basic": "basic composition (Dwork–Roth 2014, Thm 3.16): exact for the sum",
             "advanced": "advanced composition (Theorem 3.5): valid for any ε₀, loose against optimal composition",
@@ -526,7 +545,7 @@ def _setup(
     relation: Any,
 ) -> _Setup:
     mechanism = _choice(mechanism, "mechanism", MECHANISMS)
-    composition = _choice(composition, "composition", COMPOSITIONS)
+    composition = _choice(composition, "method", COMPOSITIONS)
     k = _count(k, "k")
     pure_target = mechanism in _PURE and (k == 1 or composition == "basic")
     if not pure_target and exact(delta, "delta") == 0:
@@ -568,17 +587,18 @@ def composition_noise(
     epsilon: Any,
     delta: Any = 0,
     k: int = 1,
-    composition: str = "optimal",
+    method: str | None = None,
     *,
     poisson_rate: Any = None,
     sample_size: int | None = None,
     population_size: int | None = None,
     relation: str | None = None,
     on_evaluation: Callable[[int], None] | None = None,
+    composition: str | None = None,
 ) -> Calibration:
     """The smallest noise (σ for Gaussians, scale b or t for Laplace) such that ``k`` adaptive
     releases of ``mechanism`` on a statistic of the given sensitivity (L2 for Gaussians, L1 for
-    Laplace) are certified (``epsilon``, ``delta``)-DP, composed by ``composition``, each release
+    Laplace) are certified (``epsilon``, ``delta``)-DP, composed by ``method`` (``composition=``, its former name, is deprecated), each release
     run on a Poisson subsample (``poisson_rate`` q, Balle–Barthe–Gaboardi 2018 Thm 8; the
     sensitivity is then the add/remove-one sensitivity) or on ``sample_size`` records drawn without
     replacement from ``population_size`` (Theorem 3.4). ``relation`` is the neighbouring relation of
@@ -586,14 +606,38 @@ def composition_noise(
 
     The noise is rounded up to a float; ``notes`` state the rules used and where they are loose
     (subsampled mechanisms above all). ``on_evaluation(n)`` is called before the n-th accountant
-    evaluation of a search (for a progress bar)."""
+    evaluation of a search (for a progress bar).
+
+    Args:
+        mechanism: ``"gaussian"``, ``"laplace"``, ``"discrete-gaussian"`` or ``"discrete-laplace"``.
+        sensitivity: Sensitivity of each release (L2 for Gaussians, L1 for Laplace; exact).
+        epsilon: Target ε of the composition (exact).
+        delta: Target δ of the composition (exact).
+        k: Number of releases.
+        method: ``"basic"``, ``"advanced"``, ``"optimal"`` (default) or ``"pld"`` (privacy-loss
+            distributions: subsampled mechanisms at the tightness of dp_accounting's PLD).
+        poisson_rate: Poisson subsampling rate q of each release, if any.
+        sample_size: Records drawn without replacement per release, if any.
+        population_size: The population they are drawn from.
+        relation: Neighbouring relation of the final guarantee.
+        on_evaluation: Called before each accountant evaluation of the search.
+        composition: Deprecated name of ``method``.
+
+    Returns:
+        The :class:`Calibration` of the noise.
+
+    Raises:
+        ValueError: invalid arguments, or a target no noise meets.
+        TypeError: both ``method`` and ``composition``.
+    """
+    method = renamed_keyword("composition_noise", "composition", "method", composition, method) or "optimal"
     setup = _setup(
         mechanism,
         sensitivity,
         epsilon,
         delta,
         k,
-        composition,
+        method,
         poisson_rate,
         sample_size,
         population_size,
@@ -685,14 +729,38 @@ def _mp(value: sympy.Expr) -> mpmath.mpf:
 
 def laplace_scale(sensitivity: Any, epsilon: Any) -> Calibration:
     """b = Δ₁/ε (rounded up): Laplace(b) noise on a statistic of L1 sensitivity Δ₁ is ε-DP
-    (Dwork–McSherry–Nissim–Smith 2006)."""
+    (Dwork–McSherry–Nissim–Smith 2006).
+
+    Args:
+        sensitivity: L1 sensitivity Δ₁ (exact).
+        epsilon: Target ε (exact).
+
+    Returns:
+        The :class:`Calibration` of the scale b.
+
+    Raises:
+        ValueError: a non-positive sensitivity or ε.
+    """
     return composition_noise("laplace", sensitivity, epsilon)
 
 
 def gaussian_sigma(sensitivity: Any, epsilon: Any, delta: Any, method: str = "analytic") -> Calibration:
     """The smallest σ (rounded up) for which N(0, σ²) noise on a statistic of L2 sensitivity Δ is
     (ε, δ)-DP: ``analytic`` by Balle–Wang 2018, Thm 8 (exact, any ε > 0), ``classic`` by
-    σ = Δ√(2 ln(1.25/δ))/ε (Dwork–Roth 2014, Thm A.1; ε < 1)."""
+    σ = Δ√(2 ln(1.25/δ))/ε (Dwork–Roth 2014, Thm A.1; ε < 1).
+
+    Args:
+        sensitivity: L2 sensitivity Δ (exact).
+        epsilon: Target ε (exact).
+        delta: Target δ (exact).
+        method: ``"analytic"`` or ``"classic"``.
+
+    Returns:
+        The :class:`Calibration` of σ.
+
+    Raises:
+        ValueError: invalid targets, an unknown method, or ε ≥ 1 for ``classic``.
+    """
     method = _choice(method, "method", ("analytic", "classic"))
     return composition_noise(
         "gaussian" if method == "analytic" else "gaussian-classic", sensitivity, epsilon, delta
@@ -701,12 +769,35 @@ def gaussian_sigma(sensitivity: Any, epsilon: Any, delta: Any, method: str = "an
 
 def discrete_laplace_scale(sensitivity: Any, epsilon: Any) -> Calibration:
     """t = Δ₁/ε (rounded up): discrete Laplace noise Pr[z] ∝ e^{−|z|/t} on an integer statistic of
-    L1 sensitivity Δ₁ is ε-DP (Canonne–Kamath–Steinke 2020, Sec 2)."""
+    L1 sensitivity Δ₁ is ε-DP (Canonne–Kamath–Steinke 2020, Sec 2).
+
+    Args:
+        sensitivity: L1 sensitivity Δ₁ of the integer statistic (exact).
+        epsilon: Target ε (exact).
+
+    Returns:
+        The :class:`Calibration` of the scale t.
+
+    Raises:
+        ValueError: a non-positive sensitivity or ε.
+    """
     return composition_noise("discrete-laplace", sensitivity, epsilon)
 
 
 def discrete_gaussian_sigma(sensitivity: Any, epsilon: Any, delta: Any) -> Calibration:
     """The smallest σ (rounded up) the accountant certifies for discrete Gaussian noise N_Z(0, σ²) on
     an integer statistic of L2 sensitivity Δ: ρ = Δ²/(2σ²)-zCDP (CKS 2020, Thm 4) converted to
-    (ε, δ) by CKS 2020, Cor 13 (valid, slightly loose)."""
+    (ε, δ) by CKS 2020, Cor 13 (valid, slightly loose).
+
+    Args:
+        sensitivity: L2 sensitivity Δ of the integer statistic (exact).
+        epsilon: Target ε (exact).
+        delta: Target δ (exact).
+
+    Returns:
+        The :class:`Calibration` of σ.
+
+    Raises:
+        ValueError: invalid targets.
+    """
     return composition_noise("discrete-gaussian", sensitivity, epsilon, delta)

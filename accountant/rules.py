@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, cast
 
 import sympy
 from mpmath import iv, mpf
@@ -38,9 +38,14 @@ from dpledger.accountant.numerics.special import (
     OptimalCompositionEpsilon,
 )
 from dpledger.accountant.relations import relation_of
+from dpledger.accountant.rendering import derivation_markdown, derivation_text
 
 C_LB = sympy.log(4 * sympy.E)
 """c_LB = ln(4e), the LabelBoost constant of Lemma 3.14."""
+
+LABELBOOST_EPSILON = 1
+"""The ε of the exponential mechanism of Algorithm 1 line 5. The LabelBoost events carry no ε:
+Lemmas 3.11, 3.15 and 3.17 (and the rules below) hold for LabelBoost at this ε only."""
 
 
 @dataclass(frozen=True)
@@ -87,30 +92,12 @@ class Derivation:
         return [node.claim for _, node in self.walk() if node.claim is not None]
 
     def to_text(self) -> str:
-        lines = []
-        for depth, node in self.walk():
-            g = node.guarantee
-            line = f"{'  ' * depth}{node.rule} ({node.source}): ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g}{g.scope()}"
-            if node.claim is not None:
-                mark = "holds" if node.claim.verdict.holds else "FAILS"
-                c = node.claim.claimed
-                line += f"  — claim ε ≤ {c.epsilon_upper:.6g}, δ ≤ {c.delta_upper:.6g}: {mark}"
-            lines.append(line)
-        return "\n".join(lines)
+        """Indented text, one line per step (:func:`~dpledger.accountant.rendering.derivation_text`)."""
+        return derivation_text(self)
 
     def to_markdown(self) -> str:
-        rows = ["| step | rule | source | formula | ε ≤ | δ ≤ | claim |", "|---|---|---|---|---|---|---|"]
-        for depth, node in self.walk():
-            g = node.guarantee
-            claim = ""
-            if node.claim is not None:
-                c = node.claim
-                claim = f"{c.statement}: ε ≤ {c.claimed.epsilon_upper:.6g}, δ ≤ {c.claimed.delta_upper:.6g} — {'holds' if c.verdict.holds else '**fails**'}"
-            rows.append(
-                f"| {'·' * depth}{node.event.kind} | {node.rule} | {node.source} | ${node.formula}$ | "
-                f"{g.epsilon_upper:.6g} | {g.delta_upper:.6g} | {claim} |"
-            )
-        return "\n".join(rows)
+        """A Markdown table, one row per step (:func:`~dpledger.accountant.rendering.derivation_markdown`)."""
+        return derivation_markdown(self)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -152,7 +139,17 @@ def _rule(event_type: type) -> Callable[[Rule], Rule]:
 @lru_cache(maxsize=4096)
 def account(event: ev.Event) -> Derivation:
     """Derive the certified guarantee of ``event`` (and of every node below it). Events are
-    immutable, so derivations of repeated subtrees are shared (cached)."""
+    immutable, so derivations of repeated subtrees are shared (cached).
+
+    Args:
+        event: The event tree a mechanism recorded.
+
+    Returns:
+        The :class:`Derivation`: the guarantee at every node, with rule, source and formula.
+
+    Raises:
+        ValueError: an event no rule covers, or a rule's precondition that fails.
+    """
     rule = _RULES.get(type(event))
     if rule is None:
         raise ValueError(f"no accounting rule for event {type(event).__name__}")
@@ -471,7 +468,7 @@ class Max(sympy.Max):
     :mod:`dpledger.accountant.numerics.special`, which are not "comparable"); the rules build it
     unevaluated, but sympy rebuilds an expression as ``type(expr)(*args)`` — in ``pickle.loads``,
     ``copy.deepcopy``, ``func(*args)`` — and that call evaluated, so a fitted learner's guarantee
-    could not be unpickled or copied (issue 14, E.2). The class keeps sympy's name, so printing,
+    could not be unpickled or copied. The class keeps sympy's name, so printing,
     LaTeX and the canonical order of arguments are those of ``sympy.Max``; the certified
     enclosures and comparisons treat it as the ``sympy.Max`` it is. Arguments that are all plain
     numbers (as ``evalf`` passes them back) give the number: sympy's ``Max`` compares those exactly,
@@ -636,7 +633,8 @@ def _gaussian_composition(event: ev.Composition, children: list[Derivation], dom
     total δ is the analytic calibration (Balle–Wang 2018, Thm 8). This is the optimum for
     Gaussian mechanisms (tighter than treating each as an (ε, δ) pair); the children's own δ
     (the level each was accounted at alone) plays no part."""
-    ratio_squares = sympy.Add(*[(c.sensitivity / c.sigma) ** 2 for c in event.children])
+    gaussians = cast("tuple[ev.Gaussian, ...]", event.children)  # the caller checked every child
+    ratio_squares = sympy.Add(*[(c.sensitivity / c.sigma) ** 2 for c in gaussians])
     ratio = sympy.sqrt(event.repeat * ratio_squares)
     return Derivation(
         event,
@@ -677,7 +675,8 @@ def _zcdp_composition(event: ev.Composition, children: list[Derivation], domain:
     """Discrete Gaussian mechanisms are ρ_i-zCDP and zCDP composes additively (Bun–Steinke 2016,
     Lemma 2.3): ρ = repeat·Σρ_i, converted once at target_delta (Canonne–Kamath–Steinke 2020,
     Cor 13). The children's own δ (the level each was accounted at alone) plays no part."""
-    rho = event.repeat * sympy.Add(*[c.sensitivity_units**2 / (2 * c.sigma_units**2) for c in event.children])
+    discrete = cast("tuple[ev.DiscreteGaussian, ...]", event.children)  # the caller checked every child
+    rho = event.repeat * sympy.Add(*[c.sensitivity_units**2 / (2 * c.sigma_units**2) for c in discrete])
     epsilon, alpha = zcdp_to_dp(rho, event.target_delta)
     return Derivation(
         event,

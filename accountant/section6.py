@@ -380,7 +380,8 @@ class SearchProgress:
     ) -> Callable[[int], bool]:
         """``ok`` (monotone: one verdict on each side of a boundary, searched over a range of
         width ``span``), reporting after each call."""
-        if self.on_progress is None:
+        report = self.on_progress
+        if report is None:
             return ok
         ends: dict[bool, list[int]] = {}  # the smallest and largest x seen with each verdict
 
@@ -393,9 +394,7 @@ class SearchProgress:
             if len(ends) == 2:  # the boundary lies between the nearest ends of the two verdicts
                 width = min(abs(ends[True][1] - ends[False][0]), abs(ends[False][1] - ends[True][0]))
             remaining = max(width.bit_length() - 1, 0)
-            self.on_progress(
-                self.done, self.done + (remaining if cap is None else min(cap, remaining)) + later
-            )
+            report(self.done, self.done + (remaining if cap is None else min(cap, remaining)) + later)
             return verdict
 
         return evaluated

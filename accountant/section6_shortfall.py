@@ -166,13 +166,13 @@ def shortfall(
     )
     progress = SearchProgress(on_progress)
     block = target.block_size
-    high = max(needed_n(target, m) // 3 + 1, 2 * block)
+    size = max(needed_n(target, m) // 3 + 1, 2 * block)
+    high = None  # the first doubling of size that meets the target, if any does
     for _ in range(MAX_DOUBLINGS):
-        if meets(m, high, oracles):
+        if meets(m, size, oracles):
+            high = size
             break
-        high *= 2
-    else:
-        high = None
+        size *= 2
     by_n = None
     if high is not None:
         ok = progress.tracked(

@@ -8,11 +8,12 @@ Audit a mechanism
 
 * :func:`audit` — Monte Carlo audit of any mechanism ``mechanism(data, n_samples, rng) -> array``
   on neighbour pairs: a lower bound on ε that holds with a stated confidence, the verdict and its
-  witness (:class:`AuditResult`); :class:`NeighbourPair`, :func:`per_sample` (a per-run
+  witness (:class:`MonteCarloAuditResult`); :class:`NeighbourPair`, :func:`per_sample` (a per-run
   ``f(data, rng)``), :func:`load_mechanism` (``"module:function"``), executors
   (:class:`InProcessExecutor`, :func:`dask_executor`).
 * :func:`audit_exact` — the exact worst pure ε of a small discrete mechanism over all neighbour
-  pairs, from its exact output distributions (:class:`Randomness`, :func:`enumerate_outputs`);
+  pairs, from its exact output distributions (:class:`ExactAuditResult`; :class:`Randomness`,
+  :func:`enumerate_outputs`);
   :func:`hockey_stick`, :func:`pure_epsilon`, :func:`privacy_profile` on two distributions.
 
 Account and calibrate
@@ -54,13 +55,14 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, tuple[str, str | None]] = {
     # audit
     "audit": ("dpledger.verify.audit.montecarlo.audit", "audit"),
-    "AuditResult": ("dpledger.verify.audit.montecarlo.audit", "AuditResult"),
+    "MonteCarloAuditResult": ("dpledger.verify.audit.montecarlo.audit", "AuditResult"),
     "NeighbourPair": ("dpledger.verify.audit.montecarlo.pairs", "NeighbourPair"),
     "per_sample": ("dpledger.verify.audit.montecarlo.mechanism", "per_sample"),
     "load_mechanism": ("dpledger.verify.audit.montecarlo.mechanism", "load_mechanism"),
     "InProcessExecutor": ("dpledger.verify.audit.montecarlo.executors", "InProcessExecutor"),
     "dask_executor": ("dpledger.verify.audit.montecarlo.executors", "dask_executor"),
     "audit_exact": ("dpledger.verify.audit.exact", "worst_case"),
+    "ExactAuditResult": ("dpledger.verify.audit.exact", "AuditResult"),
     "hockey_stick": ("dpledger.verify.audit.exact", "hockey_stick"),
     "pure_epsilon": ("dpledger.verify.audit.exact", "pure_epsilon"),
     "privacy_profile": ("dpledger.verify.audit.exact", "privacy_profile"),
@@ -93,9 +95,21 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
 
 __all__ = ["__version__", *_EXPORTS]
 
+_RENAMED = {"AuditResult": "MonteCarloAuditResult"}
+"""Former public names, still served for one release with a ``DeprecationWarning``."""
+
 
 def __getattr__(name: str) -> Any:
     """Load a public name on first use (PEP 562)."""
+    if name in _RENAMED:
+        import warnings
+
+        warnings.warn(
+            f"dpledger.{name} is deprecated and goes in the next release: use dpledger.{_RENAMED[name]}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return __getattr__(_RENAMED[name])
     if name not in _EXPORTS:
         raise AttributeError(f"module 'dpledger' has no attribute {name!r}")
     module, attribute = _EXPORTS[name]

@@ -1,4 +1,4 @@
-"""One-line privacy assertions for pytest: regression tests for privacy claims (issue 15, item 3).
+"""One-line privacy assertions for pytest: regression tests for privacy claims.
 
 Each assertion returns the checker's result when the claim stands and raises
 :class:`PrivacyViolation` (an ``AssertionError``) when it is refuted, with the witness in the
@@ -195,7 +195,9 @@ def _monte_carlo_message(
     (first, hits_first), (second, hits_second) = witness["hits"].items()
     runs = witness["runs"]
     leak = result.verdict == FLOAT_LEAK
-    bound = _down(result.float_epsilon_lower if leak else result.real_epsilon_lower)
+    lower = result.float_epsilon_lower if leak else result.real_epsilon_lower
+    assert lower is not None  # a failed claim has a certified lower bound on ε
+    bound = _down(lower)
     kind = (
         f"a FLOAT LEAK: the floating-point implementation leaks through the low bits of its outputs "
         f"(Mironov 2012), while real-number events certify only ε ≥ {_down(result.real_epsilon_lower)}"
@@ -348,6 +350,7 @@ def assert_exact_private(
 
 def _exact_pairs(input_a: Any, input_b: Any, pairs: Sequence[Any] | None) -> list[tuple[Hashable, Hashable]]:
     """The pairs as hashable (a, b) tuples; ``ValueError`` for unhashable or equal inputs."""
+    raw: list[tuple[Any, ...] | None]
     if pairs is None:
         if input_a is None or input_b is None:
             raise ValueError("give the neighbouring inputs as input_a and input_b, or a list as pairs=")
@@ -407,7 +410,9 @@ def _exact_message(
 ) -> str:
     """The claim, the exact verdict and the witness pair with its output (set)."""
     pure = slack == 0
-    a, b = result.worst_pair if pure else result.worst_delta_pair
+    witness = result.worst_pair if pure else result.worst_delta_pair
+    assert witness is not None  # a failed claim has a witness pair
+    a, b = witness
     P, Q = (enumerate_outputs(partial(mechanism, data), limit=leaves) for data in (a, b))
     verdict = "refuted" if holds is False else "not certified (interval arithmetic could not decide)"
     lines = [

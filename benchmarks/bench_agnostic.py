@@ -1,5 +1,5 @@
 """Test error of the private agnostic halfspace learners (seed 002) on a scenario grid, beside
-scikit-learn's and diffprivlib's logistic regression (issue 19).
+scikit-learn's and diffprivlib's logistic regression.
 
 Grid (defaults): d = 10; marginals Gaussian, uniform cube, Student-t(5) (``dpledger.learners.agnostic.data``);
 10 % label noise — random, far one-sided (``adversarial``), far two-sided; n ∈ {5 000, 20 000,

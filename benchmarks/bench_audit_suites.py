@@ -1,5 +1,5 @@
 """DP-Sniper's and StatDP's mechanism suites side by side with dpledger's Monte Carlo audit
-(issue 18, item 6): per mechanism its claim, the true ε, dpledger's certified lower bound and
+: per mechanism its claim, the true ε, dpledger's certified lower bound and
 verdict at 10⁵, 10⁶ (and with ``--full`` 10⁷) runs per input (one stage, 95% confidence,
 DP-Sniper's input pair), the optimal-statistic limit at 10⁶, DP-Sniper's published bound and the
 wall time; then the false alarms: ``--repeats`` audits at 10⁵ runs (seeds 1, 2, …) of every

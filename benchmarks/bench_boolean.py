@@ -1,8 +1,8 @@
 """Benchmark for Boolean compositions (seed 000, Section 8.4) on CarryForwardLearner.
 
 Prints (0) one LabelBoost draw (Algorithm 1) over thresholds,intervals,thresholds by the trace
-counted by score (:mod:`dpledger.learners.trace_counting`) against the listed trace (the
-implementation before issue 20, still what the exact auditor enumerates), where listing still
+counted by score (:mod:`dpledger.learners.trace_counting`) against the listed trace (what the
+exact auditor enumerates), where listing still
 runs; (1) fit time of CarryForwardLearner with the Proposition 8.16 oracles for k = 3
 components on the grid 2^16, G = x1 and (x2 or not x3): thresholds×3 and
 thresholds,intervals,thresholds at m = 200 (target under 60 s, test error ≤ 0.15); (2) samples used by CarryForwardLearner against the
@@ -42,11 +42,14 @@ DOMAIN = 2**16
 def problem(names: list[str], n: int, seed: int):
     C = BooleanComposition(parse_formula(FORMULA), [component_class(name, DOMAIN) for name in names])
     rng = np.random.default_rng(seed)
-    target = ((int(rng.integers(DOMAIN // 4)),),) + tuple(
-        (int(rng.integers(DOMAIN // 4, DOMAIN // 2)), int(rng.integers(DOMAIN // 2, DOMAIN)))
-        if name == "intervals"
-        else (int(rng.integers(DOMAIN // 2, DOMAIN)),)
-        for name in names[1:]
+    target = (
+        (int(rng.integers(DOMAIN // 4)),),
+        *tuple(
+            (int(rng.integers(DOMAIN // 4, DOMAIN // 2)), int(rng.integers(DOMAIN // 2, DOMAIN)))
+            if name == "intervals"
+            else (int(rng.integers(DOMAIN // 2, DOMAIN)),)
+            for name in names[1:]
+        ),
     )
     X, X_test = rng.integers(0, DOMAIN, size=n), rng.integers(0, DOMAIN, size=20000)
     return C, X, C.evaluate(target, X), X_test, C.evaluate(target, X_test)

@@ -28,7 +28,7 @@ def data(concept_class, n, seed):
     target = random_concept(concept_class, rng)
     shape = (n,) if concept_class.dimension == 1 else (n, concept_class.dimension)
     X = rng.integers(0, concept_class.domain_size, size=shape)
-    X_test = rng.integers(0, concept_class.domain_size, size=(20000,) + shape[1:])
+    X_test = rng.integers(0, concept_class.domain_size, size=(20000, *shape[1:]))
     return X, concept_class.evaluate(target, X), X_test, concept_class.evaluate(target, X_test)
 
 
@@ -64,6 +64,7 @@ def utility(concept_class, sizes, runs, alpha=0.1, epsilon="1", delta="1e-6"):
                     alpha=alpha,
                     calibration=calibration,
                     random_state=seed,
+                    telemetry=True,
                 ).fit(X, y)
                 errors.append(1 - learner.score(X_test, y_test))
                 within += all(r.labelboost_disagreement <= r.bound for r in learner.rounds_)

@@ -1,5 +1,5 @@
-"""Fit time of the seed-002 agnostic learners at d = 10, n = 100 000 (issue 14 B.3 cost target:
-exact discrete noise must cost no more than 2× the float samplers it replaced).
+"""Fit time of the seed-002 agnostic learners at d = 10, n = 100 000 (cost target:
+exact discrete noise costs no more than 2× float samplers).
 
     /work/venv/bin/python benchmarks/bench_exact_noise.py [--repeats 3]
 

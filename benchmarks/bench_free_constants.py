@@ -1,4 +1,4 @@
-"""Benchmark: the free-constant calibration of Theorems 5.1 and 8.19 (issue 17, part 1).
+"""Benchmark: the free-constant calibration of Theorems 5.1 and 8.19.
 
 For k ∈ {2, 3, 5, 11, 21, 51, 101} at (α, β, δ) = (0.1, 0.1, 1e-6) and ε ∈ {0.5, 1}, prints the
 paper's n (Algorithm 2 line 2), the tight n with the paper's constants (ε_A = 4), the n with the
@@ -6,7 +6,7 @@ free constants chosen by :mod:`dpledger.learners.calibration.free_constants` (ce
 choice), the ratios, the chosen constants and the seconds the point took (all three n) — the same
 figures as the table of ``reports/calibration_theorems.md``. Theorem 5.1: k components, v = k,
 |Y_i| = 2^16 + 1, completion-score oracle; Theorem 8.19: k threshold components on [0, 2^16).
-Goal (issue 17): paper / free ≥ 20 at every k and ≥ 100 at k ≤ 5.
+Goal: paper / free ≥ 20 at every k and ≥ 100 at k ≤ 5.
 Run: python benchmarks/bench_free_constants.py  (several minutes: the paper and tight columns are
 recomputed too)
 """

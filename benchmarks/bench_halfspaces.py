@@ -47,7 +47,7 @@ def fit_row(dimension: int, grid: int, m: int, seed: int, name: str) -> dict:
     y, y_test = C.evaluate(target, X).astype(np.int64), C.evaluate(target, X_test)
     oracle = {"exponential": ExponentialDepthOracle, "qcopt": QCOptOracle, "ipconcave": IPConcaveOracle}[
         name
-    ]()
+    ](telemetry=True)
     start = time.perf_counter()
     learner = CarryForwardLearner(C, oracle=oracle, m=m, random_state=seed).fit(X, y)
     seconds = time.perf_counter() - start

@@ -2,11 +2,11 @@
 
 Prints (1) the wall-clock and CPU time (parent and worker processes) of the exact audit behind
 ``dpledger audit labelboost --class intervals --domain-size D --labeled 3 --unlabeled 3`` over all
-neighbour pairs, for D = 6 (288,288 pairs; issue 17 target: under 10 s on 2 cores) and D = 8
+neighbour pairs, for D = 6 (288,288 pairs; target: under 10 s on 2 cores) and D = 8
 (1,958,400 pairs; target: under 2 minutes), on 2 local processes and, with ``--dask``, on a local
 Dask cluster of 2 workers — the same certified ε on both; (2) the time of one sampled LabelBoost
 run on |S| = |T| = 1000 points for intervals on a grid of 10^6 (target: under 1 s; ≈ 2·10^6
-candidates), (3) halfspaces on [[±256]]² at |S| = |T| = m = 200, 500, 1000 (issue 20: d = 2 at
+candidates), (3) halfspaces on [[±256]]² at |S| = |T| = m = 200, 500, 1000 (d = 2 at
 m = 1,000): the time to count the trace by score, of one exact draw (score group, labeling,
 representative), and of today's listing where it still runs (m = 200; all three with
 ``--listing``), and (4) the exact ε and tightness of every lemma for each class at moderate sizes

@@ -1,4 +1,4 @@
-"""Benchmark for LabelBoost's trace of halfspaces in d = 3 (issue 20: "halfspaces in d = 3 at
+"""Benchmark for LabelBoost's trace of halfspaces in d = 3 ("halfspaces in d = 3 at
 m = 200 in under 60 s"): Π_C(P) counted by score with :mod:`dpledger.learners.halfspaces.arrangement3d`
 (never listed; today's listing refuses d = 3), for |P| = 100, 200, 400 distinct points of [[±256]]³
 (m = |S| = |T| = |P|/2, S labeled by a fixed halfspace with 10% of its labels flipped).

@@ -32,7 +32,7 @@ def main() -> None:
         numbers["dask"] = run_catalog(executor, samples=args.samples, names=AUDITS)
         timings["dask"] = time.perf_counter() - started
     print(f"{'mechanism':<18} {'ε_lower (processes)':>20} {'ε_lower (dask)':>16}  identical")
-    for local, dask in zip(numbers["local processes"], numbers["dask"]):
+    for local, dask in zip(numbers["local processes"], numbers["dask"], strict=True):
         same = (local.result.epsilon_lower, local.result.witness) == (
             dask.result.epsilon_lower,
             dask.result.witness,

@@ -1,4 +1,4 @@
-"""Power of the Monte Carlo auditor against the optimal-statistic limit (issue 18).
+"""Power of the Monte Carlo auditor against the optimal-statistic limit.
 
 For every mechanism of :func:`dpledger.verify.audit.montecarlo.limit.limit_suite` (scalar Laplace,
 DP-Sniper's LaplaceParallel, a 20-d Laplace vector, a 20-bit randomized-response vector, Report

@@ -12,7 +12,7 @@ much less so: ``CPU-bound`` is the rate the measured CPU times allow on ``--work
 runs / max(total CPU / workers, caller main-thread CPU) — the caller's main thread is serial.
 ``--profile`` adds the caller's main-thread CPU profile (cumulative, dpledger functions).
 
-Targets (issue 18): ≥ 5·10⁶ runs/s for scalars, ≥ 2·10⁶ runs/s for 20-d outputs, on 2 cores.
+Targets: ≥ 5·10⁶ runs/s for scalars, ≥ 2·10⁶ runs/s for 20-d outputs, on 2 cores.
 Usage: python benchmarks/bench_montecarlo_throughput.py [--samples N ...] [--dimensions 1 20] [--workers W]
        [--stages 4 1] [--repeats R] [--seed S] [--profile]
 """
@@ -70,7 +70,7 @@ def generation_cpu(mechanism: Laplace, inputs: tuple, samples: int, workers: int
         for future in [
             pool.submit(Discard(ChunkTask(mechanism, data, size, seed)))
             for side, data in enumerate(inputs)
-            for size, seed in zip(sizes, seeds[side])
+            for size, seed in zip(sizes, seeds[side], strict=True)
         ]:
             future.result()
     return _children_cpu(children)

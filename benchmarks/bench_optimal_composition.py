@@ -1,8 +1,8 @@
 """Time and value of certified optimal composition (dpledger.accountant.numerics.optimal_composition) for k-fold
 composition of an (ε0 = 0.01, δ0 = 0) mechanism at target δ = 1e-6, beside Google's dp_accounting
 (pessimistic PLD accountant and its `advanced_composition`) where that package is importable; then
-issue 17's cases at ε0 = 1e-4 from k = 10^6 to 10^9 through the accountant (`account`, end to end),
-beside Theorem 3.5's advanced bound that the accountant once reported beyond 10^6 mechanisms.
+k-fold (1e-4, 0)-DP from k = 10^6 to 10^9 through the accountant (`account`, end to end),
+beside Theorem 3.5's advanced bound (what a rule that gives up on optimal composition would report).
 
 Run: python benchmarks/bench_optimal_composition.py [--skip-pld]   (prints figures only, asserts
 nothing; the dp_accounting PLD at k = 10^6 alone takes about two minutes on the 2-core machine)
@@ -74,7 +74,7 @@ def issue_17() -> None:
     from dpledger.accountant import events as ev
     from dpledger.accountant.rules import account
 
-    print("\nissue 17: k-fold (1e-4, 0)-DP through account(), target delta = 1e-6")
+    print("\nk-fold (1e-4, 0)-DP through account(), target delta = 1e-6")
     for k in ISSUE_17:
         account.cache_clear()
         start = time.perf_counter()

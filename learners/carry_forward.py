@@ -167,22 +167,25 @@ class CarryForwardLearner(PrivateClassifier):
     grid, shape (n, d) — or (n,) for one-dimensional classes; ``n_features_in_`` is d.
 
     What is private: ``hypothesis_`` (and so ``predict``), covered by ``trace_``/``guarantee_``;
-    ``m_`` is a function of the public n, k, ε, δ. ``rounds_`` (Lemma 7.1's telemetry) holds
-    exact disagreements on the active samples: a diagnostic for verifying utility, computed
-    without noise and covered by no event of the trace — never release it with the model."""
+    ``m_`` is a function of the public n, k, ε, δ. ``telemetry`` (default False) asks for
+    ``rounds_`` (Lemma 7.1's telemetry): exact disagreements on the active samples, a diagnostic
+    for verifying utility, computed without noise and covered by no event of the trace. It is
+    not computed unless asked for, and a pickled or copied model leaves it out unless
+    ``telemetry`` is True — never release a model fitted with it."""
 
     def __init__(
         self,
         concept_class: ConceptClass,
         oracle: ComponentOracle | None = None,
-        epsilon: float = 1.0,
-        delta: float = 1e-6,
+        epsilon: float | str | Fraction = 1.0,  # read exactly
+        delta: float | str | Fraction = 1e-6,
         alpha: float = 0.1,
         beta: float = 0.1,
         m: int | None = None,
         calibration: str = "paper",
         random_state: Any = None,
         labels: tuple[Any, Any] = (0, 1),
+        telemetry: bool = False,
     ) -> None:
         self.concept_class = concept_class
         self.oracle = oracle
@@ -194,6 +197,14 @@ class CarryForwardLearner(PrivateClassifier):
         self.calibration = calibration
         self.random_state = random_state
         self.labels = labels
+        self.telemetry = telemetry
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The state to pickle or copy: without ``rounds_`` unless ``telemetry`` is True."""
+        state = dict(self.__dict__)
+        if self.telemetry is not True:
+            state.pop("rounds_", None)
+        return state
 
     # -- validation -----------------------------------------------------------------------
 
@@ -203,6 +214,8 @@ class CarryForwardLearner(PrivateClassifier):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 < value < 1:
                 raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+        if not isinstance(self.telemetry, bool):
+            raise ValueError(f"telemetry must be True or False, got {self.telemetry!r}")
         if self.calibration not in CALIBRATIONS:
             raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
         if not isinstance(self.delta, (int, float, str)) or float(self.delta) > self.beta:
@@ -242,9 +255,10 @@ class CarryForwardLearner(PrivateClassifier):
         self, X: Any, y: Any, X_holdout: Any = None, *, on_progress: Callable[[int, int], None] | None = None
     ) -> CarryForwardLearner:
         """Run Algorithm 2 on (X, y); ``X_holdout`` (unlabeled points) adds population
-        disagreements to the round telemetry. ``on_progress(done, total)``, when given, is called
-        after each of the 2k + 2 steps (the preliminary LabelBoost, each round's oracle call and
-        its LabelBoost with telemetry, the accounting); nothing is printed."""
+        disagreements to the round telemetry (``telemetry=True`` only). ``on_progress(done,
+        total)``, when given, is called after each of the 2k + 2 steps (the preliminary LabelBoost,
+        each round's oracle call and its LabelBoost with telemetry, the accounting); nothing is
+        printed."""
         report = on_progress or (lambda done, total: None)
         points, labels, oracle = self._validated(X, y)
         C = self.concept_class
@@ -267,7 +281,7 @@ class CarryForwardLearner(PrivateClassifier):
         for i in range(1, C.k + 1):
             self._check_lemma_5_2(state)
             component = oracle.select(C, state.prefix, state.X, state.y, rng)  # line 9
-            extended = state.prefix + (component,)
+            extended = (*state.prefix, component)
             if not C.prefix_valid(extended):
                 raise InvariantViolation(
                     f"oracle returned {component!r}: {extended} is not a valid prefix (Assumption 4.4)"
@@ -275,23 +289,31 @@ class CarryForwardLearner(PrivateClassifier):
             oracle_events.append(oracle.event(C, state.prefix, m))  # |S_{i−1}| = m
             report(2 * i, steps)
             if i == C.k:  # lines 11–12
-                state.rounds.append(self._telemetry(i, component, state, extended, extended, holdout, tau))
+                if self.telemetry:
+                    state.rounds.append(
+                        self._telemetry(i, component, state, extended, extended, holdout, tau)
+                    )
                 report(2 * i + 1, steps)
                 state.prefix = extended
                 break
             carrier = reservoirs[1 + (i - 1) % 2][rng.subset(block, m)]  # line 13
             result = labelboost(restrict(C, extended), state.X, state.y, points[carrier], rng)  # line 14
-            state.rounds.append(
-                self._telemetry(i, component, state, extended, result.hypothesis, holdout, tau)
-            )
+            if self.telemetry:
+                state.rounds.append(
+                    self._telemetry(i, component, state, extended, result.hypothesis, holdout, tau)
+                )
             state = _State(
                 extended, points[carrier], result.carrier, result.hypothesis, state.rounds
             )  # line 15
             report(2 * i + 1, steps)
         self.hypothesis_ = state.prefix
         self.m_ = m
-        self.rounds_ = state.rounds
+        if self.telemetry:
+            self.rounds_ = state.rounds
+        else:
+            self.__dict__.pop("rounds_", None)
         self._record(learner_event(target, m, oracle_events, "optimal"))
+        assert self.guarantee_ is not None  # the learner's event was just recorded
         self.holds_ = self.guarantee_.meets(target.epsilon, target.delta).holds
         report(steps, steps)
         return self

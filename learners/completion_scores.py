@@ -84,7 +84,7 @@ def _threshold_runs(domain_size: int, X: np.ndarray, y: np.ndarray) -> Runs:
 def _merged(breakpoints: list[int], scores: list[int]) -> Runs:
     """Drop empty runs (a breakpoint equal to the next) and keep breakpoints strictly increasing."""
     kept_b, kept_s = [breakpoints[0]], []
-    for end, score in zip(breakpoints[1:], scores):
+    for end, score in zip(breakpoints[1:], scores, strict=True):
         if end > kept_b[-1]:
             kept_b.append(end)
             kept_s.append(int(score))
@@ -107,7 +107,7 @@ def _rectangle_runs(domain_size: int, prefix: Components, X: np.ndarray, y: np.n
     zeros = int(np.sum(y == 0))
     total = np.zeros((len(xs) + 1, len(ys) + 1), dtype=np.int64)
     total[1:, 1:] = gain.cumsum(axis=0).cumsum(axis=1)
-    cut = [int(np.searchsorted(axis, v)) for axis, v in zip((xs, xs, ys), prefix)]
+    cut = [int(np.searchsorted(axis, v)) for axis, v in zip((xs, xs, ys), prefix, strict=False)]
     if len(prefix) <= 1:
         low = np.arange(len(xs) + 1) if not prefix else np.array([cut[0]])
         band = total[None, :, :] - total[low][:, None, :]  # band[c_lo, c_hi, d]: Σ over [c_lo, c_hi) × [0, d)
@@ -155,7 +155,7 @@ def completion_scores(
     evaluated = 0
     for value in values:
         best = 0
-        for completion in concept_class.completions(prefix + (value,)):
+        for completion in concept_class.completions((*prefix, value)):
             evaluated += 1
             if evaluated > ENUMERATION_LIMIT:
                 raise ValueError(

@@ -20,7 +20,10 @@ from dpledger.accountant.events import Event, ExponentialMechanism, OnRealizable
 from dpledger.accountant.numerics.certified import certified_floor, exact
 from dpledger.learners.completion_scores import completion_runs, completion_scores
 from dpledger.learners.concept_classes import Components, ConceptClass
-from dpledger.learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_ordered
+from dpledger.learners.exponential_mechanism import (
+    exponential_mechanism_ordered_release,
+    exponential_mechanism_release,
+)
 from dpledger.learners.randomness import Randomness, as_fraction
 
 
@@ -68,9 +71,9 @@ class CompletionScoreOracle(ComponentOracle):
         epsilon = self._epsilon()
         runs = completion_runs(concept_class, prefix, X, y)
         if runs is not None:
-            return exponential_mechanism_ordered(runs.breakpoints, runs.scores, epsilon, 1, rng)
+            return exponential_mechanism_ordered_release(runs.breakpoints, runs.scores, epsilon, 1, rng)[0]
         values, scores = completion_scores(concept_class, prefix, X, y)
-        return values[exponential_mechanism(scores, epsilon, 1, rng)]
+        return values[exponential_mechanism_release(scores, epsilon, 1, rng)[0]]
 
     def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
         """ε_A-DP (pure) whatever the sample size."""

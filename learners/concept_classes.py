@@ -109,7 +109,7 @@ class ConceptClass(ABC):
             yield prefix
             return
         for value in self.next_values(prefix):
-            yield from self.completions(prefix + (value,))
+            yield from self.completions((*prefix, value))
 
     def complete(self, prefix: Sequence[Any] = ()) -> Components:
         """One completion of a valid prefix (the first in :meth:`completions` order)."""
@@ -165,7 +165,7 @@ class ConceptClass(ABC):
                 representatives.append(h)
         return materialised_trace(distinct, np.array(rows).reshape(len(rows), len(distinct)), representatives)
 
-    def _check_domain(self, array: np.ndarray) -> None:
+    def _check_domain(self, array: np.ndarray) -> None:  # noqa: B027 (an optional hook, not abstract)
         """Raise ``ValueError`` when a point lies outside the domain (default: no check)."""
 
 
@@ -338,7 +338,7 @@ class Rectangles(_GridClass):
         column, row = np.searchsorted(xs, P[:, 0]), np.searchsorted(ys, P[:, 1])
         occupied = np.zeros((len(xs), len(ys)), dtype=np.int64)
         occupied[column, row] = 1
-        cuts = [np.searchsorted(axis, value) for axis, value in zip((xs, xs, ys, ys), prefix)]
+        cuts = [np.searchsorted(axis, value) for axis, value in zip((xs, xs, ys, ys), prefix, strict=False)]
         x_pairs = _side_pairs(
             len(xs), cuts[0] if len(cuts) > 0 else None, cuts[1] - 1 if len(cuts) > 1 else None
         )
@@ -361,7 +361,7 @@ class Rectangles(_GridClass):
             i0, i1, j0, j1 = boxes[:, index - 1].tolist()
             tight = [int(xs[i0]), int(xs[i1]) + 1, int(ys[j0]), int(ys[j1]) + 1]
             if prefix:
-                below = occupied[i0 : i1 + 1, :j0].any(axis=0).nonzero()[0]  # band points under the box
+                below = np.flatnonzero(occupied[i0 : i1 + 1, :j0].any(axis=0))  # band points under the box
                 tight[2] = int(ys[below[-1]]) + 1 if len(below) else 0  # the smallest y_lo keeping them out
             return prefix + tuple(tight[len(prefix) :])
 
@@ -407,6 +407,12 @@ def _tight_boxes(
     count = _box_sums(occupied)
     by_column = np.concatenate((np.zeros((occupied.shape[0], 1), np.int64), occupied.cumsum(axis=1)), axis=1)
     by_row = np.concatenate((np.zeros((1, occupied.shape[1]), np.int64), occupied.cumsum(axis=0)), axis=0)
+    touches = (  # per side (x_lo, x_hi, y_lo, y_hi): does the box (i0, i1, j0, j1) hold a point on it
+        lambda i0, i1, j0, j1: by_column[i0, j1 + 1] > by_column[i0, j0],
+        lambda i0, i1, j0, j1: by_column[i1, j1 + 1] > by_column[i1, j0],
+        lambda i0, i1, j0, j1: by_row[i1 + 1, j0] > by_row[i0, j0],
+        lambda i0, i1, j0, j1: by_row[i1 + 1, j1] > by_row[i0, j1],
+    )
     found = []
     step = max(1, _BOX_CHUNK // max(1, y_pairs.shape[1]))
     for start in range(0, x_pairs.shape[1], step):
@@ -414,16 +420,9 @@ def _tight_boxes(
         i0, i1 = np.repeat(xp[0], y_pairs.shape[1]), np.repeat(xp[1], y_pairs.shape[1])
         j0, j1 = np.tile(y_pairs[0], xp.shape[1]), np.tile(y_pairs[1], xp.shape[1])
         keep = np.ones(len(i0), dtype=bool)
-        for side, touches in enumerate(
-            (
-                lambda: by_column[i0, j1 + 1] > by_column[i0, j0],
-                lambda: by_column[i1, j1 + 1] > by_column[i1, j0],
-                lambda: by_row[i1 + 1, j0] > by_row[i0, j0],
-                lambda: by_row[i1 + 1, j1] > by_row[i0, j1],
-            )
-        ):
+        for side, touch in enumerate(touches):
             if free[side]:
-                keep &= touches()
+                keep &= touch(i0, i1, j0, j1)
         boxes = np.stack((i0[keep], i1[keep], j0[keep], j1[keep]))
         if not any(free):
             boxes = boxes[:, count(boxes) > 0]
@@ -477,7 +476,7 @@ class Halfspaces(_GridClass):
         for a in directions:
             projection = P @ np.asarray(a, dtype=np.int64)
             for w in np.unique(projection).tolist():
-                labelings.setdefault((projection >= w).astype(np.int8).tobytes(), (int(w),) + a)
+                labelings.setdefault((projection >= w).astype(np.int8).tobytes(), (int(w), *a))
         rows = np.array([np.frombuffer(key, dtype=np.int8) for key in labelings]).reshape(
             len(labelings), len(P)
         )

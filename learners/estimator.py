@@ -330,7 +330,15 @@ def search_event(search: Any, scorer: PrivateScorer) -> Composition:
 
 
 def search_guarantee(search: Any, scorer: PrivateScorer) -> Any:
-    """The certified guarantee of :func:`search_event` (the accountant's derivation)."""
+    """The certified guarantee of :func:`search_event` (the accountant's derivation).
+
+    Args:
+        search: A fitted ``GridSearchCV`` (or another search) scored by ``scorer``.
+        scorer: The :class:`PrivateScorer` the search used.
+
+    Returns:
+        The certified :class:`Guarantee` of the whole search.
+    """
     return account(search_event(search, scorer)).guarantee
 
 

@@ -49,13 +49,14 @@ from dpledger.accountant.events import (
     OnRealizableInputs,
     RandomizedResponse,
 )
+from dpledger.accountant.rules import LABELBOOST_EPSILON
 from dpledger.learners.concept_classes import Components, ConceptClass, Trace
-from dpledger.learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_counted
+from dpledger.learners.exponential_mechanism import (
+    exponential_mechanism_counted_release,
+    exponential_mechanism_release,
+)
 from dpledger.learners.randomness import Number, Randomness, Sampled
 from dpledger.learners.trace_counting import best_agreement, counted_trace
-
-LABELBOOST_EPSILON = 1
-"""The privacy parameter of the exponential mechanism in Algorithm 1 line 5."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,7 @@ def labelboost(
     points, position, trace, scores = _candidates(
         concept_class, xs.tobytes(), xs.shape, ys.tobytes(), xt.tobytes()
     )
-    chosen = exponential_mechanism(scores, LABELBOOST_EPSILON, 1, rng)  # line 5
+    chosen, _ = exponential_mechanism_release(scores, LABELBOOST_EPSILON, 1, rng, points.tobytes())  # line 5
     labeling = trace.labeling(chosen)
     labels = labeling[position]  # line 6: (S∘T)^h
     return LabelBoostResult(
@@ -144,8 +145,15 @@ def labelboost_counted(
     if counted is None:
         return None
     table = counted.score_counts()
-    group = exponential_mechanism_counted(table.scores, table.counts, LABELBOOST_EPSILON, 1, rng)  # line 5
-    labeling = counted.labeling(table.scores[group], rng.integer(table.counts[group]))
+    labeling, _ = exponential_mechanism_counted_release(  # line 5
+        table.scores,
+        table.counts,
+        LABELBOOST_EPSILON,
+        1,
+        rng,
+        lambda group: counted.labeling(table.scores[group], rng.integer(table.counts[group])),
+        points.tobytes(),
+    )
     labels = labeling[position]  # line 6
     return LabelBoostResult(
         counted.representative(labeling),
@@ -170,7 +178,7 @@ def _candidates(
     S∘T, the trace Π_C(P) and q(S, g) for every representative. Deterministic, so memoised on the
     input bytes (an exact enumeration replays LabelBoost once per candidate)."""
     x_labeled = np.frombuffer(xs, dtype=np.int64).reshape(shape)
-    x_unlabeled = np.frombuffer(xt, dtype=np.int64).reshape((-1,) + shape[1:])
+    x_unlabeled = np.frombuffer(xt, dtype=np.int64).reshape((-1, *shape[1:]))
     labels = np.frombuffer(ys, dtype=np.int64)
     combined = np.concatenate((x_labeled, x_unlabeled), axis=0)
     points, position = np.unique(combined, axis=0, return_inverse=True)  # line 3: P
@@ -238,7 +246,7 @@ def realizable_randomized_response(concept_class: ConceptClass, epsilon: Number)
         event = OnRealizableInputs(RandomizedResponse(epsilon, 2))
         rows = [tuple(point) for point in np.asarray(X).reshape(len(y), -1).tolist()]
         if not realizable(concept_class, X, y):
-            return Release(("not realizable", tuple(sorted(zip(rows, y.tolist())))), event)
+            return Release(("not realizable", tuple(sorted(zip(rows, y.tolist(), strict=True)))), event)
         bit = int(y[min(range(len(rows)), key=rows.__getitem__)])
         keep = rng.choice_log_weights([eps, 0]) == 0
         return Release(bit if keep else 1 - bit, event)

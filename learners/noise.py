@@ -1,4 +1,4 @@
-"""Exact privacy noise, drawn and recorded in one call (issue 14 B.3).
+"""Exact privacy noise, drawn and recorded in one call.
 
 A float sampler is not the distribution a privacy proof analyses (Mironov 2012): its outputs
 are doubles whose gaps leak the input. Here the statistic is moved onto a power-of-two grid
@@ -36,6 +36,7 @@ import numpy as np
 import sympy
 
 from dpledger.accountant.events import DiscreteGaussian, DiscreteLaplace
+from dpledger.learners import releases
 from dpledger.learners.randomness import Randomness, as_fraction
 
 GRID_BITS = 20
@@ -68,6 +69,33 @@ def _release(snapped: np.ndarray, noise: np.ndarray, gamma: float, scalar: bool)
     return float(out) if scalar else out
 
 
+def _observed(
+    kind: releases.Kind,
+    value: Any,
+    sensitivity: Any,
+    event: Any,
+    output: float | np.ndarray,
+    noise: np.ndarray,
+    units: float,
+    gamma: float,
+) -> float | np.ndarray:
+    """Report the release to the tap (:mod:`dpledger.learners.releases`) and return what to output."""
+    if not releases.active():
+        return output
+    return releases.observe(
+        releases.Release(
+            kind=kind,
+            statistic=np.array(value, dtype=np.float64).reshape(-1),
+            sensitivity=as_fraction(sensitivity, "sensitivity"),
+            event=event,
+            output=output,
+            noise=np.asarray(noise).reshape(-1),
+            scale_units=units,
+            gamma=gamma,
+        )
+    )
+
+
 def gaussian_noise(
     value: Any,
     sigma: float,
@@ -90,7 +118,8 @@ def gaussian_noise(
         + sympy.sqrt(dimension),
         delta=delta,
     )
-    return _release(snapped, noise, gamma, scalar), event
+    output = _release(snapped, noise, gamma, scalar)
+    return _observed("discrete_gaussian", value, sensitivity, event, output, noise, units, gamma), event
 
 
 def laplace_noise(
@@ -108,4 +137,5 @@ def laplace_noise(
         scale_units=units,
         sensitivity_units=as_fraction(sensitivity, "sensitivity") / Fraction(gamma) + dimension,
     )
-    return _release(snapped, noise, gamma, scalar), event
+    output = _release(snapped, noise, gamma, scalar)
+    return _observed("discrete_laplace", value, sensitivity, event, output, noise, units, gamma), event

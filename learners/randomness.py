@@ -96,9 +96,10 @@ def _grouped_weights(
 def _enclosed_weights(log_weights: Sequence[Fraction], counts: Sequence[int]) -> list[iv.mpf]:
     """Intervals (at the current ``iv`` precision) for counts[i]·exp(log_weights[i] − max_j log_weights[j]):
     the common factor exp(max) is dropped, so large scores never overflow."""
-    top = max(l for l, c in zip(log_weights, counts) if c)
+    top = max(w for w, c in zip(log_weights, counts, strict=True) if c)
     return [
-        iv.mpf(c) * iv.exp(_iv_fraction(l - top)) if c else iv.mpf(0) for l, c in zip(log_weights, counts)
+        iv.mpf(c) * iv.exp(_iv_fraction(w - top)) if c else iv.mpf(0)
+        for w, c in zip(log_weights, counts, strict=True)
     ]
 
 
@@ -411,7 +412,7 @@ class Sampled(Randomness):
         s2 = s * s
         while missing > 0:
             batch = int(missing * 1.5) + 8
-            y = self.discrete_laplace(float(t), batch)
+            y = np.asarray(self.discrete_laplace(float(t), batch))
             v = self.generator.integers(0, 2**_UNIFORM_BITS, size=batch, dtype=np.int64)
             d = np.abs(y).astype(np.float64) - s2 / t
             z = d * d / (2 * s2)
@@ -545,6 +546,17 @@ def enumerate_outputs(
     outputs (which must be hashable) are aggregated. ``algorithm`` must draw all its randomness
     from ``rng`` (same path, same choices). Raises ``ValueError`` as soon as the leaves visited or
     pending exceed ``limit`` — before running them (a choice among 10^30 branches fails at once).
+
+    Args:
+        algorithm: ``algorithm(rng) -> output``, drawing all randomness from ``rng``.
+        limit: Bound on the leaves visited or pending.
+        prec: Interval precision in bits.
+
+    Returns:
+        Output → certified probability interval.
+
+    Raises:
+        ValueError: more than ``limit`` leaves, or a continuous draw (not enumerable).
     """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
@@ -563,7 +575,7 @@ def enumerate_outputs(
             )
         for depth in new_depths:
             pending.extend(
-                rng.taken[:depth] + [b] for b in reversed(rng.branches[depth]) if b != rng.taken[depth]
+                [*rng.taken[:depth], b] for b in reversed(rng.branches[depth]) if b != rng.taken[depth]
             )
         with interval_precision(prec):
             distribution[output] = distribution.get(output, iv.mpf(0)) + rng.probability

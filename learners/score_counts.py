@@ -1,4 +1,4 @@
-"""The interface of a trace counted by score (Algorithm 1 line 5 without the list, issue 20).
+"""The interface of a trace counted by score (Algorithm 1 line 5 without the list).
 
 Algorithm 1 line 5 draws g ∈ Π_C(P) with probability ∝ exp(ε·q(S, g)/2). A *counted trace* gives
 N_s = #{g ∈ Π_C(P) : q(S, g) = s} for every score (:meth:`CountedTraceLike.score_counts`), the
@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import numpy as np
 
 from dpledger.learners.concept_classes import Components
+
+Cell = TypeVar("Cell")  # however a trace names its cells
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ def unranked(trace: CountedTraceLike) -> Iterator[tuple[int, np.ndarray]]:
     """Every (score, labeling) of a counted trace, by unranking every rank of every score — the
     listing of a small instance (the exact auditor's, and the tests' check against a listing)."""
     table = trace.score_counts()
-    for score, count in zip(table.scores, table.counts):
+    for score, count in zip(table.scores, table.counts, strict=True):
         for rank in range(count):
             yield score, trace.labeling(score, rank)
 
@@ -100,7 +102,7 @@ class SignUnion:
         outside = (self.cell_score == score) & ~self.shared
         return int(np.flatnonzero(outside)[rank - self.negative[score]]), False
 
-    def located(self, labels: np.ndarray, locate: Callable[[np.ndarray], object]) -> tuple[int, object]:
+    def located(self, labels: np.ndarray, locate: Callable[[np.ndarray], Cell | None]) -> tuple[int, Cell]:
         """(w, the cell ``locate`` finds) for a labeling, preferring w = −1 (as the order does)."""
         for w in self.signs:
             name = locate(labels if w == 1 else 1 - labels)

@@ -85,14 +85,35 @@ def _check_range(scale: float, bound: float) -> None:
 
 def snapping_epsilon(scale: float, bound: float, sensitivity: float = 1.0) -> Fraction:
     """The exact ε of :func:`snapping_laplace` with noise scale λ and clamp B:
-    Δ*/λ + 2⁻⁴⁹·B/λ (Mironov 2012, Theorem 1, rescaled by Δ* = 2^⌈log₂ Δ⌉)."""
+    Δ*/λ + 2⁻⁴⁹·B/λ (Mironov 2012, Theorem 1, rescaled by Δ* = 2^⌈log₂ Δ⌉).
+
+    Args:
+        scale: The noise scale λ.
+        bound: The clamp B.
+        sensitivity: The statistic's sensitivity Δ.
+
+    Returns:
+        The exact ε.
+    """
     _check_range(scale, bound)
     return (_unit(sensitivity) + Fraction(bound) / 2**49) / Fraction(scale)
 
 
 def snapping_scale(epsilon: float, bound: float, sensitivity: float = 1.0) -> float:
     """The smallest double λ with ``snapping_epsilon(λ, bound, sensitivity) ≤ epsilon``:
-    λ = (Δ* + 2⁻⁴⁹·B)/ε, rounded up."""
+    λ = (Δ* + 2⁻⁴⁹·B)/ε, rounded up.
+
+    Args:
+        epsilon: Target ε.
+        bound: The clamp B.
+        sensitivity: The statistic's sensitivity Δ.
+
+    Returns:
+        The noise scale λ.
+
+    Raises:
+        ValueError: a non-positive ε, bound or sensitivity.
+    """
     exact = (_unit(sensitivity) + Fraction(_positive("bound", bound)) / 2**49) / Fraction(
         _positive("epsilon", epsilon)
     )
@@ -120,6 +141,20 @@ def snapping_laplace(
     Theorem 1; the exact ε in :func:`snapping_epsilon`); ``size`` draws that many independent
     releases of ``value`` (broadcast). Choose ``bound`` above the statistic's plausible range:
     values beyond it are clipped, and the grid is the power of two ≥ the noise scale.
+
+    Args:
+        value: The statistic (a number or an array).
+        epsilon: Target ε of each released coordinate.
+        bound: The clamp B.
+        rng: The generator the noise is drawn from.
+        sensitivity: The statistic's sensitivity Δ.
+        size: Independent releases of ``value`` (broadcast), if any.
+
+    Returns:
+        The released value(s), on the power-of-two grid within [−B, B].
+
+    Raises:
+        ValueError: a non-positive ε, bound or sensitivity.
     """
     scale = snapping_scale(epsilon, bound, sensitivity)
     values = np.asarray(value, dtype=np.float64)
@@ -187,6 +222,6 @@ def correctly_rounded_log(values: np.ndarray) -> np.ndarray:
         undecided = ~((extended - below > margin) & (above - extended > margin))
         out[~undecided] = rounded[~undecided]
     with mpmath.workprec(_FALLBACK_PRECISION):
-        for index in zip(*np.nonzero(undecided)):
+        for index in zip(*np.nonzero(undecided), strict=True):
             out[index] = to_float(mpmath.log(mpmath.mpf(float(values[index])))._mpf_, rnd=round_nearest)
     return out

@@ -52,7 +52,8 @@ def line_composition(concept_class: ConceptClass) -> tuple[BooleanComposition, C
     free components are all thresholds or intervals on one line, with at least one free; else None."""
     prefix: Components = ()
     while isinstance(concept_class, Restricted) and not prefix:
-        concept_class, prefix = concept_class.parent, tuple(concept_class.prefix)
+        prefix = tuple(concept_class.prefix)
+        concept_class = concept_class.parent
     if not isinstance(concept_class, BooleanComposition) or concept_class.dimension != 1:
         return None
     free = concept_class.components[len(prefix) :]
@@ -71,7 +72,11 @@ class PhaseAutomaton:
         self.phases = list(itertools.product(*(range(len(b)) for b in self.bits)))
         self.full = (1 << len(self.phases)) - 1
         self.up = [
-            sum(1 << t for t, later in enumerate(self.phases) if all(a <= b for a, b in zip(q, later)))
+            sum(
+                1 << t
+                for t, later in enumerate(self.phases)
+                if all(a <= b for a, b in zip(q, later, strict=True))
+            )
             for q in self.phases
         ]
         residuals = C.residuals
@@ -126,8 +131,8 @@ class CountedTrace:
         a = self.automaton
         layer: dict[int, int] = {a.full: 0}
         transitions = []
-        for l in range(len(self.P)):
-            allowed = a.allowed[self.residual[l]]
+        for ell in range(len(self.P)):
+            allowed = a.allowed[self.residual[ell]]
             following: dict[int, int] = {}
             table = np.full((len(layer), 2), -1, dtype=np.int64)
             for mask, state in layer.items():
@@ -142,16 +147,16 @@ class CountedTrace:
 
     def _count(self, dtype: type) -> list[np.ndarray]:
         """completions[l][state, s]: labelings of p_l … p_{r−1} from ``state`` scoring s there."""
-        last = np.zeros(
+        last: np.ndarray = np.zeros(
             (int(self.transitions[-1].max()) + 1 if self.transitions else 1, self.width), dtype=dtype
         )
         last[:, 0] = 1
         completions = [last]
-        for l in range(len(self.P) - 1, -1, -1):
-            table, after = self.transitions[l], completions[-1]
-            here = np.zeros((len(table), self.width), dtype=dtype)
+        for ell in range(len(self.P) - 1, -1, -1):
+            table, after = self.transitions[ell], completions[-1]
+            here: np.ndarray = np.zeros((len(table), self.width), dtype=dtype)
             for b in (0, 1):
-                gain = int(self.n[l, b])
+                gain = int(self.n[ell, b])
                 rows = np.flatnonzero(table[:, b] >= 0)
                 if gain < self.width:
                     here[rows, gain:] += after[table[rows, b], : self.width - gain]
@@ -169,14 +174,14 @@ class CountedTrace:
         """The rank-th labeling (0 ≤ rank < N_score) of score ``score``, in automaton order."""
         labels = np.zeros(len(self.P), dtype=np.int8)
         state, remaining = 0, score
-        for l, table in enumerate(self.transitions):
+        for ell, table in enumerate(self.transitions):
             for b in (0, 1):
-                nxt, gain = int(table[state, b]), int(self.n[l, b])
+                nxt, gain = int(table[state, b]), int(self.n[ell, b])
                 if nxt < 0 or gain > remaining:
                     continue
-                paths = int(self.completions[l + 1][nxt, remaining - gain])
+                paths = int(self.completions[ell + 1][nxt, remaining - gain])
                 if rank < paths:
-                    labels[l], state, remaining = b, nxt, remaining - gain
+                    labels[ell], state, remaining = b, nxt, remaining - gain
                     break
                 rank -= paths
             else:
@@ -187,12 +192,14 @@ class CountedTrace:
         """The listed trace's representative of ``labels``: the lexicographically smallest tuple
         of component-trace indices producing it (see the module docstring)."""
         a, r = self.automaton, len(self.P)
-        allowed = [a.allowed[self.residual[l]][int(labels[l])] for l in range(r)]
+        allowed = [a.allowed[self.residual[ell]][int(labels[ell])] for ell in range(r)]
         chosen: list[Components] = []
         for j, H in enumerate(self.C.components[a.first :]):
             search = _ComponentSearch(a, j, allowed)
             allowed, component = (_threshold if type(H) is Thresholds else _interval)(
-                search, self.P, H.domain_size
+                search,
+                self.P,
+                H.domain_size,  # type: ignore[attr-defined]  # thresholds and intervals both have one
             )
             chosen.append(component)
         return self.prefix + tuple(chosen)
@@ -204,7 +211,7 @@ class _ComponentSearch:
 
     def __init__(self, automaton: PhaseAutomaton, j: int, allowed: list[int]) -> None:
         self.automaton, self.allowed = automaton, allowed
-        self.masks = {
+        self.masks: dict[tuple[int, ...], int] = {
             phases: automaton.component_mask(j, phases) for phases in ((0,), (1,), (2,), (0, 2), (1, 2))
         }
 
@@ -220,7 +227,8 @@ class _ComponentSearch:
         a, masks = self.automaton, self.masks
         region = [masks[before]] * start + [masks[during]] * max(0, end + 1 - start)
         region += [masks[after]] * (len(self.allowed) - len(region))
-        trial = [step & confine for step, confine in zip(self.allowed, region)]
+        # a region running past the last point is cut there
+        trial = [step & confine for step, confine in zip(self.allowed, region, strict=False)]
         mask = a.full
         for step in trial:
             mask = a.closure(mask) & step

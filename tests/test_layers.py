@@ -11,15 +11,13 @@ a constant of the package root, set before anything is imported).
 from __future__ import annotations
 
 import ast
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE_DIRS = {
-    "dpledger": "api",
-    "dpledger.accountant": "accountant",
-    "dpledger.learners": "learners",
-    "dpledger.verify": "verify",
-}
+PACKAGE_DIRS: dict[str, str] = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+    "package-dir"
+]
 """The build's package-dir mapping (pyproject.toml), import name → folder."""
 
 LAYERS = (

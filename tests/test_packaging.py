@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +22,16 @@ import dpledger
 REPO = Path(__file__).resolve().parents[1]
 # Build and VCS leftovers a copy of the checkout must not carry into the build.
 NOT_SOURCE = shutil.ignore_patterns(
-    ".git", "build", "dist", "*.egg-info", "__pycache__", ".hypothesis", ".pytest_cache", ".venv"
+    ".git",
+    "build",
+    "dist",
+    "*.egg-info",
+    "__pycache__",
+    ".hypothesis",
+    ".pytest_cache",
+    ".venv",
+    ".mypy_cache",
+    ".ruff_cache",
 )
 
 
@@ -77,6 +87,32 @@ def test_wheel_maps_every_folder_and_ships_the_statement_files(wheel):
     assert [name for name in expected if name not in names] == []
     entry_points = wheel.read(f"dpledger-{dpledger.__version__}.dist-info/entry_points.txt")
     assert re.search(rb"^dpledger = dpledger\.verify\.cli\.main:main$", entry_points, re.MULTILINE)
+
+
+def _package_files() -> set[str]:
+    """The files of the package as the wheel names them: every module below a folder of the
+    package-dir mapping (pyproject.toml), its statement tables and the ``py.typed`` marker."""
+    mapping = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    files = set()
+    for name, folder in mapping.items():
+        for path in (REPO / folder).rglob("*"):
+            if path.suffix in (".py", ".toml") or path.name == "py.typed":
+                if "__pycache__" not in path.parts:
+                    files.add("/".join([*name.split("."), path.relative_to(REPO / folder).as_posix()]))
+    return files
+
+
+def test_wheel_holds_exactly_the_package_modules_and_data(wheel):
+    """Discovery misses no folder and adds nothing: the wheel's files (its metadata aside) are the
+    checkout's modules, statement tables and ``py.typed``, each once."""
+    shipped = [
+        name
+        for name in wheel.namelist()
+        if not name.startswith(f"dpledger-{dpledger.__version__}.dist-info/")
+    ]
+    assert len(shipped) == len(set(shipped))
+    assert set(shipped) == _package_files()
+    assert "dpledger/py.typed" in shipped
 
 
 def _version_commands() -> list[list[str]]:

@@ -1,4 +1,4 @@
-"""``dpledger.testing`` and the ``dpledger`` pytest plugin (issue 15, item 3): one-line privacy
+"""``dpledger.testing`` and the ``dpledger`` pytest plugin: one-line privacy
 assertions that pass on correct mechanisms, fail on wrong ones with the witness in pytest's
 output, and are reproducible from the test's node id."""
 
@@ -122,9 +122,9 @@ def test_assert_guarantee_failure_shows_the_derivation() -> None:
 
 def test_assert_guarantee_checks_every_paper_claim_in_the_tree() -> None:
     wrong = Claim("Lemma 9.9", Composition((Laplace(1), Laplace(2))), 1)
-    with pytest.raises(PrivacyViolation, match="claim of Lemma 9.9 fails: claimed ε ≤ 1"):
+    with pytest.raises(PrivacyViolation, match=r"claim of Lemma 9\.9 fails: claimed ε ≤ 1"):
         assert_guarantee(wrong)
-    with pytest.raises(PrivacyViolation, match="claim of Lemma 9.9 fails"):
+    with pytest.raises(PrivacyViolation, match=r"claim of Lemma 9\.9 fails"):
         assert_guarantee(wrong, 10)  # the target holds, the inner claim does not
     assert_guarantee(Claim("Lemma 9.9", Laplace(1), 1))
 

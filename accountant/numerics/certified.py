@@ -35,7 +35,19 @@ _REFINE_PRECS = (128, 256, 512, 1024, 2048)
 
 
 def exact(value: Any, name: str) -> sympy.Expr:
-    """An exact sympy real for a parameter value; ``ValueError`` naming ``name`` if invalid."""
+    """An exact sympy real for a parameter value; ``ValueError`` naming ``name`` if invalid.
+
+    Args:
+        value: int, Fraction, decimal string or sympy real.
+        name: The parameter's name, for the message.
+
+    Returns:
+        The exact sympy real.
+
+    Raises:
+        ValueError: not a finite real (a float is read exactly; a string is a decimal or an
+            arithmetic expression).
+    """
     if isinstance(value, bool):
         raise ValueError(f"{name} must be a number, got {value!r}")
     if isinstance(value, sympy.Basic):

@@ -60,6 +60,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -144,14 +145,16 @@ def _check_k(k: object) -> int:
 # ----------------------------------------------------------------------------------------------
 # Interval helpers
 
+Interval = Any  # an mpmath.iv.mpf (mpmath ships no type information)
 
-def _ends(x: object) -> tuple[mpf, mpf]:
+
+def _ends(x: Interval) -> tuple[mpf, mpf]:
     """Exact endpoints of an ``mpmath.iv`` interval as mpf numbers."""
-    a, b = x._mpi_  # type: ignore[attr-defined]
+    a, b = x._mpi_
     return mp.make_mpf(a), mp.make_mpf(b)
 
 
-def _point(x: mpf) -> object:
+def _point(x: mpf) -> Interval:
     return iv.mpf([x, x])
 
 
@@ -168,7 +171,7 @@ def _rounding_factor(rounds: int) -> mpf:
     return _ends(1 / one_minus_u**rounds)[1]
 
 
-def _frexp_mpf(x: object) -> tuple[float, int]:
+def _frexp_mpf(x: Interval) -> tuple[float, int]:
     """53-bit mantissa in [1/2, 1) and exact exponent of a narrow positive interval: within one
     rounding (u plus the interval's 2^−prec relative width) of every point of it."""
     mant, exponent = mpmath.frexp(_ends(x)[0])
@@ -255,7 +258,7 @@ def _ratio_products(numer: np.ndarray, denom: np.ndarray, scale: tuple[float, in
     return mant, exponent + np.cumsum(ratio_exp.astype(np.int64) + scale_exp)
 
 
-def _float_enclosure(x: object) -> tuple[float, int, int]:
+def _float_enclosure(x: Interval) -> tuple[float, int, int]:
     """(mantissa, exponent, rounds): a float mantissa within (1 − u)^{−rounds} of every point of
     the positive interval x (one rounding to 53 bits plus x's relative width)."""
     lo, hi = _ends(x)
@@ -325,7 +328,7 @@ def _binomial_window(count: int, epsilon: mpf, tail_budget: mpf) -> tuple[int, i
         width *= 1.25
 
 
-def _chernoff(count: int, r_iv: object, j: int, below: bool) -> mpf:
+def _chernoff(count: int, r_iv: Interval, j: int, below: bool) -> mpf:
     """Upper bound of Pr[J ≤ j] (``below``) or Pr[J ≥ j]: 0 outside [0, count], 1 where j is not
     certified on the far side of the mean count·r, else exp(−count·D(j/count ‖ r))."""
     if (below and j < 0) or (not below and j > count):
@@ -372,7 +375,7 @@ def _nonnegative_sum(values: np.ndarray) -> tuple[float, int]:
     return math.fsum(block_sums), min(values.size, _SUM_BLOCK)
 
 
-def _range_sum(dist: _LossDistribution, start: int, stop: int, mirrored: bool = False) -> object:
+def _range_sum(dist: _LossDistribution, start: int, stop: int, mirrored: bool = False) -> Interval:
     """Interval enclosing Σ_{start ≤ s < stop} P_s (Q_s if ``mirrored``)."""
     if stop <= start:
         return iv.mpf(0)
@@ -398,12 +401,12 @@ def _positive_count(dist: _LossDistribution, epsilon: mpf) -> int:
     return dist.size - int(np.searchsorted(ascending, threshold, side="left"))
 
 
-def _piece_sums(dist: _LossDistribution, n: int) -> tuple[object, object]:
+def _piece_sums(dist: _LossDistribution, n: int) -> tuple[Interval, Interval]:
     """(A_n, B_n): mass of the n largest atoms under P and under the mirrored Q."""
     return _range_sum(dist, 0, n), _range_sum(dist, 0, n, mirrored=True)
 
 
-def _delta_rr(dist: _LossDistribution, epsilon: mpf) -> object:
+def _delta_rr(dist: _LossDistribution, epsilon: mpf) -> Interval:
     """Interval enclosing δ_RR(ε) = A_n − e^ε B_n on the exact piece containing ε (plus the
     window's tail at the upper end)."""
     n = _positive_count(dist, epsilon)
@@ -414,12 +417,12 @@ def _delta_rr(dist: _LossDistribution, epsilon: mpf) -> object:
     return iv.mpf([max(lo, mpf(0)), _ends(_point(max(hi, mpf(0))) + _point(dist.tail))[1]])
 
 
-def _atom_probability(dist: _LossDistribution, s: int, factor: mpf) -> object:
+def _atom_probability(dist: _LossDistribution, s: int, factor: mpf) -> Interval:
     value = mpmath.ldexp(mpf(float(dist.mant[s])), int(dist.exp[s]))
     return iv.mpf([_ends(_point(value) / factor)[0], _ends(_point(value) * factor)[1]])
 
 
-def _delta_rr_accurate(dist: _LossDistribution, epsilon: mpf) -> object:
+def _delta_rr_accurate(dist: _LossDistribution, epsilon: mpf) -> Interval:
     """δ_RR(ε) with the ``_NEAR_ATOMS`` smallest positive atoms summed term by term as
     P_s·(1 − e^{ε−L_s}) in interval arithmetic: A_n − e^ε B_n cancels badly when those atoms sit
     just above ε, the remaining atoms have 1 − e^{ε−L_s} bounded away from 0."""
@@ -439,7 +442,7 @@ def _delta_rr_accurate(dist: _LossDistribution, epsilon: mpf) -> object:
 # Solving δ_RR(ε) ≤ δ′
 
 
-def _approximate_piece(dist: _LossDistribution, dprime: object, positive_at_zero: int) -> int:
+def _approximate_piece(dist: _LossDistribution, dprime: Interval, positive_at_zero: int) -> int:
     """Float64 estimate of the piece n holding ε*: the first n with δ_RR(max(L_n, 0)) ≥ δ′."""
     log_p = np.log(dist.mant) + dist.exp.astype(np.float64) * math.log(2.0)
     log_a = np.logaddexp.accumulate(log_p)[:positive_at_zero]
@@ -461,7 +464,7 @@ def _approximate_piece(dist: _LossDistribution, dprime: object, positive_at_zero
     return int(reached[0]) + 1 if reached.size else positive_at_zero
 
 
-def _candidate_bounds(dist: _LossDistribution, n: int, dprime: object) -> tuple[mpf | None, mpf | None]:
+def _candidate_bounds(dist: _LossDistribution, n: int, dprime: Interval) -> tuple[mpf | None, mpf | None]:
     """Lower and upper bounds of x_n = log((A_n − δ′)/B_n); None where x_n may be −∞.  On a
     window, A_n and B_n sum its n largest atoms: A_n − e^ε B_n is still below δ_RR(ε), so the lower
     bound stands; the upper one (a guess) takes δ′ less the tail."""
@@ -477,7 +480,7 @@ def _candidate_bounds(dist: _LossDistribution, n: int, dprime: object) -> tuple[
     return lower, upper
 
 
-def _certified_upper(dist: _LossDistribution, guess: mpf, dprime: object) -> mpf:
+def _certified_upper(dist: _LossDistribution, guess: mpf, dprime: Interval) -> mpf:
     """First value, among ``guess`` if it is 0, ``guess`` nudged up, the atom just above that and
     the largest atom, at which δ_RR ≤ δ′ is verified in interval arithmetic (δ_RR is at most the
     tail ≤ δ′ at the largest atom of the window, so that one always holds)."""
@@ -506,7 +509,7 @@ def _nudge(x: mpf, up: bool, floor: mpf = mpf(0)) -> mpf:
     return mpmath.fsub(x, pad, prec=iv.prec, rounding="f")
 
 
-def _solve_epsilon(dist: _LossDistribution, dprime: object) -> tuple[mpf, mpf]:
+def _solve_epsilon(dist: _LossDistribution, dprime: Interval) -> tuple[mpf, mpf]:
     """Enclosure of ε* = min{ε ≥ 0 : δ_RR(ε) ≤ δ′}."""
     positive_at_zero = _positive_count(dist, mpf(0))
     guess = _approximate_piece(dist, dprime, positive_at_zero)
@@ -521,13 +524,13 @@ def _solve_epsilon(dist: _LossDistribution, dprime: object) -> tuple[mpf, mpf]:
     return min(lower, upper), upper
 
 
-def _dprime(survive: object, target: mpf) -> object:
+def _dprime(survive: Interval, target: mpf) -> Interval:
     """δ′ = 1 − (1 − target)/Π(1 − δ_i): the budget left for δ_RR."""
     miss = mpmath.fsub(1, target, exact=True)
     return (survive - _point(miss)) / survive
 
 
-def _survival(deltas: Sequence[tuple[mpf, int]]) -> object:
+def _survival(deltas: Sequence[tuple[mpf, int]]) -> Interval:
     """Interval enclosing Π(1 − δ_i)^{count_i}."""
     log_total = iv.mpf(0)
     for delta, count in deltas:
@@ -535,20 +538,20 @@ def _survival(deltas: Sequence[tuple[mpf, int]]) -> object:
     return iv.exp(log_total)
 
 
-def _require_reachable(dprime: object) -> None:
+def _require_reachable(dprime: Interval) -> None:
     if _ends(dprime)[0] <= 0:
         raise ValueError(
             "target_delta must exceed 1 - prod(1 - delta_i), the delta paid however large epsilon is"
         )
 
 
-def _tail_budget(dprime: object) -> mpf:
+def _tail_budget(dprime: Interval) -> mpf:
     """The probability a window may leave out when solving δ_RR(ε) ≤ δ′: 2^−50 δ′, so the upper
     bound pays at most a relative 2^−50 of δ′ for not summing the binomial's far tails."""
     return mpmath.ldexp(_ends(dprime)[0], -_TAIL_BITS)
 
 
-def _widen(value: object) -> tuple[mpf, mpf]:
+def _widen(value: Interval) -> tuple[mpf, mpf]:
     lo, hi = _ends(value)
     return _nudge(lo, up=False), _nudge(hi, up=True)
 
@@ -721,7 +724,9 @@ def _lattice_laws(
                 laws.append(law)
                 break
             exponent += 1
-    return laws[0], laws[1]
+    up, down = laws
+    assert up is not None  # every ε > 0 rounds up to a positive multiple of u: the law is never empty
+    return up, down
 
 
 def _integer_units(groups: dict[mpf, int]) -> tuple[mpf, dict[mpf, int]]:
@@ -778,7 +783,7 @@ def _convolve(l_keys: np.ndarray, left: list, r_keys: np.ndarray, right: list) -
     keys = keys[order]
     starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
     merged = []
-    for (l_mant, l_exp), (r_mant, r_exp) in zip(left, right):
+    for (l_mant, l_exp), (r_mant, r_exp) in zip(left, right, strict=True):
         mant, extra = np.frexp((l_mant[:, None] * r_mant[None, :]).ravel())
         exponent = (l_exp[:, None] + r_exp[None, :]).ravel() + extra
         mant, exponent = mant[order], exponent[order]

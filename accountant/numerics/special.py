@@ -121,8 +121,8 @@ class HeterogeneousOptimalEpsilon(_CertifiedFunction):
         epsilons = [enclose(e, prec) for e in self.args[0]]
         deltas = [enclose(d, prec) for d in self.args[1]]
         target = enclose(self.args[2], prec)
-        uppers = [(upper_end(e), upper_end(d)) for e, d in zip(epsilons, deltas)]
-        lowers = [(lower_end(e), lower_end(d)) for e, d in zip(epsilons, deltas)]
+        uppers = [(upper_end(e), upper_end(d)) for e, d in zip(epsilons, deltas, strict=True)]
+        lowers = [(lower_end(e), lower_end(d)) for e, d in zip(epsilons, deltas, strict=True)]
         _, high, _ = heterogeneous_optimal_epsilon(uppers, lower_end(target))
         if any(e <= 0 for e, _ in lowers):  # as above: the optimum is ≥ 0
             return iv.mpf([0, high])

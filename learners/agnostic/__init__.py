@@ -8,13 +8,13 @@ Every private step appends an :mod:`dpledger.accountant.events` event to the est
 off (no noise, arg-max selection, no trace): the non-private baseline of the same algorithm.
 """
 
-from dpledger.learners.agnostic.audit import LEARNERS, LearnerFactory, neighbour_runs, substitute_one
 from dpledger.learners.agnostic.data import halfspace_data
 from dpledger.learners.agnostic.hermite import hermite_features
 from dpledger.learners.agnostic.improper import PrivateImproperLearner
 from dpledger.learners.agnostic.logconcave_basis import MomentBasis, ProductMarginal
 from dpledger.learners.agnostic.private_l1 import exact_l1_regression, private_l1_regression
 from dpledger.learners.agnostic.proper import PrivateProperLearner
+from dpledger.learners.agnostic.repeated_fits import LEARNERS, LearnerFactory, neighbour_runs, substitute_one
 from dpledger.learners.agnostic.semi_agnostic import PrivateSemiAgnosticLearner
 
 __all__ = [

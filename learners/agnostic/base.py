@@ -3,7 +3,7 @@
 ledger (``trace_`` — the event tree wrapped in the theorem's ``Claim`` —, ``derivation_`` and
 ``guarantee_``, the accountant's certified guarantee of the trace).
 
-Labels are public (issue 14, B.1): the constructor parameter ``labels`` = (negative, positive),
+Labels are public: the constructor parameter ``labels`` = (negative, positive),
 default (−1, 1), declares the label set; ``classes_`` is that pair and ``predict`` returns only
 its two values, whatever the data. Reading the encoding from the labels seen by ``fit`` would
 let one record decide the output space (all labels 1 → {−1, 1}, one label 0 → {0, 1}): a
@@ -14,7 +14,7 @@ declared set (:func:`dpledger.learners.estimator.positive_mask`)."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -57,6 +57,10 @@ def check_int(value: Any, name: str, low: int, high: int | None = None) -> int:
     return int(value)
 
 
+@overload
+def check_real(value: Any, name: str, low: float, high: float) -> float: ...
+@overload
+def check_real(value: Any, name: str, low: float, high: float, *, optional: bool) -> float | None: ...
 def check_real(value: Any, name: str, low: float, high: float, *, optional: bool = False) -> float | None:
     """A real parameter in (low, high]; ``ValueError`` naming it otherwise."""
     if value is None and optional:
@@ -68,6 +72,13 @@ def check_real(value: Any, name: str, low: float, high: float, *, optional: bool
     ):
         raise ValueError(f"{name} must be a number in ({low}, {high}], got {value!r}")
     return float(value)
+
+
+def private_events(*events: Event | None) -> tuple[Event, ...]:
+    """The events of a private fit, each recorded (``RuntimeError`` if one is missing)."""
+    if any(event is None for event in events):
+        raise RuntimeError("a private fit left an event unrecorded")
+    return tuple(event for event in events if event is not None)
 
 
 class HalfspaceLearnerBase(PrivateClassifier):
@@ -82,7 +93,11 @@ class HalfspaceLearnerBase(PrivateClassifier):
         labels = np.where(positive_mask(y, X.shape[0], pair), 1.0, -1.0)
         privacy = check_privacy(self.epsilon, self.delta)
         event = self._fit(X, labels, privacy)
-        self._record(None if privacy is None else Claim(self._statement(), event, privacy[0], privacy[1]))
+        if privacy is None:
+            self._record(None)
+        else:
+            assert event is not None  # a private fit returns its event
+            self._record(Claim(self._statement(), event, privacy[0], privacy[1]))
         return self
 
     def _fit(

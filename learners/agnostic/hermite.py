@@ -51,7 +51,7 @@ def multi_indices(dim: int, degree: int) -> np.ndarray:
 
 def hermite_1d(x: np.ndarray, degree: int) -> np.ndarray:
     """h_0(x), …, h_D(x) stacked on a new last axis (the normalised recurrence above)."""
-    values = np.empty(x.shape + (degree + 1,), dtype=float)
+    values = np.empty((*x.shape, degree + 1), dtype=float)
     values[..., 0] = 1.0
     if degree >= 1:
         values[..., 1] = x

@@ -19,12 +19,12 @@ Algorithm 1 (as implemented; the seed lost the formulas, constants are ours unle
    approximation of every halfspace in the unit ball of Hermite coefficients; for
    Theorem D.1 the seed's radius constant from Lemma D.3 is unstated, so R stays a parameter,
    default 1 — a substitute) → w_j, (ε, δ)-DP on block j with T = ``steps`` (default 30; at n = 100 000, d = 10 thirty
-   steps are as accurate as 300 — less noise per step — and ten times faster, issue 19)
+   steps are as accurate as 300 — less noise per step — and ten times faster)
    adaptively composed discrete Gaussian steps (:mod:`dpledger.learners.agnostic.private_l1`); ``composition``
    = "optimal" (default: zCDP composition of the exact discrete Gaussian steps,
    Bun–Steinke 2016 / Canonne–Kamath–Steinke 2020) or "advanced" (Theorem 3.20) selects the rule the noise is
    calibrated to.
-3. **Subspace step** (ours, issue 19; Gaussian marginal, largest candidate degree ≥ 2, on unless
+3. **Subspace step** (ours; Gaussian marginal, largest candidate degree ≥ 2, on unless
    ``subspace_degree=None``): one more candidate polynomial, of degree ``subspace_degree``
    (default 5) in the single variable ⟨u, x⟩ — a degree-D polynomial of x restricted to a line,
    so still the seed's hypothesis class, fitted by the same private L1 regression. Its free choice,
@@ -39,7 +39,7 @@ Algorithm 1 (as implemented; the seed lost the formulas, constants are ours unle
    u''s: its errors are m − errors(u', −t), so one table over the half circle scores both; then the
    private L1 regression of degree ``subspace_degree`` in the Hermite features h_k(⟨u, x⟩) (⟨u, x⟩
    ∼ N(0, 1), so they are orthonormal) on the second subspace block ((ε, δ)-DP; ``subspace_steps``
-   = 10 steps: with D + 1 = 6 features, as accurate as 30 at n = 20 000 and 100 000, issue 19).
+   = 10 steps: with D + 1 = 6 features, as accurate as 30 at n = 20 000 and 100 000).
    Why: with flips far from the boundary on one side, the labels are the target XOR a far
    halfspace, and a low-degree L1 fit of all of x is pulled towards that second boundary (0.11
    above OPT at n = 100 000, without privacy too); along a line close to the target normal the pull
@@ -49,7 +49,7 @@ Algorithm 1 (as implemented; the seed lost the formulas, constants are ours unle
 4. Candidates h_{j,θ}(x) = sign(⟨w_j, φ_j(x)⟩ − θ) for every training block and the subspace
    block, θ in n_thresholds (default 101) evenly spaced points of [−1, 1] (Kalai et al. 2008
    threshold the regression polynomial at a θ ∈ [−1, 1]; a grid of 21 points cost up to 0.03 in
-   error, issue 19).
+   error).
 5. Exponential mechanism on the validation block over all (block/degree, θ), score −#errors
    (sensitivity 1): ε-DP. ``selections_`` shows the candidates and the choice of this step and of
    the subspace step's direction.
@@ -70,7 +70,7 @@ from typing import Any
 import numpy as np
 
 from dpledger.accountant.events import Event, ParallelComposition
-from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
+from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real, private_events
 from dpledger.learners.agnostic.blocks import partition, weighted_blocks
 from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, top_subspace
 from dpledger.learners.agnostic.logconcave_basis import ProductMarginal, clipped_features, make_basis
@@ -181,7 +181,7 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         events: list[Event | None] = []
         self.block_coefs_ = []
         self.noise_sigmas_ = np.zeros(blocks)
-        regression = {
+        regression: dict[str, Any] = {
             "radius": radius,
             "steps": steps,
             "rng": rng,
@@ -198,8 +198,11 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
             events.append(fit.event)
         epsilon = None if privacy is None else privacy[0]
         self.selections_ = []
-        self.subspace_ = self.directions_ = self.direction_ = None
+        self.subspace_: np.ndarray | None = None
+        self.directions_: np.ndarray | None = None
+        self.direction_: np.ndarray | None = None
         if source is not None:
+            assert subspace_degree is not None  # a subspace block has a degree
             events += self._fit_subspace_block(
                 X,
                 labels,
@@ -236,7 +239,7 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         )
         if privacy is None:
             return None
-        return ParallelComposition(children=(*events, em_event))
+        return ParallelComposition(children=private_events(*events, em_event))
 
     def _fit_subspace_block(
         self,
@@ -253,22 +256,24 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
         """The subspace candidate (module doc, step 3): subspace of training block ``source``'s
         polynomial, direction chosen privately on ``blocks[0]``, 1-D regression on ``blocks[1]``."""
         direction_block, fit_block = blocks
-        self.subspace_ = top_subspace(self.block_coefs_[source], self.block_bases_[source].indices, 2)
-        self.directions_ = circle_cover(self.subspace_, n_directions)
+        subspace = self.subspace_ = top_subspace(
+            self.block_coefs_[source], self.block_bases_[source].indices, 2
+        )
+        directions = self.directions_ = circle_cover(subspace, n_directions)
         grid = np.linspace(-DIRECTION_RANGE, DIRECTION_RANGE, DIRECTION_THRESHOLDS)
-        half = self.directions_[: len(self.directions_) // 2]
+        half = directions[: len(directions) // 2]
         projections = np.einsum("ij,kj->ik", X[direction_block], half)  # single-threaded (private_l1)
         chosen, direction_event = select(
             direction_scores(projections, labels[direction_block], grid), epsilon, regression["rng"]
         )
-        self.direction_ = self.directions_[chosen]
+        direction = self.direction_ = directions[chosen]
         basis = HermiteBasis(1, degree)
-        features, clip_norm = clipped_features(basis, X[fit_block] @ self.direction_[:, None], self.clip_norm)
+        features, clip_norm = clipped_features(basis, X[fit_block] @ direction[:, None], self.clip_norm)
         fit = private_l1_regression(
             features, labels[fit_block], clip_norm=clip_norm, **{**regression, "steps": steps}
         )
         self.block_bases_.append(basis)
-        self.block_projections_.append(self.direction_[:, None])
+        self.block_projections_.append(direction[:, None])
         self.block_degrees_ = np.append(self.block_degrees_, degree)
         self.clip_norms_ = np.append(self.clip_norms_, clip_norm)
         self.noise_sigmas_ = np.append(self.noise_sigmas_, fit.sigma)
@@ -279,12 +284,12 @@ class PrivateImproperLearner(HalfspaceLearnerBase):
                 f"subspace of E[∇p∇pᵀ], p = block {source + 1}'s polynomial",
                 (
                     (
-                        f"{len(self.directions_)} unit vectors u at angles 2πi/{len(self.directions_)} in the subspace, "
+                        f"{len(directions)} unit vectors u at angles 2πi/{len(directions)} in the subspace, "
                         f"score min over {grid_text(grid, 't')} of the errors of sign(⟨u, x⟩ − t)"
                     ),
                 ),
-                len(self.directions_),
-                f"direction {chosen + 1} (angle {360 * chosen / len(self.directions_):.4g}°)",
+                len(directions),
+                f"direction {chosen + 1} (angle {360 * chosen / len(directions):.4g}°)",
                 epsilon is not None,
             )
         )
@@ -328,7 +333,7 @@ def subspace_source(
 def source_block_share(n: int) -> float:
     """The default size of the subspace source degree's blocks relative to the other degrees' blocks:
     min(1, max(0.4, n/50 000)) — a rule on the public n only. Under random noise the degree-1 block
-    is the one selected and its size decides the error (issue 19: at n = 20 000, d = 10, equal
+    is the one selected and its size decides the error (at n = 20 000, d = 10, equal
     blocks missed diffprivlib's logistic regression by 0.005–0.007); from n = 50 000 on the blocks
     are equal, so the source's subspace stays accurate where the far one-sided flips need it."""
     return min(1.0, max(SOURCE_SHARE_FLOOR, n / SOURCE_SHARE_FULL_N))

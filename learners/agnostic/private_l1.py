@@ -16,7 +16,7 @@ adaptively: ``Composition(DiscreteGaussian(σ/γ, 2B/(mγ) + √F, δ/(2T)) × T
 
 The products Φw and Φᵀs are single-threaded ``einsum`` contractions: a multithreaded BLAS
 matrix–vector product of this shape costs about five times more user CPU on a loaded two-core
-machine (issue 19: 0.49 s against 0.08 s for 30 steps at m = 34 000, F = 66), for no speed-up.
+machine (0.49 s against 0.08 s for 30 steps at m = 34 000, F = 66), for no speed-up.
 
 **Step size** (our choice): η = R/(G₀√T) with G₀² = 1 + Fσ². For orthonormal features the
 population subgradient E[sign(·)φ(x)] has norm ≤ 1 by Bessel's inequality, so G₀ is the typical

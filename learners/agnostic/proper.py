@@ -6,7 +6,7 @@ Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unle
 1. Partition S value-independently into a training block T (size m) and two validation blocks
    V₁, V₂ (together ⌊validation_fraction·n⌋, halves; default fraction 0.2: at d = 10, n = 20 000 the
    noise of step 2 costs more than the selections' sampling error — with the selections replaced
-   by arg-min the error barely moves —, so the training block gets 80 %; issue 19).
+   by arg-min the error barely moves —, so the training block gets 80 %).
 2. Step 5, private polynomial (Lemma 3.4): with weighted Hermite features ψ_α(x) = λ_α φ_α(x)
    clipped to ‖ψ‖ ≤ B and the labels y ∈ {±1} (already inside the clipping interval [−1, 1] of
    Section 3.1), the weighted correlation vector (1/m)Σ_i y_i ψ(x_i) + exact discrete Gaussian
@@ -20,7 +20,7 @@ Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unle
    1/4, the role of Lemma C.2) shrinks with λ. At d = 10, λ = 1 (every coefficient alike, B = 2√66)
    loads the degree-1 part — the Chow direction that wins under random noise — with the noise of
    all 66 coordinates; λ = 1/2 gives B = 2√24.75, so the degree-1 coordinates carry 0.61 times the
-   noise and the degree-2 ones 1.23 times (issue 19, n = 20 000, median error − OPT with the
+   noise and the degree-2 ones 1.23 times (n = 20 000, median error − OPT with the
    validation fraction 0.2: random flips, ε = 1, 0.018 → 0.012; far one-sided flips, ε = 0.5,
    0.025 → 0.023; λ = 1/4 did as well on random flips but cost the far flips' degree-2 part, 0.038).
 3. Step 6, subspace (post-processing): for every candidate degree D' ≤ D (``degree``: one degree
@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 
 from dpledger.accountant.events import DiscreteGaussian, Event, ParallelComposition
-from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
+from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real, private_events
 from dpledger.learners.agnostic.blocks import partition
 from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, top_subspace
 from dpledger.learners.agnostic.improper import candidate_degrees
@@ -101,7 +101,8 @@ def private_correlation(
     epsilon, delta = privacy
     sensitivity = 2 * Fraction(clip_norm) / m
     sigma = sigma_for(sensitivity, certified_ratio(epsilon, delta), n_features)
-    return gaussian_noise(correlation, sigma, sensitivity, delta, rng)
+    noisy, event = gaussian_noise(correlation, sigma, sensitivity, delta, rng)
+    return np.asarray(noisy), event
 
 
 def degree_weights(indices: np.ndarray, decay: float) -> np.ndarray:
@@ -194,7 +195,7 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         group = int(np.searchsorted(np.cumsum([c.shape[0] for c in covers]), direction, side="right"))
         groups = tuple(
             f"degree {D}, top-{k} subspace: {cover.shape[0]} cover directions"
-            for (D, k), cover in zip(subspaces, covers)
+            for (D, k), cover in zip(subspaces, covers, strict=True)
         )
         self.selections_ = [
             Selection(
@@ -215,7 +216,7 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         ]
         if privacy is None:
             return None
-        return ParallelComposition(children=(gaussian, direction_event, threshold_event))
+        return ParallelComposition(children=private_events(gaussian, direction_event, threshold_event))
 
     def decision_function(self, X: Any) -> np.ndarray:
         """⟨w, x⟩ + b for the selected unit normal w and intercept b = −t."""

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from dpledger.accountant.events import ExponentialMechanism
-from dpledger.learners.exponential_mechanism import exponential_mechanism
+from dpledger.learners.exponential_mechanism import exponential_mechanism_release
 from dpledger.learners.randomness import Randomness
 
 
@@ -54,8 +54,7 @@ def select(
     counts = np.asarray(errors, dtype=np.int64)
     if epsilon is None:
         return int(np.argmin(counts)), None
-    index = exponential_mechanism([-int(c) for c in counts], epsilon, 1, rng)
-    return index, ExponentialMechanism(epsilon=epsilon, candidates=int(counts.size))
+    return exponential_mechanism_release(-counts, epsilon, 1, rng)
 
 
 def threshold_errors(scores: np.ndarray, labels: np.ndarray, thresholds: np.ndarray) -> np.ndarray:

@@ -14,8 +14,7 @@ Algorithm 3 (one guess ŏ of OPT; block size b; every block used once, in this o
   estimator of DKTZ22 and the seed, t̂ = Φ⁻¹(clip((1 − μ̂)/2, ρ, 1 − ρ)), μ̂ the label mean plus
   exact discrete Laplace noise (Δ₁ = 2/b; ρ = 0.01, our choice of the seed's small constant).
   Why ERM is the default: E[y] = 1 − 2Φ(t*) holds for the noiseless halfspace only; under
-  agnostic noise the label mean moves by up to 2·OPT (far one-sided flips: t̂ = 0.23 for t* = 0,
-  issue 19), a bias that does not shrink with n and that DKTZ22's O(OPT) guarantee absorbs. The
+  agnostic noise the label mean moves by up to 2·OPT (far one-sided flips: t̂ = 0.23 for t* = 0), a bias that does not shrink with n and that DKTZ22's O(OPT) guarantee absorbs. The
   ERM threshold is consistent for the best threshold along w₀, whatever the noise.
 * Steps 13–19, T steps, block 2 + k for step k: the ramp surrogate ℓ(w; x, y) = r_s(y(⟨w, x⟩ − t̂))
   with r_s(z) = clip((s − z)/(2s), 0, 1) and width s = ŏ (our stand-in for the seed's
@@ -32,7 +31,7 @@ blocks are disjoint, so Algorithm 3 is (ε, δ)-DP by parallel composition (Prop
 Algorithm 4: guesses ŏ_j = ŏ₀·2^{−j}, j < J (ŏ₀ = 1/4, at most J₀ = 2 guesses and T₀ = 8 steps,
 validation fraction 0.1; the seed's grid starts at a universal constant; at n = 100 000, d = 10,
 ε = 1 these had the lowest median error among (J, T) ∈ {(3, 4), (3, 8), (2, 8), (2, 12)} and
-fractions {0.2, 0.1}: the gradient steps' noise, not the selection, dominates; issue 19), one run of
+fractions {0.2, 0.1}: the gradient steps' noise, not the selection, dominates), one run of
 Algorithm 3 per guess on disjoint data, and the exponential mechanism on a validation block
 (score −#errors, sensitivity 1) over the triples (run j, iterate k, θ), θ on the threshold grid
 along the iterate w_{j,k} (k = 0 is the initial direction): the seed selects among the runs' final
@@ -41,7 +40,7 @@ Algorithm 1 chooses coefficients and threshold jointly) costs no privacy (one ε
 same block; every iterate is already released by Algorithm 3) and keeps a run whose last noisy
 steps wandered off from costing its best halfspace. Parallel composition: (ε, δ).
 
-Block schedule (``max_step_noise``, issue 19): Algorithm 3 gives every statistic a fresh block, so
+Block schedule (``max_step_noise``): Algorithm 3 gives every statistic a fresh block, so
 its (J + J·T + 2J) blocks shrink with J and T, and a gradient step's noise σ (Δ₂ = R/(s·b)) grows
 as 1/b. The learner takes the first schedule of (J₀, T₀), (J₀ − 1, T₀), …, (1, T₀), (1, ⌊T₀/2⌋),
 (1, ⌊T₀/4⌋), …, (1, 1) whose gradient-step noise norm √d·σ at the narrowest ramp s = ŏ_{J−1} is at
@@ -49,7 +48,7 @@ most ``max_step_noise`` (default 0.2), the last one if none is: fewer, larger bl
 small. The choice depends on n, d, ε, δ, R and the parameters only — never on the data values —
 so the privacy argument is unchanged. At d = 10, δ = 10⁻⁵ it keeps (2, 8) at n = 100 000, ε ≥ 1 and
 takes (1, 4) at n = 20 000, ε = 1 (noise norm 0.90 → 0.14; median error − OPT under random flips
-0.034 → 0.010, issue 19). ``max_step_noise=None``: always (J₀, T₀), the seed's fixed schedule.
+0.034 → 0.010). ``max_step_noise=None``: always (J₀, T₀), the seed's fixed schedule.
 
 Trace: Claim(Theorem 4.1, ParallelComposition(Alg3_1, …, Alg3_J, EM)), each
 Alg3_j = ParallelComposition(DiscreteGaussian, EM | DiscreteLaplace, DiscreteGaussian × T);
@@ -68,7 +67,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from dpledger.accountant.events import DiscreteGaussian, DiscreteLaplace, Event, ParallelComposition
-from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real
+from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, check_real, private_events
 from dpledger.learners.agnostic.blocks import equal_blocks, partition
 from dpledger.learners.agnostic.hermite import clip_rows
 from dpledger.learners.agnostic.selection import Selection, grid_text, select, threshold_errors
@@ -102,7 +101,8 @@ def private_threshold(
     if privacy is not None:
         sensitivity = Fraction(2, b)
         scale = laplace_scale(sensitivity, privacy[0])
-        mean, event = laplace_noise(mean, scale, sensitivity, rng)
+        noisy, event = laplace_noise(mean, scale, sensitivity, rng)
+        mean = float(noisy)
     return float(ndtri(np.clip((1 - mean) / 2, RHO, 1 - RHO))), event
 
 
@@ -138,7 +138,10 @@ def noisy_mean(
     mean = vectors.mean(axis=0)
     if privacy is None:
         return mean, None
-    return gaussian_noise(mean, noise_scale(sensitivity, privacy, mean.size), sensitivity, privacy[1], rng)
+    noisy, event = gaussian_noise(
+        mean, noise_scale(sensitivity, privacy, mean.size), sensitivity, privacy[1], rng
+    )
+    return np.asarray(noisy), event
 
 
 def block_schedule(
@@ -219,6 +222,7 @@ def algorithm3(
     clipped = clip_rows(X[blocks[0]], radius)
     u, initial = noisy_mean(labels[blocks[0], None] * clipped, 2 * Fraction(radius) / b, privacy, rng)
     w = normalise(u)
+    threshold_event: Event | None
     if thresholds is None:
         t, threshold_event = private_threshold(labels[blocks[1]], privacy, rng)
     else:
@@ -234,7 +238,9 @@ def algorithm3(
         w = normalise(w - STEP_SIZE / math.sqrt(k + 1) * gradient)
         iterates.append(w)
     return RunResult(
-        np.array(iterates), t, None if privacy is None else ParallelComposition(children=tuple(events))
+        np.array(iterates),
+        t,
+        None if privacy is None else ParallelComposition(children=private_events(*events)),
     )
 
 
@@ -323,7 +329,7 @@ class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
         self.selections_ = self._selections(runs, run, iterate, threshold, private=privacy is not None)
         if privacy is None:
             return None
-        return ParallelComposition(children=(*[r.event for r in runs], em_event))
+        return ParallelComposition(children=private_events(*[r.event for r in runs], em_event))
 
     def planned_schedule(self, n: int, dim: int) -> tuple[int, int]:
         """The block schedule (J, T) that ``fit`` takes on n records in d dimensions: a function of
@@ -356,7 +362,7 @@ class PrivateSemiAgnosticLearner(HalfspaceLearnerBase):
                     f"θ = {r.t:.4g}",
                     private,
                 )
-                for g, r in zip(self.guesses_, runs)
+                for g, r in zip(self.guesses_, runs, strict=True)
             ]
         last = self.schedule_[1]
         groups = tuple(

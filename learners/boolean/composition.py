@@ -82,7 +82,7 @@ class HypothesisSpace(Sequence):
         self.concept_class = concept_class
         kind = type(concept_class)
         if kind in (Thresholds, Intervals, Rectangles):
-            n = concept_class.domain_size
+            n = concept_class.domain_size  # type: ignore[attr-defined]  # the three classes checked above have one
             self._pairs = (n + 1) * (n + 2) // 2
             self._size = {Thresholds: n + 1, Intervals: self._pairs, Rectangles: self._pairs**2}[kind]
             self._listed: list[Components] | None = None
@@ -115,7 +115,7 @@ class HypothesisSpace(Sequence):
         return self._pair(index // self._pairs) + self._pair(index % self._pairs)
 
     def _pair(self, index: int) -> tuple[int, int]:
-        return ordered_pair(index, self.concept_class.domain_size + 1)
+        return ordered_pair(index, self.concept_class.domain_size + 1)  # type: ignore[attr-defined]  # set only for intervals and rectangles
 
     def __contains__(self, h: object) -> bool:
         try:
@@ -298,7 +298,7 @@ class BooleanComposition(ConceptClass):
                     f"trace_limit: more than {self.trace_limit} residual states for {self!r} on "
                     f"{width} points; use fewer points or a smaller class"
                 )
-        merged = [np.concatenate(parts) for parts in zip(*found)]
+        merged = [np.concatenate(parts) for parts in zip(*found, strict=True)]
         return _distinct(*merged)
 
     def restricted_trace(self, prefix: Components, points: Any) -> Trace:
@@ -312,7 +312,8 @@ class BooleanComposition(ConceptClass):
             trace = self.component_trace(level, P)
             states, tags, parent, labeling = self.extend(states, tags, level, trace)
             suffixes = [
-                suffixes[p] + (trace.representatives[t],) for p, t in zip(parent.tolist(), labeling.tolist())
+                suffixes[p] + (trace.representatives[t],)
+                for p, t in zip(parent.tolist(), labeling.tolist(), strict=True)
             ]
         return materialised_trace(P, self.residuals.value[states], [prefix + s for s in suffixes])
 
@@ -371,7 +372,7 @@ class BooleanComposition(ConceptClass):
             for j, phase in enumerate(phases):
                 ids = self.residuals.step[level + j][ids, bits[j][phase]]
             out[:, t] = self.residuals.value[ids]
-        best = np.zeros((len(states),) + shape, dtype=np.int64)
+        best = np.zeros((len(states), *shape), dtype=np.int64)
         for x in range(states.shape[1]):
             for axis in range(1, best.ndim):  # any joint phase ≥ the previous one, componentwise
                 np.maximum.accumulate(best, axis=axis, out=best)
@@ -404,9 +405,9 @@ class BooleanComposition(ConceptClass):
         prefix, i = tuple(prefix), len(tuple(prefix))
         H = self.components[i]
         space = list(self.spaces[i])
-        by_h = {h: {row.tobytes() for row in self._rows(prefix + (h,), P)} for h in space}
+        by_h = {h: {row.tobytes() for row in self._rows((*prefix, h), P)} for h in space}
         restricted = {row.tobytes() for row in self._rows(prefix, P)}
-        valid = all(self.prefix_valid(prefix + (h,)) and by_h[h] for h in space)
+        valid = all(self.prefix_valid((*prefix, h)) and by_h[h] for h in space)
         cover = restricted == set().union(*by_h.values())
         replacement = True
         for h, h2 in itertools.product(space, repeat=2):

@@ -119,4 +119,5 @@ def _evaluate(node: ast.AST, inputs: np.ndarray) -> np.ndarray:
         return ~_evaluate(node.operand, inputs)
     if isinstance(node, ast.Constant):
         return np.full(len(inputs), node.value)
+    assert isinstance(node, ast.Name)  # a checked tree has names x1, x2, ... at its leaves
     return inputs[:, int(node.id[1:]) - 1]

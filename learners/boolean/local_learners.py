@@ -20,10 +20,15 @@ from typing import Any
 
 import numpy as np
 
+from dpledger.accountant.events import ExponentialMechanism
+from dpledger.learners import releases
 from dpledger.learners.boolean.composition import HypothesisSpace, ordered_pair
 from dpledger.learners.completion_scores import completion_runs
 from dpledger.learners.concept_classes import Components, ConceptClass, Intervals, Thresholds
-from dpledger.learners.exponential_mechanism import exponential_mechanism, exponential_mechanism_ordered
+from dpledger.learners.exponential_mechanism import (
+    exponential_mechanism_ordered_release,
+    exponential_mechanism_release,
+)
 from dpledger.learners.randomness import Randomness, as_fraction
 
 LISTING_LIMIT = 2_000_000
@@ -38,7 +43,8 @@ def exponential_learner(H: ConceptClass, X: Any, y: Any, epsilon: Any, rng: Rand
         raise ValueError(f"y must have one label per point ({len(points)}), got {len(labels)}")
     if type(H) is Thresholds:
         runs = completion_runs(H, (), points, labels)
-        return (exponential_mechanism_ordered(runs.breakpoints, runs.scores, epsilon, 1, rng),)
+        assert runs is not None  # thresholds have their scores as runs
+        return (exponential_mechanism_ordered_release(runs.breakpoints, runs.scores, epsilon, 1, rng)[0],)
     if type(H) is Intervals:
         return _interval_learner(H, points, labels, epsilon, rng)
     space = HypothesisSpace(H)
@@ -49,7 +55,7 @@ def exponential_learner(H: ConceptClass, X: Any, y: Any, epsilon: Any, rng: Rand
         )
     hypotheses = list(space)
     scores = [int(np.sum(H.evaluate(h, points) == labels)) for h in hypotheses]
-    return tuple(hypotheses[exponential_mechanism(scores, epsilon, 1, rng)])
+    return tuple(hypotheses[exponential_mechanism_release(scores, epsilon, 1, rng)[0]])
 
 
 def _interval_learner(
@@ -64,30 +70,49 @@ def _interval_learner(
     With p_0 < … < p_{r−1} the distinct sample points, a lies in run R_i = {a : #(p < a) = i},
     i = 0..r (R_i = [p_{i−1} + 1, p_i + 1), the last ending at N + 1); the score of (a, b) with
     a ∈ R_i, b ∈ R_j (i ≤ j) is #(y = 0) + Σ_{i ≤ l < j} gain_l, gain_l = #(y=1 at p_l) − #(y=0 at p_l).
-    Cell (i, j) holds |R_i|·|R_j| pairs when i < j and L(L + 1)/2 when i = j (L = |R_i|)."""
+    Cell (i, j) holds |R_i|·|R_j| pairs when i < j and L(L + 1)/2 when i = j (L = |R_i|). The draw
+    is reported to :mod:`dpledger.learners.releases` with layout ``"cells"`` (the cells in
+    ``numpy.triu_indices`` order over the runs ``breakpoints``; sensitivity 1)."""
     distinct, position = np.unique(points, return_inverse=True)
     gain = np.bincount(position.reshape(-1), weights=np.where(labels == 1, 1, -1), minlength=len(distinct))
     cumulative = np.concatenate(([0], np.cumsum(gain.astype(np.int64))))
     zeros = int(np.sum(labels == 0))
     starts = [0, *(distinct + 1).tolist()]
     ends = [*(distinct + 1).tolist(), H.domain_size + 1]
-    sizes = [e - s for s, e in zip(starts, ends)]
+    sizes = [e - s for s, e in zip(starts, ends, strict=True)]
     r = len(distinct)
     rows, cols = np.triu_indices(r + 1)
-    scale = as_fraction(epsilon, "epsilon") / 2
+    sensitivity = Fraction(1)  # one record changes the agreement of every (a, b) by at most 1
+    scale = as_fraction(epsilon, "epsilon") / (2 * sensitivity)
     if scale <= 0:
         raise ValueError(f"epsilon must be positive, got {epsilon}")
     scores = zeros + cumulative[cols] - cumulative[rows]
     counts = [
         sizes[i] * sizes[j] if i < j else sizes[i] * (sizes[i] + 1) // 2
-        for i, j in zip(rows.tolist(), cols.tolist())
+        for i, j in zip(rows.tolist(), cols.tolist(), strict=True)
     ]
     cell = rng.choice_grouped([scale * Fraction(int(s)) for s in scores.tolist()], counts)
     i, j = int(rows[cell]), int(cols[cell])
     if i < j:
-        return starts[i] + rng.integer(sizes[i]), starts[j] + rng.integer(sizes[j])
-    low, high = ordered_pair(rng.integer(counts[cell]), sizes[i])
-    return starts[i] + low, starts[i] + high
+        interval = starts[i] + rng.integer(sizes[i]), starts[j] + rng.integer(sizes[j])
+    else:
+        low, high = ordered_pair(rng.integer(counts[cell]), sizes[i])
+        interval = starts[i] + low, starts[i] + high
+    if not releases.active():
+        return interval
+    return releases.observe(
+        releases.Release(
+            kind="exponential_mechanism",
+            statistic=scores.astype(np.float64),
+            sensitivity=sensitivity,
+            event=ExponentialMechanism(as_fraction(epsilon, "epsilon"), sum(counts)),
+            output=interval,
+            epsilon=as_fraction(epsilon, "epsilon"),
+            layout="cells",
+            counts=tuple(counts),
+            breakpoints=(*starts, H.domain_size + 1),
+        )
+    )
 
 
 def empirical_draws(sample_size: int, m_b: int) -> int:

@@ -37,7 +37,7 @@ from dpledger.learners.boolean.local_learners import empirical_draws, empirical_
 from dpledger.learners.calibration.boolean import exponential_learner_m
 from dpledger.learners.component_oracles import ComponentOracle
 from dpledger.learners.concept_classes import Components, ConceptClass
-from dpledger.learners.exponential_mechanism import exponential_mechanism
+from dpledger.learners.exponential_mechanism import exponential_mechanism_release
 from dpledger.learners.randomness import Randomness, as_fraction
 
 RELABEL_EPSILON = 1
@@ -91,9 +91,13 @@ class RelabelOracle(ComponentOracle):
         """ARelabel's choice h̃ ∈ H_i: the exponential mechanism (ε = 1) with score −q_i(S, h) over one
         representative per labeling of Π_{H_i}(P)."""
         i = len(prefix)
-        trace = C.component_trace(i, C.distinct(X))
+        P = C.distinct(X)
+        trace = C.component_trace(i, P)
         disagreements = C.completion_disagreements(prefix, trace.labelings, X, y)
-        return trace.representatives[exponential_mechanism(-disagreements, RELABEL_EPSILON, 1, rng)]
+        chosen, _ = exponential_mechanism_release(
+            -disagreements, RELABEL_EPSILON, 1, rng, candidates=P.tobytes()
+        )
+        return trace.representatives[chosen]
 
     def select(
         self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness

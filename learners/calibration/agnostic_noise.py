@@ -30,7 +30,6 @@ from functools import lru_cache
 from typing import Any
 
 from scipy.optimize import brentq
-from scipy.special import log_ndtr
 
 from dpledger.accountant import account
 from dpledger.accountant.events import Composition, DiscreteGaussian, Event
@@ -56,20 +55,6 @@ def check_privacy(epsilon: Any, delta: Any) -> tuple[Fraction, Fraction] | None:
     if not 0 < dlt < 1:
         raise ValueError(f"delta must be in (0, 1), got {delta}")
     return eps, dlt
-
-
-def gaussian_delta(epsilon: float, ratio: float) -> float:
-    """δ(ε; r) of the Gaussian mechanism (Balle–Wang 2018, Theorem 8), in floats."""
-    a, b = ratio / 2 - epsilon / ratio, -ratio / 2 - epsilon / ratio
-    return math.exp(log_ndtr(a)) - math.exp(epsilon + log_ndtr(b))
-
-
-def analytic_ratio(epsilon: float, delta: float) -> float:
-    """The largest r = Δ/σ with δ(ε; r) ≤ δ (float bisection; not yet certified)."""
-    high = 1.0
-    while gaussian_delta(epsilon, high) < delta:
-        high *= 2
-    return brentq(lambda r: gaussian_delta(epsilon, r) - delta, 1e-12, high, xtol=1e-15, rtol=1e-13)
 
 
 def advanced_step_epsilon(epsilon: float, steps: int, slack: float) -> float:

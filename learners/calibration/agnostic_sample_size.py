@@ -32,6 +32,7 @@ All counts are exact Python ints; every real quantity is enclosed with outward-r
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any
@@ -358,10 +359,12 @@ def sample_size(
         "degree_given": degree is not None,
     }
     with interval_precision(PREC):
-        builder = {"Theorem 2.1": _theorem_2_1, "Theorem 3.1": _theorem_3_1, "Theorem 4.1": _theorem_4_1}[
-            name
-        ]
-        parameters, terms, substitutes = builder(a, b, e, dl, d, D, accounting)
+        builders: dict[str, Callable[..., Any]] = {
+            "Theorem 2.1": _theorem_2_1,
+            "Theorem 3.1": _theorem_3_1,
+            "Theorem 4.1": _theorem_4_1,
+        }
+        parameters, terms, substitutes = builders[name](a, b, e, dl, d, D, accounting)
     n = sum(t.value for t in terms)
     return AgnosticSampleSize(name, accounting, target, parameters, tuple(terms), n, tuple(substitutes))
 

@@ -75,7 +75,9 @@ def relabel_m(vc_dimension: int, hypotheses: int, tau: Any, beta_a: Any) -> int:
     high = 1
     while not ok(high):
         high *= 2
-    return smallest_integer(ok, max(1, high // 2), high)
+    size = smallest_integer(ok, max(1, high // 2), high)
+    assert size is not None  # ok(high) holds
+    return size
 
 
 def oracle_m(vc_dimension: int, hypotheses: int, tau: Any, beta_a: Any, epsilon_b: Any = EPSILON_B) -> int:

@@ -1,5 +1,5 @@
-"""The free constants of CarryForwardLearner's theorems, chosen to minimise the certified n
-(issue 17, part 1) — Theorems 5.1 (completion-score oracle) and 8.19 (relabel-and-learn oracles)
+"""The free constants of CarryForwardLearner's theorems, chosen to minimise the certified n —
+Theorems 5.1 (completion-score oracle) and 8.19 (relabel-and-learn oracles)
 of seed 000.
 
 Algorithm 2 line 3 fixes τ = α/(40k), β_A = β/(4k), ε_A = 4, δ_A = δ/(16ek); the proofs need less.
@@ -290,7 +290,7 @@ def theorem_8_19(run: UtilityTarget, components: Sequence[tuple[str, int, int]])
         m_b = [
             math.ceil(b * max(4 / e, 8) / 8) for _, b in requirements[key]
         ]  # max(4/ε_B, 8) against its 8 at ε_B = 1
-        m = max(term, *(max(r, 9 * b) for (r, _), b in zip(requirements[key], m_b)))
+        m = max(term, *(max(r, 9 * b) for (r, _), b in zip(requirements[key], m_b, strict=True)))
         # the with-replacement rule's log A = draws·log(1 + (e^{ε_B} − 1)/m), in floats (a guide)
         return m, 3 + max(min(b, m // 9) for b in m_b) * math.log1p(math.expm1(e) / m)
 

@@ -1,5 +1,5 @@
 """Halfspaces in d = 3: the trace Π_C(P) counted by score and drawn by rank, never listed
-(issue 20; seed 000, Algorithm 1 line 5 and Appendix C).
+(seed 000, Algorithm 1 line 5 and Appendix C).
 
 C = {x ↦ 1[⟨a, x⟩ ≥ w] : w ∈ {−1, 1}, a ∈ Q³} on distinct integer points P ⊂ [[±256]]³. Exact:
 integer arithmetic (int64 where bounded below 2^62, Python ints and Fractions otherwise); no
@@ -68,6 +68,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -116,8 +117,8 @@ def _local_cells(XI: np.ndarray) -> tuple[list[tuple[np.ndarray, tuple[int, ...]
     R *= _lexsign(R)[:, None]
     rays = np.unique(R, axis=0)
     dots = rays @ XI.T  # (lines, k)
-    line, l = np.nonzero(dots == 0)  # plane l contains local line r
-    turn = np.sign(_cross(rays[line], XI[l]) @ XI.T)  # sign⟨r × x_l, x_m⟩ (m on r) per (line, l)
+    line, ell = np.nonzero(dots == 0)  # plane ell contains local line r
+    turn = np.sign(_cross(rays[line], XI[ell]) @ XI.T)  # sign⟨r × x_l, x_m⟩ (m on r) per (line, ell)
     through = dots[line] == 0
     combos = np.array(list(itertools.product((1, -1), repeat=3)))  # (s, s₂, t)
     sigma = np.where(
@@ -125,15 +126,15 @@ def _local_cells(XI: np.ndarray) -> tuple[list[tuple[np.ndarray, tuple[int, ...]
         combos[:, 1, None, None] * turn[None],
         combos[:, 0, None, None] * np.sign(dots[line])[None],
     )
-    sigma[:, np.arange(len(l)), l] = combos[:, 2, None]
+    sigma[:, np.arange(len(ell)), ell] = combos[:, 2, None]
     sigma = sigma.reshape(-1, k)
     if k < 63:  # one integer per sign vector
         _, first = np.unique((sigma > 0) @ (1 << np.arange(k, dtype=np.int64)), return_index=True)
     else:
         _, first = np.unique(sigma, axis=0, return_index=True)
     signs = sigma[first]
-    combo, pair = np.divmod(first, len(l))
-    recipes = np.stack([line[pair], combos[combo, 0], l[pair], combos[combo, 1], combos[combo, 2]], axis=1)
+    combo, pair = np.divmod(first, len(ell))
+    recipes = np.stack([line[pair], combos[combo, 0], ell[pair], combos[combo, 1], combos[combo, 2]], axis=1)
     both = np.concatenate([rays, -rays])
     inside = np.all(signs[:, None, :] * (both @ XI.T)[None, :, :] >= 0, axis=2)  # ray in the cell's closure
     positive = np.all(~inside | (_lexsign(both) > 0)[None, :], axis=1)
@@ -142,15 +143,19 @@ def _local_cells(XI: np.ndarray) -> tuple[list[tuple[np.ndarray, tuple[int, ...]
 
 def _local_direction(XI: np.ndarray, rays: np.ndarray, recipe: tuple[int, ...]) -> list[int]:
     """u = K₁·s·r + K₂·s₂·(r × x_l) + t·x_l, strictly inside the local cell of ``recipe``."""
-    line, s, l, s2, t = recipe
+    line, s, ell, s2, t = recipe
     X = [[int(v) for v in x] for x in XI.tolist()]
     r = [int(v) for v in rays[line]]
-    J = [m for m in range(len(X)) if sum(p * q for p, q in zip(r, X[m])) == 0]
-    K2 = max(abs(sum(p * q for p, q in zip(X[l], X[m]))) for m in J) + 1
-    rx = [r[1] * X[l][2] - r[2] * X[l][1], r[2] * X[l][0] - r[0] * X[l][2], r[0] * X[l][1] - r[1] * X[l][0]]
-    omega = [K2 * s2 * p + t * q for p, q in zip(rx, X[l])]
-    K1 = max(abs(sum(p * q for p, q in zip(omega, x))) for x in X) + 1
-    return [K1 * s * p + q for p, q in zip(r, omega)]
+    J = [m for m in range(len(X)) if sum(p * q for p, q in zip(r, X[m], strict=True)) == 0]
+    K2 = max(abs(sum(p * q for p, q in zip(X[ell], X[m], strict=True))) for m in J) + 1
+    rx = [
+        r[1] * X[ell][2] - r[2] * X[ell][1],
+        r[2] * X[ell][0] - r[0] * X[ell][2],
+        r[0] * X[ell][1] - r[1] * X[ell][0],
+    ]
+    omega = [K2 * s2 * p + t * q for p, q in zip(rx, X[ell], strict=True)]
+    K1 = max(abs(sum(p * q for p, q in zip(omega, x, strict=True))) for x in X) + 1
+    return [K1 * s * p + q for p, q in zip(r, omega, strict=True)]
 
 
 class UpperCells:
@@ -178,7 +183,7 @@ class UpperCells:
         )
         self.weights = weights * np.uint64(2) + np.uint64(1)
         self.hw = self.weights[self.planes]
-        self._simple: list[np.ndarray] = []  # (i, j, k, score, hash) per chunk
+        self._simple: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (i, j, k), score, hash per chunk
         self._lines_found: list[np.ndarray] = []  # (i, j, score, hash) per chunk
         self._rows: list[np.ndarray] = []  # explicit labelings (packed) of the other cells
         self._recipes: list[tuple] = []
@@ -212,38 +217,43 @@ class UpperCells:
 
     # -- the sweep over lines --------------------------------------------------------------
 
-    def _lines(self, I: np.ndarray, J: np.ndarray) -> tuple[np.ndarray, ...]:
+    def _lines(self, ii: np.ndarray, jj: np.ndarray) -> tuple[np.ndarray, ...]:
         """For the lines of planes i < j: d = x_i × x_j, a point num/den on it (den > 0) and, per
         plane l, F = den·(⟨p, x_l⟩ − 1), G = ⟨d, x_l⟩: at p + (s/den)·d, den·f_l = F + s·G."""
-        xi, xj = self.X[I], self.X[J]
+        xi, xj = self.X[ii], self.X[jj]
         d = _cross(xi, xj)
-        r = np.arange(len(I))
+        r = np.arange(len(ii))
         star = np.abs(d).argmax(axis=1)
         a, b = _OTHER[star, 0], _OTHER[star, 1]
         den = xi[r, a] * xj[r, b] - xi[r, b] * xj[r, a]
-        num = np.zeros((len(I), 3), dtype=np.int64)
+        num = np.zeros((len(ii), 3), dtype=np.int64)
         num[r, a] = xj[r, b] - xi[r, b]
         num[r, b] = xi[r, a] - xj[r, a]
         flip = np.sign(den)
         den, num = den * flip, num * flip[:, None]
         return d, num, den, num @ self.X.T - den[:, None], d @ self.X.T
 
-    def _sweep(self, I: np.ndarray, J: np.ndarray) -> None:
-        d, num, den, F, G = self._lines(I, J)
+    def _sweep(self, ii: np.ndarray, jj: np.ndarray) -> None:
+        d, num, den, F, G = self._lines(ii, jj)
         cols = np.arange(self.m)
         on = (G == 0) & (F == 0)
         crossing = G != 0
         eps = _lexsign(d)
         count_on = on.sum(axis=1)
-        lower = (on & (cols < J[:, None])).sum(axis=1) == 1  # no plane of the line below j
+        lower = (on & (cols < jj[:, None])).sum(axis=1) == 1  # no plane of the line below j
         positive_parallel = ((G == 0) & (F > 0)) * 1
         below = np.where(crossing, eps[:, None] * G < 0, F > 0).astype(np.int8)
         two = lower & (count_on == 2)
         if two.any():
-            labels = self._line_labels(I[two], J[two], below[two], eps[two])
+            labels = self._line_labels(ii[two], jj[two], below[two], eps[two])
             self._lines_found.append(
                 np.stack(
-                    [I[two], J[two], self.floor + labels @ self.gain, self._hash_rows(labels).view(np.int64)],
+                    [
+                        ii[two],
+                        jj[two],
+                        self.floor + labels @ self.gain,
+                        self._hash_rows(labels).view(np.int64),
+                    ],
                     axis=1,
                 )
             )
@@ -252,7 +262,7 @@ class UpperCells:
             labels = below[row].copy()
             for sigma, u in self._sectors(on_row):
                 labels[on_row] = sigma > 0
-                self._explicit(labels, ("line", int(I[row]), int(J[row]), u))
+                self._explicit(labels, ("line", int(ii[row]), int(jj[row]), u))
         key = self._keys(F, G)
         order = np.argsort(key, axis=1)
         sk, sF, sG = (np.take_along_axis(A, order, axis=1) for A in (key, F, G))
@@ -261,15 +271,15 @@ class UpperCells:
         exact = sF[:, 1:] * sG[:, :-1] == sF[:, :-1] * sG[:, 1:]
         hard = np.any(same & ~exact, axis=1)
         tie = same & exact
-        pad = np.zeros((len(I), 1), dtype=bool)
+        pad = np.zeros((len(ii), 1), dtype=bool)
         alone = valid & ~np.hstack([pad, tie]) & ~np.hstack([tie, pad])
-        fast = alone & (count_on == 2)[:, None] & ~hard[:, None] & (order > J[:, None]) & lower[:, None]
+        fast = alone & (count_on == 2)[:, None] & ~hard[:, None] & (order > jj[:, None]) & lower[:, None]
         rr, pp = np.nonzero(fast)
         if len(rr):
-            self._simple_vertices(I, J, rr, pp, order, sG, valid, positive_parallel)
+            self._simple_vertices(ii, jj, rr, pp, order, sG, valid, positive_parallel)
         for row in np.flatnonzero(hard & lower):
             self._exact_row(
-                int(I[row]), int(J[row]), num[row], int(den[row]), d[row], F[row], G[row], on[row]
+                int(ii[row]), int(jj[row]), num[row], int(den[row]), d[row], F[row], G[row], on[row]
             )
         slow = valid & (~alone | (count_on > 2)[:, None]) & ~hard[:, None] & lower[:, None]
         positions = np.arange(self.m)
@@ -279,11 +289,11 @@ class UpperCells:
         ]
         for row in np.flatnonzero(slow.any(axis=1)):
             others = np.flatnonzero(on[row])
-            if np.any((others != I[row]) & (others < J[row])):
+            if np.any((others != ii[row]) & (others < jj[row])):
                 continue
             for start in np.unique(first[row, slow[row]]).tolist():
                 members = order[row, start : last[row, start] + 1]
-                if np.any(members < J[row]):
+                if np.any(members < jj[row]):
                     continue
                 k = int(members[0])
                 self._vertex(
@@ -300,7 +310,7 @@ class UpperCells:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.where(G != 0, -F / G, np.inf)
 
-    def _simple_vertices(self, I, J, rr, pp, order, sG, valid, positive_parallel) -> None:
+    def _simple_vertices(self, ii, jj, rr, pp, order, sG, valid, positive_parallel) -> None:
         """Vertices of exactly three planes i < j < k: one cell each, scored by prefix sums."""
         gain, hw = self.gain[order], self.hw[order]
         up, down = valid & (sG > 0), valid & (sG < 0)
@@ -316,7 +326,7 @@ class UpperCells:
         )
         par = positive_parallel @ self.gain
         hpar = (positive_parallel.astype(np.uint64) * self.hw[None, :]).sum(axis=1, dtype=np.uint64)
-        i, j, k = I[rr], J[rr], order[rr, pp]
+        i, j, k = ii[rr], jj[rr], order[rr, pp]
         sigma = self._octant(i, j, k, sG[rr, pp])
         own = sigma > 0
         score = self.floor + walk[rr, pp] + par[rr] + (own * self.gain[np.stack([i, j, k], 1)]).sum(1)
@@ -339,8 +349,8 @@ class UpperCells:
         if np.any((others != i) & (others < j)):
             return
         groups: dict[Fraction, list[int]] = {}
-        for l in np.flatnonzero(G != 0).tolist():
-            groups.setdefault(Fraction(-int(F[l]), int(G[l])), []).append(l)
+        for ell in np.flatnonzero(G != 0).tolist():
+            groups.setdefault(Fraction(-int(F[ell]), int(G[ell])), []).append(ell)
         for members in groups.values():
             if min(members) > j:
                 k = members[0]
@@ -371,18 +381,18 @@ class UpperCells:
     def _hash_rows(self, labels: np.ndarray) -> np.ndarray:
         return np.where(labels.astype(bool), self.hw[None, :], np.uint64(0)).sum(axis=1, dtype=np.uint64)
 
-    def _normal(self, l: int) -> tuple[int, int]:
-        x1, x2, x3 = (int(v) for v in self.X[l])
+    def _normal(self, ell: int) -> tuple[int, int]:
+        x1, x2, x3 = (int(v) for v in self.X[ell])
         return self.K * x1 - x2, self.K * self.K * x1 - x3
 
     def _sectors(self, on: np.ndarray) -> list[tuple[np.ndarray, tuple[int, int]]]:
         """The sectors between consecutive c₂-upward rays of the lines n_l, l ∈ ``on``, in H."""
-        normals = [self._normal(int(l)) for l in on]
-        rays = []
+        normals = [self._normal(int(ell)) for ell in on]
+        rays: list[tuple[int, int]] = []
         for a, b in normals:
             t = (-b, a)
             rays.append(t if t[0] + self.M * t[1] > 0 else (b, -a))
-        rays.sort(key=functools.cmp_to_key(lambda p, q: -1 if p[0] * q[1] - p[1] * q[0] > 0 else 1))
+        rays.sort(key=functools.cmp_to_key(lambda p, q: -1 if p[0] * q[1] - p[1] * q[0] > 0 else 1))  # type: ignore[index]  # cmp_to_key keys are untyped
         out = []
         for p, q in itertools.pairwise(rays):
             u = (p[0] + q[0], p[1] + q[1])
@@ -398,10 +408,10 @@ class UpperCells:
         T2 = (1 + self.M) * B + 1
         norm = 1 + self.M * self.M
         taus = []
-        for l in range(self.m):
-            n1, n2 = self._normal(l)
-            b = 1 + self.T * int(self.X[l, 0])
-            taus.append(Fraction(b * norm + T2 * (n1 + self.M * n2), norm * int(self.tau[l])))
+        for ell in range(self.m):
+            n1, n2 = self._normal(ell)
+            b = 1 + self.T * int(self.X[ell, 0])
+            taus.append(Fraction(b * norm + T2 * (n1 + self.M * n2), norm * int(self.tau[ell])))
         return T2, taus
 
     def _far(self) -> None:
@@ -415,10 +425,10 @@ class UpperCells:
             self._explicit(start ^ (rank < q), ("far", q, tuple(order)))
 
     def _finish(self) -> None:
-        found = list(zip(*self._simple)) or [
-            [np.zeros((0, 3), np.int16)],
-            [np.zeros(0, np.int32)],
-            [np.zeros(0, np.uint64)],
+        found = list(zip(*self._simple, strict=True)) or [
+            (np.zeros((0, 3), np.int16),),
+            (np.zeros(0, np.int32),),
+            (np.zeros(0, np.uint64),),
         ]
         lines = np.concatenate(self._lines_found) if self._lines_found else np.zeros((0, 4), dtype=np.int64)
         self.simple = np.concatenate(found[0])
@@ -438,7 +448,7 @@ class UpperCells:
 
     # -- reading cells back -------------------------------------------------------------------
 
-    def labels(self, cells: np.ndarray) -> np.ndarray:
+    def labels(self, cells: np.ndarray | Sequence[int]) -> np.ndarray:
         """The labelings (rows over P) of the cells ``cells`` (indices in the enumeration order:
         three-plane vertices, two-plane lines, then the explicitly stored cells)."""
         cells = np.asarray(cells, dtype=np.int64).reshape(-1)
@@ -491,11 +501,14 @@ class UpperCells:
             i, j, k = (int(v) for v in self.simple[cell])
             xi, xj, xk = X[i], X[j], X[k]
             cjk, cki, cij = _cross_ints(xj, xk), _cross_ints(xk, xi), _cross_ints(xi, xj)
-            D = sum(p * q for p, q in zip(xi, cjk))
+            D = sum(p * q for p, q in zip(xi, cjk, strict=True))
             sigma = self._octant(np.array([i]), np.array([j]), np.array([k]), np.array([D]))[0].tolist()
             sD = 1 if D > 0 else -1
-            u = [sD * (sigma[0] * p + sigma[1] * q + sigma[2] * r) for p, q, r in zip(cjk, cki, cij)]
-            base = [Fraction(p + q + r, D) for p, q, r in zip(cjk, cki, cij)]
+            u = [
+                sD * (sigma[0] * p + sigma[1] * q + sigma[2] * r)
+                for p, q, r in zip(cjk, cki, cij, strict=True)
+            ]
+            base = [Fraction(p + q + r, D) for p, q, r in zip(cjk, cki, cij, strict=True)]
             a = _step(X, base, u)
         elif cell < self.implicit:
             i, j = (int(v) for v in self.lines[cell - len(self.simple)])
@@ -511,7 +524,7 @@ class UpperCells:
             else:
                 a = self._far_point(*recipe[1:])
         expected = self.labels([cell])[0][self.planes]
-        got = [int(sum(p * q for p, q in zip(a, x)) > 1) for x in X]
+        got = [int(sum(p * q for p, q in zip(a, x, strict=True)) > 1) for x in X]
         if got != expected.tolist():
             raise RuntimeError(f"internal error: the point built for cell {cell} is not inside it")
         return a[0], a[1], a[2]
@@ -522,13 +535,13 @@ class UpperCells:
         if u2 is None:
             u2 = self._sectors(np.array([i, j]))[0][1]
         far = -eps * (int(np.abs(F).max()) + 1)
-        base = [Fraction(int(p) + far * int(q), int(den)) for p, q in zip(num, d)]
+        base = [Fraction(int(p) + far * int(q), int(den)) for p, q in zip(num, d, strict=True)]
         u = [u2[0] * self.K + u2[1] * self.K * self.K, -u2[0], -u2[1]]
         return _step([[int(v) for v in x] for x in self.X.tolist()], base, u)
 
     def _far_point(self, q: int, order: tuple[int, ...]) -> list[Fraction]:
         T2, taus = self._far_setup()
-        sorted_taus = [taus[l] for l in order]
+        sorted_taus = [taus[ell] for ell in order]
         if not sorted_taus:
             t = Fraction(0)
         elif q == 0:
@@ -549,11 +562,11 @@ def _cross_ints(p: list[int], q: list[int]) -> list[int]:
 def _step(X: list[list[int]], base: list[Fraction], u: list[int]) -> list[Fraction]:
     """base + u/K' with K' so large that no plane off ``base`` changes side (those through it take
     the side of u)."""
-    gaps = [abs(sum(p * q for p, q in zip(base, x)) - 1) for x in X]
+    gaps = [abs(sum((p * q for p, q in zip(base, x, strict=True)), Fraction(0)) - 1) for x in X]
     gap = min((g for g in gaps if g), default=Fraction(1))
-    reach = max((abs(sum(p * q for p, q in zip(u, x))) for x in X), default=0)
+    reach = max((abs(sum(p * q for p, q in zip(u, x, strict=True))) for x in X), default=0)
     K = math.floor(reach / gap) + 1
-    return [p + Fraction(q, K) for p, q in zip(base, u)]
+    return [p + Fraction(q, K) for p, q in zip(base, u, strict=True)]
 
 
 class HalfspaceTrace3D(SignUnion):

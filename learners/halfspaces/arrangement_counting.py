@@ -1,4 +1,4 @@
-"""Halfspace traces counted by score without listing them (issue 20; seed 000, Algorithm 1 line 5
+"""Halfspace traces counted by score without listing them (seed 000, Algorithm 1 line 5
 and Appendix C): the exact exponential mechanism over Π_C(P) for halfspaces 1[⟨a, x⟩ ≥ w] on
 [[±X]]², in O(|P|² log |P|) integer work instead of the O(|P|³) listing of
 :mod:`~dpledger.learners.halfspaces.geometry`.
@@ -90,7 +90,7 @@ _FAR = np.iinfo(np.int64).max
 
 def record_counts(size: int, index: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(n_0, n_1): the labeled records with label 0 / 1 at each of ``size`` points (q(S, g) = Σ_j n_{g_j})."""
-    return tuple(np.bincount(index[labels == b], minlength=size) for b in (0, 1))
+    return np.bincount(index[labels == 0], minlength=size), np.bincount(index[labels == 1], minlength=size)
 
 
 class PlaneCells:
@@ -137,10 +137,10 @@ class PlaneCells:
         gain = self.n1 - self.n0
         nb = np.where(self.b, self.n1, self.n0)
         lines, partners, scores, hashes = (
-            [[-1]],
-            [[-1]],
-            [[self._score(self.left)]],
-            [[int(self.left @ self.weights)]],
+            [np.array([-1])],
+            [np.array([-1])],
+            [np.array([self._score(self.left)])],
+            [np.array([int(self.left @ self.weights)])],
         )
         vertex_parts: list[tuple[np.ndarray, ...]] = []
         for chunk in self._chunks():
@@ -182,7 +182,7 @@ class PlaneCells:
                 )
             )
         for part in vertex_parts:
-            for store, values in zip((lines, partners, scores, hashes), part):
+            for store, values in zip((lines, partners, scores, hashes), part, strict=True):
                 store.append(values)
         self.cell_line = np.concatenate(lines).astype(np.int32)
         self.cell_partner = np.concatenate(partners).astype(np.int32)
@@ -271,7 +271,8 @@ class PlaneCells:
                 if lo[r] == -_FAR:
                     unbounded.append(int(J[r]))
                 else:
-                    bounded.append(self.vertex(int(J[r]), int(np.argmax(low_key[r]))) + (int(J[r]),))
+                    bounded.append((*self.vertex(int(J[r]), int(np.argmax(low_key[r]))), int(J[r])))
+        name: tuple[int, tuple[int, int, int] | None]
         if unbounded:
             name = (min(unbounded), None)
         elif bounded:
@@ -337,7 +338,7 @@ def central_labelings(P: np.ndarray) -> list[np.ndarray]:
         rays |= {(-y // g, x // g), (y // g, -x // g)}
     ordered = sorted(rays, key=functools.cmp_to_key(_by_angle))
     directions = []
-    for r, s in zip(ordered, ordered[1:] + ordered[:1]):
+    for r, s in zip(ordered, ordered[1:] + ordered[:1], strict=True):
         turn = r[0] * s[1] - r[1] * s[0]
         directions.append((r[0] + s[0], r[1] + s[1]) if turn > 0 else (-r[1], r[0]))
     return [(P @ np.array(u) > 0).astype(np.int8) for u in directions]
@@ -362,7 +363,7 @@ class LineCells:
         system = coordinate_constraints(P, np.ones(len(P), dtype=np.int64), self.prefix)
         alpha, gamma = system.alpha.tolist(), system.gamma.tolist()
         n0, n1 = record_counts(len(P), index, labels)
-        ends = [Fraction(-g, a) if a else None for a, g in zip(alpha, gamma)]
+        ends = [Fraction(-g, a) if a else None for a, g in zip(alpha, gamma, strict=True)]
         self.breakpoints = sorted({e for e in ends if e is not None})
         position = {e: i for i, e in enumerate(self.breakpoints)}
         r = len(self.breakpoints)
@@ -419,9 +420,9 @@ class LineCells:
             raise ValueError("labels is not a labeling of the trace")
         i, point = divmod(slot, 2)
         if point:
-            return self.prefix + (self.breakpoints[i],)
+            return (*self.prefix, self.breakpoints[i])
         e = self.breakpoints
-        return self.prefix + (simplest_between(e[i - 1] if i else None, e[i] if i < len(e) else None),)
+        return (*self.prefix, simplest_between(e[i - 1] if i else None, e[i] if i < len(e) else None))
 
 
 def halfspace_counted_trace(

@@ -83,8 +83,9 @@ def coordinate_constraints(X: np.ndarray, y: np.ndarray, prefix: tuple) -> Coord
     rows = X.tolist()
     position = len(prefix) - 1  # index of z among a_1..a_d
     alpha, beta, gamma = [], [], []
-    for label, x in zip(labels, rows):
-        fixed_part = sum(int(v * L) * xv for v, xv in zip(fixed[1:], x)) - int(fixed[0] * L)
+    for label, x in zip(labels, rows, strict=True):
+        # the fixed coefficients a_1..a_{i−1} meet the first coordinates of x only
+        fixed_part = sum(int(v * L) * xv for v, xv in zip(fixed[1:], x, strict=False)) - int(fixed[0] * L)
         alpha.append(label * L * x[position])
         beta.append([label * L * xv for xv in x[position + 1 :]])
         gamma.append(label * fixed_part)
@@ -146,7 +147,7 @@ def _sorted_ends(A: np.ndarray, B: np.ndarray) -> tuple[list[Fraction], np.ndarr
             rank = np.empty(len(order), dtype=np.int64)
             rank[order] = np.arange(len(order))
             return [Fraction(int(n), int(d)) for n, d in ordered.tolist()], rank[inverse.reshape(-1)]
-    ends = [Fraction(-int(b), int(a)) for a, b in zip(A.tolist(), B.tolist())]
+    ends = [Fraction(-int(b), int(a)) for a, b in zip(A.tolist(), B.tolist(), strict=True)]
     breakpoints = sorted(set(ends))
     where = {b: j for j, b in enumerate(breakpoints)}
     return breakpoints, np.array([where[e] for e in ends], dtype=np.int64)

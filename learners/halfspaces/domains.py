@@ -272,7 +272,7 @@ def slot_counts(domain: SignDomain | RationalDomain, breakpoints: list[Fraction]
     strict = [domain.below(b, True) for b in breakpoints]
     weak = [domain.below(b, False) for b in breakpoints]
     counts, previous = [], 0
-    for lt, le in zip(strict, weak):
+    for lt, le in zip(strict, weak, strict=True):
         counts += [lt - previous, le - lt]
         previous = le
     counts.append(domain.size - previous)

@@ -27,7 +27,7 @@ Traces, exact for d ≤ 2 (|P| distinct points) — d = 3 (prefixes () and (w,))
 
 This listing is what the exact auditor (Enumerated randomness) enumerates. Sampled LabelBoost never
 calls it: :mod:`~dpledger.learners.halfspaces.arrangement_counting` counts the same labelings by
-score in O(|P|² log |P|) and draws one by rank (issue 20).
+score in O(|P|² log |P|) and draws one by rank.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class GridHalfspaces(ConceptClass):
 
     # -- parameterisation (Section 8.1, Definition 8.2) -------------------------------------
 
-    def next_values(self, prefix: Components) -> SignDomain | RationalDomain:
+    def next_values(self, prefix: Components) -> SignDomain | RationalDomain:  # type: ignore[override]  # the domains are sized like sequences, without Sequence.count
         """Ỹ_{i}(prefix), i = len(prefix) + 1 (Definition C.3), implicit."""
         return coordinate_domain(self.dimension, self.grid, tuple(prefix))
 
@@ -141,7 +141,7 @@ class RestrictedHalfspaces(GridHalfspaces):
     def __repr__(self) -> str:
         return f"{self.parent!r}.restrict({self.prefix})"
 
-    def next_values(self, prefix: Components) -> SignDomain | RationalDomain | tuple:
+    def next_values(self, prefix: Components) -> SignDomain | RationalDomain | tuple:  # type: ignore[override]  # the domains are sized like sequences, without Sequence.count
         if len(prefix) < len(self.prefix):
             return (self.prefix[len(prefix)],) if tuple(prefix) == self.prefix[: len(prefix)] else ()
         return self.parent.next_values(prefix)
@@ -191,7 +191,7 @@ class _Patterns:
 
 def _line_patterns(alpha: list[int], gamma: list[int]) -> list[tuple[np.ndarray, Fraction]]:
     """Every labeling [α_j u + γ_j ≥ 0] over u ∈ Q, with a rational u realizing it."""
-    ends = sorted({Fraction(-g, a) for a, g in zip(alpha, gamma) if a})
+    ends = sorted({Fraction(-g, a) for a, g in zip(alpha, gamma, strict=True) if a})
     candidates = [simplest_between(None, ends[0] if ends else None)]
     for j, end in enumerate(ends):
         candidates += [end, simplest_between(end, ends[j + 1] if j + 1 < len(ends) else None)]
@@ -203,7 +203,7 @@ def _one_free(patterns: _Patterns, P: np.ndarray, prefix: Components) -> None:
     ones = np.ones(len(P), dtype=np.int64)
     system = coordinate_constraints(P, ones, prefix)  # with ℓ = 1 the constraint is "labeled 1"
     for labels, u in _line_patterns(system.alpha.tolist(), system.gamma.tolist()):
-        patterns.add(labels, lambda u=u: prefix + (u,))
+        patterns.add(labels, lambda u=u: (*prefix, u))  # type: ignore[misc]  # a lambda binding its loop value as a default
 
 
 def _plane(patterns: _Patterns, P: np.ndarray, w: int) -> None:
@@ -234,7 +234,7 @@ def _plane(patterns: _Patterns, P: np.ndarray, w: int) -> None:
                 sigma = (2 * bit_i - 1, 2 * bit_j - 1)
                 patterns.add_block(
                     block,
-                    lambda r, g=general, s=sigma, sl=sl: _vertex_maker(
+                    lambda r, g=general, s=sigma, sl=sl: _vertex_maker(  # type: ignore[misc]  # a lambda binding its loop value as a default
                         P, w, i_idx[sl][g[r]], j_idx[sl][g[r]], D[sl][g[r]], p[sl][g[r]], s
                     ),
                 )
@@ -299,7 +299,7 @@ def _parallel(patterns: _Patterns, P: np.ndarray, w: int, lines: np.ndarray, zer
     norm = e[0] ** 2 + e[1] ** 2
     lam = [int(x[0]) // e[0] if e[0] else int(x[1]) // e[1] for x in P.tolist()]
     for labels, tau in _line_patterns(lam, [-w] * len(P)):
-        patterns.add(labels, lambda tau=tau: (w, tau * e[0] / norm, tau * e[1] / norm))
+        patterns.add(labels, lambda tau=tau: (w, tau * e[0] / norm, tau * e[1] / norm))  # type: ignore[misc]  # a lambda binding its loop value as a default
 
 
 def restricted_trace(C: GridHalfspaces, prefix: Components, points: Any) -> Trace:

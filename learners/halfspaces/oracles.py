@@ -2,9 +2,11 @@
 
 All three oracles return an element of the finite domain Ỹ_i(y≤i−1) of Definition 8.2 on every
 input (totality and validity of Assumption 4.4) and declare their event wrapped in
-``OnRealizableInputs`` as the learner expects. Each keeps a per-call ``history_``
-(:class:`OracleRound`): the depth Q_i^S(y_i) achieved against m = |S| and whether the domain
-contains a coordinate of full depth (Lemma 8.3 / C.4, checked on every call).
+``OnRealizableInputs`` as the learner expects. With ``telemetry=True`` each keeps a per-call
+``history_`` (:class:`OracleRound`): the depth Q_i^S(y_i) achieved against m = |S| and whether the
+domain contains a coordinate of full depth (Lemma 8.3 / C.4, checked on every call) — exact,
+noise-free statistics of the sample covered by no event, so off by default (``history_`` stays
+empty) and never to be released with a model.
 
 * :class:`ExponentialDepthOracle` — the baseline: the exponential mechanism over Ỹ_i with score
   Q_i^S (sensitivity one, Definition 8.1): ε_A-DP on every input; loses O(log N/ε_A) depth.
@@ -33,11 +35,12 @@ from dpledger.accountant.events import Event, ExponentialMechanism, OnRealizable
 from dpledger.learners.component_oracles import ComponentOracle
 from dpledger.learners.concept_classes import Components, ConceptClass
 from dpledger.learners.halfspaces.depth import SlotScores, coordinate_objective, threshold_objective
-from dpledger.learners.halfspaces.domains import SignDomain
+from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain
 from dpledger.learners.halfspaces.private_ip import (
     PRIVATE_IP_SUBSTITUTE,
     QCOPT_SUBSTITUTE,
     domain_exponential_mechanism,
+    domain_exponential_mechanism_release,
     exponential_interior_point,
     interior_point_sample_size,
 )
@@ -79,7 +82,7 @@ def objective_slots(X: np.ndarray, y: np.ndarray, prefix: Components) -> SlotSco
 def _domain_maximum(domain: Any, scores: SlotScores) -> int:
     """max of Q over the domain's elements (slots without elements are skipped)."""
     counts = domain.counts(scores.breakpoints)
-    return max(int(s) for s, c in zip(scores.scores.tolist(), counts) if c)
+    return max(int(s) for s, c in zip(scores.scores.tolist(), counts, strict=True) if c)
 
 
 class _DepthOracle(ComponentOracle):
@@ -87,8 +90,9 @@ class _DepthOracle(ComponentOracle):
 
     description = ""
 
-    def __init__(self, epsilon: Any = 4) -> None:
+    def __init__(self, epsilon: Any = 4, telemetry: bool = False) -> None:
         self.epsilon = epsilon
+        self.telemetry = telemetry
         self.history_: list[OracleRound] = []
 
     def _epsilon(self) -> Fraction:
@@ -99,15 +103,17 @@ class _DepthOracle(ComponentOracle):
 
     def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
         """ε_A-DP (pure) on every input whatever its size, recorded as required on realizable inputs."""
-        return OnRealizableInputs(
-            ExponentialMechanism(self._epsilon(), concept_class.next_values(prefix).size)
-        )
+        values = concept_class.next_values(prefix)
+        size = values.size if isinstance(values, (SignDomain, RationalDomain)) else len(values)
+        return OnRealizableInputs(ExponentialMechanism(self._epsilon(), size))
 
     def select(
         self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
     ) -> Fraction:
         domain = concept_class.next_values(prefix)
         value = self._optimize(domain, prefix, X, y, rng)
+        if not self.telemetry:
+            return value
         objective = objective_slots(X, y, prefix)  # telemetry: Q_i^S at the output and over Ỹ_i
         best = _domain_maximum(domain, objective)
         self.history_.append(
@@ -130,7 +136,9 @@ class ExponentialDepthOracle(_DepthOracle):
     def _optimize(
         self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
     ) -> Fraction:
-        return domain_exponential_mechanism(domain, objective_slots(X, y, prefix), self._epsilon(), rng)
+        return domain_exponential_mechanism_release(
+            domain, objective_slots(X, y, prefix), self._epsilon(), rng
+        )[0]
 
 
 Optimizer = Callable[[Any, SlotScores, Fraction, Randomness], Fraction]
@@ -147,16 +155,19 @@ class QCOptOracle(_DepthOracle):
 
     description = f"QCOpt with the total extension (Section 8.2); optimizer = {QCOPT_SUBSTITUTE}"
 
-    def __init__(self, epsilon: Any = 4, optimizer: Optimizer = domain_exponential_mechanism) -> None:
-        super().__init__(epsilon)
+    def __init__(
+        self, epsilon: Any = 4, optimizer: Optimizer = domain_exponential_mechanism, telemetry: bool = False
+    ) -> None:
+        super().__init__(epsilon, telemetry)
         self.optimizer = optimizer
 
     def _optimize(
         self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
     ) -> Fraction:
+        slots, epsilon = objective_slots(X, y, prefix), self._epsilon()  # bad input raises here
         try:
-            value = self.optimizer(domain, objective_slots(X, y, prefix), self._epsilon(), rng)
-        except ValueError:
+            value = self.optimizer(domain, slots, epsilon, rng)
+        except ValueError:  # the optimizer's failed construction: the total extension
             return domain.minimum
         return value if value in domain else domain.minimum
 
@@ -169,8 +180,10 @@ class IPConcaveOracle(_DepthOracle):
 
     description = f"IPConcave (Algorithm 3) with PrivateIP = {PRIVATE_IP_SUBSTITUTE}"
 
-    def __init__(self, epsilon: Any = 4, blocks: int | None = None, beta: float = 0.05) -> None:
-        super().__init__(epsilon)
+    def __init__(
+        self, epsilon: Any = 4, blocks: int | None = None, beta: float = 0.05, telemetry: bool = False
+    ) -> None:
+        super().__init__(epsilon, telemetry)
         self.blocks = blocks
         self.beta = beta
 

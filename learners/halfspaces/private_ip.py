@@ -22,6 +22,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from dpledger.accountant.events import ExponentialMechanism
+from dpledger.learners import releases
 from dpledger.learners.halfspaces.depth import SlotScores
 from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain
 from dpledger.learners.randomness import Randomness, as_fraction
@@ -38,20 +40,63 @@ QCOPT_SUBSTITUTE = (
 """How the QCOpt substitute is named in docs and CLI output."""
 
 
-def domain_exponential_mechanism(
+def domain_exponential_mechanism_release(
     domain: SignDomain | RationalDomain, scores: SlotScores, epsilon: Fraction, rng: Randomness
-) -> Fraction:
-    """An element x of ``domain`` with probability ∝ exp(ε·scores(x)/2) (McSherry–Talwar,
-    sensitivity one), exactly. Slots holding no element get probability 0."""
+) -> tuple[Fraction, ExponentialMechanism]:
+    """Draw and record in one call: an element x of ``domain`` with probability
+    ∝ exp(ε·scores(x)/2) (McSherry–Talwar, sensitivity one), exactly, and its event.
+
+    Args:
+        domain: The finite coordinate domain (never listed).
+        scores: The sensitivity-one score, constant on each slot.
+        epsilon: The ε of the mechanism.
+        rng: The randomness.
+
+    Returns:
+        The element drawn (slots holding no element get probability 0) and
+        ``ExponentialMechanism(epsilon, domain.size)``; the release is reported to
+        :mod:`dpledger.learners.releases` with layout ``"slots"``.
+
+    Raises:
+        ValueError: If ε is not positive.
+    """
     counts = np.array(domain.counts(scores.breakpoints), dtype=object)
-    levels = sorted({int(s) for s, c in zip(scores.scores.tolist(), counts.tolist()) if c})
+    levels = sorted({int(s) for s, c in zip(scores.scores.tolist(), counts.tolist(), strict=True) if c})
     level_of = np.array(scores.scores.tolist(), dtype=object)
     totals = [sum(counts[level_of == level].tolist()) for level in levels]
-    scale = as_fraction(epsilon, "epsilon") / 2
+    sensitivity = Fraction(1)
+    scale = as_fraction(epsilon, "epsilon") / (2 * sensitivity)
+    if scale <= 0:
+        raise ValueError(f"epsilon must be positive, got {epsilon}")
     level = levels[rng.choice_grouped([scale * v for v in levels], totals)]
     members = np.flatnonzero((level_of == level) & (counts > 0))
     slot = members[rng.choice(counts[members].tolist())]
-    return domain.sample(scores.slot(int(slot)), rng)
+    value = domain.sample(scores.slot(int(slot)), rng)
+    event = ExponentialMechanism(epsilon=as_fraction(epsilon, "epsilon"), candidates=domain.size)
+    if not releases.active():
+        return value, event
+    chosen = releases.observe(
+        releases.Release(
+            kind="exponential_mechanism",
+            statistic=scores.scores.astype(np.float64),
+            sensitivity=sensitivity,
+            event=event,
+            output=value,
+            epsilon=as_fraction(epsilon, "epsilon"),
+            layout="slots",
+            counts=tuple(int(c) for c in counts.tolist()),
+            breakpoints=tuple(scores.breakpoints),
+        )
+    )
+    return chosen, event
+
+
+def domain_exponential_mechanism(
+    domain: SignDomain | RationalDomain, scores: SlotScores, epsilon: Fraction, rng: Randomness
+) -> Fraction:
+    """The element of :func:`domain_exponential_mechanism_release` without its event (the
+    :data:`~dpledger.learners.halfspaces.oracles.Optimizer` interface)."""
+    return domain_exponential_mechanism_release(domain, scores, epsilon, rng)[0]
 
 
 def interior_point_scores(values: Sequence[Fraction]) -> SlotScores:

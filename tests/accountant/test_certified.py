@@ -175,7 +175,7 @@ def test_normal_cdf_enclosure_contains_the_300_digit_value(x):
 
 
 def test_gaussian_rule_does_not_rest_on_mpmaths_uncertified_normal_cdf(monkeypatch):
-    """Issue 14, B.4: Φ was mpmath's ncdf plus slack; the enclosure must come from ball arithmetic,
+    """Φ was mpmath's ncdf plus slack; the enclosure must come from ball arithmetic,
     so corrupting mpmath's ncdf changes nothing."""
     from dpledger.accountant.numerics.special import AnalyticGaussianEpsilon
 

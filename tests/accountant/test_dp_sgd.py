@@ -47,7 +47,7 @@ def test_the_calibrated_noise_multiplier_is_certified_and_a_smaller_one_is_not()
 
 
 def test_pld_noise_for_poisson_sampling_is_far_below_the_amplified_pairs():
-    pld = composition_noise("gaussian", 1, 1, "1e-5", k=20, poisson_rate="0.05", composition="pld")
+    pld = composition_noise("gaussian", 1, 1, "1e-5", k=20, poisson_rate="0.05", method="pld")
     pairs = composition_noise("gaussian", 1, 1, "1e-5", k=20, poisson_rate="0.05")
     assert pld.value < pairs.value / 1.5
     assert any("privacy-loss distributions" in note for note in pld.notes)

@@ -73,19 +73,19 @@ def test_analytic_gaussian_needs_less_noise_than_classic_and_discrete_gaussian_m
 
 
 CASES = [
-    dict(mechanism="gaussian", k=10, composition="optimal"),
-    dict(mechanism="gaussian", k=10, composition="basic"),
-    dict(mechanism="laplace", k=10, composition="advanced"),
-    dict(mechanism="laplace", k=10, composition="optimal"),
-    dict(mechanism="discrete-gaussian", k=5, composition="optimal"),
-    dict(mechanism="gaussian", k=20, composition="optimal", poisson_rate="0.05"),
-    dict(mechanism="discrete-laplace", k=20, composition="advanced", sample_size=5, population_size=100),
+    dict(mechanism="gaussian", k=10, method="optimal"),
+    dict(mechanism="gaussian", k=10, method="basic"),
+    dict(mechanism="laplace", k=10, method="advanced"),
+    dict(mechanism="laplace", k=10, method="optimal"),
+    dict(mechanism="discrete-gaussian", k=5, method="optimal"),
+    dict(mechanism="gaussian", k=20, method="optimal", poisson_rate="0.05"),
+    dict(mechanism="discrete-laplace", k=20, method="advanced", sample_size=5, population_size=100),
     pytest.param(
-        dict(mechanism="gaussian", k=10, composition="basic", poisson_rate="0.1", relation="substitute"),
+        dict(mechanism="gaussian", k=10, method="basic", poisson_rate="0.1", relation="substitute"),
         marks=pytest.mark.slow,
     ),  # δ₀ bound of the coupling (c = 2q); seconds of certified search
     pytest.param(
-        dict(mechanism="gaussian", k=10, composition="advanced", poisson_rate="0.7", relation="substitute"),
+        dict(mechanism="gaussian", k=10, method="advanced", poisson_rate="0.7", relation="substitute"),
         marks=pytest.mark.slow,
     ),  # q > 1/2: c = q/(1 − q)
 ]
@@ -114,7 +114,7 @@ def test_poisson_rate_and_fixed_size_share_the_amplification_bound_and_beat_no_s
     fixed = composition_noise("gaussian", 1, 1, "1e-5", k=50, sample_size=2, population_size=100)
     assert poisson.value == fixed.value
     assert poisson.guarantee.relation == "add_remove" and fixed.guarantee.relation == "substitute"
-    assert poisson.value < composition_noise("gaussian", 1, 1, "1e-5", k=50, composition="advanced").value
+    assert poisson.value < composition_noise("gaussian", 1, 1, "1e-5", k=50, method="advanced").value
 
 
 @pytest.mark.parametrize("method", ["advanced", "optimal"])
@@ -155,7 +155,7 @@ def test_per_step_epsilon_basic_is_epsilon_over_k_and_optimal_beats_advanced_and
         (lambda: gaussian_sigma(1, 2, "1e-5", method="classic"), "epsilon < 1"),
         (lambda: composition_noise("gauss", 1, 1, "1e-5"), "mechanism"),
         (lambda: composition_noise("gaussian", 1, 1, "1e-5", k=0), "k"),
-        (lambda: composition_noise("gaussian", 1, 1, "1e-5", k=2, composition="best"), "composition"),
+        (lambda: composition_noise("gaussian", 1, 1, "1e-5", k=2, method="best"), "method"),
         (lambda: composition_noise("gaussian", 1, 1, "1e-5", poisson_rate="1.5"), "poisson_rate"),
         (lambda: composition_noise("gaussian", 1, 1, "1e-5", sample_size=5), "population_size"),
         (
@@ -174,7 +174,7 @@ def test_per_step_epsilon_basic_is_epsilon_over_k_and_optimal_beats_advanced_and
             ),
             "relation",
         ),
-        (lambda: composition_noise("laplace", 1, 1, 0, k=3, composition="optimal"), "delta"),
+        (lambda: composition_noise("laplace", 1, 1, 0, k=3, method="optimal"), "delta"),
         (lambda: composition_noise("gaussian-classic", 1, "0.5", "1e-5", k=3), "gaussian-classic"),
         (lambda: composition_epsilon(3, 1, "1e-5", "advanced", step_delta="1e-5"), "step_delta"),
         (lambda: composition_epsilon(3, 1, 0, "optimal"), "delta"),
@@ -192,7 +192,7 @@ def test_bad_input_is_a_value_error_naming_the_parameter(call, message):
 
 
 def test_the_docs_own_code_calibrates_a_gaussian_mechanism_for_k_compositions(docs_blocks):
-    """Issue 15 item 2's criterion: the Python of docs/calibrate.md up to and including "Your
+    """The Python of docs/calibrate.md up to and including "Your
     Gaussian mechanism, k times" runs and certifies σ for k = 10 (the whole page runs in the slow
     docs test)."""
     from pathlib import Path

@@ -112,7 +112,7 @@ def bruteforce_epsilon(pairs: list[tuple[mpf, mpf]], target: mpf) -> mpf:
 
         def hockey(eps: mpf) -> mpf:
             scale = mpmath.exp(eps)
-            return mpmath.fsum(max(mpf(0), p - scale * q) for p, q in zip(p_all, q_all))
+            return mpmath.fsum(max(mpf(0), p - scale * q) for p, q in zip(p_all, q_all, strict=True))
 
         if hockey(mpf(0)) <= target:
             return mpf(0)
@@ -273,7 +273,7 @@ def test_heterogeneous_fallback_at_least_exact(counts, eps_values, delta0, log_t
     max_states = 1 forces the fallback for every input (two groups give at least two atoms
     whatever windows their binomials are cut to), and 10^6 (above 61³, the most atoms three groups
     of at most 60 can have) keeps the other exact."""
-    groups = dict(zip(eps_values, counts))
+    groups = dict(zip(eps_values, counts, strict=False))  # the first len(counts) of the ε values
     pairs = [(mpf(e), delta0) for e, c in groups.items() for _ in range(c)]
     target = reachable_target(mpf(1), delta0, len(pairs), log_target)
     assume(target < 1)
@@ -387,13 +387,13 @@ def test_inputs_are_read_exactly_not_rounded_to_working_precision():
     """A 200-bit ε0 = 1 + 2^-100 must not be read as 1 (that would under-report ε)."""
     with mp.workprec(200):
         eps0 = mpf(1) + mpf(2) ** -100
-    lo, hi = homogeneous_optimal_epsilon(eps0, mpf(0), 1, mpf(2) ** -900)
+    _, hi = homogeneous_optimal_epsilon(eps0, mpf(0), 1, mpf(2) ** -900)
     with mp.workprec(200):
         assert hi >= 1 + mpf(2) ** -101
 
 
 # ------------------------------------------------------------------------------------------------
-# Any k: the binomial summed on a window, its tails certified (issue 17)
+# Any k: the binomial summed on a window, its tails certified
 
 
 def windowed_reference_delta(eps0: mpf, k: int, eps: mpf, sigmas: int = 13) -> tuple[mpf, mpf]:
@@ -424,8 +424,8 @@ def windowed_reference_delta(eps0: mpf, k: int, eps: mpf, sigmas: int = 13) -> t
 @pytest.mark.slow
 def test_two_million_mechanisms_match_an_independent_mpmath_sum():
     """k = 2·10⁶, ε0 = 10⁻⁴, δ = 10⁻⁶: δ_RR at the reported upper end is ≤ δ, and 10⁻⁹ below the
-    lower end it is > δ, by the independent 40-digit summation above (issue 17: the advanced
-    bound once reported instead was 22% above)."""
+    lower end it is > δ, by the independent 40-digit summation above (the advanced
+    bound is 22% above)."""
     eps0, k, target = mpf(1e-4), 2 * 10**6, mpf(1e-6)
     lo, hi = homogeneous_optimal_epsilon(eps0, mpf(0), k, target)
     assert hi - lo <= GAP_REL * hi

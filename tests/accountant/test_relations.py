@@ -1,4 +1,4 @@
-"""Neighbouring relations (issue 14, B.2): every guarantee says which relation it holds under, and
+"""Neighbouring relations: every guarantee says which relation it holds under, and
 the accountant refuses to mix substitute-one and add/remove guarantees unless a rule converts."""
 
 import math
@@ -122,7 +122,7 @@ def test_relation_survives_the_json_round_trip_and_is_validated():
 
 def test_vacuous_guarantees_say_so():
     """Basic composition of 1,000 (0.01, 0.01)-DP mechanisms gives δ = 10: a bound that says
-    nothing must be reported as vacuous, not as a number alone (issue 14, B.5)."""
+    nothing must be reported as vacuous, not as a number alone."""
     derivation = account(ev.Composition((ev.ApproxDP("0.01", "0.01"),), repeat=1000))
     assert derivation.guarantee.vacuous and derivation.guarantee.to_dict()["vacuous"] is True
     assert "vacuous: δ ≥ 1" in derivation.to_text()

@@ -238,8 +238,8 @@ def test_lemma_8_15_claim_holds_when_at_most_a_ninth_is_drawn(eps, draws, ratio)
 
 
 def test_optimal_composition_beyond_a_million_mechanisms_stays_exact():
-    """Issue 17: at k = 1,000,001 (ε₀ = 10⁻⁴, δ = 10⁻⁶) the rule once switched silently to the
-    advanced bound, 0.53565; the optimum is 0.39686 and the rule reports it, named as optimal."""
+    """At k = 1,000,001 (ε₀ = 10⁻⁴, δ = 10⁻⁶) the rule reports the optimum 0.39686, named as
+    optimal, not the advanced bound 0.53565."""
     optimal = account(
         ev.Composition((ev.PureDP("1e-4"),), method="optimal", target_delta="1e-6", repeat=10**6 + 1)
     )

@@ -55,7 +55,7 @@ def test_with_replacement_delta_at_log_a_is_never_below_the_lp_truth_and_equal_w
 
 
 def test_with_replacement_rule_at_the_boolean_oracles_use_is_log_a():
-    """ε_B = 1, 4 draws from N = 40 (issue 17): log A = 0.168240 (the looser log(A/B) was 0.231970)."""
+    """ε_B = 1, 4 draws from N = 40: log A = 0.168240 (the looser log(A/B) was 0.231970)."""
     derived, delta = rule(1.0, 0.0, 4, 40)
     a = (1 + math.expm1(1.0) / 40) ** 4
     assert derived == pytest.approx(math.log(a), rel=1e-12) and delta == 0

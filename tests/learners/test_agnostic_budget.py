@@ -1,4 +1,4 @@
-"""Issue 19 (3): how the semi-agnostic and proper learners spend their data and noise — the
+"""How the semi-agnostic and proper learners spend their data and noise — the
 semi-agnostic block schedule (fewer, larger blocks when the gradient steps' noise would be large),
 its selection among every iterate, and the proper learner's degree-weighted release."""
 

@@ -162,6 +162,9 @@ def test_degree_one_over_alpha_squared_leaves_l1_error_above_alpha_not_alpha_ove
         for t in np.linspace(0, 3, 13):
             c = _halfspace_coefficients(float(t), degree)
             worst = max(
-                worst, _gaussian_integral(float(t), lambda x, side: np.abs(side - hermite_1d(x, degree) @ c))
+                worst,
+                _gaussian_integral(
+                    float(t), lambda x, side, degree=degree, c=c: np.abs(side - hermite_1d(x, degree) @ c)
+                ),
             )
         assert alpha < worst < 2 * alpha

@@ -1,4 +1,4 @@
-"""Issue 19 (goal 4, improper learner): the subspace step of PrivateImproperLearner — a degree-D
+"""The subspace step of PrivateImproperLearner — a degree-D
 L1 regression along a direction chosen privately in the top-2 subspace of E[∇p∇pᵀ] — and the
 vectorised threshold errors it scores with."""
 
@@ -132,7 +132,7 @@ def test_bad_subspace_parameters_are_refused(name, value) -> None:
 
 @pytest.mark.slow
 def test_subspace_step_removes_the_far_one_sided_bias_of_low_degree_l1_regression() -> None:
-    """Issue 19, goal 4: under far one-sided flips (d = 10, Gaussian) the learner without the step
+    """Under far one-sided flips (d = 10, Gaussian) the learner without the step
     stays ≥ 0.05 above OPT even without privacy (degree ≤ 2 L1 regression is biased); with it, the
     private learner at ε = 1 is within OPT + 0.02 on held-out records of the same distribution."""
     sample = halfspace_data(120_000, 10, 0.1, "adversarial", Sampled(1001))

@@ -104,9 +104,9 @@ def test_declared_zero_one_labels_are_learned_and_returned(learner_class) -> Non
 @pytest.mark.parametrize("declared", [(-1, 1), (0, 1)])
 @pytest.mark.parametrize("learner_class", LEARNERS)
 def test_neighbours_differing_in_one_label_have_the_same_output_space(learner_class, declared) -> None:
-    """Issue 14, B.1: all labels positive vs one label negative (before: {−1, 1} vs {0, 1}, the
-    neighbour identified with certainty); classes_ and every prediction come from the declared
-    set only."""
+    """All labels positive vs one label negative: classes_ and every prediction come from the
+    declared set only (classes read from the labels would be {−1, 1} vs {0, 1}, the neighbour
+    identified with certainty)."""
     negative, positive = declared
     X = np.random.default_rng(5).normal(size=(200, 2))
     y = np.full(200, positive)

@@ -1,4 +1,4 @@
-"""Issue 19: the agnostic learners' model selection, the semi-agnostic threshold estimator, the far
+"""The agnostic learners' model selection, the semi-agnostic threshold estimator, the far
 two-sided flips and the data marginals."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def _far_one_sided(n: int, t: float, seed: int):
 
 @pytest.mark.parametrize("t", [0.0, 0.5])
 def test_erm_threshold_is_unbiased_where_the_label_mean_is_not(t: float) -> None:
-    """Issue 19 (2): under far one-sided flips the label-mean estimator (DKTZ22, the seed's Step 7) is
+    """Under far one-sided flips the label-mean estimator (DKTZ22, the seed's Step 7) is
     off by ≥ 0.15 at n = 200 000 — a bias, not noise — while the ERM threshold along the target
     direction is within one grid step (0.05) of t*."""
     sample = _far_one_sided(200_000, t, 1)

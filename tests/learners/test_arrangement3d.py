@@ -28,7 +28,9 @@ def strictly_feasible(constraints: list[tuple[tuple[int, ...], int]]) -> bool:
         lower = [(a, b) for a, b in system if a[v] < 0]
         system = {(a, b) for a, b in system if a[v] == 0}
         for (ap, bp), (an, bn) in itertools.product(upper, lower):
-            system.add((tuple(x / ap[v] - y / an[v] for x, y in zip(ap, an)), bp / ap[v] - bn / an[v]))
+            system.add(
+                (tuple(x / ap[v] - y / an[v] for x, y in zip(ap, an, strict=True)), bp / ap[v] - bn / an[v])
+            )
     return all(b > 0 for _, b in system)
 
 
@@ -39,7 +41,9 @@ def listed(P: np.ndarray, signs: tuple[int, ...]) -> set[tuple[int, ...]]:
     for w in signs:
         for g in itertools.product((0, 1), repeat=len(P)):
             side = [1 if b else -1 for b in g]
-            if strictly_feasible([(tuple(s * int(v) for v in x), -s * w) for x, s in zip(P.tolist(), side)]):
+            if strictly_feasible(
+                [(tuple(s * int(v) for v in x), -s * w) for x, s in zip(P.tolist(), side, strict=True)]
+            ):
                 found.add(g)
     return found
 
@@ -47,14 +51,16 @@ def listed(P: np.ndarray, signs: tuple[int, ...]) -> set[tuple[int, ...]]:
 def realizes(hypothesis, P: np.ndarray, g: np.ndarray) -> bool:
     """1[⟨a, x⟩ ≥ w] = g on every point of P, exactly."""
     w, *a = hypothesis
-    return [int(sum(Fraction(c) * int(v) for c, v in zip(a, x)) >= w) for x in P.tolist()] == g.tolist()
+    return [
+        int(sum(Fraction(c) * int(v) for c, v in zip(a, x, strict=True)) >= w) for x in P.tolist()
+    ] == g.tolist()
 
 
 def histogram(labelings, P: np.ndarray, index: np.ndarray, labels: np.ndarray) -> np.ndarray:
     n = [np.bincount(index[labels == b], minlength=len(P)) for b in (0, 1)]
     out = np.zeros(len(labels) + 1, dtype=np.int64)
     for g in labelings:
-        out[sum(n[b][l] for l, b in enumerate(g))] += 1
+        out[sum(n[b][ell] for ell, b in enumerate(g))] += 1
     return out
 
 
@@ -144,7 +150,7 @@ def test_ranks_of_a_score_give_uniform_labelings():
     index, labels = rng.integers(0, len(P), 12), rng.integers(0, 2, 12)
     trace = HalfspaceTrace3D(P, index, labels)
     table = trace.score_counts()
-    score, count = max(zip(table.scores, table.counts), key=lambda sc: sc[1])
+    score, count = max(zip(table.scores, table.counts, strict=True), key=lambda sc: sc[1])
     assert count >= 20
     draws = Counter(
         tuple(trace.labeling(score, int(rng.integers(count))).tolist()) for _ in range(60 * count)

@@ -150,7 +150,7 @@ def test_finite_component_classes_compose():
 
 def brute_q(C, prefix, h, X, y):
     spaces = [list(space) for space in C.spaces[len(prefix) + 1 :]]
-    return min(int(np.sum(C.evaluate(tuple(prefix) + (h,) + s, X) != y)) for s in itertools.product(*spaces))
+    return min(int(np.sum(C.evaluate((*tuple(prefix), h, *s), X) != y)) for s in itertools.product(*spaces))
 
 
 @settings(max_examples=25)

@@ -1,5 +1,8 @@
 """CarryForwardLearner (Algorithm 2): invariants, derived privacy, bad input."""
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -53,7 +56,7 @@ def test_lemma_5_2_realizable_prefix_state_before_every_oracle_call_on_arbitrary
     C = Intervals(64)
     X = rng.integers(0, 64, size=600)
     y = rng.integers(0, 2, size=600)
-    learner = CarryForwardLearner(C, m=m, random_state=seed).fit(X, y)
+    learner = CarryForwardLearner(C, m=m, random_state=seed, telemetry=True).fit(X, y)
     assert C.contains(learner.hypothesis_)
     assert len(learner.rounds_) == C.k
 
@@ -64,13 +67,13 @@ def test_lemma_5_2_violation_is_an_internal_error():
             return -5
 
     X, y, _ = realizable_data(Intervals(64), 300, 0)
-    with pytest.raises(InvariantViolation, match="Assumption 4.4"):
+    with pytest.raises(InvariantViolation, match=r"Assumption 4\.4"):
         CarryForwardLearner(Intervals(64), oracle=InvalidOracle(), m=20, random_state=0).fit(X, y)
 
 
 def test_rectangles_and_finite_classes_run_with_the_generic_oracle():
     X, y, _ = realizable_data(Rectangles(8), 900, 1)
-    learner = CarryForwardLearner(Rectangles(8), m=40, random_state=1).fit(X, y)
+    learner = CarryForwardLearner(Rectangles(8), m=40, random_state=1, telemetry=True).fit(X, y)
     assert Rectangles(8).contains(learner.hypothesis_) and len(learner.rounds_) == 4
     table = [[int(b) for b in format(j, "04b")] for j in range(16)]
     components = [(j // 4, j % 4) for j in range(16)]
@@ -82,8 +85,8 @@ def test_rectangles_and_finite_classes_run_with_the_generic_oracle():
 
 def test_same_seed_same_trace_and_hypothesis():
     X, y, _ = realizable_data(Intervals(2**12), 5000, 7)
-    a = CarryForwardLearner(Intervals(2**12), m=200, random_state=11).fit(X, y)
-    b = CarryForwardLearner(Intervals(2**12), m=200, random_state=11).fit(X, y)
+    a = CarryForwardLearner(Intervals(2**12), m=200, random_state=11, telemetry=True).fit(X, y)
+    b = CarryForwardLearner(Intervals(2**12), m=200, random_state=11, telemetry=True).fit(X, y)
     assert a.hypothesis_ == b.hypothesis_ and a.trace_ == b.trace_ and a.rounds_ == b.rounds_
 
 
@@ -93,7 +96,9 @@ def test_lemma_7_1_round_disagreements_within_two_tau_on_realizable_data():
     within = 0
     for seed in range(10):
         X, y, _ = realizable_data(Intervals(2**10), 20000, seed)
-        learner = CarryForwardLearner(Intervals(2**10), m=3000, alpha=0.2, random_state=seed).fit(X, y)
+        learner = CarryForwardLearner(
+            Intervals(2**10), m=3000, alpha=0.2, random_state=seed, telemetry=True
+        ).fit(X, y)
         within += all(r.labelboost_disagreement <= r.bound for r in learner.rounds_)
     assert within >= 7
 
@@ -162,3 +167,36 @@ def test_theorem_7_2_error_at_most_alpha_with_its_active_sample_size():
         learner = CarryForwardLearner(concept, m=m, alpha=alpha, beta=beta, random_state=seed).fit(X, y)
         errors.append(np.mean(concept.evaluate(learner.hypothesis_, grid) != concept.evaluate(target, grid)))
     assert sum(error > alpha for error in errors) <= beta * len(errors), errors
+
+
+PUBLIC_OR_LEDGER = {"classes_", "n_features_in_", "m_", "trace_", "derivation_", "guarantee_", "holds_"}
+"""Fitted attributes that are public (the declared labels, d, m — a function of the public n, k,
+ε, δ) or the ledger (and whether it meets the target)."""
+
+
+def test_fitted_attributes_are_public_or_released_by_the_trace():
+    """Every fitted attribute, reviewed: public, the ledger, or the private output
+    ``hypothesis_`` the trace covers; exact telemetry only when asked for."""
+    X, y, _ = realizable_data(Intervals(64), 300, 3)
+    learner = CarryForwardLearner(Intervals(64), m=20, random_state=0).fit(X, y)
+    assert {name for name in vars(learner) if name.endswith("_")} == PUBLIC_OR_LEDGER | {"hypothesis_"}
+    asked = CarryForwardLearner(Intervals(64), m=20, random_state=0, telemetry=True).fit(X, y)
+    assert {name for name in vars(asked) if name.endswith("_")} == PUBLIC_OR_LEDGER | {
+        "hypothesis_",
+        "rounds_",
+    }
+    assert asked.hypothesis_ == learner.hypothesis_ and asked.trace_ == learner.trace_
+
+
+def test_round_telemetry_is_pickled_only_when_asked_for():
+    X, y, _ = realizable_data(Intervals(64), 300, 3)
+    learner = CarryForwardLearner(Intervals(64), m=20, random_state=0, telemetry=True).fit(X, y)
+    assert pickle.loads(pickle.dumps(learner)).rounds_ == learner.rounds_
+    learner.set_params(telemetry=False)
+    for copied in (pickle.loads(pickle.dumps(learner)), copy.deepcopy(learner)):
+        assert not hasattr(copied, "rounds_") and copied.hypothesis_ == learner.hypothesis_
+    assert learner.get_params()["telemetry"] is False
+    learner.fit(X, y)
+    assert not hasattr(learner, "rounds_")
+    with pytest.raises(ValueError, match="telemetry must be True or False"):
+        CarryForwardLearner(Intervals(64), m=20, telemetry="yes").fit(X, y)

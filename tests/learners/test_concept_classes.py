@@ -46,7 +46,7 @@ def test_dichotomies_by_geometry_equal_the_brute_force_trace(concept_class, data
     assert {row.tobytes() for row in labelings} == {brute.labeling(i).tobytes() for i in range(brute.size)}
     assert len({row.tobytes() for row in labelings}) == len(labelings)  # one representative per labeling
     P = concept_class.distinct(points)
-    for row, h in zip(labelings, representatives):
+    for row, h in zip(labelings, representatives, strict=True):
         assert concept_class.contains(h)
         assert (concept_class.evaluate(h, P) == row).all()
 
@@ -155,7 +155,7 @@ def test_claim_4_1_restricted_classes_have_vc_dimension_at_most_v(name, size, gr
     def prefixes(prefix: tuple) -> list[tuple]:
         if len(prefix) == concept.k - 1:
             return [prefix]
-        return [prefix] + [p for value in concept.next_values(prefix) for p in prefixes(prefix + (value,))]
+        return [prefix] + [p for value in concept.next_values(prefix) for p in prefixes((*prefix, value))]
 
     for prefix in prefixes(())[1:]:
         restricted = concept.restrict(prefix)

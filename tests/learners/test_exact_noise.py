@@ -1,4 +1,4 @@
-"""Exact discrete noise (issue 14 B.3): the samplers draw exactly the discrete Laplace and discrete
+"""Exact discrete noise: the samplers draw exactly the discrete Laplace and discrete
 Gaussian pmfs, reproducibly; the noise step releases on its grid with the event that accounts for
 that draw; dpledger's own Monte Carlo auditor does not flag the noise step, and does flag the float
 Laplace it replaced."""
@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy
-from scipy.stats import chisquare
+from scipy.stats import chisquare, norm
 
 from dpledger.accountant import account
 from dpledger.learners import randomness
@@ -42,7 +42,7 @@ def chi_square_p(draws: np.ndarray, pmf) -> float:
     low, high = support[inner].min(), support[inner].max()
     observed = [np.count_nonzero(draws < low)] + [np.count_nonzero(draws == z) for z in range(low, high + 1)]
     observed.append(np.count_nonzero(draws > high))
-    exp = [expected[support < low].sum() + pmf(np.arange(-10_000, -200)).sum()] + list(expected[inner])
+    exp = [expected[support < low].sum() + pmf(np.arange(-10000, -200)).sum(), *list(expected[inner])]
     exp.append(expected[support > high].sum() + pmf(np.arange(201, 10_001)).sum())
     exp = np.asarray(exp) * draws.size / np.sum(exp)
     return float(chisquare(observed, exp).pvalue)
@@ -67,9 +67,10 @@ def test_discrete_gaussian_sampler_draws_the_exact_pmf(s: float) -> None:
     assert chi_square_p(draws, lambda z: discrete_gaussian_pmf(1.05 * s, z)) < 1e-6
     # ... and so is the rounded continuous Gaussian at s = 0.8 (the discrete one is narrower)
     if s == 0.8:
-        rounded = lambda z: np.diff(
-            __import__("scipy.stats").stats.norm.cdf((np.append(z, z[-1] + 1) - 0.5) / s)
-        )  # noqa: E731
+
+        def rounded(z: np.ndarray) -> np.ndarray:
+            return np.diff(norm.cdf((np.append(z, z[-1] + 1) - 0.5) / s))
+
         assert chi_square_p(draws, rounded) < 1e-6
 
 
@@ -87,9 +88,10 @@ def test_same_seed_gives_the_same_draws_and_another_seed_others() -> None:
     for draw in (lambda r: r.discrete_gaussian(2.5, 50), lambda r: r.discrete_laplace(2.5, 50)):
         assert np.array_equal(draw(Sampled(5)), draw(Sampled(5)))
         assert not np.array_equal(draw(Sampled(5)), draw(Sampled(6)))
-    gaussian = lambda seed: gaussian_noise(
-        np.zeros(4), 1.0, Fraction(1, 10), Fraction(1, 10**5), Sampled(seed)
-    )[0]  # noqa: E731
+
+    def gaussian(seed: int) -> np.ndarray:
+        return gaussian_noise(np.zeros(4), 1.0, Fraction(1, 10), Fraction(1, 10**5), Sampled(seed))[0]
+
     assert np.array_equal(gaussian(3), gaussian(3))
 
 

@@ -1,9 +1,9 @@
-"""A fitted private learner survives pickle, copy.deepcopy and sklearn.base.clone with its ledger
-(issue 14, E.2): the round trip predicts identically and keeps the trace and the certified
-guarantee. Two causes, fixed in the accountant: the guarantees hold a never-evaluated ``Max`` of
-special functions, which sympy used to rebuild evaluated — "not comparable" on load
-(``dpledger.accountant.rules.Max``); and a guarantee's cached enclosures are mpmath intervals,
-whose class pickle cannot name (``Guarantee.__getstate__`` leaves caches out)."""
+"""A fitted private learner survives pickle, copy.deepcopy and sklearn.base.clone with its ledger:
+the round trip predicts identically and keeps the trace and the certified
+guarantee. What it needs from the accountant: the guarantees hold a never-evaluated ``Max`` of
+special functions, which sympy's own ``Max`` would rebuild evaluated — "not comparable" on load
+(``dpledger.accountant.rules.Max`` does not); and a guarantee's cached enclosures are mpmath
+intervals, whose class pickle cannot name (``Guarantee.__getstate__`` leaves caches out)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The free-constant calibration (dpledger.learners.calibration.free_constants, issue 17 part 1):
+"""The free-constant calibration (dpledger.learners.calibration.free_constants):
 the chosen point's guarantee recomputed without the search — the learner's event tree rebuilt
 from the real oracles' declared events, the utility bounds from their formulas in floats — and
 the issue's goals against the paper's n."""
@@ -123,7 +123,9 @@ def _boolean_free(names, epsilon):
     from dpledger.learners.calibration.free_constants import theorem_8_19
 
     C = _boolean_composition(names)
-    rows = [(n, H.vc_dimension, len(space)) for n, H, space in zip(names, C.components, C.spaces)]
+    rows = [
+        (n, H.vc_dimension, len(space)) for n, H, space in zip(names, C.components, C.spaces, strict=True)
+    ]
     run = UtilityTarget.of("Theorem 8.19", len(names), C.vc_dimension, "0.1", "0.1", epsilon, "1e-6")
     return C, run, theorem_8_19(run, rows)
 
@@ -144,7 +146,7 @@ def test_free_theorem_8_19_chosen_point_meets_the_target_with_the_relabel_oracle
         Fraction(str(free.split.beta_oracle)),
     )
     prefix, events = (), []
-    for i in range(C.k):
+    for _ in range(C.k):
         events.append(oracle.event(C, prefix, free.m))
         prefix += (C.next_values(prefix)[0],)
     # the oracles' own events (Corollary 8.17 over Lemma 8.15's rule) never exceed the ε_A certified with
@@ -161,7 +163,7 @@ def test_free_theorem_8_19_chosen_point_meets_the_target_with_the_relabel_oracle
     assert k * c["beta_A"] + k * c["beta_LB"] + (k + 1) * c["beta_VC"] <= 0.1 * (1 + 1e-12)
     # Appendix B with ARelabel at error (1 − θ)τ (relabel_m is stated for λ = τ/2) and B̂ at θτ, β_A/2 each
     tau, beta_a = free.split.tau, free.split.beta_oracle
-    for i, (H, space) in enumerate(zip(C.components, C.spaces)):
+    for i, (H, space) in enumerate(zip(C.components, C.spaces, strict=True)):
         m_b = exponential_learner_m(len(space), share * tau, beta_a / 2, epsilon_b)
         assert m_b == oracle.m_b(C, i)
         assert free.m >= max(relabel_m(H.vc_dimension, len(space), 2 * (1 - share) * tau, beta_a), 9 * m_b)

@@ -1,4 +1,4 @@
-"""Halfspace traces counted by score (learners/halfspaces/arrangement_counting.py, issue 20): the
+"""Halfspace traces counted by score (learners/halfspaces/arrangement_counting.py): the
 listed trace's counts and labelings exactly on degenerate grids, representatives that realize
 their labeling and depend on it alone, and LabelBoost through them with the listed distribution."""
 
@@ -61,9 +61,9 @@ def listed_and_counted(C, prefix, P, index, labels):
 
 def assert_counted_equals_listed(C, P, index, labels, seed: int = 0) -> None:
     for prefix in prefixes(C, seed):
-        K, listed, counted = listed_and_counted(C, prefix, P, index, labels)
+        _, listed, counted = listed_and_counted(C, prefix, P, index, labels)
         table = counted.score_counts()
-        assert dict(zip(table.scores, table.counts)) == dict(
+        assert dict(zip(table.scores, table.counts, strict=True)) == dict(
             Counter(listed.agreement(index, labels).tolist())
         )
         seen = set()
@@ -103,7 +103,7 @@ def test_one_dimensional_counts_equal_the_listed_trace(sample):
 def test_representative_realizes_its_labeling_and_depends_on_it_alone(sample):
     C, P, index, labels = sample
     for prefix in prefixes(C, 1):
-        K, listed, counted = listed_and_counted(C, prefix, P, index, labels)
+        _, listed, counted = listed_and_counted(C, prefix, P, index, labels)
         listed_representative = {
             listed.labeling(i).tobytes(): listed.representative(i) for i in range(listed.size)
         }

@@ -170,7 +170,7 @@ def test_proposition_a_1_two_lps_give_the_full_depth_interval_of_the_exact_objec
         feasible_interval,
     )
 
-    C, X, y, target = realizable_sample(2, 5, m, seed)
+    _, X, y, target = realizable_sample(2, 5, m, seed)
     system = coordinate_constraints(X, y, target[:1])
     Q = coordinate_scores(system)
     full = np.flatnonzero(Q.scores == m)

@@ -137,5 +137,5 @@ def test_implicit_exponential_mechanism_equals_the_listed_one(S, C, cuts, raw_sc
     weights = [math.exp(scores(v) / 2) for v in pairs]
     assert set(exact) == set(pairs)
     for value, probability in exact.items():
-        listed = sum(wt for v, wt in zip(pairs, weights) if v == value) / sum(weights)
+        listed = sum(wt for v, wt in zip(pairs, weights, strict=True) if v == value) / sum(weights)
         assert float(probability.a) - 1e-12 <= listed <= float(probability.b) + 1e-12

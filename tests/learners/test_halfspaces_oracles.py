@@ -32,7 +32,7 @@ def _worst_epsilon(oracle, C, prefix, size):
     worst = 0.0
     for sample, P in distributions.items():
         for position, record in itertools.product(range(size), RECORDS_1D):
-            other = sample[:position] + (record,) + sample[position + 1 :]
+            other = (*sample[:position], record, *sample[position + 1 :])
             worst = max(worst, float(pure_epsilon(P, distributions[other]).b))
     return worst
 
@@ -68,7 +68,7 @@ def test_exponential_interior_point_is_exactly_epsilon_dp_and_interior_with_high
     }
     for s, P in dist.items():
         for i, v in itertools.product(range(2), values):
-            other = tuple(sorted(s[:i] + (v,) + s[i + 1 :]))
+            other = tuple(sorted((*s[:i], v, *s[i + 1 :])))
             assert float(pure_epsilon(P, dist[other]).b) <= 1 + 1e-12
     points = [Fraction(1, 2)] * 5 + [Fraction(1)] * 4
     exact = enumerate_outputs(lambda rng: exponential_interior_point(points, domain, 4, rng))
@@ -92,7 +92,7 @@ def _fit(oracle, dimension, grid, m, seed, labels=None, X=None):
 def test_lemma_8_3_full_depth_in_domain_and_valid_outputs_inside_the_learner(make, dimension):
     """Every oracle call returns a domain element (Assumption 4.4 validity), the run-time Lemma 5.2
     check passes, and each realizable prefix state's domain holds a full-depth coordinate (Lemma C.4)."""
-    oracle = make()
+    oracle = make(telemetry=True)
     C, learner = _fit(oracle, dimension, 8, 40, 1)
     assert C.prefix_valid(learner.hypothesis_) and len(oracle.history_) == C.k
     assert all(r.full_depth_in_domain and r.domain_maximum == r.m == 40 for r in oracle.history_)
@@ -108,7 +108,7 @@ def test_degenerate_samples_one_label_and_repeated_points(labels):
         else np.random.default_rng(0).integers(-4, 5, size=(60, 2))
     )
     y = np.full(60, 1 if labels == "ones" else 0)
-    oracle = ExponentialDepthOracle()
+    oracle = ExponentialDepthOracle(telemetry=True)
     C, learner = _fit(oracle, 2, 4, 20, 2, labels=y, X=X)
     assert all(r.full_depth_in_domain for r in oracle.history_)
     assert C.contains(learner.hypothesis_)
@@ -142,6 +142,14 @@ def test_qcopt_total_extension_returns_the_domain_minimum(failure):
     assert oracle.select(C, (), X, y, Sampled(0)) == -1
 
 
+def test_qcopt_total_extension_covers_the_optimizer_only_not_a_bad_epsilon():
+    """Only the optimizer's failure becomes min Ỹ_i: an invalid ε_A is refused, not extended."""
+    C = GridHalfspaces(2, 2)
+    X, y = np.array([[1, 1], [-1, 0]]), np.array([1, 0])
+    with pytest.raises(ValueError, match="epsilon"):
+        QCOptOracle(epsilon=0).select(C, (1,), X, y, Sampled(0))
+
+
 def test_learner_guarantee_is_derived_from_the_recorded_oracle_events():
     """The trace carries each call's event: ε_A = 4 over |Ỹ_i| candidates (2 for w, the implicit
     domain sizes after), and the accountant derives the guarantee from that tree."""
@@ -160,3 +168,13 @@ def test_learner_guarantee_is_derived_from_the_recorded_oracle_events():
     prefix = learner.hypothesis_
     assert {2, C.next_values(prefix[:1]).size, C.next_values(prefix[:2]).size} <= sizes
     assert learner.guarantee_.epsilon_upper == account(learner.trace_).guarantee.epsilon_upper
+
+
+@pytest.mark.parametrize("make", [ExponentialDepthOracle, QCOptOracle, IPConcaveOracle])
+def test_oracle_depth_telemetry_is_kept_only_when_asked_for(make):
+    """The per-call depths are exact statistics of the sample: none unless telemetry=True, and
+    the learner's output and trace do not depend on the flag."""
+    quiet, asked = make(), make(telemetry=True)
+    (C, a), (_, b) = _fit(quiet, 2, 4, 20, 3), _fit(asked, 2, 4, 20, 3)
+    assert quiet.history_ == [] and len(asked.history_) == C.k
+    assert a.hypothesis_ == b.hypothesis_ and a.trace_ == b.trace_

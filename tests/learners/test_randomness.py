@@ -159,7 +159,8 @@ def test_grouped_choice_is_exact_inversion_of_the_cdf():
     log_weights, counts = [Fraction(1, 2), Fraction(0), Fraction(7, 3), Fraction(-40)], [3, 1, 2, 10**12]
     with mpmath.workprec(1200):
         weights = [
-            c * mpmath.exp(mpmath.mpf(l.numerator) / l.denominator) for l, c in zip(log_weights, counts)
+            c * mpmath.exp(mpmath.mpf(w.numerator) / w.denominator)
+            for w, c in zip(log_weights, counts, strict=True)
         ]
         cdf = [sum(weights[:i]) / sum(weights) for i in range(len(weights) + 1)]
         generator = np.random.default_rng(9)
@@ -170,5 +171,5 @@ def test_grouped_choice_is_exact_inversion_of_the_cdf():
         expected = [
             max(i for i in range(len(weights)) if cdf[i] <= mpmath.mpf(u) / 2**1024) for u in uniforms
         ]
-    for uniform, index in zip(uniforms, expected):
+    for uniform, index in zip(uniforms, expected, strict=True):
         assert _FixedBits(uniform).choice_grouped(log_weights, counts) == index

@@ -1,4 +1,4 @@
-"""Rectangles' implicit box trace and run-based completion scores (issue 20): the enumerated
+"""Rectangles' implicit box trace and run-based completion scores: the enumerated
 trace of the (restricted) class and the enumerated completion scores, exactly."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def test_rectangle_completion_runs_equal_the_enumerated_completion_scores():
             values, scores = completion_scores(C, tuple(h[:length]), X, y)
             expanded = [
                 s
-                for a, b, s in zip(runs.breakpoints, runs.breakpoints[1:], runs.scores)
+                for a, b, s in zip(runs.breakpoints[:-1], runs.breakpoints[1:], runs.scores, strict=True)
                 for _ in range(b - a)
             ]
             assert (runs.breakpoints[0], runs.breakpoints[-1] - 1) == (values[0], values[-1])

@@ -35,7 +35,7 @@ def test_theorem_7_2_labelboost_term_is_the_formula_with_constant_one():
 
 def test_theorem_7_2_m_is_the_larger_requirement_and_algorithm_2_gives_it_at_n_paper():
     for oracle_m in (10, 5000):
-        sample = carry_forward_sample_complexity(RUN, lambda n: oracle_m)
+        sample = carry_forward_sample_complexity(RUN, lambda n, m=oracle_m: m)
         assert sample.m == max(oracle_m, sample.m_labelboost)
         target = RUN.privacy(sample.n_paper)
         assert paper_m(target) == sample.m

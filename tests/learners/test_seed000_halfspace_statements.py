@@ -37,12 +37,16 @@ def test_lemma_c_1_the_realizing_halfspace_satisfies_every_constraint_of_every_s
     """Lemma C.1: p* (the target) satisfies every constraint ℓ_j(⟨a, x_j⟩ − w) ≥ 0 of a realizable
     S, so depth_S(p*) = n, and depth_B(p*) = |B| for random submultisets B (repeated points kept);
     flipping one label whose margin is non-zero loses exactly that constraint."""
-    C, X, y, target, rng = _realizable(dimension, 4, n, seed)
+    _, X, y, target, rng = _realizable(dimension, 4, n, seed)
     assert depth(X, y, target) == n
     for size in {1, n // 2 or 1, n}:
         B = rng.choice(n, size=size, replace=True)
         assert depth(X[B], y[B], target) == size
-    strict = [j for j in range(n) if sum(Fraction(int(x)) * v for x, v in zip(X[j], target[1:])) != target[0]]
+    strict = [
+        j
+        for j in range(n)
+        if sum(Fraction(int(x)) * v for x, v in zip(X[j], target[1:], strict=True)) != target[0]
+    ]
     if strict:
         flipped = y.copy()
         flipped[strict[0]] = 1 - flipped[strict[0]]
@@ -57,7 +61,7 @@ def _rays_and_sectors(X: np.ndarray) -> list[tuple[int, int]]:
     rays = {(int(x), 1) for x in X[:, 0]} | {(1, 0)}
     rays |= {(-w, -a) for w, a in rays}
     order = sorted(rays, key=lambda r: math.atan2(r[1], r[0]))
-    between = [(r[0] + s[0], r[1] + s[1]) for r, s in zip(order, order[1:] + order[:1])]
+    between = [(r[0] + s[0], r[1] + s[1]) for r, s in zip(order, order[1:] + order[:1], strict=True)]
     return order + between
 
 
@@ -113,7 +117,7 @@ def test_algorithm_3_ipconcave_partitions_at_random_takes_each_blocks_full_depth
     assert len(permutations) == 1 and sorted(permutations[0].tolist()) == list(range(60)) and len(handed) == 1
     blocks = np.array_split(permutations[0], t)
     assert len(handed[0]) == t and all(len(block) >= 60 // t for block in blocks)
-    for block, z in zip(blocks, handed[0]):
+    for block, z in zip(blocks, handed[0], strict=True):
         Q = coordinate_objective(X[block], y[block], prefix)
         assert z in domain and Q(z) == Q.maximum == len(block)
     assert value in domain

@@ -83,7 +83,7 @@ def test_lemma_6_10_boundary_state_is_replayed_from_start_state_and_previous_tra
         for j, i in enumerate(range(1 + b, k + 1, 2), start=1):
             prefix, (X, y) = start_prefix, (start_X, start_y)
             for i_prev in range(1 + b, i, 2):  # O_{j'} for j' < j
-                prefix = prefix + (component[i_prev], component[i_prev + 1])
+                prefix = (*prefix, component[i_prev], component[i_prev + 1])
                 X, y = active[i_prev + 1]
             actual_prefix, actual_X, actual_y = entry[i]
             assert actual_prefix == prefix, (b, j)
@@ -274,11 +274,11 @@ def test_definition_6_1_each_round_runs_the_macro_block_steps_in_order(monkeypat
     for i in range(1, C.k):
         prefix, S_X, S_y, y_i = oracle.calls[i - 1]
         boost_prefix, labeled_X, labeled_y, carrier, carrier_labels = rounds[i - 1]
-        assert boost_prefix == prefix + (y_i,)  # step 2 runs over C(y_{≤i})
+        assert boost_prefix == (*prefix, y_i)  # step 2 runs over C(y_{≤i})
         assert np.array_equal(labeled_X, S_X) and np.array_equal(labeled_y, S_y)  # ... on S_{i−1}
         assert len(carrier) == m
         next_prefix, next_X, next_y, _ = oracle.calls[i]
-        assert next_prefix == prefix + (y_i,)  # step 3: A_{i+1} on (y_{≤i}, S_i)
+        assert next_prefix == (*prefix, y_i)  # step 3: A_{i+1} on (y_{≤i}, S_i)
         assert np.array_equal(next_X, carrier) and np.array_equal(next_y, carrier_labels)
     parity = [{tuple(p) for i in range(1 + b, C.k, 2) for p in rounds[i - 1][3]} for b in (0, 1)]
     assert parity[0] and parity[1] and not parity[0] & parity[1]

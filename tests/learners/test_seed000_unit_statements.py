@@ -38,7 +38,7 @@ def test_definition_c_5_perturbation_adds_independent_uniform_noise_to_every_coo
         counts = Counter(values[:, column].tolist())
         assert all(abs(counts[v] / draws - 1 / 3) < 0.03 for v in (-1, 0, 1)), counts
     for a, b in itertools.combinations(range(values.shape[1]), 2):
-        pairs = Counter(zip(values[:, a].tolist(), values[:, b].tolist()))
+        pairs = Counter(zip(values[:, a].tolist(), values[:, b].tolist(), strict=True))
         assert all(abs(pairs[p] / draws - 1 / 9) < 0.025 for p in itertools.product((-1, 0, 1), repeat=2)), (
             pairs
         )
@@ -115,7 +115,7 @@ def test_assumption_4_4_utility_completion_score_oracle_is_tau_accurate_at_its_m
         far = [
             v
             for v in chosen
-            if min(np.mean(C.evaluate(g, X) != h) for g in C.completions(prefix + (v,))) > tau
+            if min(np.mean(C.evaluate(g, X) != h) for g in C.completions((*prefix, v))) > tau
         ]
         return sum(float(chosen[v].b) for v in far)
 

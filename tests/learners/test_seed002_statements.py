@@ -80,8 +80,8 @@ def test_claim_4_3_noisy_step_is_noiseless_step_plus_noise_orthogonal_to_the_ite
         eta = semi_agnostic.STEP_SIZE / math.sqrt(k + 1)
         xi = g_hat - g
         assert np.linalg.norm(xi) > 0
-        perp = lambda u: u - (u @ w) * w  # noqa: E731
-        assert np.allclose(v, w - eta * (perp(g) + perp(xi)), rtol=0, atol=1e-12)
+        tangent = g_hat - (g_hat @ w) * w  # ĝ = g + ξ projected onto w⊥
+        assert np.allclose(v, w - eta * tangent, rtol=0, atol=1e-12)
         step = v - w
         assert abs(step @ w) <= 1e-12
         assert math.isclose(v @ v, 1 + step @ step, rel_tol=1e-12)

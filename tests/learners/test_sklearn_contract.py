@@ -1,4 +1,4 @@
-"""Issue 15 item 5: every learner follows scikit-learn's estimator contract — check_estimator passes
+"""Every learner follows scikit-learn's estimator contract — check_estimator passes
 apart from the listed checks that contradict differential privacy (or the public domain), each with
 its reason; clone, GridSearchCV, cross_val_score and Pipeline work; classes_ is the public label
 pair; model selection is accounted for; and the contract holds without scikit-learn installed."""
@@ -128,7 +128,7 @@ def test_carry_forward_classes_are_the_declared_pair_and_predictions_use_them() 
 def test_separate_sample_learner_refuses_a_fractional_label_instead_of_truncating_it_to_zero() -> None:
     X = np.random.default_rng(0).integers(0, 8, size=(40, 1))
     y = np.zeros(40)
-    y[5] = 0.7  # np.asarray(y, dtype=int64) used to read this as 0
+    y[5] = 0.7  # np.asarray(y, dtype=int64) would read this as 0
     with pytest.raises(ValueError, match=r"outside the declared labels \(0, 1\)\. Only") as refused:
         SeparateSampleLearner(BOOLEAN, m=4, random_state=0).fit(X, y)
     assert "0.7" not in str(refused.value)

@@ -50,7 +50,7 @@ def test_counts_by_score_equal_the_listed_trace_histogram():
     for K, points, index, labels in instances(0, 4):
         table = counted_trace(K, points, index, labels).score_counts()
         listed = Counter(K.trace(points).agreement(index, labels).tolist())
-        assert dict(zip(table.scores, table.counts)) == dict(listed)
+        assert dict(zip(table.scores, table.counts, strict=True)) == dict(listed)
 
 
 def test_every_rank_unranks_to_a_distinct_listed_labeling_with_the_listed_representative():

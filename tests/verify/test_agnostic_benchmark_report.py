@@ -1,4 +1,4 @@
-"""``verify/reports/agnostic_benchmark.py`` (issue 19): the goal verdicts read off benchmark results,
+"""``verify/reports/agnostic_benchmark.py``: the goal verdicts read off benchmark results,
 and one figure per scenario."""
 
 from __future__ import annotations

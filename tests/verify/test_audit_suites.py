@@ -1,10 +1,11 @@
-"""Laws of the suites benchmark (issue 18, item 6): the mechanisms are DP-Sniper's, with its
+"""Laws of the suites benchmark: the mechanisms are DP-Sniper's, with its
 parameters and pairs; the optimal-statistic limit never exceeds the true ε and grows with the runs;
 a mechanism is buggy exactly when its true ε exceeds its claim; the suites command and the report
 set dpledger's bound beside the limit and DP-Sniper's figure."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from fractions import Fraction
@@ -89,7 +90,7 @@ def test_geosample_is_the_clamped_two_sided_geometric_of_ratio_eight_ninths_exac
     mechanism, alpha = TruncatedGeometric(3, 5), Fraction(8, 9)
     for count in range(6):
         cdf = mechanism.cdf(count)
-        pmf = [Fraction(high - low, cdf[-1]) for low, high in zip([0] + cdf, cdf)]
+        pmf = [Fraction(high - low, cdf[-1]) for low, high in itertools.pairwise([0, *cdf])]
         inner = [(1 - alpha) / (1 + alpha) * alpha ** abs(z - count) for z in range(6)]
         inner[0], inner[-1] = alpha**count / (1 + alpha), alpha ** (5 - count) / (1 + alpha)
         assert pmf == inner
@@ -99,7 +100,7 @@ def test_geosample_is_the_clamped_two_sided_geometric_of_ratio_eight_ninths_exac
 def test_geosample_draws_follow_its_cdf():
     draws = TruncatedGeometric(3, 5)(np.array([2]), 200_000, np.random.default_rng(1))
     cdf = TruncatedGeometric(3, 5).cdf(2)
-    expected = np.diff([0] + cdf) / cdf[-1]
+    expected = np.diff([0, *cdf]) / cdf[-1]
     assert np.allclose(np.bincount(draws, minlength=6) / draws.size, expected, atol=0.004)
 
 

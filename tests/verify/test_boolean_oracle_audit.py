@@ -23,7 +23,7 @@ RECORDS = [(x, label) for x in range(3) for label in (0, 1)]
 def neighbours(dataset):
     for slot, record in itertools.product(range(len(dataset)), RECORDS):
         if record != dataset[slot]:
-            yield tuple(sorted(dataset[:slot] + (record,) + dataset[slot + 1 :]))
+            yield tuple(sorted((*dataset[:slot], record, *dataset[slot + 1 :])))
 
 
 def audit(components, prefix, epsilon_b, size=3):
@@ -84,7 +84,7 @@ def test_empirical_learner_keeps_epsilon_b_with_two_draws_from_18_records_lemma_
     (ε_B = 1) over Thresholds(3): exactly ε_B-DP or better, for one substituted record."""
     generator = np.random.default_rng(seed)
     base = tuple((int(x), int(x >= 1)) for x in generator.integers(0, 3, size=17))
-    datasets = [tuple(sorted(base + (record,))) for record in RECORDS]
+    datasets = [tuple(sorted((*base, record))) for record in RECORDS]
     H = Thresholds(3)
 
     def mechanism(dataset, rng):
@@ -121,7 +121,7 @@ def test_lemma_8_15_empirical_learner_exact_epsilon_within_the_derived_bound():
     def swap(dataset):
         for slot, record in itertools.product(range(len(dataset)), records):
             if record != dataset[slot]:
-                yield tuple(sorted(dataset[:slot] + (record,) + dataset[slot + 1 :]))
+                yield tuple(sorted((*dataset[:slot], record, *dataset[slot + 1 :])))
 
     derived = account(SubsampleWithReplacement(ExponentialMechanism(1, 3), 1, 9)).guarantee
     datasets = list(itertools.combinations_with_replacement(records, 9))

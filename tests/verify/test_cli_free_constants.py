@@ -1,5 +1,5 @@
 """``dpledger calibrate 5.1 / 8.19`` print three numbers — the paper's n, the tight n with the
-paper's constants and the n with the free constants (issue 17) — in text and --json, and the
+paper's constants and the n with the free constants — in text and --json, and the
 free guarantee takes part in the exit status."""
 
 import json

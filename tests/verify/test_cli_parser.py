@@ -1,4 +1,4 @@
-"""The command line's parser holds no state between builds (issue 13: group tables cached by the
+"""The command line's parser holds no state between builds (group tables cached by the
 ``id()`` of a parser crashed ``dpledger report`` with 'conflicting subparser: carry-forward' once
 an id was reused), and parsing maps each command onto its service function's keyword arguments."""
 

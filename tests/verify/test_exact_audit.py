@@ -63,6 +63,7 @@ def test_worst_case_detects_a_violated_claim_and_confirms_a_true_one():
         _selector, [0, 1, 2, 3], neighbours, sympy.Rational(1, 2), leaves_per_run=4, workers=1
     )
     assert false_claim.holds is False and false_claim.pairs == 3
+    assert false_claim.unlisted == 2  # -1 and 4, the neighbours past the ends of the list
     true_claim = worst_case(
         _selector, [0, 1, 2, 3], neighbours, sympy.Integer(1), leaves_per_run=4, workers=1
     )
@@ -228,7 +229,7 @@ def test_lemma_3_15_continuation_is_private_on_realizable_inputs_only():
             for new in records:
                 rest = list(sample)
                 rest.remove(old)
-                yield tuple(sorted(rest + [new]))
+                yield tuple(sorted([*rest, new]))
 
     anywhere = worst_case(
         _continuation_on, samples, neighbours, sympy.Rational(1, 2), leaves_per_run=2, workers=1

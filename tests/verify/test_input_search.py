@@ -1,4 +1,4 @@
-"""Laws of the input search (issue 18, item 2): it reaches pairs that substituting one record of a
+"""Laws of the input search: it reaches pairs that substituting one record of a
 given input cannot, certifies on fresh runs, and refuses searches it cannot define."""
 
 from __future__ import annotations

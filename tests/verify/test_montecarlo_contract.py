@@ -58,7 +58,7 @@ def test_global_randomness_is_seeded_per_chunk_so_chunks_never_repeat_and_seeds_
     with ProcessPoolExecutor(2) as pool:
         again = [f.result() for f in [pool.submit(task) for task in tasks]]
     assert len({chunk.tobytes() for chunk in first}) == len(tasks)
-    assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    assert all(np.array_equal(a, b) for a, b in zip(first, again, strict=True))
 
 
 def test_an_in_process_audit_leaves_the_callers_global_random_state_alone():

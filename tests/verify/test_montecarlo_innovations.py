@@ -1,4 +1,4 @@
-"""Innovations of correlated vector outputs: the learned statistics on decorrelated coordinates (issue 18)."""
+"""Innovations of correlated vector outputs: the learned statistics on decorrelated coordinates."""
 
 from __future__ import annotations
 

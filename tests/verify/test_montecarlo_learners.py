@@ -1,7 +1,7 @@
 """The project's learners audited by the Monte Carlo auditor through the learner adapter:
 canary substitution pairs (the seeds' adjacency), claims at the derived guarantees.
 
-Each audit here can fail (issue 14, E.3): the learner's derived ε lies below what the audit's
+Each audit here can fail: the learner's derived ε lies below what the audit's
 sample size can certify, and a broken variant audited the same way is flagged."""
 
 from dataclasses import dataclass
@@ -69,7 +69,7 @@ def test_carry_forward_learner_measured_epsilon_below_its_certified_guarantee():
 
 
 class LabelsFromDataProperLearner(PrivateProperLearner):
-    """Negative control: the label-encoding bug of issue 14 B.1 put back — the classes read from
+    """Negative control: a label-encoding bug put in — the classes read from
     the labels seen in fit ({−1, 1} when every label is 1, {0, 1} otherwise)."""
 
     def fit(self, X: np.ndarray, y: np.ndarray) -> "LabelsFromDataProperLearner":
@@ -150,7 +150,7 @@ def test_lemma_3_17_carrier_release_not_flagged_at_ln_4e():
     assert not result.violation and result.epsilon_lower <= np.log(4 * np.e)
 
 
-# Issue 18, item 4: learners audited on datasets chosen to be hard.
+# Learners audited on datasets chosen to be hard.
 
 from unittest import mock  # noqa: E402
 
@@ -242,7 +242,8 @@ def test_fitted_state_and_decisions_are_the_released_numbers():
 
 def test_fitted_state_of_the_improper_learner_flattens_its_blocks_of_different_lengths():
     """The improper learner keeps one coefficient vector per degree block (different lengths) and,
-    when its subspace step runs, the selected direction: all of it is released state."""
+    when its subspace step runs, the selected direction: all of it is released state, with the
+    selected block named by its index (so the state's shape does not depend on the choice)."""
     from dpledger.learners.agnostic import PrivateImproperLearner
     from dpledger.learners.agnostic.data import halfspace_data
 
@@ -252,7 +253,7 @@ def test_fitted_state_of_the_improper_learner_flattens_its_blocks_of_different_l
     blocks = sum(np.size(part) for part in learner.block_coefs_)
     direction = 0 if learner.direction_ is None else np.size(learner.direction_)
     assert len({np.size(part) for part in learner.block_coefs_}) > 1
-    assert state.size == blocks + direction + np.size(learner.coef_) + np.size(learner.threshold_)
+    assert state.size == blocks + direction + 1 + np.size(learner.threshold_)
 
 
 @pytest.mark.slow

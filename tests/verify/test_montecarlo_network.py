@@ -1,4 +1,4 @@
-"""The perceptron distinguisher (DP-Sniper's MLP), opt-in for vector outputs (issue 18)."""
+"""The perceptron distinguisher (DP-Sniper's MLP), opt-in for vector outputs."""
 
 from __future__ import annotations
 

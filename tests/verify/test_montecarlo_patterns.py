@@ -1,4 +1,4 @@
-"""Atom-pattern scores of sparse-vector outputs (issue 18): markers found as atoms, parallel
+"""Atom-pattern scores of sparse-vector outputs: markers found as atoms, parallel
 compositions split where the output alphabet changes, the released numbers' log-ratios monotone
 within a pattern, and the power they give the audit on Lyu–Su–Li's Alg. 3."""
 

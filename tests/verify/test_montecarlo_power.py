@@ -1,4 +1,4 @@
-"""Power of the Monte Carlo auditor on vector and binary outputs, its budget, and δ in its verdict (issue 18)."""
+"""Power of the Monte Carlo auditor on vector and binary outputs, its budget, and δ in its verdict."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Runs reduced where they are made: the estimation split of a chunk replaced, on the worker, by the
-values of the fitted statistics the estimation reads (issue 18, throughput) — the same numbers."""
+values of the fitted statistics the estimation reads — the same numbers."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def test_statistics_evaluated_together_equal_each_statistic_evaluated_alone():
         fit_network(a[:500], b[:500], iterations=5),
     ]
     together = evaluate(statistics, b)
-    for statistic, values in zip(statistics, together):
+    for statistic, values in zip(statistics, together, strict=True):
         np.testing.assert_array_equal(values, statistic(b))
 
 
@@ -94,7 +94,7 @@ def test_reducing_chunk_keeps_the_search_split_and_the_statistics_values_of_the_
     ):
         assert isinstance(result, ReducedRuns) and result.rest == 2250
         np.testing.assert_array_equal(result.head, runs[:750])
-        for statistic, values in zip(statistics, result.columns()):
+        for statistic, values in zip(statistics, result.columns(), strict=True):
             np.testing.assert_array_equal(values, statistic(runs[750:]))
     shared = SharedChunkTask(ReducingChunkTask(task, 750, statistics), str(tmp_path))()
     assert isinstance(shared.head, SharedRuns) and isinstance(

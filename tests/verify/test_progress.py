@@ -1,4 +1,4 @@
-"""Issue 15.7: progress on stderr for long commands — stdout keeps the result (pure JSON with
+"""Progress on stderr for long commands — stdout keeps the result (pure JSON with
 --json), a tiny job draws no bar, the library reports through on_progress and never prints."""
 
 import json

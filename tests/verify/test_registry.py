@@ -42,10 +42,11 @@ def test_the_registry_is_the_data_files_loaded_and_validated():
 
 def test_the_package_data_pattern_ships_every_data_file():
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    folder = ROOT / "verify" / "paper"
-    files = [p.relative_to(folder).as_posix() for p in (folder / "statements").iterdir()]
+    folder = ROOT / "verify" / "paper" / "statements"
+    files = [p.relative_to(folder).as_posix() for p in folder.iterdir() if p.name != "__pycache__"]
     assert files and all(
-        any(fnmatch.fnmatch(f, pattern) for pattern in patterns["dpledger.verify.paper"]) for f in files
+        any(fnmatch.fnmatch(f, pattern) for pattern in patterns["dpledger.verify.paper.statements"])
+        for f in files
     )
 
 
@@ -281,15 +282,18 @@ def test_keys_are_unique_and_part_and_check_kinds_known():
 
 
 def test_a_statement_passes_only_when_every_part_does():
-    """Theorem 5.1's parts (privacy by the chain and by Monte Carlo, sample size, utility): all
-    passed → passed; utility not run → not run; a part unchecked → partial naming it; a failed part
-    → failed; cited statements stay cited."""
+    """Theorem 5.1's parts (privacy by the chain and by Monte Carlo, sample size, utility, privacy
+    by the code's draws and by what the fitted model keeps): all passed → passed; utility not run
+    → not run; a part unchecked → partial naming it; a failed part → failed; cited statements stay
+    cited."""
     theorem = next(s for s in registry.REGISTRY if s.key == "000:Theorem 5.1")
     assert [(p.kind, p.check) for p in theorem.parts] == [
         ("privacy", "chain"),
         ("privacy", "empirical"),
         ("sample size", "chain"),
         ("utility", "empirical"),
+        ("privacy", "empirical"),
+        ("privacy", "implementation"),
     ]
     passed = {node: "passed" for node in theorem.tests}
     assert theorem.status(passed) == "passed" and theorem.unchecked(passed) == ()

@@ -65,7 +65,7 @@ def regenerate(writer, folder: Path) -> Path:
 
 
 def first_difference(new: list[str], old: list[str]) -> str:
-    for i, (a, b) in enumerate(zip(new, old)):
+    for i, (a, b) in enumerate(zip(new, old, strict=True)):
         if a != b:
             return f"number #{i}: regenerated {a}, reference {b}"
     return f"regenerated {len(new)} numbers, reference {len(old)}"

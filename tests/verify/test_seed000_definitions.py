@@ -59,7 +59,7 @@ def test_definition_3_2_hockey_stick_is_the_sup_over_all_output_events_both_ways
         assert _brute_force_delta(p, q, float(eps.b) + 1e-9) <= 1e-12
         assert _brute_force_delta(p, q, max(float(eps.a) - 1e-3, 0)) > 0 or float(eps.a) < 1e-3
     else:
-        assert any((pi == 0) != (qi == 0) for pi, qi in zip(p, q))
+        assert any((pi == 0) != (qi == 0) for pi, qi in zip(p, q, strict=True))
 
 
 @pytest.mark.parametrize("release, labeled, unlabeled", [("carrier", 2, 1), ("weights", 2, 2)])
@@ -75,7 +75,7 @@ def test_definition_3_2_exact_audit_neighbours_are_exactly_substitute_one_datase
 
     def substitutes(items, alphabet):
         return {
-            tuple(sorted(items[:i] + (new,) + items[i + 1 :]))
+            tuple(sorted((*items[:i], new, *items[i + 1 :])))
             for i in range(len(items))
             for new in alphabet
             if new != items[i]

@@ -34,7 +34,7 @@ FOUR_E_LOW = 4 * Fraction(2718, 1000)
 
 def _leaky_continuation(X: np.ndarray, y: np.ndarray, rng: Randomness) -> Release:
     """A_δ: (ε_A, δ_A)-DP on Intervals(4)-realizable samples, blatantly non-private elsewhere."""
-    rows = tuple(sorted(zip(np.asarray(X).reshape(-1).tolist(), np.asarray(y).tolist())))
+    rows = tuple(sorted(zip(np.asarray(X).reshape(-1).tolist(), np.asarray(y).tolist(), strict=True)))
     event = OnRealizableInputs(ApproxDP(EPSILON_A, DELTA_A))
     if not realizable(shared_class("intervals", 4), X, y) or rng.choice([DELTA_A, 1 - DELTA_A]) == 0:
         return Release(("sample", rows), event)
@@ -60,7 +60,7 @@ def _substitutions(sample: tuple, records: list) -> list:
         for new in records:
             rest = list(sample)
             rest.remove(old)
-            out.append(tuple(sorted(rest + [new])))
+            out.append(tuple(sorted([*rest, new])))
     return out
 
 
@@ -130,7 +130,7 @@ def test_algorithm_1_line_5_selects_each_labeling_of_p_with_the_exponential_mech
     position = [int(np.flatnonzero((P == x).all(axis=-1) if P.ndim > 1 else P == x)[0]) for x in xs]
     weights = {
         tuple(trace.labeling(i).tolist()): math.exp(
-            sum(int(trace.labeling(i)[j] == y) for j, y in zip(position, ys)) / 2
+            sum(int(trace.labeling(i)[j] == y) for j, y in zip(position, ys, strict=True)) / 2
         )
         for i in range(trace.size)
     }

@@ -53,8 +53,7 @@ def test_proof_runs_know_the_source_tree_and_fold_junit_cases(tmp_path):
 
 
 def test_compose_reports_a_vacuous_delta_as_vacuous():
-    """Issue 14, B.5: `compose --method basic --delta 0.01 --k 1000` printed δ ≤ 10 as if it meant
-    something."""
+    """`compose --method basic --delta 0.01 --k 1000` (δ ≤ 10) says the guarantee is vacuous."""
     from dpledger.verify.service.compose import compose
 
     vacuous = compose(epsilon="0.01", delta="0.01", k=1000, method="basic")
@@ -64,7 +63,7 @@ def test_compose_reports_a_vacuous_delta_as_vacuous():
 
 
 def test_run_agnostic_same_seed_same_run_and_the_learner_seeded_by_the_second_child(monkeypatch):
-    """Issue 15: the data and the learner get the two children of SeedSequence(seed), not the same seed."""
+    """The data and the learner get the two children of SeedSequence(seed), not the same seed."""
     import numpy as np
 
     from dpledger.learners.agnostic import LEARNERS

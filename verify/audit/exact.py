@@ -36,6 +36,7 @@ import numpy as np
 import sympy
 from mpmath import iv
 
+from dpledger.accountant.deprecation import renamed_keyword
 from dpledger.accountant.numerics.certified import (
     enclose,
     exact,
@@ -69,7 +70,17 @@ def _down(x: float) -> float:
 
 def hockey_stick(P: Distribution, Q: Distribution, epsilon: Any, prec: int = 128) -> iv.mpf:
     """δ(ε) = max(Σ_o max(P(o) − e^ε Q(o), 0), Σ_o max(Q(o) − e^ε P(o), 0)) as a certified interval.
-    ``epsilon`` is exact (int, Fraction, decimal string, sympy expression)."""
+    ``epsilon`` is exact (int, Fraction, decimal string, sympy expression).
+
+    Args:
+        P: A distribution, output → certified probability.
+        Q: The neighbouring distribution.
+        epsilon: The ε at which δ is computed (exact).
+        prec: Interval precision in bits.
+
+    Returns:
+        The certified interval enclosing δ(ε).
+    """
     with interval_precision(prec):
         factor = enclose(sympy.exp(exact(epsilon, "epsilon")), prec)
         zero = iv.mpf(0)
@@ -86,7 +97,16 @@ def hockey_stick(P: Distribution, Q: Distribution, epsilon: Any, prec: int = 128
 
 
 def pure_epsilon(P: Distribution, Q: Distribution, prec: int = 128) -> iv.mpf:
-    """max_o |log(P(o)/Q(o))| as a certified interval; [∞, ∞] when the supports differ."""
+    """max_o |log(P(o)/Q(o))| as a certified interval; [∞, ∞] when the supports differ.
+
+    Args:
+        P: A distribution, output → certified probability.
+        Q: The neighbouring distribution.
+        prec: Interval precision in bits.
+
+    Returns:
+        The certified interval enclosing the pure ε of the pair.
+    """
     if set(P) != set(Q):
         return iv.mpf([math.inf, math.inf])
     with interval_precision(prec):
@@ -100,7 +120,16 @@ def pure_epsilon(P: Distribution, Q: Distribution, prec: int = 128) -> iv.mpf:
 
 def privacy_profile(P: Distribution, Q: Distribution, epsilons: Sequence[Any]) -> dict[str, Any]:
     """The exact pure ε and the hockey-stick curve δ(ε) at ``epsilons`` of a neighbour pair,
-    as JSON-ready [lower, upper] pairs rounded outward (see :func:`json_number`)."""
+    as JSON-ready [lower, upper] pairs rounded outward (see :func:`json_number`).
+
+    Args:
+        P: A distribution, output → certified probability.
+        Q: The neighbouring distribution.
+        epsilons: The ε at which δ(ε) is computed (exact).
+
+    Returns:
+        ``{"pure_epsilon": [lo, hi], "delta": {ε: [lo, hi], ...}}``.
+    """
     return {
         "epsilon": _float_pair(pure_epsilon(P, Q)),
         "curve": [{"epsilon": str(e), "delta": _float_pair(hockey_stick(P, Q, e))} for e in epsilons],
@@ -157,7 +186,7 @@ def screen_pairs(
             return low.max(axis=1, initial=0.0), high.max(axis=1, initial=0.0), delta
 
         forward, backward = one_way(P_lo, P_hi, Q_lo, Q_hi), one_way(Q_lo, Q_hi, P_lo, P_hi)
-    return Screen(*(np.maximum(f, b) for f, b in zip(forward, backward)))
+    return Screen(*(np.maximum(f, b) for f, b in zip(forward, backward, strict=True)))
 
 
 @dataclass
@@ -167,7 +196,9 @@ class AuditResult:
     (None: undecided), ``worst_pair`` the witness, ``delta_at_bound`` the largest certified upper
     bound on δ(bound) over the pairs (how far from (bound, 0)-DP the mechanism is), and
     ``worst_profile`` / ``worst_delta_profile`` the exact profiles (:func:`privacy_profile`) of
-    the ε witness and of the pair attaining that δ."""
+    the ε witness and of the pair attaining that δ. ``unlisted`` counts the neighbours D′ ∈
+    neighbours(D) that are not among the datasets: their pairs are outside the audit (0 when the
+    datasets are closed under the relation), so the verdict covers the listed pairs only."""
 
     epsilon: tuple[float, float]
     bound: sympy.Expr
@@ -180,6 +211,7 @@ class AuditResult:
     worst_delta_pair: tuple[Any, Any] | None
     worst_profile: dict[str, Any] = field(default_factory=dict)
     worst_delta_profile: dict[str, Any] = field(default_factory=dict)
+    unlisted: int = 0
 
     @property
     def tightness(self) -> float:
@@ -226,7 +258,9 @@ def _collected(
         parts.extend(part)
         if advance is not None:
             advance(len(parts))
-    return {k: raw for k, (raw, _) in zip(keys, parts)}, {k: floats for k, (_, floats) in zip(keys, parts)}
+    return {k: raw for k, (raw, _) in zip(keys, parts, strict=True)}, {
+        k: floats for k, (_, floats) in zip(keys, parts, strict=True)
+    }
 
 
 @contextlib.contextmanager
@@ -243,22 +277,25 @@ def _neighbour_pairs(
     datasets: Sequence[Any],
     neighbours: Callable[[Any], Iterable[Any]],
     key_of: dict[Any, Any],
-) -> tuple[int, dict[tuple[Any, Any], tuple[Any, Any]]]:
+) -> tuple[int, int, dict[tuple[Any, Any], tuple[Any, Any]]]:
     """The number of unordered neighbour pairs {D, D′} (D′ ∈ neighbours(D) and D′ listed after D),
-    and for every key pair (key(D), key(D′)) its first witness (D, D′) in listing order."""
+    the number of neighbours D′ ∈ neighbours(D) not listed (their pairs are outside the audit), and
+    for every key pair (key(D), key(D′)) its first witness (D, D′) in listing order."""
     listed = {d: (i, key_of[d]) for i, d in enumerate(datasets)}  # one hash per neighbour
     witness: dict[tuple[Any, Any], tuple[Any, Any]] = {}
-    pairs = 0
+    pairs = unlisted = 0
     for number, d in enumerate(datasets):
         own = key_of[d]
         for other in neighbours(d):
             found = listed.get(other)
-            if found is not None and found[0] > number:
+            if found is None:
+                unlisted += 1
+            elif found[0] > number:
                 pairs += 1
                 pair = (own, found[1])
                 if pair not in witness:
                     witness[pair] = (d, other)
-    return pairs, witness
+    return pairs, unlisted, witness
 
 
 def _aligned(pairs: list[tuple[FloatDistribution, FloatDistribution]]) -> tuple[np.ndarray, ...]:
@@ -276,7 +313,7 @@ def worst_case(
     mechanism: Callable[[Any, Randomness], Hashable],
     datasets: Sequence[Any],
     neighbours: Callable[[Any], Iterable[Any]],
-    bound: sympy.Expr,
+    claimed_epsilon: Any = None,
     *,
     key: Callable[[Any], Any] = lambda d: d,
     view: Callable[[Any, Any], Callable[[Hashable], Hashable]] | None = None,
@@ -286,8 +323,10 @@ def worst_case(
     executor: Executor | None = None,
     progress: Progress | None = None,
     reduce: Callable[[Any], tuple[Any, Callable[[Hashable], Hashable]]] | None = None,
+    bound: Any = None,
 ) -> AuditResult:
-    """The worst pure ε of ``mechanism`` over all unordered pairs {D, D′} with D′ ∈ neighbours(D).
+    """The worst pure ε of ``mechanism`` over all unordered pairs {D, D′} with D′ ∈ neighbours(D),
+    against the claim ``claimed_epsilon`` (``bound=``, its former name, is deprecated).
 
     ``mechanism(k, rng)`` runs on the enumeration key ``k = key(D)`` (datasets with equal keys
     share one distribution, and pairs with equal keys are screened once); ``view(k, k′)``, when
@@ -304,10 +343,39 @@ def worst_case(
     :mod:`dpledger.verify.audit.montecarlo.executors`; ``mechanism`` must then be picklable), or
     when none is given in ``workers`` local processes; every executor gives the same result, bit
     for bit (each key's enumeration is deterministic and computed alone). ``progress(total, label)``, when given, returns
-    the ``advance(done)`` callback of a progress bar (as :func:`dpledger.verify.service.progress.progress`)."""
+    the ``advance(done)`` callback of a progress bar (as :func:`dpledger.verify.service.progress.progress`).
+
+    Args:
+        mechanism: ``mechanism(k, rng) -> output`` drawing all randomness from ``rng``.
+        datasets: The datasets D.
+        neighbours: ``neighbours(D)``, the datasets D′ neighbouring D.
+        claimed_epsilon: The claimed pure ε (exact: int, Fraction, decimal string, sympy).
+        key: The enumeration key of a dataset.
+        view: ``view(k, k′)``, what of an output of ``k`` is compared with ``k′``.
+        leaves_per_run: Bound on the branches of one enumeration.
+        limit: Bound on the total leaves.
+        workers: Local processes when no ``executor`` is given.
+        executor: Where the distributions are computed.
+        progress: ``progress(total, label) -> advance(done)``, a progress bar.
+        reduce: ``reduce(k) = (r, rename)``, an exact invariance of the mechanism.
+        bound: Deprecated name of ``claimed_epsilon``.
+
+    Returns:
+        The :class:`ExactAuditResult`: the certified worst ε, the verdict and its witness pairs.
+
+    Raises:
+        ValueError: the predicted work exceeds ``limit``, or a mechanism fails.
+        TypeError: no claim given, or both ``claimed_epsilon`` and ``bound``.
+    """
+    claimed = renamed_keyword("audit_exact", "bound", "claimed_epsilon", bound, claimed_epsilon)
+    if claimed is None:
+        raise TypeError("audit_exact() needs claimed_epsilon, the claimed pure ε")
+    bound = sympy.sympify(claimed)
     key_of = {d: key(d) for d in datasets}
     keys = list(dict.fromkeys(key_of.values()))
-    reduced = {k: reduce(k) for k in keys} if reduce is not None else {k: (k, None) for k in keys}
+    reduced: dict[Any, tuple[Any, Callable[[Hashable], Hashable] | None]] = (
+        {k: reduce(k) for k in keys} if reduce is not None else {k: (k, None) for k in keys}
+    )
     enumerated = list(dict.fromkeys(r for r, _ in reduced.values()))
     predicted = len(enumerated) * leaves_per_run
     if predicted > limit:
@@ -321,7 +389,9 @@ def worst_case(
         else contextlib.nullcontext(executor) as pool
     ):
         results = _start_distributions(mechanism, enumerated, leaves_per_run, pool)
-        pairs, witness = _neighbour_pairs(datasets, neighbours, key_of)  # while the workers enumerate
+        pairs, unlisted, witness = _neighbour_pairs(
+            datasets, neighbours, key_of
+        )  # while the workers enumerate
         advance = progress(len(enumerated), "distributions") if progress else None
         raw_of, floats_of = _renamed(reduced, *_collected(enumerated, results, advance))
 
@@ -339,13 +409,15 @@ def worst_case(
             aligned = _aligned(
                 [(_viewed(floats_of[a], view(a, b)), _viewed(floats_of[b], view(b, a))) for a, b in chunk]
             )
-        screen = screen_pairs(*aligned, factor_low)
+        screen = screen_pairs(*aligned, factor_low)  # type: ignore[call-arg, arg-type]  # aligned: P_lo, P_hi, Q_lo, Q_hi
         low[start : start + batch], high[start : start + batch] = screen.ratio_low, screen.ratio_high
         delta[start : start + batch] = screen.delta_high
         if advance is not None:
             advance(min(start + batch, len(key_pairs)))
     if not key_pairs:
-        return AuditResult((0.0, 0.0), bound, True, 0, len(datasets), len(enumerated), None, 0.0, None)
+        return AuditResult(
+            (0.0, 0.0), bound, True, 0, len(datasets), len(enumerated), None, 0.0, None, unlisted=unlisted
+        )
     worst, worst_delta = int(np.argmax(high)), int(np.argmax(delta))
     low_max, high_max = float(low.max()), float(high.max())
     with interval_precision(128):
@@ -373,6 +445,7 @@ def worst_case(
         witness[key_pairs[worst_delta]],
         profile(*key_pairs[worst]),
         profile(*key_pairs[worst_delta]),
+        unlisted,
     )
 
 

@@ -121,7 +121,7 @@ class BlockAudit:
                 if new != old:
                     items = list(dataset)
                     items.remove(old)
-                    other = tuple(sorted(items + [new]))
+                    other = tuple(sorted([*items, new]))
                     if members is None or other in members:
                         yield other
 
@@ -147,7 +147,7 @@ class BlockAudit:
 
 def _multiset(X: np.ndarray, y: np.ndarray) -> tuple[Any, ...]:
     keys = [tuple(x) if np.ndim(x) else int(x) for x in X.tolist()]
-    return tuple(sorted(zip(keys, (int(v) for v in y))))
+    return tuple(sorted(zip(keys, (int(v) for v in y), strict=True)))
 
 
 def _carrier_round(

@@ -208,17 +208,17 @@ def _ranks(dataset: Dataset) -> dict[Any, Any]:
     points = sorted(_points(dataset))
     if points and isinstance(points[0], tuple):
         ranks = [{v: i for i, v in enumerate(sorted({p[c] for p in points}))} for c in range(len(points[0]))]
-        return {p: tuple(r[v] for r, v in zip(ranks, p)) for p in points}
+        return {p: tuple(r[v] for r, v in zip(ranks, p, strict=True)) for p in points}
     return {p: i for i, p in enumerate(points)}
 
 
-def _rank_reduction(key: Dataset) -> tuple[Dataset, Callable[[Hashable], Hashable]]:
+def _rank_reduction(key: Dataset) -> tuple[Dataset, Callable[[Any], Hashable]]:
     """The weights release of an order-invariant class: its distribution on ``key`` is the one on
     :func:`_rank_key` (same certified intervals, by the argument there) with every point of an
     output (a labeling of P as (point, label) pairs) renamed back from its ranks."""
     point_of = {r: p for p, r in _ranks(key).items()}
 
-    def rename(output: Hashable) -> Hashable:
+    def rename(output: Any) -> Hashable:  # a tuple of (point, label) pairs
         return tuple((point_of[x], label) for x, label in output)
 
     return _rank_key(key), rename
@@ -246,14 +246,14 @@ def _run_labelboost(audit: LabelBoostAudit, dataset: Dataset, rng: Randomness) -
     if audit.release == "hypothesis":
         return result.hypothesis
     points = tuple(map(_point, result.points.tolist()))
-    return tuple(zip(points, result.labeling.tolist()))
+    return tuple(zip(points, result.labeling.tolist(), strict=True))
 
 
 def _point(x: Any) -> Any:
     return tuple(x) if isinstance(x, list) else x
 
 
-def _common_labeling(d: Dataset, other: Dataset) -> Callable[[Hashable], Hashable]:
+def _common_labeling(d: Dataset, other: Dataset) -> Callable[[Any], Hashable]:
     """The map from a labeling of d's points P₁ to z = h|_K on the common points K = P₁ ∩ P₂ of the
     pair (Lemma 3.14). Every output of the weights release lists P₁ in sorted order (``np.unique``),
     so K is a fixed set of positions in it."""

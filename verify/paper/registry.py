@@ -365,7 +365,9 @@ def _read(path: Traversable, fields: Mapping[str, type]) -> dict[str, Any]:
         raise ValueError(f"{path}: {error}") from None
 
 
-def _numbered(tables: Iterable[object], what: str, build: Callable[[dict[str, Any]], T]) -> tuple[T, ...]:
+def _numbered(
+    tables: Iterable[dict[str, Any]], what: str, build: Callable[[dict[str, Any]], T]
+) -> tuple[T, ...]:
     """Each of ``tables`` built by ``build``; a problem names the table as ``what #number``."""
     built = []
     for number, table in enumerate(tables, 1):
@@ -381,7 +383,7 @@ def _finding(table: object) -> Finding:
     return Finding(fields["summary"], fields["witness"], fields["command"], fields["kind"])
 
 
-def _findings(tables: Iterable[object]) -> tuple[Finding, ...]:
+def _findings(tables: Iterable[dict[str, Any]]) -> tuple[Finding, ...]:
     """``[[finding]]`` tables as findings; a problem names the finding by its number."""
     return _numbered(tables, "finding", _finding)
 

@@ -124,8 +124,8 @@ def sample_report(sample: SampleComplexity) -> tuple[dict[str, Any], list[str]]:
 
 
 def theorem_5_1(
-    k: int,
-    vc: int,
+    k: int | None,
+    vc: int | None,
     alpha: Any,
     beta: Any,
     epsilon: Any,
@@ -158,10 +158,14 @@ def theorem_5_1(
         )
     elif isinstance(oracle_m, bool) or not isinstance(oracle_m, int) or oracle_m < 1:
         raise ValueError(f"oracle_m must be an integer ≥ 1, got {oracle_m!r}")
+    elif k is None or vc is None:
+        raise ValueError("k and vc are needed with oracle_m (a component_class sets them)")
     run = UtilityTarget.of("Theorem 5.1", k, vc, alpha, beta, epsilon, delta)
-    m_oracle = (
-        oracle_m if component_class is None else completion_oracle_m(candidates, run.tau, run.beta_oracle)
-    )
+    if component_class is None:
+        assert oracle_m is not None  # checked above
+        m_oracle = oracle_m
+    else:
+        m_oracle = completion_oracle_m(candidates, run.tau, run.beta_oracle)
     sample = carry_forward_sample_complexity(run, lambda n: m_oracle)
     sample_json, sample_lines = sample_report(sample)
     free_json: dict[str, Any] | None = None
@@ -248,7 +252,7 @@ def _agnostic_privacy(result: Any, epsilon: Any, delta: Any) -> dict[str, Any]:
             sensitivity=ratio,
             calibration="classical" if paper else "analytic",
         )
-        release = Composition(
+        release: Composition | Gaussian = Composition(
             (step,), method="advanced" if paper else "optimal", target_delta=dlt, repeat=steps
         )
     else:

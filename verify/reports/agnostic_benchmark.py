@@ -1,4 +1,4 @@
-"""The agnostic learners of seed 002 against logistic regression (issue 19): the committed results of
+"""The agnostic learners of seed 002 against logistic regression: the committed results of
 ``benchmarks/bench_agnostic.py`` (``benchmarks/results/agnostic_grid_*.json``, merged) as
 ``reports/agnostic_benchmark.md`` — the issue's goals checked, error − OPT per scenario, n and ε
 (median of the seeds) for each learner beside its non-private version, scikit-learn and
@@ -17,17 +17,17 @@ import numpy as np
 from dpledger.verify.reports import provenance
 from dpledger.verify.reports.plotting import plt
 
-TITLE = "Agnostic learners against logistic regression: error − OPT on the scenario grid (seed 002, issue 19)"
+TITLE = "Agnostic learners against logistic regression: error − OPT on the scenario grid (seed 002)"
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 LEARNERS = ("improper", "proper", "semi-agnostic")
 PRIVATE_BASELINE = "diffprivlib-logreg"
 PUBLIC_BASELINE = "sklearn-logreg"
 GOAL_N, GOAL_EPSILON = 100_000, 1.0
 GOALS = {"improper": 0.02, "proper": 0.02, "semi-agnostic": 0.03}
-"""Issue 19 (4): median excess error at n = 100 000, ε = 1, Gaussian marginal, every noise model."""
+"""Median excess error at n = 100 000, ε = 1, Gaussian marginal, every noise model."""
 SPEED_GOALS = {"improper": 0.3, "proper": 0.5}
 TIE = 0.005
-"""Issue 19 (3): under random noise, at n ≥ 20 000 and ε ≥ 0.5, no learner worse than diffprivlib by more."""
+"""Under random noise, at n ≥ 20 000 and ε ≥ 0.5, no learner worse than diffprivlib by more."""
 NOISE_NAMES = {
     "random": "random flips",
     "adversarial": "far one-sided flips",
@@ -82,6 +82,7 @@ def load(paths: list[Path]) -> dict[str, Any]:
                 )
         merged["rows"] += results["rows"]
         merged["missing"].update(results["missing"])
+    assert merged is not None  # paths is not empty
     return merged
 
 
@@ -123,17 +124,17 @@ def goal_lines(results: dict[str, Any]) -> list[str]:
     ]
     for name in (*LEARNERS, PRIVATE_BASELINE, PUBLIC_BASELINE):
         eps = None if name == PUBLIC_BASELINE else GOAL_EPSILON
-        values = [v for m in noises for v in seconds.get(("gaussian", m, GOAL_N, name, eps), [])]
+        times = [v for m in noises for v in seconds.get(("gaussian", m, GOAL_N, name, eps), [])]
         goal = SPEED_GOALS.get(name)
         verdict = (
             ""
-            if goal is None or not values
-            else f"< {goal} s: {'met' if np.median(values) < goal else 'NOT met'}"
+            if goal is None or not times
+            else f"< {goal} s: {'met' if np.median(times) < goal else 'NOT met'}"
         )
-        lines.append(f"| {name} | {'—' if not values else f'{np.median(values):.3f}'} | {verdict} |")
+        lines.append(f"| {name} | {'—' if not times else f'{np.median(times):.3f}'} | {verdict} |")
     lines += [
         "",
-        f"Random noise against diffprivlib (issue 19 (3)): learner − diffprivlib, median test error, at n ≥ 20,000 "
+        f"Random noise against diffprivlib: learner − diffprivlib, median test error, at n ≥ 20,000 "
         f"and ε ≥ 0.5, worst cell over marginals, n and ε (goal ≤ {TIE}):",
         "",
         "| learner | worst cell | where | cells within | cells missing the margin (gap) |",
@@ -193,7 +194,7 @@ def scenario_figure(path: Path, results: dict[str, Any], marginal: str, noise: s
     figure, panels = plt.subplots(
         1, len(epsilons), figsize=(4 * len(epsilons), 3.6), sharey=True, squeeze=False
     )
-    for axes, eps in zip(panels[0], epsilons):
+    for axes, eps in zip(panels[0], epsilons, strict=True):
         for colour, name in enumerate((*LEARNERS, PRIVATE_BASELINE)):
             for setting, style in ((eps, "-"), (None, "--")):
                 if name == PRIVATE_BASELINE and setting is None:
@@ -202,7 +203,7 @@ def scenario_figure(path: Path, results: dict[str, Any], marginal: str, noise: s
                 points = [(n, v) for n, v in points if v is not None]
                 if points:
                     label = f"{name} ({'ε' if setting is not None else 'off'})"
-                    axes.plot(*zip(*points), style, marker="o", color=f"C{colour}", label=label)
+                    axes.plot(*zip(*points, strict=True), style, marker="o", color=f"C{colour}", label=label)
         axes.axhline(0, color="black", linewidth=0.8)
         axes.set_xscale("log")
         axes.set_title(f"ε = {eps:g}")
@@ -220,7 +221,7 @@ def scenario_figure(path: Path, results: dict[str, Any], marginal: str, noise: s
 def summary_lines(results: dict[str, Any]) -> list[str]:
     """The goal tables (printed by the benchmark at the end of a run)."""
     missing = [f"{name}: {reason}" for name, reason in results.get("missing", {}).items()]
-    return [*goal_lines(results), *([""] + ["Missing baselines: " + "; ".join(missing)] if missing else [])]
+    return [*goal_lines(results), *(["", "Missing baselines: " + "; ".join(missing)] if missing else [])]
 
 
 READING = [
@@ -254,7 +255,7 @@ def why_lines(results: dict[str, Any]) -> list[str]:
     return [
         "## Where the seed's algorithms cannot match logistic regression, why, and the choice offered",
         "",
-        "* **What was changed for random noise at n = 20,000 (issue 19 (3)).** *Semi-agnostic:* Algorithm 3 spends a "
+        "* **What was changed for random noise at n = 20,000.** *Semi-agnostic:* Algorithm 3 spends a "
         "fresh block on every statistic, so J = 2 runs × (T = 8 steps + 2) made 20 blocks of 900 records, and a "
         "gradient step's noise (Δ₂ = R/(s·b)) had norm √d·σ = 0.90 at ε = 1, larger than the gradient (+0.034 against "
         "diffprivlib's +0.012). The learner now takes the first schedule of (2, 8), (1, 8), (1, 4), (1, 2), (1, 1) "

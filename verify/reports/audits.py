@@ -123,7 +123,8 @@ def suites_section(results_file: Path) -> list[str]:
             f"no suites results: run benchmarks/bench_audit_suites.py --full first ({results_file})"
         )
     rerun = SUITES.payload()
-    return suites_benchmark_lines(json.loads(results_file.read_text())) + [
+    return [
+        *suites_benchmark_lines(json.loads(results_file.read_text())),
         f"`{SUITES.line}`, rerun now: buggy mechanisms flagged {rerun['buggy_flagged']} of {rerun['buggy']}, "
         f"correct ones flagged {rerun['correct_flagged']} of {rerun['correct']}, every bound at most the true ε: "
         f"**{rerun['all_sound']}**.",

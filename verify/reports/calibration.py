@@ -4,6 +4,7 @@ Lemma 6.12 and the tight certified calibration, with n plotted against k and ε.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from dpledger.accountant.section6 import Target, needed_n, paper_chain, tight_calibration, tight_n
 from dpledger.verify.reports import provenance
@@ -11,7 +12,7 @@ from dpledger.verify.reports.commands import Command
 from dpledger.verify.reports.plotting import line_plot
 from dpledger.verify.service.calibrate import carry_forward, carry_forward_payload
 
-DEFAULT = {"n": 10**8, "k": 4, "epsilon": "1", "delta": "1e-6"}
+DEFAULT: dict[str, Any] = {"n": 10**8, "k": 4, "epsilon": "1", "delta": "1e-6"}
 COMMAND = Command(
     ("calibrate", "carry-forward", "--n", "100000000", "--k", "4", "--epsilon", "1", "--delta", "1e-6"),
     carry_forward,
@@ -99,7 +100,7 @@ def write(out: Path) -> tuple[list[Path], str]:
         "| k | n (paper) | n (tight) | saving |",
         "|---|---|---|---|",
     ]
-    lines += [f"| {k} | {pn} | {tn} | ×{pn / tn:.3g} |" for k, (pn, tn) in zip(SWEEP_K, by_k)]
+    lines += [f"| {k} | {pn} | {tn} | ×{pn / tn:.3g} |" for k, (pn, tn) in zip(SWEEP_K, by_k, strict=True)]
     lines += [
         "",
         f"![n against k]({k_plot.name})",
@@ -107,7 +108,9 @@ def write(out: Path) -> tuple[list[Path], str]:
         "| ε | n (paper) | n (tight) | saving |",
         "|---|---|---|---|",
     ]
-    lines += [f"| {e} | {pn} | {tn} | ×{pn / tn:.3g} |" for e, (pn, tn) in zip(SWEEP_EPSILON, by_eps)]
+    lines += [
+        f"| {e} | {pn} | {tn} | ×{pn / tn:.3g} |" for e, (pn, tn) in zip(SWEEP_EPSILON, by_eps, strict=True)
+    ]
     lines += [
         "",
         f"![n against ε]({eps_plot.name})",

@@ -81,7 +81,9 @@ def write(out: Path) -> tuple[list[Path], str]:
         "| ε | σ/Δ advanced | σ/Δ optimal | noise ratio |",
         "|---|---|---|---|",
     ]
-    lines += [f"| {e} | {a:.6g} | {o:.6g} | ×{a / o:.3g} |" for e, (a, o) in zip(SWEEP_EPSILON, by_eps)]
+    lines += [
+        f"| {e} | {a:.6g} | {o:.6g} | ×{a / o:.3g} |" for e, (a, o) in zip(SWEEP_EPSILON, by_eps, strict=True)
+    ]
     lines += [
         "",
         f"![σ/Δ against ε]({eps_plot.name})",
@@ -89,7 +91,9 @@ def write(out: Path) -> tuple[list[Path], str]:
         "| T | σ/Δ advanced | σ/Δ optimal | noise ratio |",
         "|---|---|---|---|",
     ]
-    lines += [f"| {t} | {a:.6g} | {o:.6g} | ×{a / o:.3g} |" for t, (a, o) in zip(SWEEP_STEPS, by_steps)]
+    lines += [
+        f"| {t} | {a:.6g} | {o:.6g} | ×{a / o:.3g} |" for t, (a, o) in zip(SWEEP_STEPS, by_steps, strict=True)
+    ]
     lines += [
         "",
         f"![σ/Δ against T]({steps_plot.name})",
@@ -105,7 +109,8 @@ def write(out: Path) -> tuple[list[Path], str]:
         "|---|---|---|",
     ]
     lines += [
-        f"| {e} | {'—' if c is None else f'{c:.6g}'} | {a:.6g} |" for e, (c, a) in zip(SWEEP_EPSILON, single)
+        f"| {e} | {'—' if c is None else f'{c:.6g}'} | {a:.6g} |"
+        for e, (c, a) in zip(SWEEP_EPSILON, single, strict=True)
     ]
     report = out / "calibration_agnostic.md"
     report.write_text("\n".join(lines) + "\n")

@@ -5,6 +5,7 @@ certified one, with n plotted against α, d and ε."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from dpledger.verify.paper.theorem_calibration import agnostic_theorem
 from dpledger.verify.reports import provenance
@@ -20,7 +21,7 @@ SWEEP_EPSILON = ["0.1", "0.25", "0.5", "0.9", "2"]
 
 
 def _payload(name: str, degree: int | None = DEGREE, **changes: object) -> dict:
-    p = {**DEFAULT, **changes}
+    p: dict[str, Any] = {**DEFAULT, **changes}
     return agnostic_theorem(
         name,
         p["dimension"],

@@ -1,7 +1,7 @@
 """Calibration report for the sample-size theorems of seed 000 (Theorems 5.1, 8.5/8.8/8.14, 8.19):
 from (α, β, ε, δ) the paper's chain and the tight certified calibration, with n plotted against
-α, k (or d) and ε; for Theorems 5.1 and 8.19 also the free-constant calibration (issue 17:
-:mod:`dpledger.learners.calibration.free_constants`) as a third number, in a table over k at two
+α, k (or d) and ε; for Theorems 5.1 and 8.19 also the free-constant calibration
+(:mod:`dpledger.learners.calibration.free_constants`) as a third number, in a table over k at two
 targets and as a third curve in their plots."""
 
 from __future__ import annotations
@@ -50,7 +50,9 @@ def _theorem_5_1_cached(target: tuple[tuple[str, str], ...], k: int) -> dict:
         "Theorem 5.1", k, k, values["alpha"], values["beta"], values["epsilon"], values["delta"]
     )
     m_oracle = completion_oracle_m(GRID_CLASS_SIZE + 1, run.tau, run.beta_oracle)
-    payload = theorem_5_1(k, k, oracle_m=m_oracle, **values)["payload"]
+    payload = theorem_5_1(
+        k, k, values["alpha"], values["beta"], values["epsilon"], values["delta"], oracle_m=m_oracle
+    )["payload"]
     free = free_constants.theorem_5_1(run, GRID_CLASS_SIZE + 1)
     return {**payload, "free": free_report(free, payload["n_paper"], payload["n_tight"])[0]}
 
@@ -66,7 +68,10 @@ def _theorem_8_19(target: dict[str, str], k: int) -> dict:
 
 @cache
 def _theorem_8_19_cached(target: tuple[tuple[str, str], ...], k: int) -> dict:
-    return theorem_8_19(k=k, **dict(target)).payload
+    values = dict(target)
+    return theorem_8_19(
+        k=k, alpha=values["alpha"], beta=values["beta"], epsilon=values["epsilon"], delta=values["delta"]
+    ).payload
 
 
 THEOREMS: dict[str, tuple[Point, int, str, str]] = {
@@ -174,7 +179,7 @@ def _free_constants_text(name: str, free: dict) -> str:
 def _free_section(out: Path) -> tuple[list[str], list[Path]]:
     """The table over k ∈ :data:`FREE_K` at both targets and one figure per target."""
     lines = [
-        "## Free constants (issue 17): three numbers per theorem",
+        "## Free constants: three numbers per theorem",
         "",
         "Algorithm 2 fixes τ = α/(40k), β_A = β/(4k), ε_A = 4, δ_A = δ/(16ek); the tight column keeps them. "
         "The free column chooses what the proofs leave free (`dpledger.learners.calibration.free_constants`): "
@@ -206,7 +211,7 @@ def _free_section(out: Path) -> tuple[list[str], list[Path]]:
         for name in FREE_THEOREMS:
             point = THEOREMS[name][0]
             payloads[name] = [point(target, k) for k in FREE_K]
-            for k, p in zip(FREE_K, payloads[name]):
+            for k, p in zip(FREE_K, payloads[name], strict=True):
                 free = p["free"]
                 g = free["guarantee"]
                 lines.append(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -26,7 +27,9 @@ def line_plot(
     colour, the second dashed."""
     figure, axes = plt.subplots(figsize=(7, 4.5) if paired else (6, 4))
     for index, (label, values) in enumerate(series.items()):
-        style = {"color": f"C{index // 2}", "linestyle": "--" if index % 2 else "-"} if paired else {}
+        style: dict[str, Any] = (
+            {"color": f"C{index // 2}", "linestyle": "--" if index % 2 else "-"} if paired else {}
+        )
         axes.plot(x, values, marker="o", label=label, **style)
     if log_x:
         axes.set_xscale("log")

@@ -199,7 +199,7 @@ def theorem_8_19(
 ) -> Output:
     """Theorem 8.19: CarryForwardLearner with the Proposition 8.16 oracles for G(H_1, …, H_k), the
     components ``components`` (default: k thresholds) on the grid [0, ``domain_size``), paper
-    against tight and against the free constants (ε_B and the utility split chosen, issue 17),
+    against tight and against the free constants (ε_B and the utility split chosen),
     beside the per-component baseline :data:`BASELINE`. Its two calibrations draw a progress bar."""
     advance = progress(2, "calibrate 8.19 (Theorem 8.19's sample size, free constants)")
     from dpledger.learners.boolean.composition import HypothesisSpace, component_class, composition_vc_bound
@@ -211,7 +211,7 @@ def theorem_8_19(
     if len(names) != k:
         raise ValueError(f"components: --k is {k} but {len(names)} component classes were given")
     classes = [component_class(name, domain_size) for name in names]
-    rows = [(name, H.vc_dimension, len(HypothesisSpace(H))) for name, H in zip(names, classes)]
+    rows = [(name, H.vc_dimension, len(HypothesisSpace(H))) for name, H in zip(names, classes, strict=True)]
     vc = composition_vc_bound([H.vc_dimension for H in classes])
     result = calibration(rows, vc, alpha, beta, epsilon, delta)
     advance(1)
@@ -269,7 +269,10 @@ def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
     from dpledger.accountant import account
     from dpledger.learners.calibration.agnostic_noise import certified_ratio, check_privacy, noise_event
 
-    eps, dlt = check_privacy(epsilon, delta)  # the learners' range: 0 < ε ≤ 100, 0 < δ < 1
+    privacy = check_privacy(epsilon, delta)  # the learners' range: 0 < ε ≤ 100, 0 < δ < 1
+    if privacy is None:
+        raise ValueError("epsilon: the noise is calibrated for a given ε")
+    eps, dlt = privacy
     if steps > MAX_STEPS:
         raise ValueError(f"steps must be at most {MAX_STEPS}, got {steps}")
     plan = (
@@ -277,7 +280,7 @@ def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
         ("theorem_2_1_l1_optimiser_exact_gaussian", steps, "optimal"),
         ("theorem_3_1_4_1_single_release", 1, "optimal"),
     )
-    rows = {}
+    rows: dict[str, dict[str, Any]] = {}
     for name, count, method in plan:
         ratio = certified_ratio(eps, dlt, count, method)
         guarantee = account(noise_event(1 / ratio, Fraction(1), dlt, count, method)).guarantee

@@ -40,7 +40,7 @@ def proofs(
     results = None if recorded is None else recorded.results
     rows = [s.to_dict(results) for s in statements]
     lines = [f"{len(rows)} statements; status from {_source(status_file, recorded)}", ""]
-    for s, row in zip(statements, rows):
+    for s, row in zip(statements, rows, strict=True):
         lines.append(f"{row['key']:<28} {row['status']:<11} {row['statement']}")
         lines += [
             f"{'':<28}   {p['kind']:<11} {p['check']:<14} {p['status']:<11} {p['claim']}"
@@ -55,7 +55,7 @@ def proofs(
             f"{'':<28}   finding ({f['kind']}): {f['summary']} Witness: {f['witness']} [{f['command']}]"
             for f in row["findings"]
         ]
-    lines += [""] + counts_lines(registry.summary(statements, results))
+    lines += ["", *counts_lines(registry.summary(statements, results))]
     return Output(rows, "\n".join(lines))
 
 

@@ -107,10 +107,12 @@ def carry_forward(
         m=m,
         calibration=calibration,
         random_state=learner_seed,
+        telemetry=True,  # the run reports Lemma 7.1's round telemetry (exact, unaccounted) with the model
     )
     learner.fit(X, concept_class.evaluate(target, X), X_holdout=X_test, on_progress=report)
     test_error = 1 - learner.score(X_test, concept_class.evaluate(target, X_test))
-    g = learner.guarantee_
+    g, derivation = learner.guarantee_, learner.derivation_
+    assert g is not None and derivation is not None  # a private fit records its ledger
     payload = {
         "class": repr(concept_class),
         "target_concept": jsonable(target),
@@ -126,7 +128,7 @@ def carry_forward(
         "why_not": None if learner.holds_ else _shortfall(learner, oracle, n, epsilon, delta).to_dict(),
         "rounds": [r.to_dict() for r in learner.rounds_],
         "oracle_rounds": [r.to_dict() for r in getattr(problem.oracle, "history_", [])],
-        "trace": learner.derivation_.to_dict(),
+        "trace": derivation.to_dict(),
     }
     lines = [
         f"CarryForwardLearner on {concept_class!r}, n = {n}, m = {learner.m_}; oracle: {problem.oracle_description}",
@@ -137,6 +139,7 @@ def carry_forward(
     if payload["why_not"] is not None:
         lines.append(f"  why: {payload['why_not']['reason']}")
         lines += [f"  to hold: {remedy}" for remedy in payload["why_not"]["remedies"]]
+    lines.append("  round telemetry (telemetry=True: exact, noise-free, covered by no event of the trace):")
     for r in learner.rounds_:
         population = (
             "" if r.population_disagreement is None else f", population {r.population_disagreement:.4g}"
@@ -150,7 +153,7 @@ def carry_forward(
             f"  oracle round {r['round']}: depth {r['depth']} of m = {r['m']}"
             f" (full depth in the domain: {r['full_depth_in_domain']})"
         )
-    lines += ["", learner.derivation_.to_text()]
+    lines += ["", derivation.to_text()]
     return Output(payload, "\n".join(lines), 0 if learner.holds_ else 1)
 
 
@@ -213,7 +216,8 @@ def agnostic(
     advance(2)
     baseline = learner_class(None, None, random_state=learner_seed, **options).fit(train.X, train.y)
     advance(3)
-    derivation = private.derivation_
+    derivation, g = private.derivation_, private.guarantee_
+    assert derivation is not None and g is not None  # a private fit records its ledger
     claim = derivation.claims()[0]
     payload = {
         "algorithm": algorithm,
@@ -226,14 +230,13 @@ def agnostic(
         "test_error": 1.0 - private.score(test.X, test.y),
         "opt_error": float(np.mean(test.target_predictions(test.X) != test.y)),
         "nonprivate_error": 1.0 - baseline.score(test.X, test.y),
-        "guarantee": private.guarantee_.to_dict(),
+        "guarantee": g.to_dict(),
         "claimed": {"statement": claim.statement, "epsilon": epsilon, "delta": delta},
         "holds": private.claim_holds(),
         "substitute": SUBSTITUTES[algorithm],
         "selections": [selection.to_dict() for selection in private.selections_],
         "trace": derivation.to_dict(),
     }
-    g = private.guarantee_
     text = "\n".join(
         [
             f"{algorithm} learner ({claim.statement}), d={dim}, n={n}, {noise:g} {noise_model} label noise, seed {seed}",

@@ -24,13 +24,10 @@ The stages form a union bound too: stage s uses α_s, with Σ α_s = α = 1 − 
 fourfold per stage (:func:`statistics.stage_alphas`). Hence, with probability at least
 ``confidence``, every reported bound of every stage and of both kinds holds at once.
 
-Correction of the budget (issue 18). Until then the splits were halves, the kinds and the
-candidates shared their levels equally and stages grew twofold: the last stage's best candidate
-was estimated on half the runs at about α/12 per bound (for α = 0.05 and 3 candidates), where
-the optimal statistic, known in advance, uses all runs at α/2 — up to half of the reachable
-bound was lost on scalars. Now the leading candidate of the last of 4 stages is estimated on ¾
-of the runs at ≈ 0.28·α per bound; a search that ranks well loses little, one that ranks badly
-still has its runners-up, at a smaller level.
+What the budget buys. The leading candidate of the last of 4 stages is estimated on ¾ of the
+runs at ≈ 0.28·α per bound (the optimal statistic, known in advance, would use all runs at α/2);
+a search that ranks well loses little, one that ranks badly still has its runners-up, at a
+smaller level.
 
 Verdict. ``VIOLATION`` when the real-number events certify a failure of the claim: an ε bound
 at δ above the claimed ε, or (for an (ε, δ) claim) a δ bound at the claimed ε above the claimed
@@ -42,7 +39,7 @@ floating-point implementation leaks through its low bits (Mironov 2012); the aud
 its stages, so that a real-number violation, had the budget shown one, takes precedence.
 Otherwise ``NO VIOLATION FOUND``. Both failing verdicts are failed claims (``violation``).
 
-Throughput (issue 18). Only split 1 is copied into one array per input (the search reads it
+Throughput. Only split 1 is copied into one array per input (the search reads it
 whole); split 2 stays as it arrived, one part per chunk, and is counted part by part. On a local
 process pool chunks come back through shared memory (:class:`executors.SharedChunkTask`), not
 pickled through the pipe. A pair's fits (:func:`search.prefit`) are made as soon as the runs they
@@ -275,6 +272,27 @@ def audit(
     failing the contract checks of :mod:`contract` is refused with a ``ValueError``.
     ``network``: also search the scores of a small perceptron fitted on split 1 (DP-Sniper's MLP,
     :mod:`network`) — opt-in, for vector outputs whose privacy loss no linear score expresses.
+
+    Args:
+        mechanism: ``mechanism(data, n_samples, rng) -> array`` of ``n_samples`` outputs.
+        pairs: The neighbour pairs to run it on.
+        claimed_epsilon: The claimed ε.
+        delta: The claimed δ.
+        samples: Runs per input.
+        confidence: The probability with which every reported bound holds at once.
+        seed: Seed of the runs (None: fresh entropy, reported in the result).
+        executor: Where the runs go (None: local processes).
+        stages: Stages of the sequential plan.
+        candidates: Events of each kind estimated on split 2.
+        on_progress: Called with (runs done, runs planned).
+        timeout: Seconds a chunk may take before the audit fails.
+        network: Also fit the perceptron distinguisher on vector outputs.
+
+    Returns:
+        The :class:`MonteCarloAuditResult`: the bounds, the verdict and its witness.
+
+    Raises:
+        ValueError: invalid arguments, or a mechanism that fails, times out or cannot be shipped.
     """
     validate(claimed_epsilon, delta, confidence, samples, stages, candidates)
     if not isinstance(executor, InProcessExecutor):  # closures and test-local functions reach workers too
@@ -479,8 +497,8 @@ def _run_stage(
     )
     estimates = [
         _estimate(candidate, estimation[candidate.pair_index], delta, claimed_epsilon, level / 2, values)
-        for pool, kind_level in zip(pools, ranked_levels(alpha, len(pools)) if pools else [])
-        for candidate, level in zip(pool, ranked_levels(kind_level, len(pool)))
+        for pool, kind_level in zip(pools, ranked_levels(alpha, len(pools)) if pools else [], strict=True)
+        for candidate, level in zip(pool, ranked_levels(kind_level, len(pool)), strict=True)
     ]
     values.end_stage()
     return estimates, examined, len(estimates)

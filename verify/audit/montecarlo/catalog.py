@@ -118,8 +118,8 @@ class SnappingLaplace:
     bound: float
 
     def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return snapping_laplace(
-            float(np.asarray(data)), epsilon=self.epsilon, bound=self.bound, rng=rng, size=n
+        return np.asarray(
+            snapping_laplace(float(np.asarray(data)), epsilon=self.epsilon, bound=self.bound, rng=rng, size=n)
         )
 
 
@@ -131,7 +131,7 @@ class DiscreteLaplaceOnGrid:
     scale: float
 
     def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
-        return laplace_noise(np.full(n, float(np.asarray(data))), self.scale, 1, Sampled(rng))[0]
+        return np.asarray(laplace_noise(np.full(n, float(np.asarray(data))), self.scale, 1, Sampled(rng))[0])
 
 
 @dataclass(frozen=True)
@@ -564,7 +564,7 @@ def run_catalog(
         CatalogRow(
             entry,
             audit(
-                entry.mechanism,
+                entry.mechanism,  # type: ignore[arg-type]  # the catalogue's callables have Mechanism's signature
                 entry.pairs,
                 entry.claimed_epsilon,
                 delta=entry.delta,

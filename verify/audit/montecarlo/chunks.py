@@ -1,6 +1,6 @@
 """The audit's runs: which chunks are queued when, how they come back, and what of them is kept.
 
-A :class:`Schedule` queues the chunks of every pair (issue 18, throughput): the first stage's chunks
+A :class:`Schedule` queues the chunks of every pair: the first stage's chunks
 that its fits read and ``QUEUE_AHEAD`` more at the start; once a pair's fits are made (while its
 first chunks arrive, :meth:`Values.prefit`), the first stage's rest and — on an executor that runs
 tasks elsewhere — the next stage's chunks, so that the workers generate them while this stage is
@@ -64,7 +64,11 @@ class Reduced:
     def values_of(self, statistic: Statistic) -> np.ndarray | None:
         """The values of ``statistic`` on the runs; None when they were not kept."""
         return next(
-            (values for kept, values in zip(self.statistics, self.values) if same_statistic(kept, statistic)),
+            (
+                values
+                for kept, values in zip(self.statistics, self.values, strict=True)
+                if same_statistic(kept, statistic)
+            ),
             None,
         )
 
@@ -90,7 +94,7 @@ class Runs:
         head = outputs.head if isinstance(outputs, ReducedRuns) else outputs
         buffer = self.buffers[pair][side]
         if buffer is None:
-            buffer = populated_empty((int(self.offsets[-1]),) + head.shape[1:], head.dtype)
+            buffer = populated_empty((int(self.offsets[-1]), *head.shape[1:]), head.dtype)
         elif buffer.shape[1:] != head.shape[1:]:
             raise ValueError(
                 f"mechanism outputs have inconsistent shapes across runs: "
@@ -99,7 +103,7 @@ class Runs:
         elif np.result_type(buffer.dtype, head.dtype) != buffer.dtype:
             buffer = buffer.astype(np.result_type(buffer.dtype, head.dtype))
         half = self.selection[chunk]
-        buffer[self.offsets[chunk] : self.offsets[chunk + 1]] = head[:half]
+        buffer[self.offsets[chunk] : self.offsets[chunk + 1]] = head[:half]  # type: ignore[index]  # received runs are arrays
         self.buffers[pair][side] = buffer
         self.rest[pair][side].append(
             Reduced(statistics, outputs.columns(), outputs.rest)
@@ -111,17 +115,17 @@ class Runs:
     def chunks_done(self) -> int:
         return self.filled[0][0]
 
-    def splits(self, pair: int) -> tuple[tuple[np.ndarray, np.ndarray], list[tuple[Any, Any]]]:
+    def splits(self, pair: int) -> tuple[tuple[np.ndarray, np.ndarray], list[tuple[Any, ...]]]:
         """``((a1, b1), [(a2, b2) per chunk])``: the search split of the chunks so far, as one
         array per input, and the estimation split, as one part per chunk — every part in the
         search split's type (value-set events compare the bytes of rows), or reduced."""
         chunks = self.filled[pair][0]
-        a1, b1 = harmonise(*(buffer[: self.offsets[chunks]] for buffer in self.buffers[pair]))
-        parts = [
+        a1, b1 = harmonise(*(buffer[: self.offsets[chunks]] for buffer in self.buffers[pair]))  # type: ignore[index]  # filled buffers
+        parts: list[tuple[Any, ...]] = [
             (a2, b2)
             if isinstance(a2, Reduced)
             else tuple(part.astype(a1.dtype, copy=False) for part in harmonise(a2, b2))
-            for a2, b2 in zip(*(side[:chunks] for side in self.rest[pair]))
+            for a2, b2 in zip(*(side[:chunks] for side in self.rest[pair]), strict=True)
         ]
         return (a1, b1), parts
 
@@ -130,7 +134,7 @@ class Runs:
         if any(buffer is None for buffer in self.buffers[pair]):
             return np.empty(0), np.empty(0)
         chunks = min(self.filled[pair])
-        return harmonise(*(buffer[: self.offsets[chunks]] for buffer in self.buffers[pair]))
+        return harmonise(*(buffer[: self.offsets[chunks]] for buffer in self.buffers[pair]))  # type: ignore[index]  # filled buffers
 
 
 class Values:
@@ -167,17 +171,17 @@ class Values:
         anyway, for the candidates the search keeps — computed early, the same numbers. Returns
         the fits (empty: none apply; None: not enough runs yet)."""
         fitted = prefit(*runs.heads(pair), pair, (selection, selection), self.fits)
-        for side in runs.rest[pair] if fitted else ():
+        if not fitted:
+            return fitted
+        for side in runs.rest[pair]:
             for part in side:
-                missing = [
-                    statistic
-                    for statistic in fitted
-                    if not isinstance(part, Reduced) and (id(statistic), id(part)) not in self.kept
-                ]
+                if isinstance(part, Reduced):
+                    continue
+                missing = [statistic for statistic in fitted if (id(statistic), id(part)) not in self.kept]
                 if missing:
                     future = threads.submit(evaluate, missing, part)
                     for index, statistic in enumerate(missing):
-                        self.kept[(id(statistic), id(part))] = (statistic, part, _Pending(future, index))
+                        self.kept[(id(statistic), id(part))] = (statistic, part, _Pending(future, index))  # type: ignore[assignment]  # pending until received
         return fitted
 
     def evaluate(self, needed: Iterable[tuple[Statistic, np.ndarray]], threads: Executor) -> None:
@@ -193,8 +197,10 @@ class Values:
             if (id(statistic), id(runs)) not in self.kept and all(s is not statistic for s in job[1]):
                 job[1].append(statistic)
         jobs = {key: job for key, job in jobs.items() if job[1]}
-        for (runs, statistics), computed in zip(jobs.values(), threads.map(_apply, jobs.values())):
-            for statistic, values in zip(statistics, computed):
+        for (runs, statistics), computed in zip(
+            jobs.values(), threads.map(_apply, jobs.values()), strict=True
+        ):
+            for statistic, values in zip(statistics, computed, strict=True):
                 self.kept[(id(statistic), id(runs))] = (statistic, runs, values)
 
     def end_stage(self) -> None:
@@ -269,6 +275,7 @@ class Schedule:
         self.upcoming = [None] * len(self.pairs)
         selection = int(self.runs.offsets[plan[stage]])
         for p, pair_queued in enumerate(queued):
+            assert pair_queued is not None  # every pair has its next chunks queued
             decided = False
             for side, future, statistics in pair_queued:  # grows when the first stage's rest is queued
                 self.runs.add(p, side, received(self.result(future, f"stage {stage + 1}")), statistics)

@@ -73,7 +73,7 @@ class ProbeTask:
         size = PROBE_RUNS if vectorised else PER_SAMPLE_PROBE_RUNS
         with seeded_globals(root):
             first, second, singles = (np.random.default_rng(child) for child in root.spawn(3))
-            runs = {
+            runs: dict[str, Any] = {
                 side: [run_mechanism(self.mechanism, data, size, rng) for rng in (first, second)]
                 for side, data in (("a", self.a), ("b", self.b))
             }

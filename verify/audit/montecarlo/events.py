@@ -102,7 +102,9 @@ def same_statistic(first: Any, second: Any) -> bool:
     if is_dataclass(first) and type(first) is type(second):
         return all(same_statistic(getattr(first, f.name), getattr(second, f.name)) for f in fields(first))
     if isinstance(first, tuple) and isinstance(second, tuple):
-        return len(first) == len(second) and all(same_statistic(x, y) for x, y in zip(first, second))
+        return len(first) == len(second) and all(
+            same_statistic(x, y) for x, y in zip(first, second, strict=True)
+        )
     if isinstance(first, np.ndarray) or isinstance(second, np.ndarray):
         return np.array_equal(first, second)
     return bool(first == second)
@@ -216,7 +218,7 @@ def evaluate(statistics: list[Statistic], outputs: np.ndarray) -> list[np.ndarra
     """The values of several statistics on the same runs, equal to ``[s(outputs) for s in
     statistics]`` number for number: block statistics in one pass over the runs, each block's
     standardised coordinates computed once for all the statistics that share their centre and
-    scale (issue 18: the learned scores and the count of one fit do, and the pass is what costs)."""
+    scale (the learned scores and the count of one fit do, and the pass is what costs)."""
     blockwise = [s for s in statistics if isinstance(s, BlockStatistic)]
     values = {id(s): s(outputs) for s in statistics if not isinstance(s, BlockStatistic)}
     if blockwise:
@@ -224,9 +226,9 @@ def evaluate(statistics: list[Statistic], outputs: np.ndarray) -> list[np.ndarra
         parts: list[list[np.ndarray]] = [[] for _ in blockwise]
         for start in range(0, len(rows), SCORE_CHUNK):
             block = Block(rows[start : start + SCORE_CHUNK])
-            for part, statistic in zip(parts, blockwise):
+            for part, statistic in zip(parts, blockwise, strict=True):
                 part.append(statistic.on_block(block))
-        for part, statistic in zip(parts, blockwise):
+        for part, statistic in zip(parts, blockwise, strict=True):
             values[id(statistic)] = np.concatenate(part) if part else np.empty(0)
     return [values[id(s)] for s in statistics]
 

@@ -12,7 +12,7 @@ the caller's global state alone). Threads share those global generators, so only
 that uses its ``rng`` is reproducible on a thread pool.
 
 Transport. On a local process pool a chunk's runs are not pickled through the pool's pipe (for
-20-d outputs that cost as much CPU as generating them, issue 18): the worker writes them to a file
+20-d outputs that cost as much CPU as generating them): the worker writes them to a file
 in shared memory (``/dev/shm``, :class:`SharedChunkTask`) and the caller maps that file and
 removes its name (:class:`SharedRuns`) — the bytes are written once and never copied again. A
 worker that cannot write there (no ``/dev/shm``, or it is full) returns the runs as before; Dask
@@ -126,7 +126,7 @@ def populated_empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """``np.empty(shape, dtype)``, its memory mapped in one batch (``MAP_POPULATE``) when it is
     large: on a virtual machine a page's first touch can cost microseconds, and filling a search
     buffer of hundreds of megabytes page by page cost the audit's main thread more than searching
-    it (issue 18). Falls back to ``np.empty`` where the flag does not exist."""
+    it. Falls back to ``np.empty`` where the flag does not exist."""
     nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
     populate = getattr(mmap, "MAP_POPULATE", None)
     if nbytes < POPULATE_BYTES or populate is None:
@@ -147,14 +147,14 @@ class ReducedRuns:
     def columns(self) -> tuple[np.ndarray, ...]:
         """The values of each statistic, in the task's order (``values``, once received, holds one
         row each)."""
-        return tuple(self.values)
+        return tuple(self.values)  # type: ignore[arg-type]  # ReducedRuns holds arrays or their shared-memory handles
 
 
 @dataclass(frozen=True)
 class ReducingChunkTask:
     """A :class:`ChunkTask` that keeps only its first ``selection`` runs (they join the search
     split) and reduces the others (the estimation split) to the values of ``statistics`` — the
-    fitted statistics the estimation will read, evaluated where the runs are made (issue 18: the
+    fitted statistics the estimation will read, evaluated where the runs are made (the
     runs of 20-d outputs cost more to send, store and read again than to make). The same runs as
     the unreduced task, so the same numbers."""
 
@@ -190,7 +190,7 @@ class SharedChunkTask:
     def __call__(self) -> np.ndarray | SharedRuns | ReducedRuns:
         result = self.task()
         if isinstance(result, ReducedRuns):
-            return ReducedRuns(self._shared(result.head), self._shared(result.values, "values"), result.rest)
+            return ReducedRuns(self._shared(result.head), self._shared(result.values, "values"), result.rest)  # type: ignore[arg-type]  # ReducedRuns holds arrays or their shared-memory handles
         return self._shared(result)
 
     def _shared(self, outputs: np.ndarray, suffix: str = "runs") -> np.ndarray | SharedRuns:
@@ -200,7 +200,7 @@ class SharedChunkTask:
         path = os.path.join(self.directory, "-".join(map(str, self.task.seed.spawn_key)) + "-" + suffix)
         try:
             with open(path, "xb") as file:
-                file.write(outputs.reshape(-1).view(np.uint8))
+                file.write(outputs.reshape(-1).view(np.uint8))  # type: ignore[arg-type]  # a contiguous array is a buffer
         except OSError:  # full, or gone: the pipe still works
             with contextlib.suppress(OSError):
                 os.unlink(path)
@@ -211,7 +211,7 @@ class SharedChunkTask:
 def received(result: np.ndarray | SharedRuns | ReducedRuns) -> np.ndarray | ReducedRuns:
     """A chunk task's runs, mapped from shared memory when the worker left them there."""
     if isinstance(result, ReducedRuns):
-        return ReducedRuns(received(result.head), received(result.values), result.rest)
+        return ReducedRuns(received(result.head), received(result.values), result.rest)  # type: ignore[arg-type]  # ReducedRuns holds arrays or their shared-memory handles
     return result.load() if isinstance(result, SharedRuns) else result
 
 
@@ -315,6 +315,18 @@ def dask_executor(
     ``scheduler`` is an address such as ``tcp://10.0.0.5:8786``; ``None`` or ``"local"`` starts a
     LocalCluster of ``workers`` single-threaded workers (in processes unless ``processes`` is
     False). Needs ``pip install 'dpledger[dist]'``.
+
+    Args:
+        scheduler: The scheduler's address, or None / ``"local"`` for a LocalCluster.
+        workers: Workers of a LocalCluster.
+        processes: A LocalCluster's workers run in processes (else threads).
+
+    Returns:
+        A context manager yielding the client's ``concurrent.futures.Executor``; leaving it closes
+        the client (and the LocalCluster it started).
+
+    Raises:
+        ValueError: dask.distributed is not installed, or the scheduler cannot be reached.
     """
     try:
         from distributed import Client, LocalCluster

@@ -1,4 +1,4 @@
-"""Searching the neighbouring inputs of a Monte Carlo audit (issue 18, item 2).
+"""Searching the neighbouring inputs of a Monte Carlo audit.
 
 An audit certifies a bound on one set of pairs; a leak on a pair outside it is missed. Here the
 pairs are searched, in three steps:

@@ -11,7 +11,7 @@ identical records, canaries at the domain's extreme — :func:`audit_learner_har
 batch, so the mechanism is a :func:`dpledger.verify.audit.montecarlo.mechanism.per_sample` one;
 factories and featurizers defined anywhere reach process or Dask workers through ``cloudpickle``.
 
-Why hard pairs and not random data (issue 18, item 4): a learner's privacy loss on a pair is
+Why hard pairs and not random data: a learner's privacy loss on a pair is
 largest where one record moves a released statistic by its full sensitivity and nothing else in
 the data masks it — identical records (every block of a partition is the same, so only the block
 holding the changed record differs) and a changed record at the extreme of the domain (the

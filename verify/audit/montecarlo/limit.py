@@ -6,7 +6,7 @@ privacy inequality at a given event size is the likelihood-ratio event ``{y : L(
 and no split: it would estimate ``P[M(a) ∈ E]`` and ``P[M(b) ∈ E]`` on all ``n`` runs of each
 input, with two one-sided Clopper–Pearson bounds at ``α/2`` each, and report
 ``log(p_lo / q_hi)`` for the best threshold ``t``. :func:`optimal_statistic_bound` computes that
-bound — *the limit* against which the auditor's power is measured (issue 18; the "optimal
+bound — *the limit* against which the auditor's power is measured (the "optimal
 statistic" of DP-Sniper, Bichsel et al. 2021, Section 4) — choosing t on independent runs, as
 an auditor who knew the distributions would choose it (up to the noise of n runs).
 
@@ -105,7 +105,7 @@ COORDINATES = 20
 
 
 def limit_suite() -> list[LimitCase]:
-    """The mechanisms of issue 18's power table, each with its known likelihood ratio."""
+    """The mechanisms of the power table, each with its known likelihood ratio."""
     zeros, ones = np.zeros(COORDINATES), np.ones(COORDINATES)
     parallel_scale = COORDINATES / 0.1
     bits_a, bits_b = np.zeros(COORDINATES, dtype=np.int8), np.ones(COORDINATES, dtype=np.int8)

@@ -65,6 +65,12 @@ def per_sample(function: Callable[[Any, np.random.Generator], Any]) -> PerSample
 
     The result pickles by reference to ``function``, so it runs on process and Dask executors
     when ``function`` is defined at module level.
+
+    Args:
+        function: ``f(data, rng) -> output``, one run.
+
+    Returns:
+        The mechanism ``(data, n_samples, rng) -> array`` that calls ``function`` once per run.
     """
     return PerSample(function)
 
@@ -132,6 +138,16 @@ def load_mechanism(spec: str, per_run: bool = False) -> Mechanism:
     ``ValueError``. Unless it is installed, the module is registered with ``cloudpickle`` to be
     pickled by value (:func:`ship`), so that Dask workers that cannot import it still receive the
     mechanism (modules it imports itself must be importable on the workers).
+
+    Args:
+        spec: ``"module:function"``.
+        per_run: The function is ``f(data, rng)`` (one run) rather than a mechanism.
+
+    Returns:
+        The mechanism ``(data, n_samples, rng) -> array``.
+
+    Raises:
+        ValueError: the module or the function cannot be loaded.
     """
     module_name, colon, attribute = spec.partition(":")
     if not colon or not module_name or not attribute:

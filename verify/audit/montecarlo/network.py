@@ -90,7 +90,10 @@ def fit_network(
     sizes = [int(np.prod(shape)) for shape in shapes]
 
     def unpack(theta: np.ndarray) -> list[np.ndarray]:
-        return [part.reshape(shape) for part, shape in zip(np.split(theta, np.cumsum(sizes)[:-1]), shapes)]
+        return [
+            part.reshape(shape)
+            for part, shape in zip(np.split(theta, np.cumsum(sizes)[:-1]), shapes, strict=True)
+        ]
 
     def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
         weights, bias, output, constant = unpack(theta)

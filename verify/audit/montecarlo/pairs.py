@@ -10,8 +10,8 @@
 * :func:`canary_pairs` — a dataset and the same dataset with one record replaced by, or with an
   added, canary record (for auditing learners).
 * :func:`hard_learner_pairs` — labelled datasets chosen to be hard for a learner: identical
-  records with one label changed, and canaries at the extreme of the domain (issue 18, item 4;
-  :mod:`dpledger.verify.audit.montecarlo.learner_adapter` says why).
+  records with one label changed, and canaries at the extreme of the domain
+  (:mod:`dpledger.verify.audit.montecarlo.learner_adapter` says why).
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def canary_pairs(
         raise ValueError(
             f"need len(X) == len(y) and 0 ≤ index < len(X); got {X.shape[0]}, {y.shape[0]}, {index}"
         )
-    canary_x = np.asarray(canary_features, dtype=X.dtype).reshape((1,) + X.shape[1:])
+    canary_x = np.asarray(canary_features, dtype=X.dtype).reshape((1, *X.shape[1:]))
     canary_y = np.asarray([canary_label], dtype=y.dtype)
     substituted_X, substituted_y = X.copy(), y.copy()
     substituted_X[index], substituted_y[index] = canary_x[0], canary_y[0]

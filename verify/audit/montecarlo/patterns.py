@@ -1,5 +1,5 @@
 """Atom-pattern scores: an empirical likelihood ratio over the markers and numbers of a
-sparse-vector output (issue 18).
+sparse-vector output.
 
 A sparse-vector mechanism answers each query with a marker — ⊥, or "not answered" after the
 cutoff — or, in its numeric variants, with a number for each ⊤ (Lyu, Su, Li 2017, "Understanding
@@ -76,7 +76,7 @@ def support_blocks(codes: np.ndarray) -> tuple[tuple[int, int], ...]:
     shares no code (atom, or "a number") with the previous one — a different output alphabet."""
     supports = [set(np.unique(codes[:, j]).tolist()) for j in range(codes.shape[1])]
     starts = [0] + [j for j in range(1, len(supports)) if not supports[j] & supports[j - 1]]
-    return tuple(zip(starts, starts[1:] + [len(supports)]))
+    return tuple(zip(starts, [*starts[1:], len(supports)], strict=True))
 
 
 def _cells(rows: np.ndarray, codes: np.ndarray, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -121,7 +121,7 @@ class PatternLayout:
         codes = atom_codes(rows, self.atoms)
         return [
             _cells(rows[:, start:stop], codes[:, start:stop], edges)
-            for (start, stop), edges in zip(self.blocks, self.edges)
+            for (start, stop), edges in zip(self.blocks, self.edges, strict=True)
         ]
 
     def describe(self) -> dict[str, Any]:
@@ -176,7 +176,7 @@ class PatternScore(BlockStatistic):
     def block_scores(self, cells: Cells) -> np.ndarray:
         """Per run (row) and block (column), the log-ratio of the run's cell in that block."""
         scores = np.zeros((len(cells[0][1]), len(cells)))
-        for column, ((_, cell), keys, ratios) in enumerate(zip(cells, self.keys, self.ratios)):
+        for column, ((_, cell), keys, ratios) in enumerate(zip(cells, self.keys, self.ratios, strict=True)):
             index = np.minimum(np.searchsorted(keys, cell), len(keys) - 1)
             scores[:, column] = np.where(keys[index] == cell, ratios[index], 0.0)
         return scores
@@ -197,7 +197,7 @@ def fit_pattern_score(layout: PatternLayout, cells_a: Cells, cells_b: Cells) -> 
     shrunk towards 0, and each cell's towards its pattern's, then made monotone in the bin."""
     keys_, ratios_ = [], []
     runs_a, runs_b = len(cells_a[0][1]), len(cells_b[0][1])
-    for (patterns_a, block_a), (patterns_b, block_b) in zip(cells_a, cells_b):
+    for (patterns_a, block_a), (patterns_b, block_b) in zip(cells_a, cells_b, strict=True):
         patterns, cells = np.concatenate([patterns_a, patterns_b]), np.concatenate([block_a, block_b])
         pattern_keys, pattern_of = np.unique(patterns, return_inverse=True)
         pattern_of = pattern_of.reshape(-1)

@@ -48,7 +48,7 @@ the Wilson bound the split-1 frequencies would give on the runs split 2 will est
 audit can expect, not the bound of a smaller sample, which would favour frequent events over the
 rare ones that certify most. The ``count`` family is the exception: its threshold is chosen and
 scored on a model fitted on all of split 1 with one parameter, shrunk by its standard error
-(raw tail frequencies of a count over many weak coordinates are mostly noise on split 1, issue 18).
+(raw tail frequencies of a count over many weak coordinates are mostly noise on split 1).
 So is the ``pattern`` family: its thresholds are chosen and scored on held-out scores of all of
 split 1 (each half scored by the table fitted on the other), among events of at least
 ``PATTERN_EVENT_RUNS`` runs and ``PATTERN_EVENT_SHARE`` of them.
@@ -67,6 +67,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -136,8 +137,11 @@ class SearchResult:
     examined: int
 
 
+Fitted = TypeVar("Fitted")  # a statistic, or the innovations the statistics read
+
+
 class Fits:
-    """The statistics fitted on split 1, kept across the stages of an audit (issue 18: refitting
+    """The statistics fitted on split 1, kept across the stages of an audit (refitting
     them every stage cost more than the search). A fit reads a prefix of each input's split-1 runs
     — their first ``n`` runs, which no later stage changes, as split 1 only grows at its end — so a
     fit of the same kind, pair and ``n`` is the same fit: it is taken from here, and only the
@@ -149,11 +153,9 @@ class Fits:
 
     def __init__(self, network: bool = False) -> None:
         self.network = network
-        self.latest: dict[tuple[int, str], tuple[tuple[int, int], Statistic]] = {}
+        self.latest: dict[tuple[int, str], tuple[tuple[int, int], Any]] = {}
 
-    def get(
-        self, pair_index: int, kind: str, rows: tuple[int, int], fit: Callable[[], Statistic]
-    ) -> Statistic:
+    def get(self, pair_index: int, kind: str, rows: tuple[int, int], fit: Callable[[], Fitted]) -> Fitted:
         """The fit of ``kind`` on the first ``rows`` runs of each input of the pair (``fit()`` when new)."""
         kept = self.latest.get((pair_index, kind))
         if kept is None or kept[0] != rows:
@@ -335,9 +337,9 @@ def _fitted(
     ``a``, ``b`` (which must hold them)."""
     (n_a, n_b), (t_a, t_b) = _fit_rows(selection)
     innovations = fits.get(pair_index, "innovations", (n_a, n_b), lambda: fit_innovations(a[:n_a], b[:n_b]))
-    views: list[tuple[str, Innovations | None]] = [("", None)] + (
-        [(" on innovations", innovations)] if innovations is not None else []
-    )
+    views: list[tuple[str, Innovations | None]] = [("", None)]
+    if innovations is not None:
+        views.append((" on innovations", innovations))
     fitted = []
     for suffix, view in views:
         for family, (m_a, m_b), fit in (
@@ -372,7 +374,7 @@ def prefit(
 ) -> list[Statistic] | None:
     """The fitted statistics the search will ask ``fits`` for on a split 1 of ``selection`` runs per
     input, made now from the first runs ``a``, ``b`` that arrived: the audit fits while the rest
-    of split 1 is still being generated (issue 18, throughput) — the same fits as the search would
+    of split 1 is still being generated — the same fits as the search would
     make, so nothing changes but when. None while the runs that arrived do not suffice; empty
     when the outputs get no fitted statistics."""
     if len(a) == 0 or len(b) == 0:
@@ -430,7 +432,7 @@ def _seen(view: Innovations | None, runs: np.ndarray) -> np.ndarray:
 
 def _on_view(view: Innovations | None, statistic: Statistic) -> Statistic:
     """``statistic``, fitted on the runs as ``view`` shows them, as a statistic of the outputs."""
-    return statistic if view is None else OnInnovations(view, statistic)
+    return statistic if view is None else OnInnovations(view, statistic)  # type: ignore[arg-type]  # the statistics read on innovations are block statistics
 
 
 def _centre(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -678,7 +680,7 @@ def _pattern_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective
     Cross-fitted (:func:`patterns.cross_fitted`): every split-1 run is scored by the table fitted
     on the half it is not in, and the thresholds are chosen and ranked on these held-out scores of
     all split-1 runs, as the count family's are on its model — held-out scores overfit nothing,
-    and choosing on half the runs lost a third of the bound on SVT34Parallel (issue 18). With
+    and choosing on half the runs lost a third of the bound on SVT34Parallel. With
     several blocks, their weights are a logistic regression of the input on the held-out block
     scores (a block's noisy table is discounted: SVT34Parallel's numeric block, weak and with
     hundreds of cells, halved the bound its binary block gives alone). The event thresholds the
@@ -698,7 +700,7 @@ def _pattern_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective
     held_out = [np.sort(blocks_a @ weights), np.sort(blocks_b @ weights)]
     cuts = cut_points(*held_out)
     below = [np.searchsorted(values, cuts, side="right") for values in held_out]
-    above = [len(values) - count for values, count in zip(held_out, below)]
+    above = [len(values) - count for values, count in zip(held_out, below, strict=True)]
     runs = (len(a), len(b))
     out = []
     for forward in (True, False):
@@ -745,12 +747,12 @@ def fit_distinguisher(
     z = (pooled - centre) / scale
     groups = [z, z * z, np.sign(z)]
     columns = [g.sum(axis=1, keepdims=True) for g in groups] if tied else groups
-    design = np.concatenate(columns + [z.max(axis=1, keepdims=True), z.min(axis=1, keepdims=True)], axis=1)
+    design = np.concatenate([*columns, z.max(axis=1, keepdims=True), z.min(axis=1, keepdims=True)], axis=1)
     column_scale = design.std(axis=0)
     column_scale[column_scale == 0] = 1.0
     weights = _logistic(design / column_scale, len(rows_a), ridge, iterations) / column_scale
     per_group = [np.full(d, w) for w in weights[:3]] if tied else np.split(weights[: 3 * d], 3)
-    return LearnedScore(centre, scale, *per_group, weights[-2:], tied)
+    return LearnedScore(centre, scale, *per_group, weights[-2:], tied)  # type: ignore[call-arg]  # per_group holds the three weight groups
 
 
 def _logistic(design: np.ndarray, positives: int, ridge: float, iterations: int) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""The mechanisms DP-Sniper adds to StatDP's suite, written here from their papers (issue 18, item 6).
+"""The mechanisms DP-Sniper adds to StatDP's suite, written here from their papers.
 
 DP-Sniper (Bichsel, Steffen, Bogunovic, Vechev 2021, IEEE S&P, Section VI and its evaluation
 configuration) audits, besides StatDP's noisy-max, histogram and sparse-vector mechanisms (the

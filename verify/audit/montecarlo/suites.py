@@ -1,6 +1,6 @@
 """The mechanism suites of StatDP and DP-Sniper, written here from their papers, with each
 mechanism's claimed ε, the true ε on the audited pair where known, DP-Sniper's published lower
-bound and the optimal-statistic limit (issue 18, item 6; run by ``dpledger audit suites`` and
+bound and the optimal-statistic limit (run by ``dpledger audit suites`` and
 ``benchmarks/bench_audit_suites.py``).
 
 * StatDP — Ding, Wang, Wang, Zhang, Kifer 2018, "Detecting Violations of Differential Privacy"

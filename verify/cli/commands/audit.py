@@ -20,7 +20,15 @@ from dpledger.verify.cli.commands import (
     seed,
 )
 from dpledger.verify.paper.labelboost_audit import RELEASES
-from dpledger.verify.service.audit import catalog, labelboost, learner, macro_block, mechanism, suites
+from dpledger.verify.service.audit import (
+    LEARNER_MODES,
+    catalog,
+    labelboost,
+    learner,
+    macro_block,
+    mechanism,
+    suites,
+)
 
 MAX_SAMPLES = 10**10
 """Runs per input of one audit: about 20 minutes at the measured 9·10⁶ runs per second."""
@@ -161,8 +169,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--algorithm",
         required=True,
-        choices=("improper", "proper", "semi-agnostic"),
-        help="Theorem 2.1 (improper), 3.1 (proper) or 4.1 (semi-agnostic)",
+        choices=("improper", "proper", "semi-agnostic", "carry-forward"),
+        help="Theorem 2.1 (improper), 3.1 (proper), 4.1 (semi-agnostic), or Theorem 5.1's "
+        "CarryForwardLearner on intervals (white-box only)",
     )
     parser.add_argument(
         "--epsilon",
@@ -193,6 +202,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=positive_float,
         metavar="SECONDS",
         help="stop the audit after this many seconds (exit status 2); default: no limit",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=LEARNER_MODES,
+        help="white-box: every release's noise, selection and sensitivity against its event; "
+        "black-box: Monte Carlo attack on the released state; both (default): white-box first, "
+        "black-box when it finds nothing",
     )
     _add_run_options(parser)
 

@@ -46,7 +46,11 @@ def _build(
             "components: --class boolean needs --components, e.g. thresholds,intervals,thresholds"
         )
     size = domain_size or (16 if "rectangles" in components else 2**16)
-    G = parse_formula(formula) if formula is not None else from_truth_table(truth_table)
+    if formula is not None:
+        G = parse_formula(formula)
+    else:
+        assert truth_table is not None  # exactly one of the two, checked above
+        G = from_truth_table(truth_table)
     concept_class = BooleanComposition(G, [component_class(name, size) for name in components])
     k = concept_class.k
     oracle = RelabelOracle(tau=Fraction(alpha) / (40 * k), beta_a=Fraction(beta) / (4 * k))

@@ -14,12 +14,15 @@ def _grid_problem(name: str) -> Callable[..., Problem]:
     def build(*, alpha: float, beta: float, domain_size: int | None = None) -> Problem:
         """The grid [0, N) with N = ``domain_size`` (default 2^20; rectangles 16 — their trace is
         O(a²b²) on the a × b distinct coordinates; 64 runs at m = 200); the generic oracle takes (α, β) from the learner."""
-        from dpledger.learners.concept_classes import Intervals, Rectangles, Thresholds
+        from dpledger.learners.concept_classes import ConceptClass, Intervals, Rectangles, Thresholds
 
         size = domain_size or (16 if name == "rectangles" else 2**20)
-        concept_class = {"thresholds": Thresholds, "intervals": Intervals, "rectangles": Rectangles}[name](
-            size
-        )
+        classes: dict[str, Callable[[int], ConceptClass]] = {
+            "thresholds": Thresholds,
+            "intervals": Intervals,
+            "rectangles": Rectangles,
+        }
+        concept_class = classes[name](size)
         shape = () if concept_class.dimension == 1 else (concept_class.dimension,)
         return Problem(
             concept_class, None, GENERIC_ORACLE, lambda rng, n: rng.integers(0, size, size=(n, *shape))

@@ -9,6 +9,8 @@ general position is not enforced (utility only; privacy does not depend on it).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dpledger.verify.paper.setups import ClassSetup, Problem
 
 ORACLES = ("ipconcave", "qcopt", "exponential")
@@ -47,11 +49,12 @@ def _build(
         raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, got {name!r}")
     if blocks is not None and name != "ipconcave":
         raise ValueError("blocks: --blocks applies to --oracle ipconcave only")
-    component_oracle = {
-        "ipconcave": lambda: IPConcaveOracle(blocks=blocks),
-        "qcopt": QCOptOracle,
-        "exponential": ExponentialDepthOracle,
-    }[name]()
+    oracles: dict[str, Callable[[], IPConcaveOracle | QCOptOracle | ExponentialDepthOracle]] = {
+        "ipconcave": lambda: IPConcaveOracle(blocks=blocks, telemetry=True),
+        "qcopt": lambda: QCOptOracle(telemetry=True),
+        "exponential": lambda: ExponentialDepthOracle(telemetry=True),
+    }  # with telemetry: the run prints each call's depth (exact, noise-free)
+    component_oracle = oracles[name]()
     description = f"{name}: {component_oracle.description}; ε_A = {component_oracle.epsilon}"
     return Problem(
         concept_class,

@@ -1,5 +1,5 @@
-"""Empirical audit hook: run a learner many times on a neighbouring pair (D, D′) so that the
-Monte Carlo auditor can attack it.
+"""Repeated fits of a learner on a neighbouring pair (D, D′), the runs the Monte Carlo auditor
+attacks (the audit itself is :mod:`dpledger.verify.audit.montecarlo.learner_adapter`).
 
 :class:`LearnerFactory` is the picklable ``factory(random_state) -> estimator`` that
 ``dpledger.verify.audit.montecarlo.learner_adapter.audit_learner`` expects (module-level, so it runs on
