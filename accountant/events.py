@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from dpledger.accountant.numerics.certified import certainly_le, certainly_lt, exact
 
-COMPOSITION_METHODS = ("basic", "advanced", "optimal")
+COMPOSITION_METHODS = ("basic", "advanced", "optimal", "pld")
 RELATIONS = ("substitute", "add_remove")
 """Neighbouring relations (see :mod:`dpledger.accountant.relations`): substitute-one on fixed-size
 datasets, or add/remove-one."""
@@ -394,6 +394,11 @@ class Composition(Event):
       Gaussian mechanisms (Dong–Roth–Su 2019, Cor 3.3). When every child is a
       ``DiscreteGaussian``, zCDP composition: ρ = repeat·Σρ_i (Bun–Steinke 2016, Lemma 2.3),
       converted once at target_delta (Canonne–Kamath–Steinke 2020, Cor 13).
+    * ``pld``: the privacy-loss distributions of the mechanisms themselves composed
+      (:mod:`dpledger.accountant.pld`): Gaussian, Laplace, randomized response, pure and
+      approximate DP, discrete Laplace, and their Poisson-subsampled (add/remove) and fixed-size
+      (substitution) versions with their dominating pairs; nested compositions contribute their
+      mechanisms; any other child its (ε, δ) guarantee. ε is certified at target_delta.
     """
 
     children: tuple[Event, ...]

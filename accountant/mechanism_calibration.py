@@ -36,9 +36,11 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+import mpmath
 import sympy
 
 from dpledger.accountant import events as ev
+from dpledger.accountant import pld_calibration
 from dpledger.accountant.calibration import smallest_noise
 from dpledger.accountant.deprecation import renamed_keyword
 from dpledger.accountant.guarantee import Guarantee
@@ -60,13 +62,19 @@ RELATIVE_TOLERANCE = Fraction(1, 2**20)
 """A searched noise is at most (1 + 2⁻²⁰)× the smallest the accountant certifies; a searched ε₀ at
 least (1 − 2⁻²⁰)× the largest."""
 MAX_STEP_DELTA = sympy.Rational(1, 2)
+MAX_GAUSSIAN_EPSILON = 10**6
+"""The largest target ε calibrated for Gaussian noise (the certified enclosure of Balle–Wang's ε
+doubles its bracket from 1, and e^ε at ε ≫ 10⁶ costs more than a second)."""
 
 _PURE = ("laplace", "discrete-laplace")
 _LOOSE_SUBSAMPLED = (
     "amplification then composition: each subsampled step is turned into an (ε, δ) pair "
-    "(Balle–Barthe–Gaboardi 2018) and the pairs are composed; privacy-loss-distribution and "
-    "Rényi accountants of the subsampled mechanism (dp_accounting's PLD and RDP) need much less "
-    "noise — see docs/calibrate.md"
+    "(Balle–Barthe–Gaboardi 2018) and the pairs are composed, which needs much more noise than "
+    "composing the subsampled mechanism's privacy-loss distribution: use method='pld'"
+)
+_PLD_NOTE = (
+    "privacy-loss distributions of the mechanism (dpledger.accountant.pld: connect-the-dots on a binary grid, "
+    "tails and convolution error inside δ), searched with the float construction and certified at the choice"
 )
 _NOTES = {
     "gaussian": "analytic Gaussian mechanism (Balle–Wang 2018, Thm 8): exact for one release",
@@ -190,6 +198,15 @@ def _lower(value: Fraction) -> float:
     return rounded if Fraction(rounded) <= value else math.nextafter(rounded, -math.inf)
 
 
+def _guess(guess: Callable[[], float]) -> float:
+    """``guess()``, or 1 when it fails in floats."""
+    try:
+        estimate = guess()
+    except (ArithmeticError, ValueError):
+        return 1.0
+    return estimate if math.isfinite(estimate) and estimate > 0 else 1.0
+
+
 def _smallest(
     event_for: Callable[[Fraction], ev.Event],
     epsilon: sympy.Expr,
@@ -208,11 +225,7 @@ def _smallest(
             on_evaluation(calls[0])
         return event_for(scale)
 
-    try:
-        estimate = guess()
-    except (ArithmeticError, ValueError):  # float overflow, underflow to 0, log of 0
-        estimate = 1.0
-    start = Fraction(estimate) if math.isfinite(estimate) and estimate > 0 else Fraction(1)
+    start = Fraction(_guess(guess))
     return smallest_noise(counted, epsilon, delta, start=start, relative_tolerance=RELATIVE_TOLERANCE)
 
 
@@ -375,7 +388,14 @@ def composition_epsilon(
             per_step = float(target_epsilon) / spread
             return 1 / math.log1p(math.expm1(min(per_step, 50.0)) / float(sampling.q))
 
-        scale = _smallest(lambda s: event_for(1 / s), target_epsilon, target_delta, guess, on_evaluation)
+        if method == "pld":
+            scale = Fraction(
+                pld_calibration.smallest_noise(
+                    lambda s: event_for(1 / s), target_epsilon, target_delta, _guess(guess), on_evaluation
+                )
+            )
+        else:
+            scale = _smallest(lambda s: event_for(1 / s), target_epsilon, target_delta, guess, on_evaluation)
         value = _lower(1 / scale)
     notes: tuple[str, ...] = (
         {
@@ -434,7 +454,7 @@ class _Setup:
     def event(self, scale: Any) -> ev.Event:
         """k compositions of the (subsampled) release with noise ``scale``."""
         step = self.sampling.wrap(self.step(scale))
-        if self.k == 1:
+        if self.k == 1 and self.composition != "pld":
             return step
         return ev.Composition(
             (step,),
@@ -455,6 +475,15 @@ class _Setup:
                 self.sensitivity * sympy.sqrt(2 * sympy.log(sympy.Rational(5, 4) / self.delta)) / self.epsilon
             )
         return None
+
+    def analytic_gaussian(self) -> bool:
+        """One analytic Gaussian release, or k of them composed exactly (Dong–Roth–Su): the ratio
+        √k·Δ/σ is found by :func:`_analytic_gaussian_sigma`."""
+        return (
+            self.mechanism == "gaussian"
+            and not self.subsampled
+            and (self.k == 1 or self.composition == "optimal")
+        )
 
     def guess(self) -> float:
         """A rough noise scale to start the search from (within a few factors of two)."""
@@ -485,12 +514,19 @@ class _Setup:
                 )
             else:
                 notes.append(f"{self.composition} composition of {self.k} steps")
-        if self.subsampled:
+        if self.composition == "pld":
+            notes.append(_PLD_NOTE)
+        elif self.subsampled:
             notes.append(_LOOSE_SUBSAMPLED)
         if self.sampling.rate is not None:
             notes.append("Poisson subsampling: the sensitivity is the add/remove-one sensitivity")
-        if self.mechanism not in _PURE and not (
-            self.composition == "optimal" and not self.subsampled and self.k > 1
+        if self.sampling.sample is not None and self.composition == "pld":
+            notes.append(
+                "fixed-size sampling without replacement: the sensitivity is the substitute-one sensitivity"
+            )
+        if self.mechanism not in (*_PURE, "gaussian") or not (
+            (self.composition == "optimal" and not self.subsampled and self.k > 1)
+            or self.composition == "pld"
         ):
             notes.append(f"each step accounted at δ₀ = {float(self.step_delta):.6g}")
         return tuple(notes)
@@ -526,6 +562,11 @@ def _setup(
         composition,
         sampling,
     )
+    if "gaussian" in mechanism and certainly_le(setup.epsilon, MAX_GAUSSIAN_EPSILON) is not True:
+        raise ValueError(
+            f"epsilon must be ≤ {MAX_GAUSSIAN_EPSILON} for Gaussian noise (the certified analytic "
+            f"Gaussian covers ε up to there; beyond, σ is negligible), got {sympy.Float(setup.epsilon, 6)}"
+        )
     if mechanism == "gaussian-classic":
         if k > 1 or setup.subsampled:
             raise ValueError(
@@ -573,7 +614,8 @@ def composition_noise(
         epsilon: Target ε of the composition (exact).
         delta: Target δ of the composition (exact).
         k: Number of releases.
-        method: ``"basic"``, ``"advanced"`` or ``"optimal"`` (default).
+        method: ``"basic"``, ``"advanced"``, ``"optimal"`` (default) or ``"pld"`` (privacy-loss
+            distributions: subsampled mechanisms at the tightness of dp_accounting's PLD).
         poisson_rate: Poisson subsampling rate q of each release, if any.
         sample_size: Records drawn without replacement per release, if any.
         population_size: The population they are drawn from.
@@ -606,10 +648,82 @@ def composition_noise(
     if closed is not None:
         rational = _as_fraction(closed)
         value = _upper(rational if rational is not None else closed)
+    elif setup.analytic_gaussian():
+        value = _analytic_gaussian_sigma(setup, on_evaluation)
+    elif setup.composition == "pld":
+        value = pld_calibration.smallest_noise(
+            setup.event, setup.epsilon, setup.delta, _guess(setup.guess), on_evaluation
+        )
     else:
         value = _upper(_smallest(setup.event, setup.epsilon, setup.delta, setup.guess, on_evaluation))
     return _certify(
         parameter, value, setup.event, setup.epsilon, setup.delta, setup.notes(), setup.sampling.relation
+    )
+
+
+GAUSSIAN_PRECISION = 96
+"""Bits of the mpmath root finding of :func:`_analytic_gaussian_sigma` (any value is then certified)."""
+
+
+def _analytic_gaussian_sigma(setup: _Setup, on_evaluation: Callable[[int], None] | None) -> float:
+    """σ for analytic Gaussian releases without a search over certified evaluations.
+
+    With z = √(2 ln(1/δ)), the ratio r₀ = √(z² + 2ε) − z satisfies ε/r₀ − r₀/2 = z, so
+    δ(ε; r₀) ≤ Φ̄(z) ≤ e^{−z²/2} = δ (Balle–Wang 2018, Thm 8, bounded by its first term): a
+    certified closed-form bracket end. The root of δ(ε; r) = δ is bracketed from r₀ by doubling and
+    found by bisection in mpmath (exponents unbounded, so ε = 10⁴⁰⁰ and Δ = 10³⁰⁸ are ordinary
+    numbers); σ = √k·Δ/r is rounded up to a float and certified by ``account`` at σ(1 + 2⁻³⁰)
+    (then 2⁻²⁰, then the closed-form end). ValueError when σ is not a finite positive float."""
+    with mpmath.workprec(GAUSSIAN_PRECISION):
+        epsilon = _mp(setup.epsilon)
+        delta = _mp(setup.delta)
+        spread = _mp(setup.sensitivity) * mpmath.sqrt(setup.k)
+        z = mpmath.sqrt(2 * mpmath.log(1 / delta))
+        safe = mpmath.sqrt(z * z + 2 * epsilon) - z
+        if not safe > 0:  # 2ε below the working precision of z²: r₀ ≈ ε/z
+            safe = epsilon / (z + 1) / 2
+
+        def excess(r: mpmath.mpf) -> mpmath.mpf:
+            first = mpmath.ncdf(r / 2 - epsilon / r)
+            second = mpmath.ncdf(-r / 2 - epsilon / r)
+            return first - mpmath.exp(epsilon + mpmath.log(second)) - delta if second > 0 else first - delta
+
+        low, high = safe, safe * 2
+        for _ in range(4096):
+            if excess(high) > 0:
+                break
+            low, high = high, high * 2
+        for _ in range(GAUSSIAN_PRECISION):
+            if high / low - 1 < mpmath.mpf(2) ** -40:
+                break
+            middle = mpmath.sqrt(low * high)
+            if excess(middle) > 0:
+                high = middle
+            else:
+                low = middle
+        candidates = [spread / low * (1 + mpmath.mpf(2) ** -30), spread / low * (1 + mpmath.mpf(2) ** -20)]
+        candidates.append(spread / safe)
+    for candidate in candidates:
+        if on_evaluation is not None:
+            on_evaluation(candidates.index(candidate) + 1)
+        value = float(candidate)
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(
+                f"the Gaussian σ for this target is {mpmath.nstr(candidate, 6)}, outside the float range"
+            )
+        value = math.nextafter(value, math.inf)
+        if account(setup.event(Fraction(value))).guarantee.meets(setup.epsilon, setup.delta).holds:
+            return value
+    return _upper(_smallest(setup.event, setup.epsilon, setup.delta, setup.guess, on_evaluation))
+
+
+def _mp(value: sympy.Expr) -> mpmath.mpf:
+    """An mpf within the working precision of an exact positive parameter."""
+    interval = enclose(value)
+    return (
+        mpmath.mpf(upper_float(interval))
+        if interval.b < 2**1000 and interval.a > 2**-1000
+        else mpmath.mpf(interval.b)
     )
 
 

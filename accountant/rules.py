@@ -20,7 +20,14 @@ from mpmath import iv, mpf
 
 from dpledger.accountant import events as ev
 from dpledger.accountant.guarantee import Guarantee, Verdict
-from dpledger.accountant.numerics.certified import certainly_le, enclose, lower_end, upper_end, upper_float
+from dpledger.accountant.numerics.certified import (
+    certainly_le,
+    enclose,
+    lower_end,
+    lower_float,
+    upper_end,
+    upper_float,
+)
 from dpledger.accountant.numerics.optimal_composition import (
     heterogeneous_optimal_epsilon,
     homogeneous_optimal_epsilon,
@@ -498,6 +505,8 @@ def _composition(event: ev.Composition, children: list[Derivation]) -> Derivatio
         )
     if event.method == "advanced":
         return _advanced(event, children, domain, "advanced composition")
+    if event.method == "pld":
+        return _pld_composition(event, children, domain)
     if all(isinstance(child, ev.Gaussian) for child in event.children):
         return _gaussian_composition(event, children, domain)
     if all(isinstance(child, ev.DiscreteGaussian) for child in event.children):
@@ -632,6 +641,31 @@ def _gaussian_composition(event: ev.Composition, children: list[Derivation], dom
         "optimal composition of Gaussian mechanisms",
         "Dong–Roth–Su 2019, Cor 3.3; Balle–Wang 2018, Thm 8",
         r"\mu = \sqrt{\textstyle\sum_i (\Delta_i/\sigma_i)^2},\ \varepsilon = \varepsilon_{\mathrm{aG}}(\mu, \delta)",
+        tuple(children),
+    )
+
+
+def _pld_composition(event: ev.Composition, children: list[Derivation], domain: str) -> Derivation:
+    """Composition of privacy-loss distributions (:mod:`dpledger.accountant.pld`): the dominating
+    pair of every mechanism, discretised pessimistically (connect-the-dots), convolved with a
+    certified error bound; ε certified at target_delta with the truncated tails and the
+    convolution error inside δ. The rule text names the grid, each term and the children
+    accounted only through their (ε, δ)."""
+    from dpledger.accountant import pld
+
+    if domain != "arbitrary":
+        raise ValueError("PLD composition needs children that are DP on arbitrary neighbours")
+    found, fallbacks = pld.steps(event)
+    result = pld.compose(found, lower_float(enclose(event.target_delta)))
+    rule = result.describe()
+    if fallbacks:
+        rule += f"; accounted by their (ε, δ) guarantee: {', '.join(sorted(set(fallbacks)))}"
+    return Derivation(
+        event,
+        Guarantee(sympy.Rational(*result.epsilon.as_integer_ratio()), event.target_delta, domain),
+        rule,
+        "Doroshenko et al. 2022 (connect-the-dots); Zhu–Dong–Wang 2022, Thm 10; Balle–Barthe–Gaboardi 2018, Thm 9",
+        r"\delta(\varepsilon) = \textstyle\sum_i \omega_i (1 - e^{\varepsilon - L_i})_+ + \omega_\infty + e_{\mathrm{conv}}",
         tuple(children),
     )
 

@@ -25,7 +25,10 @@ Account and calibrate
 * calibration for a target (ε, δ): :func:`laplace_scale`, :func:`gaussian_sigma`,
   :func:`discrete_laplace_scale`, :func:`discrete_gaussian_sigma`, :func:`composition_epsilon`,
   :func:`composition_noise` — each a certified :class:`Calibration` (the value rounded the safe
-  way, the event tree that proves it, its guarantee).
+  way, the event tree that proves it, its guarantee); ``composition="pld"`` composes
+  privacy-loss distributions (subsampled mechanisms at the tightness of dp_accounting's PLD).
+* DP-SGD: :func:`dp_sgd_epsilon` (the certified ε of a run) and :func:`dp_sgd_noise` (the noise
+  multiplier for a target), with Poisson or fixed-size batches, stated with each result.
 * floating-point-safe release: :func:`snapping_laplace` (Mironov 2012's snapping mechanism),
   :func:`snapping_epsilon`, :func:`snapping_scale`; exact discrete samplers behind
   :func:`discrete_laplace_scale` and :func:`discrete_gaussian_sigma` live in
@@ -79,6 +82,8 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "discrete_gaussian_sigma": ("dpledger.accountant.mechanism_calibration", "discrete_gaussian_sigma"),
     "composition_epsilon": ("dpledger.accountant.mechanism_calibration", "composition_epsilon"),
     "composition_noise": ("dpledger.accountant.mechanism_calibration", "composition_noise"),
+    "dp_sgd_epsilon": ("dpledger.accountant.dp_sgd", "dp_sgd_epsilon"),
+    "dp_sgd_noise": ("dpledger.accountant.dp_sgd", "dp_sgd_noise"),
     # release without a floating-point leak
     "snapping_laplace": ("dpledger.learners.snapping", "snapping_laplace"),
     "snapping_epsilon": ("dpledger.learners.snapping", "snapping_epsilon"),

@@ -6,7 +6,7 @@ import inspect
 import pytest
 
 from dpledger.verify.cli.main import build_parser, service_call
-from dpledger.verify.reports import audits, calibration, runs
+from dpledger.verify.reports import audits, calibration, calibration_dp_sgd, runs
 
 COMMANDS = [
     *audits.LABELBOOST,
@@ -16,6 +16,7 @@ COMMANDS = [
     *runs.CARRY_FORWARD,
     *runs.AGNOSTIC,
     calibration.COMMAND,
+    calibration_dp_sgd.COMMAND,
 ]
 
 

@@ -1,5 +1,6 @@
-"""``dpledger calibrate noise`` and ``dpledger calibrate composition``: calibrating one's own
-mechanism, through :mod:`dpledger.accountant.mechanism_calibration` (no paper involved).
+"""``dpledger calibrate noise``, ``dpledger calibrate composition`` and ``dpledger calibrate dp-sgd``:
+calibrating one's own mechanism, through :mod:`dpledger.accountant.mechanism_calibration` and
+:mod:`dpledger.accountant.dp_sgd` (no paper involved).
 
 Both return the calibrated value (noise rounded up, per-step ε rounded down), the certified
 guarantee of the mechanism using exactly that value, the derivation and the notes on looseness.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from dpledger.accountant.dp_sgd import dp_sgd_epsilon, dp_sgd_noise
 from dpledger.accountant.mechanism_calibration import Calibration, composition_epsilon, composition_noise
 from dpledger.verify.service import Exact, Output
 from dpledger.verify.service.progress import progress
@@ -132,3 +134,54 @@ def _sampling_text(poisson_rate: Exact | None, sample_size: int | None, populati
     if sample_size is not None:
         return f", each on {sample_size} of {population_size} records (without replacement)"
     return ""
+
+
+def dp_sgd(
+    *,
+    dataset_size: int,
+    batch_size: int,
+    delta: Exact,
+    epochs: Exact | None = None,
+    steps: int | None = None,
+    noise_multiplier: Exact | None = None,
+    epsilon: Exact | None = None,
+    sampling: str = "poisson",
+) -> Output:
+    """The certified ε of a DP-SGD run for a noise multiplier, or the noise multiplier for a target ε
+    (:mod:`dpledger.accountant.dp_sgd`); the text says which sampling the result assumes."""
+    if (noise_multiplier is None) == (epsilon is None):
+        raise ValueError(
+            "give either --noise-multiplier (to get ε) or --epsilon (to get the noise multiplier)"
+        )
+    if noise_multiplier is not None:
+        result = dp_sgd_epsilon(
+            dataset_size, batch_size, noise_multiplier, delta, epochs=epochs, steps=steps, sampling=sampling
+        )
+        g = result.guarantee
+        payload = {**result.to_dict(), "holds": True}
+        lines = [
+            f"DP-SGD: n = {dataset_size}, batch {batch_size}, {result.run.steps:,} steps, noise multiplier "
+            f"{noise_multiplier}, δ = {delta}",
+            f"  assumes: {result.run.assumes}",
+            f"  certified: ε ≤ {g.epsilon_upper:.12g}, δ ≤ {g.delta_upper:.12g}{g.scope()}",
+            "  derivation:",
+            *(f"    {line}" for line in result.derivation.to_text().splitlines()),
+        ]
+        return Output(payload, "\n".join(lines), 0)
+    on_evaluation, finish = _search_progress()
+    calibration = dp_sgd_noise(
+        dataset_size,
+        batch_size,
+        epsilon,
+        delta,
+        epochs=epochs,
+        steps=steps,
+        sampling=sampling,
+        on_evaluation=on_evaluation,
+    )
+    finish()
+    return _output(
+        calibration,
+        f"DP-SGD noise multiplier for (ε, δ) = ({epsilon}, {delta}): n = {dataset_size}, batch {batch_size}, "
+        f"{'epochs ' + str(epochs) if epochs is not None else str(steps) + ' steps'}, {sampling} sampling",
+    )

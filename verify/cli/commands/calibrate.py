@@ -1,7 +1,7 @@
 """``dpledger calibrate``: the command lines of :mod:`dpledger.verify.service.calibrate` —
 ``carry-forward``, the theorems ``5.1``, ``8.5``, ``8.8``, ``8.14``, ``2.1``, ``3.1``, ``4.1``,
 ``8.19`` (alias ``boolean``) and ``agnostic``; and, for one's own mechanism, ``noise`` and
-``composition`` (:mod:`dpledger.verify.service.calibrate_mechanism`)."""
+``composition``, and DP-SGD's ``dp-sgd`` (:mod:`dpledger.verify.service.calibrate_mechanism`)."""
 
 from __future__ import annotations
 
@@ -188,6 +188,35 @@ def _register_generic(table: argparse._SubParsersAction) -> None:
     parser.add_argument("--method", choices=COMPOSITION_METHODS, help="composition theorem (default optimal)")
     parser.add_argument("--step-delta", type=decimal_text, help="δ₀ of each mechanism (default 0)")
     _add_sampling_arguments(parser)
+
+    parser = leaf(
+        table,
+        "dp-sgd",
+        "DP-SGD: the certified ε of a run for a noise multiplier, or the noise multiplier for a "
+        "target ε (privacy-loss distributions; Poisson or fixed-size batches)",
+        calibrate_mechanism.dp_sgd,
+    )
+    parser.add_argument("--dataset-size", type=positive_int, required=True, help="n, the number of examples")
+    parser.add_argument(
+        "--batch-size",
+        type=positive_int,
+        required=True,
+        help="b (the expected batch size with Poisson sampling)",
+    )
+    length = parser.add_mutually_exclusive_group(required=True)
+    length.add_argument("--epochs", type=decimal_text, help="passes over the data (steps = ⌈epochs·n/b⌉)")
+    length.add_argument("--steps", type=positive_int, help="the number of steps T")
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--noise-multiplier", type=decimal_text, help="z = σ/C: prints the certified ε")
+    target.add_argument("--epsilon", type=decimal_text, help="target ε: prints the smallest certified z")
+    parser.add_argument("--delta", type=decimal_text, required=True, help="δ in (0, 1)")
+    parser.add_argument(
+        "--sampling",
+        choices=("poisson", "fixed", "shuffle"),
+        help="poisson (default: each example in each batch with probability b/n, add/remove neighbours) or "
+        "fixed (each batch a uniform draw of b examples, substitute-one neighbours); shuffle is refused "
+        "(not certified)",
+    )
 
 
 def _add_sampling_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,338 @@
+"""Certified privacy-loss-distribution (PLD) accounting of event trees.
+
+:func:`steps` flattens an event into the dominating pairs of its mechanisms
+(:mod:`~dpledger.accountant.numerics.pld_pairs`), with multiplicities: nested compositions,
+post-processing and claims contribute their mechanisms' pairs (so nested compositions compose
+their distributions, not their (ε, δ) summaries). Each step has a pair for each orientation of the
+neighbouring relation: under add/remove the *remove* pair (M(D), M(D − x)) and the *add* pair, which
+differ after Poisson subsampling; under substitution one symmetric pair. Every parameter is
+rounded in the direction that can only enlarge the curve (ratios Δ/σ, Δ/b, rates q, ε and δ
+up; each curve is monotone in them).
+
+Mechanisms and their pairs:
+
+* ``Gaussian`` — (N(Δ/σ, 1), N(0, 1)) (its own δ plays no part);
+* ``Laplace`` — (Lap(Δ₁/b, 1), Lap(0, 1)), a one-dimensional statistic's pair (as dp_accounting's
+  LaplaceDpEvent);
+* ``RandomizedResponse``, ``PureDP``, ``ExponentialMechanism`` — k-ary randomized response, and
+  binary randomized response at ε for the pure ones (it dominates every ε-DP mechanism);
+  ``ApproxDP`` — the pair that dominates every (ε, δ)-DP mechanism;
+* ``DiscreteLaplace`` — binary randomized response at Δ′₁/t: the exact pair for a unit shift
+  (Δ′₁ < 2) and a dominating one for any shift (the mechanism is Δ′₁/t-DP);
+* ``DiscreteGaussian`` with Δ′ < 2 and s ≤ 100 — ⌊Δ′²⌋ (at least one) unit-shift discrete Gaussian
+  pairs composed: an integer shift of squared norm < 4 moves at most that many coordinates by one
+  (larger Δ′ or s: the (ε, δ) fallback);
+* ``PoissonSubsample`` (add/remove) of one mechanism — the mixture pairs (Zhu–Dong–Wang 2022,
+  Thm 10); ``SubsampleWithoutReplacement`` (substitution) of one mechanism — the symmetrised
+  mixture (Balle–Barthe–Gaboardi 2018, Thm 9);
+* anything else — the pair of its certified (ε, δ) guarantee (Kairouz–Oh–Viswanath 2015, Thm 2.4),
+  named in the result's ``fallbacks`` (a valid, usually loose, pair).
+
+:func:`compose` discretises each distinct pair (connect-the-dots, certified masses), composes
+equal pairs by repeated squaring and distinct ones by convolution (:mod:`.numerics.pld_vector`),
+and returns ε(δ) and δ(ε) as certified upper bounds — the largest over the orientations.
+The δ budget: the tails cut at +∞ (per step and after each product) are limited to
+δ·2^{−14} in total; they, the convolution error bound and the discretisation are all inside
+the certified δ(ε), so nothing is added afterwards. The work is estimated first (the length of the
+composed vector from the pairs' loss means and spreads); compositions beyond
+:data:`~dpledger.accountant.numerics.pld_vector.MAX_LENGTH` entries are refused.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import sympy
+
+from dpledger.accountant import events as ev
+from dpledger.accountant.numerics.certified import enclose, lower_float, upper_float
+from dpledger.accountant.numerics.pld_pairs import (
+    ApproximateDPPair,
+    DiscreteGaussianPair,
+    GaussianPair,
+    LaplacePair,
+    MixturePair,
+    Pair,
+    RandomizedResponsePair,
+    SymmetrizedPair,
+    discretize,
+    discretize_float,
+    grid_for,
+)
+from dpledger.accountant.numerics.pld_vector import (
+    MAX_LENGTH,
+    LossVector,
+    compose_many,
+    delta_upper,
+    self_compose,
+)
+
+TAIL_SHARE = 2.0**-14
+"""The δ the truncated tails may take in total, as a share of the target δ."""
+RESOLUTION = 32
+"""Grid points per unit of the smallest loss spread (see :func:`~.pld_pairs.grid_for`)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """A mechanism's dominating pairs: ``remove`` for (M(D), M(D′)) with D′ = D minus a record (or
+    the substitution pair), ``add`` for the other orientation."""
+
+    remove: Pair
+    add: Pair
+
+
+def _up(expr: sympy.Expr) -> float:
+    """A float ≥ the exact parameter."""
+    return upper_float(enclose(expr))
+
+
+def _single(event: ev.Event) -> Pair | None:
+    """The pair of one mechanism, or None when it has none of its own."""
+    if isinstance(event, ev.Gaussian):
+        return GaussianPair(_up(event.sensitivity / event.sigma))
+    if isinstance(event, ev.Laplace):
+        return LaplacePair(_up(event.sensitivity / event.scale))
+    if isinstance(event, ev.RandomizedResponse):
+        return RandomizedResponsePair(_up(event.epsilon), event.num_values)
+    if isinstance(event, (ev.PureDP, ev.ExponentialMechanism)):
+        return RandomizedResponsePair(_up(event.epsilon))
+    if isinstance(event, ev.ApproxDP):
+        return ApproximateDPPair(_up(event.epsilon), _up(event.delta))
+    if isinstance(event, ev.DiscreteLaplace):
+        return RandomizedResponsePair(_up(event.sensitivity_units / event.scale_units))
+    return None
+
+
+def steps(event: ev.Event) -> tuple[list[tuple[Step, int]], list[str]]:
+    """The steps of ``event`` with multiplicities, and the kinds accounted by their (ε, δ) guarantee
+    (the fallback of the module docstring)."""
+    found: Counter[Step] = Counter()
+    fallbacks: list[str] = []
+    _collect(event, 1, found, fallbacks)
+    return list(found.items()), fallbacks
+
+
+def _collect(event: ev.Event, times: int, found: Counter[Step], fallbacks: list[str]) -> None:
+    if isinstance(event, ev.Composition):
+        for child in event.children:
+            _collect(child, times * event.repeat, found, fallbacks)
+        return
+    if isinstance(event, (ev.PostProcessing, ev.Claim)):
+        _collect(event.child, times, found, fallbacks)
+        return
+    pair = _single(event)
+    if pair is not None:
+        found[Step(pair, pair)] += times
+        return
+    if (
+        isinstance(event, ev.DiscreteGaussian)
+        and _up(event.sensitivity_units) < 2
+        and _up(event.sigma_units) <= 100
+    ):
+        # integer shifts of squared norm ≤ Δ′² < 4: at most ⌊Δ′²⌋ unit shifts in distinct coordinates,
+        # i.e. that many one-unit discrete Gaussians composed (more coordinates only add loss)
+        shifts = max(1, math.floor(_up(event.sensitivity_units) ** 2))
+        discrete = DiscreteGaussianPair(lower_float(enclose(event.sigma_units)))
+        found[Step(discrete, discrete)] += times * shifts
+        return
+    if isinstance(event, ev.PoissonSubsample) and event.relation == "add_remove":
+        base = _single(event.child)
+        if base is not None:
+            mixture = MixturePair(base, min(1.0, _up(event.rate)))
+            found[Step(mixture, mixture.reversed())] += times
+            return
+    if isinstance(event, ev.SubsampleWithoutReplacement):
+        base = _single(event.child)
+        if base is not None:
+            rate = min(1.0, _up(sympy.Rational(event.sample_size, event.population_size)))
+            symmetric = SymmetrizedPair(MixturePair(base, rate))
+            found[Step(symmetric, symmetric)] += times
+            return
+    from dpledger.accountant.rules import account
+
+    guarantee = account(event).guarantee
+    if guarantee.domain != "arbitrary":
+        raise ValueError(
+            f"PLD accounting needs mechanisms that are DP on arbitrary neighbours; {event.kind} is "
+            "private on realizable inputs only"
+        )
+    if not guarantee.delta_upper < 1:
+        raise ValueError(f"{event.kind}'s guarantee is vacuous (δ ≥ 1): nothing to compose")
+    pair = ApproximateDPPair(guarantee.epsilon_upper, guarantee.delta_upper)
+    found[Step(pair, pair)] += times
+    fallbacks.append(event.kind)
+
+
+@dataclass(frozen=True)
+class PLDResult:
+    """A certified (ε, δ) of a composition: ``epsilon`` (a float, exact as read) with δ(ε) ≤
+    ``delta`` certified for every orientation, and the terms inside that δ."""
+
+    epsilon: float
+    delta: float
+    grid: int
+    mechanisms: int
+    orientations: int
+    tails: float
+    convolution_error: float
+
+    @property
+    def step(self) -> float:
+        return math.ldexp(1.0, -self.grid)
+
+    def describe(self) -> str:
+        """The rule text: the discretisation and each term inside δ."""
+        return (
+            f"privacy-loss distributions, {self.mechanisms:,} mechanisms ({self.orientations} orientation"
+            f"{'s' if self.orientations > 1 else ''}): connect-the-dots on the grid h = 2^-{self.grid} "
+            f"(pessimistic: a dominating pair on the grid), tails cut to +∞ inside δ (≤ {self.tails:.3g}), "
+            f"convolution error bound inside δ (≤ {self.convolution_error:.3g}), ε certified at δ by "
+            "outward-rounded evaluation of δ(ε)"
+        )
+
+
+def _moments(vector: LossVector) -> tuple[float, float, float]:
+    """(mean, variance, top loss) of a float loss vector (estimates for the work bound)."""
+    losses = vector.losses()
+    total = float(vector.masses.sum()) or 1.0
+    mean = float(np.dot(vector.masses, losses)) / total
+    variance = float(np.dot(vector.masses, (losses - mean) ** 2)) / total
+    return mean, variance, float(losses[-1] if losses.size else 0.0)
+
+
+def _estimated_length(groups: Sequence[tuple[Pair, int]], grid: int, tail: float) -> float:
+    """Entries of the composed vector: mean ± 14 spreads plus the largest single-step loss."""
+    variance = top = low_reach = 0.0
+    for pair, times in groups:
+        _, v, t = _moments(discretize_float(pair, grid, tail))
+        variance += times * v
+        top = max(top, t)
+        low_reach = max(low_reach, abs(pair.support()[0]))
+    return (28 * math.sqrt(variance) + top + low_reach) / math.ldexp(1.0, -grid)
+
+
+def _plan(all_steps: Sequence[tuple[Step, int]], resolution: int, tail: float) -> int:
+    """The grid exponent: ``resolution`` points per smallest spread, coarsened until the
+    estimated composed vector fits; ValueError when even 8 points per spread do not."""
+    pairs = [s.remove for s, _ in all_steps] + [s.add for s, _ in all_steps]
+    grid = grid_for(pairs, resolution)
+    coarsest = grid_for(pairs, 8)
+    while True:
+        length = max(
+            _estimated_length([(s.remove, t) for s, t in all_steps], grid, tail),
+            _estimated_length([(s.add, t) for s, t in all_steps], grid, tail),
+        )
+        if length <= MAX_LENGTH / 2:
+            return grid
+        if grid <= coarsest:
+            raise ValueError(
+                f"the composition needs about {length:,.0f} grid points even at 8 points per loss spread "
+                f"(at most {MAX_LENGTH // 2:,} fit in memory): too many steps for PLD accounting"
+            )
+        grid -= 1
+
+
+def _budget(target_delta: float) -> float:
+    """The δ each kind of cut tail may take (per-step tails, upper and lower truncations)."""
+    return target_delta * TAIL_SHARE / 3
+
+
+def _compose_orientation(
+    groups: Sequence[tuple[Pair, int]], grid: int, target_delta: float, certified: bool
+) -> LossVector:
+    count = sum(times for _, times in groups)
+    budget = _budget(target_delta)
+    build = discretize if certified else discretize_float
+    powers = [self_compose(build(pair, grid, budget / count), times, budget) for pair, times in groups]
+    return compose_many(powers, budget) if len(powers) > 1 else powers[0]
+
+
+@lru_cache(maxsize=64)
+def _vectors(
+    all_steps: tuple[tuple[Step, int], ...], target_delta: float, certified: bool, resolution: int
+) -> tuple[int, tuple[LossVector, ...]]:
+    grid = _plan(all_steps, resolution, _budget(target_delta) / sum(t for _, t in all_steps))
+    removes = [(s.remove, t) for s, t in all_steps]
+    orientations = [removes]
+    if any(s.add != s.remove for s, _ in all_steps):
+        orientations.append([(s.add, t) for s, t in all_steps])
+    return grid, tuple(_compose_orientation(o, grid, target_delta, certified) for o in orientations)
+
+
+def compose(
+    all_steps: Sequence[tuple[Step, int]],
+    target_delta: float,
+    *,
+    certified: bool = True,
+    resolution: int = RESOLUTION,
+) -> PLDResult:
+    """The certified ε at ``target_delta`` of the composition of ``all_steps`` (module docstring).
+
+    Args:
+        all_steps: the (step, multiplicity) pairs of :func:`steps`.
+        target_delta: the δ at which ε is certified, in (0, 1).
+        certified: False runs the same construction with float masses (fast, not certified: for
+            searches, whose answer is then certified).
+        resolution: grid points per unit of the smallest loss spread.
+
+    Returns:
+        The certified ε with the grid and the terms inside δ.
+
+    Raises:
+        ValueError: when no finite ε reaches the target (the mass at +∞ already exceeds it) or the
+            composition does not fit in memory."""
+    if not 0 < target_delta < 1:
+        raise ValueError(f"target δ must be in (0, 1), got {target_delta!r}")
+    ordered = tuple(sorted(all_steps, key=lambda item: repr(item[0])))
+    grid, vectors = _vectors(ordered, target_delta, certified, resolution)
+    epsilon = _epsilon(vectors, target_delta)
+    if epsilon is None:
+        floor = max(v.infinity + (v.error if math.isfinite(v.error) else 0.0) for v in vectors)
+        raise ValueError(
+            f"no ε reaches δ = {target_delta:.3g}: the composition's δ is at least {floor:.3g} at every ε"
+        )
+    return PLDResult(
+        epsilon,
+        target_delta,
+        grid,
+        sum(t for _, t in all_steps),
+        len(vectors),
+        max(v.infinity for v in vectors),
+        max(v.error for v in vectors),
+    )
+
+
+def _epsilon(vectors: Sequence[LossVector], delta: float) -> float | None:
+    """The smallest float ε ≥ 0 (to a relative 2⁻³⁰) at which every vector's certified δ(ε) ≤ δ."""
+
+    def worst(eps: float) -> float:
+        return max(delta_upper(v, eps) for v in vectors)
+
+    high = max(math.ldexp(float(v.offset + v.masses.size), -v.grid) for v in vectors)
+    high = max(high, 0.0)
+    if worst(high) > delta:
+        return None
+    if worst(0.0) <= delta:
+        return 0.0
+    low = 0.0
+    while high - low > 2.0**-30 * max(high, 2.0**-40):
+        middle = (low + high) / 2
+        if worst(middle) <= delta:
+            high = middle
+        else:
+            low = middle
+    return high
+
+
+def delta_at(all_steps: Sequence[tuple[Step, int]], epsilon: float, target_delta: float) -> float:
+    """A certified upper bound of δ(``epsilon``) of the composition (the vectors built for
+    ``target_delta``'s tail budget)."""
+    ordered = tuple(sorted(all_steps, key=lambda item: repr(item[0])))
+    _, vectors = _vectors(ordered, target_delta, True, RESOLUTION)
+    return max(delta_upper(v, epsilon) for v in vectors)
