@@ -78,8 +78,8 @@ def test_confidence_is_split_between_the_two_kinds_so_the_bonferroni_sum_is_alph
     splits = [
         (real, floating)
         for first, second in ((0, 1), (1, 0))
-        for real in range(1, 4)
-        for floating in range(1, 4)
+        for real in range(1, result.candidates_corrected)
+        for floating in range(1, result.candidates_corrected)
         if real + floating == result.candidates_corrected
         and levels[0] in _bound_levels(ranked_levels(0.05, 2)[first], real)
         and levels[1] in _bound_levels(ranked_levels(0.05, 2)[second], floating)
