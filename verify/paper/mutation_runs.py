@@ -322,7 +322,10 @@ def counts(entries: Iterable[Mapping[str, Any]]) -> dict[str, int]:
 
 
 def gates(
-    status: Mapping[str, Any] | None, root: Path = REPO_ROOT, plan: MutationPlan | None = None
+    status: Mapping[str, Any] | None,
+    root: Path = REPO_ROOT,
+    plan: MutationPlan | None = None,
+    mutants: Iterable[Mutant] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Per statement of the plan: its ``gate`` (:data:`GATES`), the ``counts`` of its modules'
     mutants and, when stale, ``stale`` naming why.
@@ -331,6 +334,7 @@ def gates(
         status: The recorded status (:func:`load_status`), or None.
         root: The source tree (the current modules and tests).
         plan: The mutation plan (default: the declared one).
+        mutants: The plan's current mutants (default: generated from ``root``).
 
     Returns:
         Statement key → ``{"gate", "counts", "modules", "stale"}``.
@@ -338,7 +342,9 @@ def gates(
     plan = plan or load_mutation_plan()
     entries = (status or {}).get("mutants", {})
     baselines = (status or {}).get("baselines", {})
-    current = {m.path: {x.id for x in generate(root, plan, [m.path])} for m in plan.modules}
+    current: dict[str, set[str]] = {m.path: set() for m in plan.modules}
+    for mutant in generate(root, plan) if mutants is None else mutants:
+        current[mutant.module].add(mutant.id)
     out: dict[str, dict[str, Any]] = {}
     for module in plan.modules:
         recorded = [e for e in entries.values() if e["module"] == module.path]
