@@ -25,7 +25,7 @@ from dpledger.verify.paper.mutation_runs import (
     planted,
     run_mutants,
 )
-from dpledger.verify.paper.registry import REPO_ROOT
+from dpledger.verify.paper.registry import REPO_ROOT, select, summary
 
 PLAN = load_mutation_plan()
 MUTANTS = {m.id: m for m in generate(REPO_ROOT, PLAN)}
@@ -157,3 +157,17 @@ def test_the_three_planted_bugs_are_killed_by_their_statements_privacy_tests():
     results, baselines = run_mutants(chosen, PLAN)
     assert all(b["outcome"] == "passed" for b in baselines.values()), baselines
     assert {r.mutant.id: r.status for r in results} == dict.fromkeys((*PLANTED_BUGS, control), "killed")
+
+
+def test_a_privacy_part_that_passed_takes_its_statements_mutation_gate():
+    (theorem,) = select(["002:Theorem 3.1 (privacy)"])
+    passed = dict.fromkeys(theorem.tests, "passed")
+    assert theorem.status(passed) == theorem.status(passed, {theorem.key: "killed"}) == "passed"
+    gated = {theorem.key: "mutants survive"}
+    assert theorem.status(passed, gated) == "mutants survive"
+    assert [p.status(passed, theorem.gate(gated)) for p in theorem.parts if p.kind == "privacy"] == [
+        "mutants survive"
+    ]
+    failed = {**passed, theorem.tests[0]: "failed"}
+    assert theorem.status(failed, gated) == "failed"
+    assert summary([theorem], passed, gated)["002"]["parts mutants survive"] == 1

@@ -379,3 +379,30 @@ def gates(
         )
         row["stale"] = sorted(set(row["stale"]))
     return out
+
+
+def recorded_gates(path: Path | None = None, root: Path = REPO_ROOT) -> dict[str, dict[str, Any]] | None:
+    """:func:`gates` of the recorded status file ``path`` (default: the committed
+    :data:`MUTATION_STATUS_FILE`); None outside a source checkout, where neither the modules nor the
+    tests are there to compare the record with.
+
+    Raises:
+        ValueError: If the file is not a mutation status file.
+    """
+    if not ((root / "tests").is_dir() and (root / "learners").is_dir()):
+        return None
+    return gates(load_status(path or root / MUTATION_STATUS_FILE), root)
+
+
+def gate_text(row: Mapping[str, Any]) -> str:
+    """One line: ``8 mutants of learners/agnostic/proper.py: 2 killed, 6 survived, … (score 25 %):
+    mutants survive`` (and why, when stale or not run)."""
+    table = row["counts"]
+    total = sum(table[s] for s in MUTANT_STATUSES)
+    found = ", ".join(f"{table[s]} {s}" for s in MUTANT_STATUSES if table[s])
+    text = f"{total} mutants of {', '.join(row['modules'])}: {found or 'none recorded'} (score {table['score']} %): {row['gate']}"
+    if row["missing"]:
+        text += f" (no record for {', '.join(row['missing'])}: python benchmarks/bench_privacy_mutants.py)"
+    if row["stale"]:
+        text += f" ({'; '.join(row['stale'])})"
+    return text

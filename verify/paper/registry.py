@@ -88,8 +88,14 @@ FINDING_KINDS = ("slack", "confirms", "violation")
 
 TEST_OUTCOMES = ("passed", "failed", "skipped", "error", "not collected")
 
-PART_STATUSES = ("passed", "failed", "skipped", "not run", "not checked")
-"""A part's status: its tests' outcomes in the recorded run, or ``not checked``."""
+MUTATION_GATES = ("mutants survive", "mutants stale", "mutants not run")
+"""What a privacy part whose tests passed is instead, when the mutation record does not show its
+tests killing the privacy mutants of the code it rests on (:mod:`dpledger.verify.paper.mutation_runs`):
+some survive, the record is stale, or there is none."""
+
+PART_STATUSES = ("passed", "failed", "skipped", "not run", "not checked", *MUTATION_GATES)
+"""A part's status: its tests' outcomes in the recorded run, or ``not checked``; a privacy part
+that passed but whose statement's mutation gate is not ``killed`` takes the gate instead."""
 
 NODE_ID = re.compile(r"tests/(?:[A-Za-z0-9_]+/)*test_[A-Za-z0-9_]+\.py::test_[A-Za-z0-9_]+")
 """A test node id as the registry names it: a test function of a test file under ``tests/``."""
@@ -182,16 +188,21 @@ class Part:
                 f"a {self.check} {self.kind} part names no test (an empty part: mark it unchecked)"
             )
 
-    def status(self, results: Mapping[str, str] | None) -> str:
-        """``not checked`` for an unchecked part, else its tests' status (:func:`tests_status`)."""
-        return "not checked" if self.check == "unchecked" else tests_status(self.tests, results)
+    def status(self, results: Mapping[str, str] | None, gate: str | None = None) -> str:
+        """``not checked`` for an unchecked part, else its tests' status (:func:`tests_status`);
+        a privacy part whose tests passed takes ``gate`` when that is one of :data:`MUTATION_GATES`
+        (its statement's mutation gate; None or ``killed``: no change)."""
+        if self.check == "unchecked":
+            return "not checked"
+        status = tests_status(self.tests, results)
+        return gate if status == "passed" and self.kind == "privacy" and gate in MUTATION_GATES else status
 
-    def to_dict(self, results: Mapping[str, str] | None) -> dict[str, Any]:
+    def to_dict(self, results: Mapping[str, str] | None, gate: str | None = None) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "claim": self.claim,
             "check": self.check,
-            "status": self.status(results),
+            "status": self.status(results, gate),
             "tests": list(self.tests),
             "note": self.note,
         }
@@ -294,18 +305,28 @@ class Statement:
         """What the recorded run says about all of the statement's tests (``no tests`` without any)."""
         return tests_status(self.tests, results) if self.tests else "no tests"
 
-    def unchecked(self, results: Mapping[str, str] | None) -> tuple[Part, ...]:
+    def unchecked(
+        self, results: Mapping[str, str] | None, gates: Mapping[str, str] | None = None
+    ) -> tuple[Part, ...]:
         """The parts not (yet) shown to hold: every part whose status is not ``passed``."""
-        return tuple(part for part in self.parts if part.status(results) != "passed")
+        gate = self.gate(gates)
+        return tuple(part for part in self.parts if part.status(results, gate) != "passed")
 
-    def status(self, results: Mapping[str, str] | None) -> str:
+    def gate(self, gates: Mapping[str, str] | None) -> str | None:
+        """This statement's mutation gate in ``gates`` (statement key → gate), if any."""
+        return None if gates is None else gates.get(self.key)
+
+    def status(self, results: Mapping[str, str] | None, gates: Mapping[str, str] | None = None) -> str:
         """``cited``; ``passed`` when every part passed; ``failed`` when a part's tests failed;
-        ``not run`` when a checked part has no recorded outcome; ``partial`` when some parts passed
-        and the others are not checked or skipped; ``not checked`` when no part is checked."""
+        ``not run`` when a checked part has no recorded outcome; then a mutation gate of
+        :data:`MUTATION_GATES` when a privacy part has one (``gates``: statement key → gate);
+        ``partial`` when some parts passed and the others are not checked or skipped; ``not
+        checked`` when no part is checked."""
         if self.cited:
             return "cited"
-        statuses = {part.status(results) for part in self.parts}
-        for status in ("failed", "not run"):
+        gate = self.gate(gates)
+        statuses = {part.status(results, gate) for part in self.parts}
+        for status in ("failed", "not run", *MUTATION_GATES):
             if status in statuses:
                 return status
         if statuses == {"passed"}:
@@ -314,7 +335,9 @@ class Statement:
             "partial" if "passed" in statuses else "not checked" if statuses == {"not checked"} else "skipped"
         )
 
-    def to_dict(self, results: Mapping[str, str] | None) -> dict[str, Any]:
+    def to_dict(
+        self, results: Mapping[str, str] | None, gates: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
         return {
             "id": self.id,
             "seed": self.seed,
@@ -322,9 +345,9 @@ class Statement:
             "key": self.key,
             "statement": self.statement,
             "cited": self.cited,
-            "status": self.status(results),
-            "unchecked_parts": [] if self.cited else [part.kind for part in self.unchecked(results)],
-            "parts": [part.to_dict(results) for part in self.parts],
+            "status": self.status(results, gates),
+            "unchecked_parts": [] if self.cited else [part.kind for part in self.unchecked(results, gates)],
+            "parts": [part.to_dict(results, self.gate(gates)) for part in self.parts],
             "tests": list(self.tests),
             "commands": list(self.commands),
             "findings": [f.to_dict() for f in self.findings],
@@ -569,11 +592,15 @@ def select(only: Iterable[str] | None) -> tuple[Statement, ...]:
     return chosen
 
 
-COUNTED_STATUSES = ("passed", "partial", "not checked", "failed", "not run", "skipped")
+COUNTED_STATUSES = ("passed", "partial", "not checked", "failed", "not run", "skipped", *MUTATION_GATES)
 """Statement statuses in the order the counts give them (cited statements are counted apart)."""
 
 
-def summary(statements: Iterable[Statement], results: Mapping[str, str] | None) -> dict[str, dict[str, int]]:
+def summary(
+    statements: Iterable[Statement],
+    results: Mapping[str, str] | None,
+    gates: Mapping[str, str] | None = None,
+) -> dict[str, dict[str, int]]:
     """Per seed: ``statements`` (how many, and how many of each status: cited apart) and ``parts``
     (how many parts of the seed's own statements have each part status, and how many parts the
     cited statements have)."""
@@ -588,9 +615,9 @@ def summary(statements: Iterable[Statement], results: Mapping[str, str] | None) 
             },
         )
         seed["statements"] += 1
-        seed[s.status(results)] += 1
+        seed[s.status(results, gates)] += 1
         for part in s.parts:
-            seed["parts cited" if s.cited else f"parts {part.status(results)}"] += 1
+            seed["parts cited" if s.cited else f"parts {part.status(results, s.gate(gates))}"] += 1
     return counts
 
 
