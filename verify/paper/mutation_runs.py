@@ -13,7 +13,7 @@ Which tests. For each statement the plan lists for the mutant's module
 (:class:`~dpledger.verify.paper.mutants.ModulePlan`), in the plan's order, the tests of its privacy
 parts as the registry names them *when the run starts* (so new checks count without a change
 here), those whose test function exists; ``pytest -x`` with a timeout per statement (four times
-the statement's unmutated run, at least 60 s; the process group is ended on a timeout). The mutant
+60 s plus five times the statement's unmutated run; the process group is ended on a timeout). The mutant
 is **killed** by the first statement whose tests fail, **survived** when every statement's tests
 pass, **timeout** when none failed and one timed out. A statement whose tests fail unmutated (the
 baseline) cannot judge a mutant and is left out, and said so. Declared equivalent mutants are not
@@ -218,7 +218,7 @@ def run_mutants(
                     continue
                 with planted(site, root, mutant):
                     outcome, seconds = run_tests(
-                        base["tests"], site, root, max(MIN_TIMEOUT, 4 * base["seconds"])
+                        base["tests"], site, root, MIN_TIMEOUT + 5 * base["seconds"]
                     )
                 spent += seconds
                 outcomes[statement.key] = {"failed": "killed", "passed": "survived"}.get(outcome, outcome)

@@ -33,9 +33,10 @@ statement lacks (or no part of that kind checked by its audit: an exact tightnes
 not ``tests/<path>/test_<file>.py::test_<name>`` or are listed twice in a statement. The value rules are the model's own (the dataclasses check them
 when built), so no statement escapes them.
 
-The recorded run (:class:`Run`, :func:`load_run`) carries the commit it checked, whether the tree
-had uncommitted changes, and its date; in a checkout it is the committed
-:data:`RECORDED_STATUS_FILE` (:func:`default_status_file`).
+The recorded run (:class:`Run`, :func:`load_run`) carries, per entry, the commit it checked,
+whether the tree had uncommitted changes, and its date (a partial run replaces only its entries);
+in a checkout it is the committed :data:`RECORDED_STATUS_FILE` (:func:`default_status_file`), and
+an entry recording an outcome of a test function that no longer exists is refused.
 """
 
 from __future__ import annotations
@@ -536,45 +537,94 @@ def default_status_file() -> Path:
 @dataclass(frozen=True)
 class Run:
     """A recorded run of the registry's tests: outcome per test node id, and the commit (with
-    whether the working tree had uncommitted changes) and UTC date it ran at (``unknown`` in a
-    record written before they were recorded)."""
+    whether the working tree had uncommitted changes) and UTC date of the latest run that wrote
+    it (``unknown`` in a record written before they were recorded). A partial run replaces only
+    the entries it ran, so each entry has its own provenance (``recorded``: node id → (commit,
+    dirty, date); an entry without one has the run's)."""
 
     results: Mapping[str, str]
     commit: str = "unknown"
     dirty: bool = False
     date: str = "unknown"
+    recorded: Mapping[str, tuple[str, bool, str]] | None = None
+
+    def provenance(self, node: str) -> tuple[str, bool, str]:
+        """(commit, dirty, date) of the entry ``node``."""
+        return (self.recorded or {}).get(node, (self.commit, self.dirty, self.date))
 
     def describe(self) -> str:
-        """``commit 0123456789ab (clean tree), 2025-01-31`` — where the outcomes come from."""
-        if self.commit == "unknown":
-            return "commit and date not recorded"
-        tree = "with uncommitted changes" if self.dirty else "clean tree"
-        return f"commit {self.commit[:12]} ({tree}), {self.date}"
+        """``commit 0123456789ab (clean tree), 2025-01-31`` — where the outcomes come from; when
+        the entries come from several runs, each of them with how many entries it holds, newest
+        first."""
+        groups: dict[tuple[str, bool, str], int] = {}
+        for node in self.results:
+            key = self.provenance(node)
+            groups[key] = groups.get(key, 0) + 1
+        if len(groups) <= 1:
+            return _provenance_text((self.commit, self.dirty, self.date))
+        ordered = sorted(groups.items(), key=lambda item: (item[0][2], item[1]), reverse=True)
+        return "; ".join(f"{_provenance_text(key)} for {count} tests" for key, count in ordered)
 
 
-def load_run(path: Path) -> Run | None:
-    """The run recorded in the status file ``path`` (None when there is no such file)."""
+def _provenance_text(provenance: tuple[str, bool, str]) -> str:
+    commit, dirty, date = provenance
+    if commit == "unknown":
+        return "commit and date not recorded"
+    tree = "with uncommitted changes" if dirty else "clean tree"
+    return f"commit {commit[:12]} ({tree}), {date}"
+
+
+def load_run(path: Path, root: Path | None = None) -> Run | None:
+    """The run recorded in the status file ``path`` (None when there is no such file).
+
+    Args:
+        path: The status file.
+        root: The source tree whose ``tests/`` the entries are checked against (default: the
+            checkout dpledger runs from; outside a checkout, not checked).
+
+    Raises:
+        ValueError: If the file is not a status file, holds an unknown outcome, or records an
+            outcome other than ``not collected`` for a test function that does not exist under
+            ``root`` (a result of a removed or renamed test cannot stand for the current one).
+    """
     if not path.exists():
         return None
     try:
         data = json.loads(path.read_text())
         results = data["results"]
+        recorded = {
+            node: (str(entry["commit"]), bool(entry["dirty"]), str(entry["date"]))
+            for node, entry in data.get("recorded", {}).items()
+        }
         run = Run(
             results,
             str(data.get("commit", "unknown")),
             bool(data.get("dirty", False)),
             str(data.get("date", "unknown")),
+            recorded or None,
         )
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"status file {path} is not a dpledger proofs status file: {error}") from None
     if not isinstance(results, dict) or any(v not in TEST_OUTCOMES for v in results.values()):
         raise ValueError(f"status file {path} has outcomes outside {TEST_OUTCOMES}")
+    root = root if root is not None else REPO_ROOT if in_checkout() else None
+    if root is not None:
+        claimed = [node for node, outcome in results.items() if outcome != "not collected"]
+        gone = sorted(set(claimed) - defined_tests(root, claimed))
+        if gone:
+            raise ValueError(
+                f"status file {path} records {results[gone[0]]!r} for {gone[0]}, a test that no longer "
+                f"exists under {root}"
+                + (f" (and {len(gone) - 1} more)" if len(gone) > 1 else "")
+                + ": remove the entry or record a full run (dpledger proofs --run)"
+            )
     return run
 
 
-def load_results(path: Path) -> dict[str, str] | None:
-    """Test outcomes recorded in the status file ``path`` (None when there is none)."""
-    run = load_run(path)
+def load_results(path: Path, root: Path | None = None) -> dict[str, str] | None:
+    """Test outcomes recorded in the status file ``path`` (None when there is none; the checks of
+    :func:`load_run`)."""
+    run = load_run(path, root)
     return None if run is None else dict(run.results)
 
 
