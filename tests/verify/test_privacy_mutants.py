@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from fractions import Fraction
 
 import pytest
 
+from dpledger.verify.cli.main import main
 from dpledger.verify.paper.mutants import (
     OPERATORS,
     generate,
@@ -171,3 +173,26 @@ def test_a_privacy_part_that_passed_takes_its_statements_mutation_gate():
     failed = {**passed, theorem.tests[0]: "failed"}
     assert theorem.status(failed, gated) == "failed"
     assert summary([theorem], passed, gated)["002"]["parts mutants survive"] == 1
+
+
+def test_every_declared_equivalent_is_a_current_mutant():
+    assert set(PLAN.equivalent) <= set(MUTANTS)
+
+
+def test_dpledger_proofs_shows_the_mutation_gate(capsys, tmp_path):
+    (lemma,) = select(["000:Lemma 8.13"])
+    proofs_status = tmp_path / "proofs.json"
+    proofs_status.write_text(json.dumps({"results": dict.fromkeys(lemma.tests, "passed")}))
+    modules = {"learners/halfspaces/private_ip.py", "learners/halfspaces/oracles.py"}
+    entries = {i: _entry(i, "killed") for i, m in MUTANTS.items() if m.module in modules}
+    mutation_status = tmp_path / "mutation.json"
+    command = ["proofs", "--only", lemma.key, "--status-file", str(proofs_status)]
+    command += ["--mutation-status-file", str(mutation_status)]
+    for status, shown in (("killed", "passed"), ("survived", "mutants survive")):
+        next(iter(entries.values()))["status"] = status
+        mutation_status.write_text(json.dumps({"mutants": entries}))
+        assert main([*command, "--json"]) == 0
+        (row,) = json.loads(capsys.readouterr().out)
+        assert {p["status"] for p in row["parts"] if p["kind"] == "privacy"} == {shown}
+    assert main(command) == 0
+    assert "privacy mutants: " in capsys.readouterr().out
