@@ -12,9 +12,9 @@ pytest's own process and in every subprocess a test starts) and with ``PYTHONDON
 Which tests. For each statement the plan lists for the mutant's module
 (:class:`~dpledger.verify.paper.mutants.ModulePlan`), in the plan's order, the tests of its privacy
 parts as the registry names them *when the run starts* (so new checks count without a change
-here), those whose test function exists; ``pytest -x`` with a timeout per statement (four times
-60 s plus five times the statement's unmutated run; the process group is ended on a timeout). The mutant
-is **killed** by the first statement whose tests fail, **survived** when every statement's tests
+here), those whose test function exists; ``pytest -x`` with a timeout per statement (60 s plus
+five times the statement's unmutated run; the process group is ended on a timeout). The mutant is
+**killed** by the first statement whose tests fail, **survived** when every statement's tests
 pass, **timeout** when none failed and one timed out. A statement whose tests fail unmutated (the
 baseline) cannot judge a mutant and is left out, and said so. Declared equivalent mutants are not
 run (**equivalent**, with the reason).
