@@ -28,6 +28,8 @@ run outside a session releases. Sessions are process-wide and not re-entrant.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -85,14 +87,25 @@ class Release:
         return int(self.statistic.size)
 
 
+class Tape(list[Release]):
+    """The releases of a session in order (a list), and the value-independent partitions of the
+    sample the run drew (``partitions``: each a list of index blocks, in the order drawn), so that a
+    checker can place a record in the block — and so the release — that reads it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.partitions: list[list[np.ndarray]] = []
+
+
 class _Session:
     def __init__(self, forced: Sequence[Release] | None) -> None:
-        self.releases: list[Release] = []
+        self.releases = Tape()
         self.forced = forced
 
     def take(self, release: Release) -> Any:
         position = len(self.releases)
-        self.releases.append(release)
+        # The record keeps its own copy: a run may modify its release in place afterwards.
+        self.releases.append(dataclasses.replace(release, output=copy.deepcopy(release.output)))
         if self.forced is None:
             return release.output
         if position >= len(self.forced):
@@ -105,7 +118,7 @@ class _Session:
                 f"release {position} is a {release.kind} of size {release.size}; "
                 f"the recorded run's is a {recorded.kind} of size {recorded.size}"
             )
-        return recorded.output
+        return copy.deepcopy(recorded.output)
 
 
 _SESSION: _Session | None = None
@@ -133,8 +146,19 @@ def observe(release: Release) -> Any:
     return release.output if session is None else session.take(release)
 
 
+def note_partition(blocks: Sequence[np.ndarray]) -> None:
+    """Report a value-independent partition of the sample into blocks to the active session.
+
+    Args:
+        blocks: The index blocks, in the order the run reads them.
+    """
+    session = _SESSION
+    if session is not None:
+        session.releases.partitions.append([np.asarray(block).copy() for block in blocks])
+
+
 @contextmanager
-def _session(forced: Sequence[Release] | None) -> Iterator[list[Release]]:
+def _session(forced: Sequence[Release] | None) -> Iterator[Tape]:
     global _SESSION
     if _SESSION is not None:
         raise RuntimeError("a release session is already active")
@@ -149,7 +173,8 @@ def record() -> Any:
     """Collect every release made inside the ``with`` block.
 
     Returns:
-        A context manager yielding the list that fills with :class:`Release` records in order.
+        A context manager yielding the :class:`Tape` that fills with :class:`Release` records in
+        order.
     """
     return _session(None)
 
@@ -161,7 +186,7 @@ def replay(recorded: Sequence[Release]) -> Any:
         recorded: The releases of an earlier run (from :func:`record`).
 
     Returns:
-        A context manager yielding the list of this run's own releases (statistics, noise and
-        events as computed here; outputs replaced).
+        A context manager yielding the :class:`Tape` of this run's own releases (statistics, noise
+        and events as computed here; outputs replaced).
     """
     return _session(tuple(recorded))

@@ -9,10 +9,12 @@ Records left over after the blocks (fewer than the number of blocks) are not use
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
 
+from dpledger.learners import releases
 from dpledger.learners.randomness import Randomness
 
 
@@ -24,7 +26,9 @@ def partition(n: int, sizes: Sequence[int], rng: Randomness) -> list[np.ndarray]
         raise ValueError(f"blocks of total size {sum(sizes)} do not fit in n={n} records")
     order = rng.permutation(n)
     edges = np.cumsum([0, *sizes])
-    return [order[start:stop] for start, stop in zip(edges[:-1], edges[1:])]
+    blocks = [order[start:stop] for start, stop in itertools.pairwise(edges)]
+    releases.note_partition(blocks)
+    return blocks
 
 
 def equal_blocks(total: int, count: int, minimum: int, name: str) -> int:

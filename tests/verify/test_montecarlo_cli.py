@@ -361,3 +361,25 @@ def test_audit_mechanism_network_adds_the_perceptrons_events_to_the_search(main,
         assert status == 0 and payload["verdict"] == "NO VIOLATION FOUND"  # exactly 3-DP: nothing to find
         examined.append(payload["correction"]["candidates_searched_on_split_1"])
     assert examined[1] > examined[0]
+
+
+def test_audit_learner_white_box_passes_the_proper_learner_and_names_each_check(main, capsys):
+    status = main(
+        ["audit", "learner", "--algorithm", "proper", "--epsilon", "1", "--mode", "white-box", "--json"]
+    )
+    payload = json.loads(capsys.readouterr().out)
+    white = payload["white_box"]
+    assert status == 0 and white["verdict"] == "NO VIOLATION FOUND" and white["findings"] == []
+    assert white["noise_tests"][0]["samples"] >= 600 and len(white["selection_tests"]) == 2
+    assert min(group["largest_ratio"] for group in white["sensitivity_groups"]) >= 0.75
+
+
+@pytest.mark.slow
+def test_audit_learner_black_box_runs_the_improper_learner_end_to_end(main, capsys):
+    status = main(
+        ["audit", "learner", "--algorithm", "improper", "--epsilon", "1", "--mode", "black-box"]
+        + ["--samples", "100", "--stages", "1", "--workers", "1", "--json"]
+    )
+    payload = json.loads(capsys.readouterr().out)
+    assert status == 0 and payload["released"] == ["block_coefs_", "direction_", "block_", "threshold_"]
+    assert payload["samples"] == 100

@@ -466,13 +466,20 @@ LEARNER_SAMPLES = 600
 stage); the proper learner fits in about 25 ms."""
 
 RELEASED = {
-    "improper": ("block_coefs_", "direction_", "coef_", "threshold_"),
+    "improper": ("block_coefs_", "direction_", "block_", "threshold_"),
     "proper": ("polynomial_", "coef_", "intercept_"),
     "semi-agnostic": ("iterates_", "run_thresholds_", "coef_", "intercept_"),
 }
 """The fitted state each learner releases and its theorem's claim covers (the noisy statistics of
 its trace and the selected hypothesis), audited by ``audit learner``
-(:class:`~dpledger.verify.audit.montecarlo.learner_adapter.FittedState`)."""
+(:class:`~dpledger.verify.audit.montecarlo.learner_adapter.FittedState`). Every part has a shape
+fixed by the parameters: the improper learner's selected model is named by ``block_`` (its
+coefficients are ``block_coefs_[block_]``, whose length depends on the block's degree)."""
+
+LEARNER_MODES = ("both", "white-box", "black-box")
+"""``audit learner --mode``: the white-box audit of every release against its event
+(:mod:`dpledger.verify.paper.white_box`), the black-box Monte Carlo audit of the released state, or
+the white-box audit first and the black-box one only when it finds nothing."""
 
 
 def learner(
@@ -490,20 +497,137 @@ def learner(
     workers: int | None = None,
     stages: int = 4,
     timeout: float | None = None,
+    mode: str = "both",
 ) -> Output:
-    """A Monte Carlo lower bound on the ε of the seed-002 learner ``algorithm`` (improper, proper,
-    semi-agnostic; Theorems 2.1, 3.1, 4.1) built with privacy (``epsilon``, ``delta``) and its
-    defaults otherwise, against that claim: its released state (:data:`RELEASED`) on the hard pairs of
-    :func:`~dpledger.verify.audit.montecarlo.pairs.hard_learner_pairs` (``records`` identical
-    records in ``dimension`` dimensions, default the fewest the learner accepts; canaries at
-    ``extreme``). Exit status 1 when the claim fails."""
+    """Audit the seed-002 learner ``algorithm`` (improper, proper, semi-agnostic; Theorems 2.1, 3.1,
+    4.1) built with privacy (``epsilon``, ``delta``) and its defaults otherwise, against that claim.
+
+    Args:
+        algorithm: ``"improper"``, ``"proper"`` or ``"semi-agnostic"``.
+        epsilon: The learner's ε, and the claim.
+        delta: The learner's δ, and the claim.
+        dimension: Dimension of the records.
+        records: Records per dataset (black-box: default the fewest the learner accepts; white-box:
+            default 3000).
+        extreme: Distance of the canaries from the origin (black-box).
+        samples: Fits per input (black-box).
+        confidence: Confidence of the black-box audit; the white-box audit's is at least
+            1 − 10⁻⁶ (:data:`~dpledger.verify.paper.white_box.WHITE_BOX_CONFIDENCE`).
+        seed: Seed of the audit.
+        scheduler: Executor of the black-box audit (:func:`open_executor`).
+        workers: Its number of workers.
+        stages: Its number of stages.
+        timeout: Its time limit in seconds.
+        mode: One of :data:`LEARNER_MODES`. White-box
+            (:func:`~dpledger.verify.paper.white_box.white_box_audit`): every release's noise against
+            its declared law, every selection redrawn against its declared ε, every statistic on
+            worst-case neighbours against its declared sensitivity, the model as post-processing of
+            the releases — on ``records`` halfspace records in ``dimension`` dimensions, one in ten
+            pushed beyond every clipping radius. Black-box: a Monte Carlo lower bound on the ε of
+            the released state (:data:`RELEASED`) on the hard pairs of
+            :func:`~dpledger.verify.audit.montecarlo.pairs.hard_learner_pairs`. ``"both"`` runs the
+            white-box audit first and stops at its violation.
+
+    Returns:
+        The :class:`Output`; exit status 1 when a check finds the claim violated.
+
+    Raises:
+        ValueError: On bad input.
+    """
     from dpledger.learners.agnostic.audit import LearnerFactory
-    from dpledger.verify.audit.montecarlo.executors import open_executor
-    from dpledger.verify.audit.montecarlo.learner_adapter import FittedState, audit_learner_hard
 
     factory = LearnerFactory(algorithm, (("epsilon", epsilon), ("delta", delta)))
     if (records is not None and records < 1) or dimension < 1:
         raise ValueError(f"records and dimension must be at least 1, got {records} and {dimension}")
+    if mode not in LEARNER_MODES:
+        raise ValueError(f"mode must be one of {LEARNER_MODES}, got {mode!r}")
+    payload: dict[str, Any] = {"algorithm": algorithm, "dimension": dimension, "mode": mode}
+    text = ""
+    if mode != "black-box":
+        white = _white_box_learner(factory, algorithm, epsilon, delta, dimension, records, confidence, seed)
+        payload["white_box"] = white.to_json()
+        text = white.to_text()
+        if white.violation or mode == "white-box":
+            return Output(payload=payload, text=text, status=1 if white.violation else 0)
+    black = _black_box_learner(
+        factory,
+        algorithm,
+        epsilon,
+        delta,
+        dimension,
+        records,
+        extreme,
+        samples,
+        confidence,
+        seed,
+        scheduler,
+        workers,
+        stages,
+        timeout,
+    )
+    payload["released"] = list(RELEASED[algorithm])
+    payload.update(black.to_json())
+    text = (text + "\n" if text else "") + (
+        f"learner {algorithm} (ε = {epsilon:g}, δ = {delta:g}) on hard pairs:\n" + _mechanism_text(black)
+    )
+    return Output(payload=payload, text=text, status=1 if black.violation else 0)
+
+
+WHITE_BOX_RECORDS = 3000
+"""Records of the white-box audit's dataset when ``records`` is not given."""
+
+
+def _white_box_learner(
+    factory: Any,
+    algorithm: str,
+    epsilon: float,
+    delta: float,
+    dimension: int,
+    records: int | None,
+    confidence: float,
+    seed: int,
+) -> Any:
+    import numpy as np
+
+    from dpledger.learners.agnostic.data import halfspace_data
+    from dpledger.learners.randomness import Sampled
+    from dpledger.verify.paper.white_box import WHITE_BOX_CONFIDENCE, white_box_audit
+
+    n = WHITE_BOX_RECORDS if records is None else records
+    sample = halfspace_data(n, dimension, 0.1, "random", Sampled(seed))
+    X = np.array(sample.X, dtype=float)
+    X[::10] *= 20  # one record in ten beyond every clipping radius (value-independent positions)
+    return white_box_audit(
+        algorithm,
+        factory,
+        X,
+        sample.y,
+        claim=(epsilon, delta),
+        confidence=max(confidence, WHITE_BOX_CONFIDENCE),
+        seed=seed,
+        on_progress=progress_callback("white-box audit"),
+    )
+
+
+def _black_box_learner(
+    factory: Any,
+    algorithm: str,
+    epsilon: float,
+    delta: float,
+    dimension: int,
+    records: int | None,
+    extreme: float,
+    samples: int,
+    confidence: float,
+    seed: int,
+    scheduler: str | None,
+    workers: int | None,
+    stages: int,
+    timeout: float | None,
+) -> AuditResult:
+    from dpledger.verify.audit.montecarlo.executors import open_executor
+    from dpledger.verify.audit.montecarlo.learner_adapter import FittedState, audit_learner_hard
+
     with open_executor(scheduler, workers) as executor:
         result = audit_learner_hard(
             factory,
@@ -521,18 +645,7 @@ def learner(
             on_progress=progress_callback("audit"),
             timeout=timeout,
         )
-    payload = {
-        "algorithm": algorithm,
-        "dimension": dimension,
-        "released": list(RELEASED[algorithm]),
-        **result.to_json(),
-    }
-    return Output(
-        payload=payload,
-        text=f"learner {algorithm} (ε = {epsilon:g}, δ = {delta:g}) on hard pairs:\n"
-        + _mechanism_text(result),
-        status=1 if result.violation else 0,
-    )
+    return result
 
 
 def suites(

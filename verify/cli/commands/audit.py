@@ -20,7 +20,15 @@ from dpledger.verify.cli.commands import (
     seed,
 )
 from dpledger.verify.paper.labelboost_audit import RELEASES
-from dpledger.verify.service.audit import catalog, labelboost, learner, macro_block, mechanism, suites
+from dpledger.verify.service.audit import (
+    LEARNER_MODES,
+    catalog,
+    labelboost,
+    learner,
+    macro_block,
+    mechanism,
+    suites,
+)
 
 MAX_SAMPLES = 10**10
 """Runs per input of one audit: about 20 minutes at the measured 9·10⁶ runs per second."""
@@ -193,6 +201,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=positive_float,
         metavar="SECONDS",
         help="stop the audit after this many seconds (exit status 2); default: no limit",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=LEARNER_MODES,
+        help="white-box: every release's noise, selection and sensitivity against its event; "
+        "black-box: Monte Carlo attack on the released state; both (default): white-box first, "
+        "black-box when it finds nothing",
     )
     _add_run_options(parser)
 
