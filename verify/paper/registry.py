@@ -653,7 +653,7 @@ def summary(
 ) -> dict[str, dict[str, int]]:
     """Per seed: ``statements`` (how many, and how many of each status: cited apart) and ``parts``
     (how many parts of the seed's own statements have each part status, and how many parts the
-    cited statements have)."""
+    cited statements have); ``gates`` (statement key → mutation gate) as in :meth:`Statement.status`."""
     counts: dict[str, dict[str, int]] = {}
     for s in statements:
         seed = counts.setdefault(
