@@ -448,7 +448,11 @@ class MutationPlan:
         """The registry's statements for ``module`` (ValueError for a module not in the plan)."""
         for entry in self.modules:
             if entry.path == module:
-                return select(entry.statements)
+                chosen = {s.key: s for s in select(entry.statements)}
+                return tuple(
+                    chosen.get(name) or next(s for s in chosen.values() if s.id == name)
+                    for name in entry.statements
+                )
         raise ValueError(f"{module} is not a privacy-critical module of the mutation plan")
 
 
