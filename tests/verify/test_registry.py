@@ -32,6 +32,7 @@ def test_the_registry_is_the_data_files_loaded_and_validated():
     data = registry.STATEMENTS_DIR
     assert sorted(f.name for f in data.iterdir() if f.name.endswith(".toml")) == [
         "external.toml",
+        "mutation.toml",  # the privacy-mutant plan (dpledger.verify.paper.mutants)
         *(f"seed_{seed}.toml" for seed in registry.SEED_FILES),
     ]
     seeds = [registry.load_statements(data / f"seed_{seed}.toml") for seed in registry.SEED_FILES]

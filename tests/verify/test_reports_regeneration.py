@@ -55,12 +55,12 @@ def numbers(markdown: str) -> list[str]:
 
 
 def regenerate(writer, folder: Path) -> Path:
-    """Run one report writer into a fresh folder holding the committed proof-status record (the
-    registry report reads it); the path of its Markdown."""
+    """Run one report writer into a fresh folder holding the committed proof-status and
+    privacy-mutant records (the registry report reads them); the path of its Markdown."""
     folder.mkdir()
-    record = COMMITTED / proofs.STATUS_FILE
-    if record.exists():
-        shutil.copy(record, folder / proofs.STATUS_FILE)
+    for name in (proofs.STATUS_FILE, proofs.MUTATION_FILE):
+        if (COMMITTED / name).exists():
+            shutil.copy(COMMITTED / name, folder / name)
     return writer(folder)[0][0]
 
 

@@ -1,7 +1,9 @@
 """Running the proof registry's checks: :func:`record_run` runs the tests that check a set of
 statements with pytest and records their outcomes in a status file (``dpledger proofs --run``),
-from pytest's JUnit XML report (:func:`junit_outcomes`), with the commit the run checked, whether
-the working tree had uncommitted changes, and the UTC date (:func:`source_state`)."""
+from pytest's JUnit XML report (:func:`junit_outcomes`), each entry with the commit the run checked,
+whether the working tree had uncommitted changes, and the UTC date (:func:`source_state`). A
+partial run (``--only``, ``--fast``) replaces only the entries it ran and keeps the others with
+their own provenance; a full run (every statement, slow tests included) writes a fresh record."""
 
 from __future__ import annotations
 
@@ -13,10 +15,11 @@ from pathlib import Path
 from dpledger import __version__
 from dpledger.verify.paper.registry import (
     RECORDED_STATUS_FILE,
+    REGISTRY,
     REPO_ROOT,
     Statement,
     defined_tests,
-    load_results,
+    load_run,
 )
 
 _SEVERITY = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
@@ -24,10 +27,18 @@ _SEVERITY = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
 
 def record_run(statements: tuple[Statement, ...], status_file: Path, slow: bool = True) -> dict[str, str]:
     """Run the statements' tests with pytest (output on stderr as the progress display), merge the
-    outcomes into ``status_file`` and return them. Node ids whose test function does not exist are
-    recorded as ``not collected`` without asking pytest (which would refuse the whole run), and so
-    are tests pytest did not report (a collection error); tests deselected by ``slow=False`` lose
-    any earlier outcome and become ``not run``."""
+    outcomes into ``status_file`` and return them.
+
+    Node ids whose test function does not exist are recorded as ``not collected`` without asking
+    pytest (which would refuse the whole run), and so are tests pytest did not report (a collection
+    error). Only the entries this run ran are replaced, each with this run's commit and date; the
+    others — other statements' tests, and the slow tests ``slow=False`` deselects — keep their
+    outcome and provenance. A run of the whole registry with ``slow`` starts a fresh record.
+
+    Raises:
+        ValueError: Without the source tree's tests, or when the earlier record keeps an outcome
+            of a test that no longer exists (:func:`~dpledger.verify.paper.registry.load_run`).
+    """
     import sys
     import tempfile
 
@@ -54,12 +65,15 @@ def record_run(statements: tuple[Statement, ...], status_file: Path, slow: bool 
         )  # fd 2: pytest is the progress display
         ran = junit_outcomes(report) if report.exists() else {}
     outcomes.update({node: ran.get(node, "not collected") for node in present if node in ran or slow})
-    previous = load_results(status_file) or {}
-    merged = {node: outcome for node, outcome in previous.items() if node not in nodes}
-    merged.update(outcomes)
-    status_file.parent.mkdir(parents=True, exist_ok=True)
+    fresh = slow and {s.key for s in statements} == {s.key for s in REGISTRY}
+    previous = None if fresh else load_run(status_file)
     commit, dirty = source_state(REPO_ROOT)
     date = datetime.datetime.now(datetime.UTC).date().isoformat()
+    merged = {} if previous is None else {k: v for k, v in previous.results.items() if k not in outcomes}
+    recorded = {node: previous.provenance(node) for node in merged} if previous is not None else {}
+    merged.update(outcomes)
+    recorded.update(dict.fromkeys(outcomes, (commit, dirty, date)))
+    status_file.parent.mkdir(parents=True, exist_ok=True)
     status_file.write_text(
         json.dumps(
             {
@@ -68,6 +82,9 @@ def record_run(statements: tuple[Statement, ...], status_file: Path, slow: bool 
                 "dirty": dirty,
                 "date": date,
                 "results": merged,
+                "recorded": {
+                    node: {"commit": c, "dirty": d, "date": when} for node, (c, d, when) in recorded.items()
+                },
             },
             indent=1,
             sort_keys=True,

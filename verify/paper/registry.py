@@ -33,9 +33,10 @@ statement lacks (or no part of that kind checked by its audit: an exact tightnes
 not ``tests/<path>/test_<file>.py::test_<name>`` or are listed twice in a statement. The value rules are the model's own (the dataclasses check them
 when built), so no statement escapes them.
 
-The recorded run (:class:`Run`, :func:`load_run`) carries the commit it checked, whether the tree
-had uncommitted changes, and its date; in a checkout it is the committed
-:data:`RECORDED_STATUS_FILE` (:func:`default_status_file`).
+The recorded run (:class:`Run`, :func:`load_run`) carries, per entry, the commit it checked,
+whether the tree had uncommitted changes, and its date (a partial run replaces only its entries);
+in a checkout it is the committed :data:`RECORDED_STATUS_FILE` (:func:`default_status_file`), and
+an entry recording an outcome of a test function that no longer exists is refused.
 """
 
 from __future__ import annotations
@@ -88,8 +89,14 @@ FINDING_KINDS = ("slack", "confirms", "violation")
 
 TEST_OUTCOMES = ("passed", "failed", "skipped", "error", "not collected")
 
-PART_STATUSES = ("passed", "failed", "skipped", "not run", "not checked")
-"""A part's status: its tests' outcomes in the recorded run, or ``not checked``."""
+MUTATION_GATES = ("mutants survive", "mutants stale", "mutants not run")
+"""What a privacy part whose tests passed is instead, when the mutation record does not show its
+tests killing the privacy mutants of the code it rests on (:mod:`dpledger.verify.paper.mutation_runs`):
+some survive, the record is stale, or there is none."""
+
+PART_STATUSES = ("passed", "failed", "skipped", "not run", "not checked", *MUTATION_GATES)
+"""A part's status: its tests' outcomes in the recorded run, or ``not checked``; a privacy part
+that passed but whose statement's mutation gate is not ``killed`` takes the gate instead."""
 
 NODE_ID = re.compile(r"tests/(?:[A-Za-z0-9_]+/)*test_[A-Za-z0-9_]+\.py::test_[A-Za-z0-9_]+")
 """A test node id as the registry names it: a test function of a test file under ``tests/``."""
@@ -182,16 +189,21 @@ class Part:
                 f"a {self.check} {self.kind} part names no test (an empty part: mark it unchecked)"
             )
 
-    def status(self, results: Mapping[str, str] | None) -> str:
-        """``not checked`` for an unchecked part, else its tests' status (:func:`tests_status`)."""
-        return "not checked" if self.check == "unchecked" else tests_status(self.tests, results)
+    def status(self, results: Mapping[str, str] | None, gate: str | None = None) -> str:
+        """``not checked`` for an unchecked part, else its tests' status (:func:`tests_status`);
+        a privacy part whose tests passed takes ``gate`` when that is one of :data:`MUTATION_GATES`
+        (its statement's mutation gate; None or ``killed``: no change)."""
+        if self.check == "unchecked":
+            return "not checked"
+        status = tests_status(self.tests, results)
+        return gate if status == "passed" and self.kind == "privacy" and gate in MUTATION_GATES else status
 
-    def to_dict(self, results: Mapping[str, str] | None) -> dict[str, Any]:
+    def to_dict(self, results: Mapping[str, str] | None, gate: str | None = None) -> dict[str, Any]:
         return {
             "kind": self.kind,
             "claim": self.claim,
             "check": self.check,
-            "status": self.status(results),
+            "status": self.status(results, gate),
             "tests": list(self.tests),
             "note": self.note,
         }
@@ -294,18 +306,28 @@ class Statement:
         """What the recorded run says about all of the statement's tests (``no tests`` without any)."""
         return tests_status(self.tests, results) if self.tests else "no tests"
 
-    def unchecked(self, results: Mapping[str, str] | None) -> tuple[Part, ...]:
+    def unchecked(
+        self, results: Mapping[str, str] | None, gates: Mapping[str, str] | None = None
+    ) -> tuple[Part, ...]:
         """The parts not (yet) shown to hold: every part whose status is not ``passed``."""
-        return tuple(part for part in self.parts if part.status(results) != "passed")
+        gate = self.gate(gates)
+        return tuple(part for part in self.parts if part.status(results, gate) != "passed")
 
-    def status(self, results: Mapping[str, str] | None) -> str:
+    def gate(self, gates: Mapping[str, str] | None) -> str | None:
+        """This statement's mutation gate in ``gates`` (statement key → gate), if any."""
+        return None if gates is None else gates.get(self.key)
+
+    def status(self, results: Mapping[str, str] | None, gates: Mapping[str, str] | None = None) -> str:
         """``cited``; ``passed`` when every part passed; ``failed`` when a part's tests failed;
-        ``not run`` when a checked part has no recorded outcome; ``partial`` when some parts passed
-        and the others are not checked or skipped; ``not checked`` when no part is checked."""
+        ``not run`` when a checked part has no recorded outcome; then a mutation gate of
+        :data:`MUTATION_GATES` when a privacy part has one (``gates``: statement key → gate);
+        ``partial`` when some parts passed and the others are not checked or skipped; ``not
+        checked`` when no part is checked."""
         if self.cited:
             return "cited"
-        statuses = {part.status(results) for part in self.parts}
-        for status in ("failed", "not run"):
+        gate = self.gate(gates)
+        statuses = {part.status(results, gate) for part in self.parts}
+        for status in ("failed", "not run", *MUTATION_GATES):
             if status in statuses:
                 return status
         if statuses == {"passed"}:
@@ -314,7 +336,9 @@ class Statement:
             "partial" if "passed" in statuses else "not checked" if statuses == {"not checked"} else "skipped"
         )
 
-    def to_dict(self, results: Mapping[str, str] | None) -> dict[str, Any]:
+    def to_dict(
+        self, results: Mapping[str, str] | None, gates: Mapping[str, str] | None = None
+    ) -> dict[str, Any]:
         return {
             "id": self.id,
             "seed": self.seed,
@@ -322,9 +346,9 @@ class Statement:
             "key": self.key,
             "statement": self.statement,
             "cited": self.cited,
-            "status": self.status(results),
-            "unchecked_parts": [] if self.cited else [part.kind for part in self.unchecked(results)],
-            "parts": [part.to_dict(results) for part in self.parts],
+            "status": self.status(results, gates),
+            "unchecked_parts": [] if self.cited else [part.kind for part in self.unchecked(results, gates)],
+            "parts": [part.to_dict(results, self.gate(gates)) for part in self.parts],
             "tests": list(self.tests),
             "commands": list(self.commands),
             "findings": [f.to_dict() for f in self.findings],
@@ -515,45 +539,94 @@ def default_status_file() -> Path:
 @dataclass(frozen=True)
 class Run:
     """A recorded run of the registry's tests: outcome per test node id, and the commit (with
-    whether the working tree had uncommitted changes) and UTC date it ran at (``unknown`` in a
-    record written before they were recorded)."""
+    whether the working tree had uncommitted changes) and UTC date of the latest run that wrote
+    it (``unknown`` in a record written before they were recorded). A partial run replaces only
+    the entries it ran, so each entry has its own provenance (``recorded``: node id → (commit,
+    dirty, date); an entry without one has the run's)."""
 
     results: Mapping[str, str]
     commit: str = "unknown"
     dirty: bool = False
     date: str = "unknown"
+    recorded: Mapping[str, tuple[str, bool, str]] | None = None
+
+    def provenance(self, node: str) -> tuple[str, bool, str]:
+        """(commit, dirty, date) of the entry ``node``."""
+        return (self.recorded or {}).get(node, (self.commit, self.dirty, self.date))
 
     def describe(self) -> str:
-        """``commit 0123456789ab (clean tree), 2025-01-31`` — where the outcomes come from."""
-        if self.commit == "unknown":
-            return "commit and date not recorded"
-        tree = "with uncommitted changes" if self.dirty else "clean tree"
-        return f"commit {self.commit[:12]} ({tree}), {self.date}"
+        """``commit 0123456789ab (clean tree), 2025-01-31`` — where the outcomes come from; when
+        the entries come from several runs, each of them with how many entries it holds, newest
+        first."""
+        groups: dict[tuple[str, bool, str], int] = {}
+        for node in self.results:
+            key = self.provenance(node)
+            groups[key] = groups.get(key, 0) + 1
+        if len(groups) <= 1:
+            return _provenance_text((self.commit, self.dirty, self.date))
+        ordered = sorted(groups.items(), key=lambda item: (item[0][2], item[1]), reverse=True)
+        return "; ".join(f"{_provenance_text(key)} for {count} tests" for key, count in ordered)
 
 
-def load_run(path: Path) -> Run | None:
-    """The run recorded in the status file ``path`` (None when there is no such file)."""
+def _provenance_text(provenance: tuple[str, bool, str]) -> str:
+    commit, dirty, date = provenance
+    if commit == "unknown":
+        return "commit and date not recorded"
+    tree = "with uncommitted changes" if dirty else "clean tree"
+    return f"commit {commit[:12]} ({tree}), {date}"
+
+
+def load_run(path: Path, root: Path | None = None) -> Run | None:
+    """The run recorded in the status file ``path`` (None when there is no such file).
+
+    Args:
+        path: The status file.
+        root: The source tree whose ``tests/`` the entries are checked against (default: the
+            checkout dpledger runs from; outside a checkout, not checked).
+
+    Raises:
+        ValueError: If the file is not a status file, holds an unknown outcome, or records an
+            outcome other than ``not collected`` for a test function that does not exist under
+            ``root`` (a result of a removed or renamed test cannot stand for the current one).
+    """
     if not path.exists():
         return None
     try:
         data = json.loads(path.read_text())
         results = data["results"]
+        recorded = {
+            node: (str(entry["commit"]), bool(entry["dirty"]), str(entry["date"]))
+            for node, entry in data.get("recorded", {}).items()
+        }
         run = Run(
             results,
             str(data.get("commit", "unknown")),
             bool(data.get("dirty", False)),
             str(data.get("date", "unknown")),
+            recorded or None,
         )
     except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"status file {path} is not a dpledger proofs status file: {error}") from None
     if not isinstance(results, dict) or any(v not in TEST_OUTCOMES for v in results.values()):
         raise ValueError(f"status file {path} has outcomes outside {TEST_OUTCOMES}")
+    root = root if root is not None else REPO_ROOT if in_checkout() else None
+    if root is not None:
+        claimed = [node for node, outcome in results.items() if outcome != "not collected"]
+        gone = sorted(set(claimed) - defined_tests(root, claimed))
+        if gone:
+            raise ValueError(
+                f"status file {path} records {results[gone[0]]!r} for {gone[0]}, a test that no longer "
+                f"exists under {root}"
+                + (f" (and {len(gone) - 1} more)" if len(gone) > 1 else "")
+                + ": remove the entry or record a full run (dpledger proofs --run)"
+            )
     return run
 
 
-def load_results(path: Path) -> dict[str, str] | None:
-    """Test outcomes recorded in the status file ``path`` (None when there is none)."""
-    run = load_run(path)
+def load_results(path: Path, root: Path | None = None) -> dict[str, str] | None:
+    """Test outcomes recorded in the status file ``path`` (None when there is none; the checks of
+    :func:`load_run`)."""
+    run = load_run(path, root)
     return None if run is None else dict(run.results)
 
 
@@ -571,14 +644,18 @@ def select(only: Iterable[str] | None) -> tuple[Statement, ...]:
     return chosen
 
 
-COUNTED_STATUSES = ("passed", "partial", "not checked", "failed", "not run", "skipped")
+COUNTED_STATUSES = ("passed", "partial", "not checked", "failed", "not run", "skipped", *MUTATION_GATES)
 """Statement statuses in the order the counts give them (cited statements are counted apart)."""
 
 
-def summary(statements: Iterable[Statement], results: Mapping[str, str] | None) -> dict[str, dict[str, int]]:
+def summary(
+    statements: Iterable[Statement],
+    results: Mapping[str, str] | None,
+    gates: Mapping[str, str] | None = None,
+) -> dict[str, dict[str, int]]:
     """Per seed: ``statements`` (how many, and how many of each status: cited apart) and ``parts``
     (how many parts of the seed's own statements have each part status, and how many parts the
-    cited statements have)."""
+    cited statements have); ``gates`` (statement key → mutation gate) as in :meth:`Statement.status`."""
     counts: dict[str, dict[str, int]] = {}
     for s in statements:
         seed = counts.setdefault(
@@ -590,9 +667,9 @@ def summary(statements: Iterable[Statement], results: Mapping[str, str] | None) 
             },
         )
         seed["statements"] += 1
-        seed[s.status(results)] += 1
+        seed[s.status(results, gates)] += 1
         for part in s.parts:
-            seed["parts cited" if s.cited else f"parts {part.status(results)}"] += 1
+            seed["parts cited" if s.cited else f"parts {part.status(results, s.gate(gates))}"] += 1
     return counts
 
 

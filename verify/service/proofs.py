@@ -22,13 +22,18 @@ def proofs(
     only: Sequence[str] | None = None,
     status_file: Path | None = None,
     findings: bool = False,
+    mutation_status_file: Path | None = None,
 ) -> Output:
     """The statements ``only`` names (default: all), each with its parts, their checks and status
     from ``status_file`` (default: :func:`~dpledger.verify.paper.registry.default_status_file` —
     the committed record in a checkout), after running their tests when ``run`` is set (``slow``:
     the tests marked slow too); ``findings``: the findings about the seeds and the cited tools
-    instead of the table."""
+    instead of the table. A privacy part whose tests passed shows its statement's mutation gate
+    instead unless every privacy mutant of the code it rests on is killed, read from
+    ``mutation_status_file`` (default: the committed ``reports/mutation-status.json``; in a source
+    checkout only: :func:`~dpledger.verify.paper.mutation_runs.recorded_gates`)."""
     from dpledger.verify.paper import registry
+    from dpledger.verify.paper.mutation_runs import gate_text, recorded_gates
     from dpledger.verify.paper.proof_runs import record_run
 
     statements = registry.select(only)
@@ -40,14 +45,20 @@ def proofs(
     if findings:
         return _findings_output(statements)
     results = None if recorded is None else recorded.results
-    rows = [s.to_dict(results) for s in statements]
+    mutation = recorded_gates(mutation_status_file)
+    gates = None if mutation is None else {key: row["gate"] for key, row in mutation.items()}
+    rows = [s.to_dict(results, gates) for s in statements]
+    for row in rows:
+        row["mutation"] = None if mutation is None else mutation.get(row["key"])
     lines = [f"{len(rows)} statements; status from {_source(status_file, recorded)}", ""]
     for s, row in zip(statements, rows, strict=True):
-        lines.append(f"{row['key']:<28} {row['status']:<11} {row['statement']}")
+        lines.append(f"{row['key']:<28} {row['status']:<15} {row['statement']}")
         lines += [
-            f"{'':<28}   {p['kind']:<11} {p['check']:<14} {p['status']:<11} {p['claim']}"
+            f"{'':<28}   {p['kind']:<11} {p['check']:<14} {p['status']:<15} {p['claim']}"
             for p in row["parts"]
         ]
+        if row["mutation"] is not None:
+            lines.append(f"{'':<28}   privacy mutants: {gate_text(row['mutation'])}")
         lines += [
             f"{'':<28}   tightness: {t.measured:.4g} of {t.bound_text} = {t.bound:.4g} (ratio {t.ratio:.2f}), "
             f"{t.instance} [{t.command}]"
@@ -57,7 +68,7 @@ def proofs(
             f"{'':<28}   finding ({f['kind']}): {f['summary']} Witness: {f['witness']} [{f['command']}]"
             for f in row["findings"]
         ]
-    lines += ["", *counts_lines(registry.summary(statements, results))]
+    lines += ["", *counts_lines(registry.summary(statements, results, gates))]
     return Output(rows, "\n".join(lines))
 
 

@@ -39,6 +39,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "in a source checkout, else ~/.cache/dpledger/proofs-status.json)",
     )
     parser.add_argument(
+        "--mutation-status-file",
+        type=Path,
+        help="the recorded privacy-mutant runs that gate privacy parts (default: the committed "
+        "reports/mutation-status.json; written by benchmarks/bench_privacy_mutants.py)",
+    )
+    parser.add_argument(
         "--findings",
         action="store_true",
         help="print the findings (seed statements and cited tools) instead of the table",
