@@ -137,7 +137,8 @@ def noise_conformance(releases: Iterable[Release]) -> list[NoiseTest]:
 
     Args:
         releases: Releases from :func:`dpledger.learners.releases.record` (exponential-mechanism
-            draws are skipped: a single draw is not testable; see the redraw tests).
+            draws are skipped: a single draw is not testable; see the redraw tests). The noise is
+            read from each output (:func:`realised_noise`).
 
     Returns:
         One :class:`NoiseTest` per noise family present, the noise of all its releases pooled
@@ -151,7 +152,7 @@ def noise_conformance(releases: Iterable[Release]) -> list[NoiseTest]:
         if release.kind == "exponential_mechanism" or release.noise is None:
             continue
         scale = _declared_scale(release)
-        pooled.setdefault(release.kind, []).append((np.asarray(release.noise, dtype=np.int64), scale))
+        pooled.setdefault(release.kind, []).append((realised_noise(release), scale))
     tests = []
     for kind, parts in pooled.items():
         samples = sum(part.size for part, _ in parts)
@@ -187,6 +188,28 @@ def noise_conformance(releases: Iterable[Release]) -> list[NoiseTest]:
         p_value = min(1.0, 2 * min(shape_p, scale_p))
         tests.append(NoiseTest(kind, samples, bins, statistic, p_value, ratio, len(parts)))
     return tests
+
+
+def realised_noise(release: Release) -> np.ndarray:
+    """The integer noise a release's output carries: output/γ − round(statistic/γ).
+
+    Read from what the release returned, not from what its sampler reported, so a release that
+    drops or shrinks its noise after drawing it shows it. Exact: the output is γ·(q + Z) with
+    |q + Z| < 2⁵³ and γ a power of two (:mod:`dpledger.learners.noise`).
+
+    Args:
+        release: A noise release.
+
+    Returns:
+        The integer noise per coordinate.
+
+    Raises:
+        ValueError: If the release has no grid.
+    """
+    if release.gamma is None:
+        raise ValueError(f"a {release.kind} release without a grid carries no noise to read")
+    output = np.asarray(release.output, dtype=np.float64).reshape(-1) / release.gamma
+    return (output - np.rint(release.statistic / release.gamma)).astype(np.int64)
 
 
 def _declared_scale(release: Release) -> float:

@@ -217,9 +217,7 @@ def run_mutants(
                     outcomes[statement.key] = "baseline failed" if base["tests"] else "no tests"
                     continue
                 with planted(site, root, mutant):
-                    outcome, seconds = run_tests(
-                        base["tests"], site, root, MIN_TIMEOUT + 5 * base["seconds"]
-                    )
+                    outcome, seconds = run_tests(base["tests"], site, root, MIN_TIMEOUT + 5 * base["seconds"])
                 spent += seconds
                 outcomes[statement.key] = {"failed": "killed", "passed": "survived"}.get(outcome, outcome)
                 if outcome == "failed":

@@ -30,15 +30,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from dpledger.learners import releases
 from dpledger.learners.exponential_mechanism import (
-    exponential_mechanism,
-    exponential_mechanism_counted,
-    exponential_mechanism_ordered,
+    exponential_mechanism_counted_release,
+    exponential_mechanism_ordered_release,
+    exponential_mechanism_release,
 )
 from dpledger.learners.randomness import Randomness
 from dpledger.verify.audit.conformance import NoiseTest, noise_conformance, unaccounted
@@ -94,23 +95,28 @@ def redraw(release: releases.Release) -> Callable[[Randomness], Any] | None:
         release: An exponential-mechanism release.
 
     Returns:
-        ``draw(rng)`` for the listed, runs and levels layouts
-        (:func:`~dpledger.learners.exponential_mechanism.exponential_mechanism`, ``_ordered``,
-        ``_counted``); None for layouts whose sampler needs more than the release records (a
+        ``draw(rng)`` for the listed, runs and levels layouts, through the functions the learners
+        draw and record with (:func:`~dpledger.learners.exponential_mechanism.exponential_mechanism_release`,
+        ``_ordered_release``, ``_counted_release``), so a fault between the event and the weights
+        shows; None for layouts whose sampler needs more than the release records (a
         domain's slots, an interval learner's cells).
     """
     scores = release.statistic
     if np.all(scores == np.round(scores)) and np.all(np.abs(scores) < 2**53):
         scores = scores.astype(np.int64)  # integer scores (counts) take the sampler's fast path
-    epsilon, sensitivity = release.event.epsilon, release.sensitivity
+    epsilon, sensitivity = Fraction(release.event.epsilon), release.sensitivity  # the event's ε, exactly
     if release.layout == "listed":
-        return lambda rng: exponential_mechanism(scores, epsilon, sensitivity, rng)
+        return lambda rng: exponential_mechanism_release(scores, epsilon, sensitivity, rng)[0]
     if release.layout == "runs":
         breakpoints, listed = list(release.breakpoints or ()), scores.tolist()
-        return lambda rng: exponential_mechanism_ordered(breakpoints, listed, epsilon, sensitivity, rng)
+        return lambda rng: exponential_mechanism_ordered_release(
+            breakpoints, listed, epsilon, sensitivity, rng
+        )[0]
     if release.layout == "levels":
         levels, counts = scores.tolist(), list(release.counts or ())
-        return lambda rng: exponential_mechanism_counted(levels, counts, epsilon, sensitivity, rng)
+        return lambda rng: exponential_mechanism_counted_release(
+            levels, counts, epsilon, sensitivity, rng, member=lambda group: group
+        )[0]
     return None
 
 
