@@ -17,10 +17,9 @@ from dpledger.learners.carry_forward import CarryForwardLearner
 from dpledger.learners.component_oracles import CompletionScoreOracle
 from dpledger.learners.concept_classes import Intervals, Rectangles, Thresholds
 from dpledger.learners.exponential_mechanism import (
-    exponential_mechanism,
-    exponential_mechanism_counted,
-    exponential_mechanism_ordered,
+    exponential_mechanism_counted_release,
     exponential_mechanism_ordered_release,
+    exponential_mechanism_release,
 )
 from dpledger.learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle
 from dpledger.learners.halfspaces.depth import SlotScores
@@ -52,7 +51,9 @@ def listed_case():
     release = recorded(lambda: exponential_learner(H, X, y, 1, Sampled(0)))
 
     def draw(rng, epsilon):
-        return exponential_mechanism(release.statistic.astype(np.int64), epsilon, release.sensitivity, rng)
+        return exponential_mechanism_release(
+            release.statistic.astype(np.int64), epsilon, release.sensitivity, rng
+        )[0]
 
     return release, draw
 
@@ -64,7 +65,9 @@ def runs_case():
 
     def draw(rng, epsilon):
         scores = release.statistic.astype(np.int64).tolist()
-        return exponential_mechanism_ordered(release.breakpoints, scores, epsilon, release.sensitivity, rng)
+        return exponential_mechanism_ordered_release(
+            release.breakpoints, scores, epsilon, release.sensitivity, rng
+        )[0]
 
     return release, draw
 
@@ -94,9 +97,9 @@ def levels_case():
     release = recorded(lambda: labelboost(C, X, y, np.arange(8), Sampled(0)))
     assert release.layout == "levels"
     scores = release.statistic.astype(np.int64).tolist()
-    return release, lambda rng, epsilon: exponential_mechanism_counted(
-        scores, release.counts, epsilon, release.sensitivity, rng
-    )
+    return release, lambda rng, epsilon: exponential_mechanism_counted_release(
+        scores, release.counts, epsilon, release.sensitivity, rng, member=lambda group: group
+    )[0]
 
 
 CASES = {
