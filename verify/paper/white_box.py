@@ -5,13 +5,14 @@ ledger declares can survive it for thousands of fits, because the selection step
 statistic hide it. This audit reads the releases themselves through the tap
 (:mod:`dpledger.learners.releases`) and asks four questions, each a verdict with its cause:
 
-1. **Noise** — does the noise drawn follow the declared discrete Gaussian / discrete Laplace?
-   Fits on fresh seeds until every noise family has ``noise_samples`` coordinates, then Pearson's
-   χ² (:func:`dpledger.verify.audit.conformance.noise_conformance`) at ``confidence``.
+1. **Noise** — does the noise each output carries follow the declared discrete Gaussian / discrete
+   Laplace? Fits on fresh seeds until every noise family has ``noise_samples`` coordinates, then
+   χ² and the scale test (:func:`dpledger.verify.audit.conformance.noise_conformance`).
 2. **Selections** — do the exponential mechanism's draws follow exp(ε·score/(2Δ)) with the event's ε?
-   Each selection of the first fit is drawn again ``redraws`` times by the learners' own sampler on
-   the recorded scores, and the counts are tested against the exact probabilities by χ² over cells
-   of expected count ≥ 5 (:func:`selection_conformance`).
+   Each selection of the first fit (at most :data:`MAX_SELECTIONS`) is drawn again ``redraws`` times
+   by the function the learner drew and recorded it with (:func:`redraw`), on the recorded scores,
+   and the counts are tested against the exact probabilities by χ² over cells of expected count
+   ≥ 5 (:func:`~dpledger.verify.audit.selection_conformance.exponential_conformance`).
 3. **Sensitivity** — does any statistic move on worst-case neighbours by more than its event
    declares, does a substitution move two releases of a parallel composition, is the fitted model
    a function of the releases? (:func:`dpledger.verify.paper.agnostic_neighbours.probe`).
