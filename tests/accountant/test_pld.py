@@ -188,6 +188,7 @@ mechanism_specs = st.tuples(
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(specs=st.lists(mechanism_specs, min_size=1, max_size=3))
 def test_certified_epsilon_is_never_below_the_optimistic_pld(specs):
+    pytest.importorskip("dp_accounting.pld")  # an optional comparison library (CI installs it)
     children = []
     for kind, parameter, rate, times in specs:
         mechanism = (

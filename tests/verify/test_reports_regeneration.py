@@ -104,6 +104,7 @@ def test_dpledger_report_indexes_every_report_and_each_names_its_command(tmp_pat
         "calibration_theorems.md",
         "calibration_agnostic.md",
         "calibration_agnostic_sample.md",
+        "calibration_dp_sgd.md",
         "learner_runs.md",
         "agnostic_benchmark.md",
         "audits.md",
