@@ -370,7 +370,7 @@ def worst_case(
     claimed = renamed_keyword("audit_exact", "bound", "claimed_epsilon", bound, claimed_epsilon)
     if claimed is None:
         raise TypeError("audit_exact() needs claimed_epsilon, the claimed pure ε")
-    bound = sympy.sympify(claimed)
+    bound = exact(claimed, "claimed_epsilon")  # numbers and arithmetic text only, never evaluated as code
     key_of = {d: key(d) for d in datasets}
     keys = list(dict.fromkeys(key_of.values()))
     reduced: dict[Any, tuple[Any, Callable[[Hashable], Hashable] | None]] = (
