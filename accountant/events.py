@@ -393,7 +393,11 @@ class Composition(Event):
       rule with its largest excess over the optimum). When every child is a ``Gaussian`` event, the exact composition of
       Gaussian mechanisms (Dong–Roth–Su 2019, Cor 3.3). When every child is a
       ``DiscreteGaussian``, zCDP composition: ρ = repeat·Σρ_i (Bun–Steinke 2016, Lemma 2.3),
-      converted once at target_delta (Canonne–Kamath–Steinke 2020, Cor 13).
+      converted once at target_delta (Canonne–Kamath–Steinke 2020, Cor 13). Nested
+      compositions are also composed flat (all their mechanisms at once at this δ) and the
+      tighter of the two is reported; when a mechanism is a Laplace mechanism or a subsampled one
+      with a dominating pair of its own (Poisson under add/remove, or fixed-size), the ``pld``
+      composition below is computed too and reported where it is tighter (the rule says which).
     * ``pld``: the privacy-loss distributions of the mechanisms themselves composed
       (:mod:`dpledger.accountant.pld`): Gaussian, Laplace, randomized response, pure and
       approximate DP, discrete Laplace, and their Poisson-subsampled (add/remove) and fixed-size

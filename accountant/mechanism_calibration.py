@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -71,6 +71,13 @@ _LOOSE_SUBSAMPLED = (
     "amplification then composition: each subsampled step is turned into an (ε, δ) pair "
     "(Balle–Barthe–Gaboardi 2018) and the pairs are composed, which needs much more noise than "
     "composing the subsampled mechanism's privacy-loss distribution: use method='pld'"
+)
+DISTRIBUTION_MECHANISMS = ("gaussian", "laplace", "discrete-laplace")
+"""Mechanisms whose subsampled releases ``method="optimal"`` composes through their privacy-loss
+distributions (:mod:`dpledger.accountant.pld`), far tighter than amplification then composition."""
+_CHOSEN_NOTE = (
+    "optimal for a subsampled mechanism or k Laplace releases: its privacy-loss distributions are "
+    "composed (method 'pld'), tighter than composing (ε, δ) pairs (far tighter under subsampling)"
 )
 _PLD_NOTE = (
     "privacy-loss distributions of the mechanism (dpledger.accountant.pld: connect-the-dots on a binary grid, "
@@ -427,6 +434,8 @@ class _Setup:
     k: int
     composition: str
     sampling: _Sampling
+    chosen: bool = False
+    """``composition`` is ``"pld"`` because ``"optimal"`` was asked for a subsampled mechanism."""
 
     @property
     def subsampled(self) -> bool:
@@ -514,6 +523,8 @@ class _Setup:
                 )
             else:
                 notes.append(f"{self.composition} composition of {self.k} steps")
+        if self.chosen:
+            notes.append(_CHOSEN_NOTE)
         if self.composition == "pld":
             notes.append(_PLD_NOTE)
         elif self.subsampled:
@@ -616,6 +627,9 @@ def composition_noise(
         k: Number of releases.
         method: ``"basic"``, ``"advanced"``, ``"optimal"`` (default) or ``"pld"`` (privacy-loss
             distributions: subsampled mechanisms at the tightness of dp_accounting's PLD).
+            ``"optimal"`` takes ``"pld"`` for subsampled Gaussian, Laplace and discrete Laplace
+            releases (:data:`DISTRIBUTION_MECHANISMS`) and for k > 1 Laplace releases (the notes
+            say so).
         poisson_rate: Poisson subsampling rate q of each release, if any.
         sample_size: Records drawn without replacement per release, if any.
         population_size: The population they are drawn from.
@@ -643,6 +657,11 @@ def composition_noise(
         population_size,
         relation,
     )
+    if setup.composition == "optimal" and (
+        (setup.subsampled and setup.mechanism in DISTRIBUTION_MECHANISMS)
+        or (setup.mechanism == "laplace" and setup.k > 1)
+    ):
+        setup = replace(setup, composition="pld", chosen=True)
     parameter = "sigma" if "gaussian" in setup.mechanism else "scale"
     closed = setup.closed_form()
     if closed is not None:

@@ -109,6 +109,33 @@ def _single(event: ev.Event) -> Pair | None:
     return None
 
 
+def tighter_than_pairs(event: ev.Event) -> bool:
+    """Whether composing privacy-loss distributions can beat the optimal composition of (ε, δ)
+    pairs for ``event``: a mechanism of it (through compositions, post-processing and claims) is a
+    Laplace mechanism (its own loss distribution is below the worst ε-DP one that
+    Kairouz–Oh–Viswanath's optimum assumes), or a Poisson-subsampled (add/remove) or fixed-size
+    subsampled mechanism with a dominating pair of its own (amplifying each step to an (ε, δ) pair,
+    Balle–Barthe–Gaboardi 2018, Thm 9, then composing the pairs, is far looser).
+
+    Args:
+        event: An event tree.
+
+    Returns:
+        True when such a mechanism is found.
+    """
+    if isinstance(event, ev.Composition):
+        return any(tighter_than_pairs(child) for child in event.children)
+    if isinstance(event, (ev.PostProcessing, ev.Claim)):
+        return tighter_than_pairs(event.child)
+    if isinstance(event, ev.Laplace):
+        return True
+    if isinstance(event, ev.PoissonSubsample) and event.relation == "add_remove":
+        return _single(event.child) is not None
+    if isinstance(event, ev.SubsampleWithoutReplacement):
+        return _single(event.child) is not None
+    return False
+
+
 def steps(event: ev.Event) -> tuple[list[tuple[Step, int]], list[str]]:
     """The steps of ``event`` with multiplicities, and the kinds accounted by their (ε, δ) guarantee
     (the fallback of the module docstring)."""

@@ -491,7 +491,6 @@ def _max(values: list[sympy.Expr]) -> sympy.Expr:
 def _composition(event: ev.Composition, children: list[Derivation]) -> Derivation:
     guarantees = [c.guarantee for c in children]
     domain = _domain(children)
-    count = event.count
     if event.method == "basic":
         epsilon = event.repeat * sympy.Add(*[g.epsilon for g in guarantees])
         delta = event.repeat * sympy.Add(*[g.delta for g in guarantees])
@@ -507,21 +506,67 @@ def _composition(event: ev.Composition, children: list[Derivation]) -> Derivatio
         return _advanced(event, children, domain, "advanced composition")
     if event.method == "pld":
         return _pld_composition(event, children, domain)
-    if all(isinstance(child, ev.Gaussian) for child in event.children):
-        return _gaussian_composition(event, children, domain)
-    if all(isinstance(child, ev.DiscreteGaussian) for child in event.children):
-        return _zcdp_composition(event, children, domain)
-    distinct = Counter((g.epsilon, g.delta) for g in guarantees)
+    members = [
+        (child, derivation, event.repeat) for child, derivation in zip(event.children, children, strict=True)
+    ]
+    distributions = domain == "arbitrary" and _distributions_tighter(event, children)
+    flat = _flattened(event)
+    groups = [
+        (members, "optimal composition of the children"),
+        (flat, "optimal composition of the nested mechanisms, flat"),
+    ]
+    # Without the distributions' alternative the children's composition stands as it is (its own
+    # preconditions raise); with it, a group whose δ cannot be reached is left out.
+    candidates = [
+        (_optimal(event, group, children, domain), label)
+        for group, label in groups
+        if group is not None
+        and ((group is members and not distributions) or _reachable(group, event.target_delta))
+    ]
+    if distributions:
+        derivation = _pld_composition(event, children, domain)
+        if not candidates:
+            derivation = replace(
+                derivation, rule=f"{derivation.rule}; amplification then composition cannot certify this δ"
+            )
+        candidates.append((derivation, "privacy-loss distributions"))
+    return _tightest(candidates)
+
+
+Member = tuple[ev.Event, Derivation, int]
+"""A composed mechanism, its derivation and how many times it runs."""
+
+
+def _optimal(
+    event: ev.Composition, members: list[Member], children: list[Derivation], domain: str
+) -> Derivation:
+    """Optimal composition of ``members`` (the children of ``event``, or its flattened leaves):
+    the exact composition of Gaussian mechanisms, zCDP for discrete Gaussians, else the optimum over
+    all mechanisms with the members' (ε, δ) (Kairouz–Oh–Viswanath 2015 for one distinct pair,
+    Murtagh–Vadhan 2016 otherwise, bracketed beyond :data:`HETEROGENEOUS_EXACT_MAX`)."""
+    if all(isinstance(member, ev.Gaussian) for member, _, _ in members):
+        return _gaussian_composition(event, members, children, domain)
+    if all(isinstance(member, ev.DiscreteGaussian) for member, _, _ in members):
+        return _zcdp_composition(event, members, children, domain)
+    count = sum(times for _, _, times in members)
+    distinct: Counter[tuple[sympy.Expr, sympy.Expr]] = Counter()
+    for _, derivation, times in members:
+        distinct[(derivation.guarantee.epsilon, derivation.guarantee.delta)] += times
     rule = "optimal composition"
     if len(distinct) == 1:
         eps0, delta0 = next(iter(distinct))
         epsilon = OptimalCompositionEpsilon(eps0, delta0, count, event.target_delta)
         source = "Kairouz–Oh–Viswanath 2015, Thm 3.3"
     else:
-        groups = {pair: times * event.repeat for pair, times in distinct.items()}
+        groups = dict(distinct)
         if count > HETEROGENEOUS_EXACT_MAX:
-            return _bracketed(event, children, domain, groups)
-        pairs = [(g.epsilon, g.delta) for g in guarantees] * event.repeat
+            return _bracketed(event, children, domain, groups, count)
+        pairs = [(d.guarantee.epsilon, d.guarantee.delta) for _, d, _ in members]
+        repeats = {times for _, _, times in members}
+        if len(repeats) == 1:
+            pairs = pairs * repeats.pop()
+        else:
+            pairs = [pair for pair, (_, _, times) in zip(pairs, members, strict=True) for _ in range(times)]
         epsilon = HeterogeneousOptimalEpsilon(
             sympy.Tuple(*[p[0] for p in pairs]), sympy.Tuple(*[p[1] for p in pairs]), event.target_delta
         )
@@ -535,6 +580,67 @@ def _composition(event: ev.Composition, children: list[Derivation]) -> Derivatio
         r"\min\{\varepsilon: 1-\prod_i(1-\delta_i)\,(1-\delta_{RR}(\varepsilon)) \le \delta\}",
         tuple(children),
     )
+
+
+def _flattened(event: ev.Composition) -> list[Member] | None:
+    """The leaves of a composition that nests compositions (through post-processing and claims),
+    with their multiplicities; None when no child is a composition. An adaptive composition of
+    adaptive compositions is one adaptive composition of all their mechanisms, so the leaves may be
+    composed at once at the outer δ (the inner compositions' own δ plays no part)."""
+
+    def unwrap(node: ev.Event) -> ev.Event:
+        while isinstance(node, (ev.PostProcessing, ev.Claim)):
+            node = node.child
+        return node
+
+    if not any(isinstance(unwrap(child), ev.Composition) for child in event.children):
+        return None
+    counts: Counter[ev.Event] = Counter()
+
+    def collect(node: ev.Event, times: int) -> None:
+        node = unwrap(node)
+        if isinstance(node, ev.Composition):
+            for child in node.children:
+                collect(child, times * node.repeat)
+        else:
+            counts[node] += times
+
+    collect(event, 1)
+    return [(leaf, account(leaf), times) for leaf, times in counts.items()]
+
+
+def _reachable(members: list[Member], target: sympy.Expr) -> bool:
+    """Whether the optimal composition of ``members`` can certify ``target``: δ_i play no part
+    for Gaussian and discrete Gaussian compositions; otherwise 1 − Π(1 − δ_i) must be certainly
+    below the target (Kairouz–Oh–Viswanath 2015, Thm 3.3: the δ paid however large ε is), with
+    every δ_i at its upper end and the product rounded down."""
+    kinds = {type(member) for member, _, _ in members}
+    if kinds <= {ev.Gaussian} or kinds <= {ev.DiscreteGaussian}:
+        return True
+    log_survival = iv.mpf(0)
+    for _, derivation, times in members:
+        log_survival += times * iv.log(1 - iv.mpf(derivation.guarantee.delta_upper))
+    paid = 1 - iv.exp(log_survival)
+    return bool(paid.b < lower_end(enclose(target)))
+
+
+def _distributions_tighter(event: ev.Composition, children: list[Derivation]) -> bool:
+    """Whether composing privacy-loss distributions can beat the optimal composition of the
+    children's (ε, δ) (:func:`dpledger.accountant.pld.tighter_than_pairs`), with no child's
+    guarantee vacuous."""
+    from dpledger.accountant import pld
+
+    return pld.tighter_than_pairs(event) and not any(child.guarantee.vacuous for child in children)
+
+
+def _tightest(candidates: list[tuple[Derivation, str]]) -> Derivation:
+    """The candidate derivation (all at the same δ) with the smallest certified ε; when there are
+    others, its rule names each with the ε it gave."""
+    best, _ = min(candidates, key=lambda candidate: candidate[0].guarantee.epsilon_upper)
+    others = [f"{label}: ε ≤ {d.guarantee.epsilon_upper:.6g}" for d, label in candidates if d is not best]
+    if not others:
+        return best
+    return replace(best, rule=f"{best.rule} (the tightest here; {'; '.join(others)})")
 
 
 def _heterogeneous_rule(groups: dict[tuple[sympy.Expr, sympy.Expr], int], target: sympy.Expr) -> str:
@@ -573,8 +679,9 @@ def _bracketed(
     children: list[Derivation],
     domain: str,
     groups: dict[tuple[sympy.Expr, sympy.Expr], int],
+    count: int,
 ) -> Derivation:
-    """Heterogeneous optimal composition of more mechanisms than :data:`HETEROGENEOUS_EXACT_MAX`.
+    """Heterogeneous optimal composition of ``count`` mechanisms, more than :data:`HETEROGENEOUS_EXACT_MAX`.
     An (ε, δ)-DP mechanism is (ε′, δ′)-DP for ε′ ≥ ε, δ′ ≥ δ: every child is (max ε_i, max δ_i)-DP,
     and every (min ε_i, min δ_i)-DP mechanism is (ε_i, δ_i)-DP, so the optimum lies between the
     homogeneous optima (Kairouz–Oh–Viswanath 2015, Thm 3.3, exact at any k) at (min ε_i, min δ_i)
@@ -626,15 +733,21 @@ def _advanced(event: ev.Composition, children: list[Derivation], domain: str, ru
     )
 
 
-def _gaussian_composition(event: ev.Composition, children: list[Derivation], domain: str) -> Derivation:
+def _gaussian_composition(
+    event: ev.Composition, members: list[Member], children: list[Derivation], domain: str
+) -> Derivation:
     """Gaussian mechanisms compose exactly into one Gaussian mechanism whose
     sensitivity-to-noise ratio is √(Σ r_i²) (Dong–Roth–Su 2019, Cor 3.3); its exact ε at the
     total δ is the analytic calibration (Balle–Wang 2018, Thm 8). This is the optimum for
-    Gaussian mechanisms (tighter than treating each as an (ε, δ) pair); the children's own δ
+    Gaussian mechanisms (tighter than treating each as an (ε, δ) pair); the members' own δ
     (the level each was accounted at alone) plays no part."""
-    gaussians = cast("tuple[ev.Gaussian, ...]", event.children)  # the caller checked every child
-    ratio_squares = sympy.Add(*[(c.sensitivity / c.sigma) ** 2 for c in gaussians])
-    ratio = sympy.sqrt(event.repeat * ratio_squares)
+    gaussians = [(cast("ev.Gaussian", member), times) for member, _, times in members]  # the caller checked
+    repeats = {times for _, times in gaussians}
+    if len(repeats) == 1:
+        ratio_squares = sympy.Add(*[(c.sensitivity / c.sigma) ** 2 for c, _ in gaussians])
+        ratio = sympy.sqrt(repeats.pop() * ratio_squares)
+    else:
+        ratio = sympy.sqrt(sympy.Add(*[times * (c.sensitivity / c.sigma) ** 2 for c, times in gaussians]))
     return Derivation(
         event,
         Guarantee(AnalyticGaussianEpsilon(ratio, event.target_delta), event.target_delta, domain),
@@ -670,12 +783,20 @@ def _pld_composition(event: ev.Composition, children: list[Derivation], domain: 
     )
 
 
-def _zcdp_composition(event: ev.Composition, children: list[Derivation], domain: str) -> Derivation:
+def _zcdp_composition(
+    event: ev.Composition, members: list[Member], children: list[Derivation], domain: str
+) -> Derivation:
     """Discrete Gaussian mechanisms are ρ_i-zCDP and zCDP composes additively (Bun–Steinke 2016,
-    Lemma 2.3): ρ = repeat·Σρ_i, converted once at target_delta (Canonne–Kamath–Steinke 2020,
-    Cor 13). The children's own δ (the level each was accounted at alone) plays no part."""
-    discrete = cast("tuple[ev.DiscreteGaussian, ...]", event.children)  # the caller checked every child
-    rho = event.repeat * sympy.Add(*[c.sensitivity_units**2 / (2 * c.sigma_units**2) for c in discrete])
+    Lemma 2.3): ρ = Σ (times_i · ρ_i), converted once at target_delta (Canonne–Kamath–Steinke 2020,
+    Cor 13). The members' own δ (the level each was accounted at alone) plays no part."""
+    discrete = [(cast("ev.DiscreteGaussian", member), times) for member, _, times in members]  # checked
+    repeats = {times for _, times in discrete}
+    if len(repeats) == 1:
+        rho = repeats.pop() * sympy.Add(
+            *[c.sensitivity_units**2 / (2 * c.sigma_units**2) for c, _ in discrete]
+        )
+    else:
+        rho = sympy.Add(*[times * c.sensitivity_units**2 / (2 * c.sigma_units**2) for c, times in discrete])
     epsilon, alpha = zcdp_to_dp(rho, event.target_delta)
     return Derivation(
         event,

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from dpledger.accountant import account
+from dpledger.accountant import events as ev
 from dpledger.accountant.dp_sgd import dp_sgd_epsilon, dp_sgd_noise, run
 from dpledger.accountant.mechanism_calibration import composition_noise, gaussian_sigma
 
@@ -48,9 +49,36 @@ def test_the_calibrated_noise_multiplier_is_certified_and_a_smaller_one_is_not()
 
 def test_pld_noise_for_poisson_sampling_is_far_below_the_amplified_pairs():
     pld = composition_noise("gaussian", 1, 1, "1e-5", k=20, poisson_rate="0.05", method="pld")
-    pairs = composition_noise("gaussian", 1, 1, "1e-5", k=20, poisson_rate="0.05")
+    pairs = composition_noise("gaussian", 1, 1, "1e-5", k=20, poisson_rate="0.05", method="advanced")
     assert pld.value < pairs.value / 1.5
     assert any("privacy-loss distributions" in note for note in pld.notes)
+
+
+@pytest.mark.parametrize("mechanism", ["gaussian", "laplace", "discrete-laplace"])
+@pytest.mark.parametrize("sampling", [{"poisson_rate": "0.05"}, {"sample_size": 50, "population_size": 1000}])
+def test_optimal_calibration_of_a_subsampled_mechanism_composes_its_privacy_loss_distributions(
+    mechanism, sampling
+):
+    default = composition_noise(mechanism, 1, 1, "1e-5", k=20, **sampling)
+    pld = composition_noise(mechanism, 1, 1, "1e-5", k=20, method="pld", **sampling)
+    assert default.value == pld.value
+    assert any("privacy-loss distributions are composed" in note for note in default.notes)
+    assert account(default.event).guarantee.meets(1, "1e-5").holds
+
+
+def test_optimal_composition_of_subsampled_gaussians_reports_the_tighter_distributions():
+    step = ev.PoissonSubsample(ev.Gaussian(1, "1e-8", relation="add_remove"), "0.01")
+    optimal = account(ev.Composition((step,), method="optimal", target_delta="1e-5", repeat=1000))
+    pld = account(ev.Composition((step,), method="pld", target_delta="1e-5", repeat=1000))
+    assert optimal.guarantee.epsilon_upper == pld.guarantee.epsilon_upper < 2
+    assert "the tightest here; optimal composition of the children: ε ≤" in optimal.rule
+
+
+def test_optimal_composition_unreachable_by_amplified_pairs_is_certified_by_distributions():
+    step = ev.PoissonSubsample(ev.Gaussian(1, "1e-5", relation="add_remove"), "0.01")
+    optimal = account(ev.Composition((step,), method="optimal", target_delta="1e-5", repeat=1000))
+    assert optimal.guarantee.epsilon_upper < 2
+    assert "amplification then composition cannot certify this δ" in optimal.rule
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import mpmath
 import pytest
 import sympy
 
-from dpledger.accountant import account
+from dpledger.accountant import account, pld_calibration
 from dpledger.accountant.mechanism_calibration import (
     RELATIVE_TOLERANCE,
     composition_epsilon,
@@ -100,7 +100,9 @@ def test_calibrated_noise_meets_the_target_and_slightly_less_noise_does_not(case
     result = composition_noise(sensitivity=1, epsilon=1, delta="1e-5", **case)
     assert _meets(result)
     assert result.guarantee == account(result.event).guarantee
-    assert not _meets(result, Fraction(result.value) * SLIGHTLY)
+    distributions = result.event.method == "pld"  # the privacy-loss-distribution search's tolerance
+    slightly = 1 - 4 * Fraction(pld_calibration.RELATIVE) if distributions else SLIGHTLY
+    assert not _meets(result, Fraction(result.value) * slightly)
 
 
 def test_optimal_gaussian_composition_is_root_k_times_one_release():

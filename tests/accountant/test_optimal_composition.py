@@ -13,6 +13,8 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from mpmath import mp, mpf
 
+from dpledger.accountant import account
+from dpledger.accountant import events as ev
 from dpledger.accountant.numerics.optimal_composition import (
     heterogeneous_optimal_epsilon,
     homogeneous_optimal_delta,
@@ -495,3 +497,35 @@ def test_optimal_delta_inverts_optimal_epsilon_at_a_billion_mechanisms():
     lo, hi = homogeneous_optimal_epsilon(eps0, mpf(0), k, target)
     assert homogeneous_optimal_delta(eps0, mpf(0), k, hi)[1] <= target
     assert homogeneous_optimal_delta(eps0, mpf(0), k, lo * (1 - mpf(1e-9)))[0] > target
+
+
+@pytest.mark.parametrize(
+    "leaf",
+    [
+        ev.Laplace(sensitivity=1, scale=10),
+        ev.PureDP("0.1"),
+        ev.Gaussian(sensitivity=1, sigma=8, delta="1e-7"),
+    ],
+    ids=["laplace", "pure", "gaussian"],
+)
+def test_nested_optimal_compositions_are_as_tight_as_the_flat_composition(leaf):
+    epoch = ev.Composition((leaf,), method="optimal", target_delta="1e-6", repeat=10)
+    nested = ev.Composition((epoch,), method="optimal", target_delta="1e-5", repeat=10)
+    flat = ev.Composition((leaf,), method="optimal", target_delta="1e-5", repeat=100)
+    assert account(nested).guarantee.epsilon_upper <= account(flat).guarantee.epsilon_upper
+    grouped = ev.Composition((epoch,), method="basic", repeat=10)
+    assert account(nested).guarantee.epsilon_upper < account(grouped).guarantee.epsilon_upper / 2
+
+
+def test_a_flattened_composition_whose_delta_cannot_be_reached_is_left_out():
+    # 50 Gaussians at δ_i = 10⁻⁶ each compose exactly inside the epoch; flat with a Laplace release their
+    # own δ_i would sum past the target, so only the children's composition certifies
+    gaussians = ev.Composition(
+        (ev.Gaussian(sensitivity=1, sigma=2, delta="1e-6"),), method="optimal", target_delta="1e-6", repeat=50
+    )
+    mixed = ev.Composition(
+        (gaussians, ev.Laplace(sensitivity=1, scale=10)), method="optimal", target_delta="1e-5"
+    )
+    derivation = account(mixed)
+    assert derivation.guarantee.epsilon_upper < 30
+    assert "nested mechanisms, flat" not in derivation.rule

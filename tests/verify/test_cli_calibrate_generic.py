@@ -45,7 +45,7 @@ def test_gaussian_noise_for_k_releases_json_meets_the_target(capsys):
     assert payload["derivation"]["source"].startswith("Dong–Roth–Su 2019")
 
 
-def test_subsampled_noise_says_it_is_loose_and_under_add_remove(capsys):
+def test_subsampled_noise_composes_distributions_under_add_remove(capsys):
     assert (
         main(
             [
@@ -70,7 +70,7 @@ def test_subsampled_noise_says_it_is_loose_and_under_add_remove(capsys):
     )
     payload = json.loads(capsys.readouterr().out)
     assert payload["guarantee"]["relation"] == "add_remove"
-    assert any("amplification then composition" in note for note in payload["notes"])
+    assert any("privacy-loss distributions are composed" in note for note in payload["notes"])
 
 
 def test_per_step_epsilon_text_and_json_agree(capsys):

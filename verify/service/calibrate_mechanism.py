@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dpledger.accountant.dp_sgd import dp_sgd_epsilon, dp_sgd_noise
+from dpledger.accountant.events import Composition
 from dpledger.accountant.mechanism_calibration import Calibration, composition_epsilon, composition_noise
 from dpledger.verify.service import Exact, Output
 from dpledger.verify.service.progress import progress
@@ -63,7 +64,7 @@ def noise(
     epsilon: Exact,
     delta: Exact = "0",
     k: int = 1,
-    composition: str = "optimal",
+    method: str = "optimal",
     poisson_rate: Exact | None = None,
     sample_size: int | None = None,
     population_size: int | None = None,
@@ -78,7 +79,7 @@ def noise(
         epsilon,
         delta,
         k,
-        composition,
+        method,
         poisson_rate=poisson_rate,
         sample_size=sample_size,
         population_size=population_size,
@@ -87,7 +88,9 @@ def noise(
     )
     finish()
     sampling = _sampling_text(poisson_rate, sample_size, population_size)
-    steps = f"{k} releases, {composition} composition" if k > 1 else "one release"
+    used = calibration.event.method if isinstance(calibration.event, Composition) else method
+    chosen = f" (composed as {used})" if used != method else ""
+    steps = f"{k} releases, {method} composition{chosen}" if k > 1 else "one release"
     return _output(
         calibration,
         f"{mechanism} noise for (ε, δ) = ({epsilon}, {delta}), sensitivity {sensitivity}: {steps}{sampling}",

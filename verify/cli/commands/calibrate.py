@@ -165,7 +165,12 @@ def _register_generic(table: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--k", type=positive_int, help="number of adaptive releases (default 1)")
     parser.add_argument(
-        "--composition", choices=COMPOSITION_METHODS, help="how the k releases compose (default optimal)"
+        "--method",
+        "--composition",
+        dest="method",
+        choices=COMPOSITION_METHODS,
+        help="how the k releases compose (default optimal: for subsampled or Laplace releases, their "
+        "privacy-loss distributions; --composition is its former name)",
     )
     _add_sampling_arguments(parser)
     parser.add_argument(
