@@ -1,9 +1,15 @@
 """dpledger's certified PLD accountant against dp_accounting 0.6 (PLD pessimistic and optimistic at
-grid 10⁻⁴, RDP) and Microsoft's PRV accountant, on the DP-SGD grid q ∈ {0.001, 0.01, 0.1} ×
-σ ∈ {0.8, 1, 2} × k ∈ {100, 1000, 10⁴} at δ = 10⁻⁵ (Poisson subsampled Gaussian, add/remove).
+grid 10⁻⁴, RDP), Microsoft's PRV accountant and OpenDP 0.16, on the DP-SGD grid q ∈ {0.001, 0.01, 0.1}
+× σ ∈ {0.8, 1, 2} × k ∈ {100, 1000, 10⁴} at δ = 10⁻⁵ (Poisson subsampled Gaussian, add/remove).
+
+OpenDP has no subsampled-Gaussian accountant; its column is the better of the two routes its API
+offers (see ``opendp_epsilon``): each step's zCDP Gaussian converted to (ε₀, δ₀), amplified by
+``make_population_amplification`` and composed by addition; or the k Gaussians composed in zCDP and
+converted once, without amplification.
 
 Prints, side by side: ε of each, dpledger's ratio to min(PLD pessimistic, PRV upper) (target ≤ 1.005)
-and whether it is ≥ max(PLD optimistic, PRV lower); timings; σ for (1, 10⁻⁵) with Poisson sampling
+and whether it is ≥ max(PLD optimistic, PRV lower); that OpenDP's composition of amplified steps is
+the sum of the steps, and what a smaller δ₀ costs it; timings; σ for (1, 10⁻⁵) with Poisson sampling
 against dp_accounting's PLD calibration and with fixed-size sampling against its RDP; k = 10⁵ steps;
 peak memory. Run: ``python benchmarks/bench_pld.py`` (a few minutes; ``--quick``: 4 cases).
 """
@@ -11,9 +17,12 @@ peak memory. Run: ``python benchmarks/bench_pld.py`` (a few minutes; ``--quick``
 from __future__ import annotations
 
 import argparse
+import functools
+import math
 import resource
 import statistics
 import time
+from types import ModuleType
 
 from dp_accounting import dp_event
 from dp_accounting.pld import privacy_loss_distribution as pld_module
@@ -26,6 +35,7 @@ from dpledger.accountant.rules import account
 DELTA = 1e-5
 GRID = [(q, s, k) for q in (0.001, 0.01, 0.1) for s in (0.8, 1.0, 2.0) for k in (100, 1000, 10_000)]
 QUICK = [(0.01, 1.0, 1000), (0.01, 0.8, 10_000), (0.001, 2.0, 100), (0.1, 1.0, 1000)]
+POPULATION = 10_000  # OpenDP's population size n; the batch is a sized sample of m = q·n records
 
 
 def dpledger_epsilon(q: float, sigma: float, k: int) -> float:
@@ -65,6 +75,83 @@ def prv(q: float, sigma: float, k: int) -> tuple[float, float, float] | None:
         return None
 
 
+@functools.cache
+def _opendp() -> ModuleType | None:
+    try:
+        import opendp.prelude as dp
+    except ImportError:
+        return None
+    dp.enable_features("contrib", "honest-but-curious")
+    return dp
+
+
+def _opendp_gaussian(q: float, scale: float):
+    """OpenDP's Gaussian measurement (ρ-zCDP) of the sum of m = q·n records in [0, 1] (a sized
+    dataset: one record substituted is symmetric distance 2, sensitivity 1 plus OpenDP's allowance
+    for float rounding, about 10⁻¹³ here, so ρ = 1/(2·scale²))."""
+    dp = _opendp()
+    space = (
+        dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0), nan=False), size=round(q * POPULATION)),
+        dp.symmetric_distance(),
+    )
+    return space >> dp.t.then_sum() >> dp.m.then_gaussian(scale)
+
+
+def opendp_step(q: float, sigma: float, k: int, spend: float = 1.0):
+    """One DP-SGD step through OpenDP: the Gaussian's ρ-zCDP converted to (ε₀, δ₀)
+    (``make_zCDP_to_approxDP``, ``make_fix_delta``), then amplified by a simple random sample of
+    rate q (``make_population_amplification``: ε = ln(1 + q(e^ε₀ − 1)), δ = q·δ₀; Balle–Barthe–
+    Gaboardi 2018, Thm 9). δ₀ = spend·δ/(kq), less a relative 10⁻⁹ so that OpenDP's upward-rounded
+    sum of k steps' δ stays ≤ δ: basic composition leaves no δ to the composition, and ε₀ falls as
+    δ₀ grows, so spend = 1 is OpenDP's best split (``opendp_checks`` prints what less costs)."""
+    dp = _opendp()
+    step_delta = spend * DELTA / (k * q) * (1 - 1e-9)
+    approx = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(_opendp_gaussian(q, sigma)), step_delta)
+    return dp.c.make_population_amplification(approx, POPULATION)
+
+
+def opendp_epsilon(q: float, sigma: float, k: int) -> tuple[float, str] | None:
+    """OpenDP's ε at δ of k DP-SGD steps, the smaller of its two routes, and the route's name; None
+    without opendp. "amplified": k amplified steps composed by ``make_composition``, which adds
+    (ε, δ) (checked by ``opendp_checks``), so k·ε of one step read off OpenDP. "zCDP": the k
+    Gaussians composed in zCDP (ρ adds: one Gaussian of scale σ/√k has the same ρ) and converted at
+    δ, ignoring the subsampling."""
+    dp = _opendp()
+    if dp is None:
+        return None
+    step_epsilon, step_delta = opendp_step(q, sigma, k).map(2)
+    if k * step_delta > DELTA:
+        raise RuntimeError(f"OpenDP's k steps spend δ = {k * step_delta!r} > {DELTA}")
+    zcdp = _opendp_gaussian(q, sigma / math.sqrt(k))
+    zcdp_epsilon, _ = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(zcdp), DELTA).map(2)
+    return min((k * step_epsilon, "amplified"), (zcdp_epsilon, "zCDP"))
+
+
+def opendp_checks() -> None:
+    """OpenDP's ``make_composition`` of 10 and 100 amplified steps against 10 and 100 times one step
+    (QUICK cases), and the amplified route's ε on the grid when each step spends only 1/2 or 1/10 of
+    its δ share."""
+    dp = _opendp()
+    if dp is None:
+        return
+    worst = 0.0
+    for q, sigma, k in QUICK:
+        step = opendp_step(q, sigma, k)
+        for j in (10, 100):
+            composed, one = dp.c.make_composition([step] * j).map(2)[0], step.map(2)[0]
+            worst = max(worst, abs(composed - j * one) / (j * one))
+    print(
+        f"\nOpenDP make_composition of 10 and 100 amplified steps against 10 and 100 × one step: "
+        f"largest relative difference {worst:.2g}"
+    )
+    for spend in (0.5, 0.1):
+        rises = [
+            opendp_step(q, sigma, k, spend).map(2)[0] / opendp_step(q, sigma, k).map(2)[0] - 1
+            for q, sigma, k in GRID
+        ]
+        print(f"OpenDP amplified route with δ₀ × {spend}: ε higher by {min(rises):.1%} to {max(rises):.1%}")
+
+
 def timed(function, *args):
     start = time.perf_counter()
     value = function(*args)
@@ -72,12 +159,14 @@ def timed(function, *args):
 
 
 def grid(cases: list[tuple[float, float, int]]) -> None:
+    with_opendp = _opendp() is not None
     print(
         "| q | σ | k | dpledger (certified) | PLD pess. 1e-4 | PLD opt. 1e-4 | PRV [lower, upper] | RDP | "
-        "ratio to min(PLD pess., PRV up) | ≥ max(PLD opt., PRV low) | t dpledger | t PLD pess. |"
+        + ("OpenDP (route) | " if with_opendp else "")
+        + "ratio to min(PLD pess., PRV up) | ≥ max(PLD opt., PRV low) | t dpledger | t PLD pess. |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    ratios, speed = [], []
+    print("|---|---|---|---|---|---|---|---|" + ("---|" if with_opendp else "") + "---|---|---|---|")
+    ratios, speed, opendp_ratios = [], [], []
     for q, sigma, k in cases:
         ours, t_ours = timed(dpledger_epsilon, q, sigma, k)
         pessimistic, t_pld = timed(dp_accounting_pld, q, sigma, k, True)
@@ -89,15 +178,25 @@ def grid(cases: list[tuple[float, float, int]]) -> None:
         ratios.append(ours / upper)
         speed.append(t_ours / t_pld)
         prv_text = f"[{bounds[0]:.5g}, {bounds[2]:.5g}]" if bounds else "n/a"
+        opendp = opendp_epsilon(q, sigma, k)
+        opendp_text = f"{opendp[0]:.5g} ({opendp[1]}) | " if opendp else ""
+        if opendp:
+            opendp_ratios.append(opendp[0] / ours)
         print(
             f"| {q} | {sigma} | {k} | {ours:.6g} | {pessimistic:.6g} | {optimistic:.6g} | {prv_text} | {rdp:.5g} | "
-            f"{ours / upper:.5f} | {'yes' if ours >= lower else '**no**'} | {t_ours:.2f} s | {t_pld:.2f} s |",
+            f"{opendp_text}{ours / upper:.5f} | {'yes' if ours >= lower else '**no**'} | "
+            f"{t_ours:.2f} s | {t_pld:.2f} s |",
             flush=True,
         )
     print(
         f"\nratio: max {max(ratios):.5f}, median {statistics.median(ratios):.5f}; "
         f"time dpledger / PLD pessimistic: median {statistics.median(speed):.3g}, max {max(speed):.3g}"
     )
+    if opendp_ratios:
+        print(
+            f"OpenDP / dpledger: min {min(opendp_ratios):.4g}, median {statistics.median(opendp_ratios):.4g}, "
+            f"max {max(opendp_ratios):.4g}"
+        )
 
 
 def dp_accounting_sigma(q: float, k: int, epsilon: float) -> float:
@@ -213,6 +312,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="4 cases of the grid, no σ table")
     options = parser.parse_args()
     grid(QUICK if options.quick else GRID)
+    opendp_checks()
     if not options.quick:
         sigmas()
         discrete_gaussian()
