@@ -56,10 +56,14 @@ class Guarantee:
 
     @cached_property
     def epsilon_interval(self) -> iv.mpf:
+        """A certified enclosure of the exact ε (an ``mpmath.iv`` interval; ``epsilon_upper`` is
+        its upper end as a float)."""
         return enclose(self.epsilon)
 
     @cached_property
     def delta_interval(self) -> iv.mpf:
+        """A certified enclosure of the exact δ (an ``mpmath.iv`` interval; ``delta_upper`` is its
+        upper end as a float)."""
         return enclose(self.delta)
 
     @property
@@ -79,8 +83,22 @@ class Guarantee:
 
     def meets(self, epsilon: Any, delta: Any, relation: str | None = None) -> Verdict:
         """Rigorous check of ε ≤ target ε and δ ≤ target δ (never True through rounding).
+
         A guarantee on realizable inputs only never meets a standard DP target; with ``relation``,
-        a guarantee under another neighbouring relation never meets it either."""
+        a guarantee under another neighbouring relation never meets it either.
+
+        Args:
+            epsilon: The target ε (a number, Fraction, sympy number or decimal string, read
+                exactly).
+            delta: The target δ, read the same way.
+            relation: The neighbouring relation the target is stated under, if it names one.
+
+        Returns:
+            The verdict: ``holds``, each part's, and whether certified arithmetic decided both.
+
+        Raises:
+            ValueError: an unknown relation, or a target that is not a number.
+        """
         if relation is not None and relation not in RELATIONS:
             raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
         eps_ok = certainly_le(self.epsilon, exact(epsilon, "epsilon"))
@@ -109,6 +127,11 @@ class Guarantee:
         }
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: :meth:`bounds` with the domain, the relation and whether δ is vacuous.
+
+        Returns:
+            ``{"epsilon", "delta", "epsilon_expr", "delta_expr", "domain", "relation", "vacuous"}``.
+        """
         return {
             **self.bounds(),
             "domain": self.domain,
@@ -118,7 +141,11 @@ class Guarantee:
 
     def scope(self) -> str:
         """What a reader must know beside (ε, δ): realizable inputs only, add/remove neighbours,
-        a vacuous δ — empty for standard substitute-one DP with δ < 1."""
+        a vacuous δ.
+
+        Returns:
+            The notes, each as `` [note]`` (empty for standard substitute-one DP with δ < 1).
+        """
         notes = ["realizable inputs only"] if self.domain == "realizable" else []
         notes += ["add/remove neighbours"] if self.relation == "add_remove" else []
         notes += ["vacuous: δ ≥ 1"] if self.vacuous else []

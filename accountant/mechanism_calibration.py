@@ -119,7 +119,11 @@ class Calibration:
         return account(self.event)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary: value, target, certified guarantee, event tree and notes."""
+        """A JSON-ready summary: value, target, certified guarantee, event tree and notes.
+
+        Returns:
+            ``{"parameter", "value", "target", "guarantee", "event", "derivation", "notes"}``.
+        """
         return {
             "parameter": self.parameter,
             "value": self.value,

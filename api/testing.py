@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from dpledger.accountant.deprecation import renamed_keyword
 from dpledger.accountant.events import Event
 from dpledger.accountant.numerics.certified import certainly_le, enclose, exact, lower_float, upper_float
 from dpledger.accountant.rules import Derivation, account
@@ -52,6 +53,16 @@ from dpledger.verify.audit.montecarlo import AuditResult, InProcessExecutor, Mec
 from dpledger.verify.audit.montecarlo.audit import FLOAT_LEAK, VIOLATION
 from dpledger.verify.service.audit import FLOAT_REMEDY, event_text
 
+__all__ = [
+    "DEFAULT_LEAVES",
+    "PrivacyViolation",
+    "assert_exact_private",
+    "assert_guarantee",
+    "assert_private",
+    "current_node_id",
+    "node_seed",
+]
+
 DEFAULT_LEAVES = 100_000
 """Most branches one exact enumeration of :func:`assert_exact_private` may visit."""
 
@@ -59,9 +70,14 @@ _SHOWN = 8  # output values listed in a witness
 
 
 class PrivacyViolation(AssertionError):
-    """A privacy claim refuted (or, for the certified checks, not certified); ``result`` is what
-    the checker returned (Monte Carlo or exact ``AuditResult``, or the accountant's ``Derivation``)
-    and ``seed`` the Monte Carlo seed (None for the other checks)."""
+    """A privacy claim refuted (or, for the certified checks, not certified).
+
+    Args:
+        message: The claim, the verdict and the witness, as pytest shows them.
+        result: What the checker returned (the Monte Carlo or exact audit result, or the
+            accountant's ``Derivation``), kept as ``result``.
+        seed: The Monte Carlo seed, kept as ``seed`` (None for the other checks).
+    """
 
     def __init__(self, message: str, result: Any, seed: int | None = None) -> None:
         super().__init__(message)
@@ -73,7 +89,11 @@ class PrivacyViolation(AssertionError):
 
 
 def current_node_id() -> str | None:
-    """The node id of the pytest test running now (``PYTEST_CURRENT_TEST`` without its phase), or None."""
+    """The node id of the pytest test running now, read from ``PYTEST_CURRENT_TEST``.
+
+    Returns:
+        The node id without its phase (`` (call)``), or None outside a test.
+    """
     running = os.environ.get("PYTEST_CURRENT_TEST")
     return running.rsplit(" (", 1)[0] if running else None
 
@@ -81,8 +101,17 @@ def current_node_id() -> str | None:
 def node_seed(node_id: str | None = None) -> int:
     """The seed of a test: the first 8 bytes of SHA-256 of ``DPLEDGER_SEED`` and the node id.
 
-    ``node_id`` defaults to the running test's (:func:`current_node_id`; the empty string outside
-    pytest). A stable hash, not Python's ``hash``: the same on every run, process and xdist worker.
+    A stable hash, not Python's ``hash``: the same on every run, process and xdist worker.
+
+    Args:
+        node_id: The test's pytest node id; by default the running test's
+            (:func:`current_node_id`; the empty string outside pytest).
+
+    Returns:
+        The seed, an integer in [0, 2⁶⁴).
+
+    Raises:
+        ValueError: ``DPLEDGER_SEED`` is set to something other than an integer ≥ 0.
     """
     name = current_node_id() if node_id is None else node_id
     digest = hashlib.sha256(f"dpledger:{SEED.value()}:{name or ''}".encode()).digest()
@@ -105,34 +134,66 @@ def assert_private(
     input_b: Any = None,
     *,
     pairs: Sequence[NeighbourPair | tuple[Any, Any]] | None = None,
-    epsilon: float,
-    delta: float = 0.0,
+    claimed_epsilon: float | None = None,
+    claimed_delta: float | None = None,
     samples: int | None = None,
     confidence: float | None = None,
     seed: int | None = None,
     executor: Executor | None = None,
     timeout: float | None = None,
     allow_float_leak: bool = False,
+    epsilon: float | None = None,
+    delta: float | None = None,
 ) -> AuditResult:
-    """Assert that the Monte Carlo auditor does not catch ``mechanism`` violating (ε, δ)-DP.
+    """Assert that the Monte Carlo auditor does not catch ``mechanism`` violating the claimed
+    (ε, δ)-DP.
 
-    ``mechanism(data, n_samples, rng)`` returns ``n_samples`` independent outputs on ``data``,
-    drawing from the ``numpy.random.Generator`` ``rng`` (the interface of
-    :mod:`dpledger.verify.audit.montecarlo.mechanism`; wrap a per-run ``f(data, rng)`` with
-    ``per_sample``). Give one neighbour pair as ``input_a, input_b`` or several as ``pairs``
-    (``NeighbourPair`` or ``(a, b)`` tuples). Runs go to ``executor``, by default in this process
-    (closures and lambdas work; pass ``local_processes()`` for heavy mechanisms; ``timeout`` is
-    enforced on process and Dask executors only, as in ``audit``). Raises
-    :class:`PrivacyViolation` when the ε lower bound certified at ``confidence`` exceeds
-    ``epsilon`` — from real-number events (``VIOLATION``: the mathematics is wrong) or only from
-    float-artefact events (``FLOAT LEAK``: the float64 implementation leaks through its low bits,
-    Mironov 2012; accepted with ``allow_float_leak=True``) — and ``ValueError`` on bad arguments,
-    a failing mechanism or a sample budget too small to refute the claim at all. A correct
-    mechanism fails with probability at most 1 − confidence over seeds; with a fixed seed the
-    outcome never changes.
+    The claim is refuted when the ε lower bound certified at ``confidence`` exceeds
+    ``claimed_epsilon`` — from real-number events (``VIOLATION``: the mathematics is wrong) or
+    only from float-artefact events (``FLOAT LEAK``: the float64 implementation leaks through its
+    low bits, Mironov 2012). A correct mechanism fails with probability at most 1 − confidence
+    over seeds; with a fixed seed the outcome never changes.
+
+    Args:
+        mechanism: ``mechanism(data, n_samples, rng)`` returns ``n_samples`` independent outputs
+            on ``data``, drawing from the ``numpy.random.Generator`` ``rng`` (the interface of
+            :mod:`dpledger.verify.audit.montecarlo.mechanism`; wrap a per-run ``f(data, rng)``
+            with ``per_sample``).
+        input_a: One input of the neighbour pair (with ``input_b``; or give ``pairs``).
+        input_b: The other input of the pair.
+        pairs: Several neighbour pairs (``NeighbourPair`` or ``(a, b)`` tuples), instead of
+            ``input_a, input_b``.
+        claimed_epsilon: The claimed ε (an int or float).
+        claimed_delta: The claimed δ (an int or float; 0 when not given).
+        samples: Runs per input (default ``DPLEDGER_SAMPLES``, 100,000).
+        confidence: Confidence of the certified bound (default ``DPLEDGER_CONFIDENCE``, 0.95).
+        seed: The Monte Carlo seed (default :func:`node_seed` of the running test).
+        executor: Where the runs go, by default this process (closures and lambdas work; pass
+            ``local_processes()`` for heavy mechanisms).
+        timeout: Seconds the audit may take, enforced on process and Dask executors only, as in
+            ``audit``.
+        allow_float_leak: Accept a ``FLOAT LEAK`` verdict.
+        epsilon: Deprecated name of ``claimed_epsilon``.
+        delta: Deprecated name of ``claimed_delta``.
+
+    Returns:
+        The auditor's result (:class:`dpledger.MonteCarloAuditResult`) when the claim stands.
+
+    Raises:
+        PrivacyViolation: the claim is refuted; the message shows the witness and the seed.
+        ValueError: bad arguments, a failing mechanism, or a sample budget too small to refute
+            the claim at all.
+        TypeError: no claimed ε, or a claim given under both its names.
     """
     __tracebackhide__ = True
-    claimed, slack = _number(epsilon, "epsilon"), _number(delta, "delta")
+    claimed_epsilon = renamed_keyword(
+        "assert_private", "epsilon", "claimed_epsilon", epsilon, claimed_epsilon
+    )
+    claimed_delta = renamed_keyword("assert_private", "delta", "claimed_delta", delta, claimed_delta)
+    if claimed_epsilon is None:
+        raise TypeError("assert_private() missing the keyword argument claimed_epsilon")
+    claimed = _number(claimed_epsilon, "claimed_epsilon")
+    slack = _number(0.0 if claimed_delta is None else claimed_delta, "claimed_delta")
     neighbours = _monte_carlo_pairs(input_a, input_b, pairs)
     budget = samples if samples is not None else SAMPLES.value()
     if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)):
@@ -234,34 +295,61 @@ def _monte_carlo_message(
 
 
 def assert_guarantee(
-    event: Event, epsilon: Any = None, delta: Any = 0, *, relation: str | None = None
+    event: Event,
+    claimed_epsilon: Any = None,
+    claimed_delta: Any = None,
+    *,
+    relation: str | None = None,
+    epsilon: Any = None,
+    delta: Any = None,
 ) -> Derivation:
-    """Assert that the guarantee derived from ``event`` certainly meets (ε, δ), and that every
-    :class:`~dpledger.accountant.events.Claim` in the tree holds.
+    """Assert that the guarantee derived from ``event`` certainly meets the claimed (ε, δ), and
+    that every :class:`~dpledger.accountant.events.Claim` in the tree holds.
 
-    ``epsilon`` and ``delta`` are numbers, Fractions, sympy numbers or decimal strings (read
-    exactly, never evaluated); without ``epsilon`` only the tree's claims are checked (it must
-    have one). ``relation``, when given, is the neighbouring relation the claim is stated under.
     A comparison that certified arithmetic cannot settle fails: the claim is not certified.
-    Returns the derivation; raises :class:`PrivacyViolation` showing it on failure.
+
+    Args:
+        event: The event tree of the mechanism (:mod:`dpledger.events`).
+        claimed_epsilon: The claimed ε: a number, Fraction, sympy number or decimal string (read
+            exactly, never evaluated); without it only the tree's claims are checked (it must
+            have one).
+        claimed_delta: The claimed δ, read the same way (0 when not given).
+        relation: The neighbouring relation the claim is stated under, when it names one.
+        epsilon: Deprecated name of ``claimed_epsilon``.
+        delta: Deprecated name of ``claimed_delta``.
+
+    Returns:
+        The accountant's derivation (rule and source at every node).
+
+    Raises:
+        PrivacyViolation: the claim is not certified; the message shows the derivation.
+        ValueError: ``event`` is not an event, a claim is not a number, or there is nothing to
+            check.
+        TypeError: a claim given under both its names.
     """
     __tracebackhide__ = True
+    claimed_epsilon = renamed_keyword(
+        "assert_guarantee", "epsilon", "claimed_epsilon", epsilon, claimed_epsilon
+    )
+    claimed_delta = renamed_keyword("assert_guarantee", "delta", "claimed_delta", delta, claimed_delta)
+    claimed_delta = 0 if claimed_delta is None else claimed_delta
     if not isinstance(event, Event):
         raise ValueError(f"event must be a dpledger.accountant.events event, got {type(event).__name__}")
     derivation = account(event)
-    if epsilon is None and not derivation.claims():
+    if claimed_epsilon is None and not derivation.claims():
         raise ValueError(
-            "nothing to check: give epsilon (and delta), or an event tree containing Claim events"
+            "nothing to check: give claimed_epsilon (and claimed_delta), or an event tree containing"
+            " Claim events"
         )
     problems = [
         _claim_problem(check.statement, check.derived, check.claimed, check.verdict)
         for check in derivation.claims()
         if not check.verdict.holds
     ]
-    if epsilon is not None:
-        verdict = derivation.guarantee.meets(epsilon, delta, relation)
+    if claimed_epsilon is not None:
+        verdict = derivation.guarantee.meets(claimed_epsilon, claimed_delta, relation)
         if not verdict.holds:
-            problems.insert(0, _target_problem(derivation, epsilon, delta, relation, verdict))
+            problems.insert(0, _target_problem(derivation, claimed_epsilon, claimed_delta, relation, verdict))
     if problems:
         raise PrivacyViolation(
             "\n".join([*problems, "Derivation:", _indent(derivation.to_text())]), derivation
@@ -308,31 +396,61 @@ def assert_exact_private(
     input_b: Any = None,
     *,
     pairs: Sequence[NeighbourPair | tuple[Any, Any]] | None = None,
-    epsilon: Any,
-    delta: Any = 0,
+    claimed_epsilon: Any = None,
+    claimed_delta: Any = None,
     leaves_per_run: int = DEFAULT_LEAVES,
     workers: int = 1,
+    epsilon: Any = None,
+    delta: Any = None,
 ) -> exact_audit.AuditResult:
-    """Assert that ``mechanism`` is certainly (ε, δ)-DP on every given neighbour pair, from its
-    exact output distributions (:func:`dpledger.verify.audit.exact.worst_case`).
+    """Assert that ``mechanism`` is certainly (ε, δ)-DP at the claim on every given neighbour
+    pair, from its exact output distributions (:func:`dpledger.verify.audit.exact.worst_case`).
 
-    ``mechanism(data, rng)`` makes its random choices through the
-    :class:`~dpledger.learners.randomness.Randomness` ``rng`` (``integer``, ``choice``,
-    ``choice_log_weights``, ``subset`` …; no continuous draws or unbounded noise) and returns a
-    hashable output; it is replayed along every branch. Give one pair as ``input_a, input_b`` or
-    several as ``pairs`` (``(a, b)`` tuples or ``NeighbourPair`` objects:
-    ``small_domain_pairs(domain, size)`` gives every substitution pair of a small domain).
-    Inputs must be hashable (lists and arrays become tuples).
-    ``epsilon`` and ``delta`` are read exactly (numbers, Fractions, decimal strings). With
-    δ = 0 the verdict compares the exact worst privacy-loss ratio with e^ε; with δ > 0 the
+    With δ = 0 the verdict compares the exact worst privacy-loss ratio with e^ε; with δ > 0 the
     hockey-stick divergence δ(ε). Both are certified: a claim that interval arithmetic cannot
-    settle fails as not certified. ``leaves_per_run`` bounds the branches of one enumeration;
-    ``workers > 1`` enumerates in processes (then ``mechanism`` must pickle).
+    settle fails as not certified.
+
+    Args:
+        mechanism: ``mechanism(data, rng)`` makes its random choices through the
+            :class:`~dpledger.learners.randomness.Randomness` ``rng`` (``integer``, ``choice``,
+            ``choice_log_weights``, ``subset`` …; no continuous draws or unbounded noise) and
+            returns a hashable output; it is replayed along every branch.
+        input_a: One input of the neighbour pair (with ``input_b``; or give ``pairs``). Inputs
+            must be hashable (lists and arrays become tuples).
+        input_b: The other input of the pair.
+        pairs: Several pairs (``(a, b)`` tuples or ``NeighbourPair`` objects:
+            ``small_domain_pairs(domain, size)`` gives every substitution pair of a small
+            domain), instead of ``input_a, input_b``.
+        claimed_epsilon: The claimed ε, read exactly (a number, Fraction or decimal string).
+        claimed_delta: The claimed δ, read the same way (0 when not given).
+        leaves_per_run: Most branches of one enumeration.
+        workers: Processes to enumerate in (above 1, ``mechanism`` must pickle).
+        epsilon: Deprecated name of ``claimed_epsilon``.
+        delta: Deprecated name of ``claimed_delta``.
+
+    Returns:
+        The exact auditor's result (:class:`dpledger.ExactAuditResult`) when the claim is
+        certified.
+
+    Raises:
+        PrivacyViolation: the claim is refuted or not certified; the message shows the worst
+            pair and the output (set) that shows it.
+        ValueError: bad pairs or inputs, a claimed ε < 0 or δ outside [0, 1).
+        TypeError: no claimed ε, or a claim given under both its names.
     """
     __tracebackhide__ = True
-    bound, slack = exact(epsilon, "epsilon"), exact(delta, "delta")
+    claimed_epsilon = renamed_keyword(
+        "assert_exact_private", "epsilon", "claimed_epsilon", epsilon, claimed_epsilon
+    )
+    claimed_delta = renamed_keyword("assert_exact_private", "delta", "claimed_delta", delta, claimed_delta)
+    if claimed_epsilon is None:
+        raise TypeError("assert_exact_private() missing the keyword argument claimed_epsilon")
+    claimed_delta = 0 if claimed_delta is None else claimed_delta
+    bound, slack = exact(claimed_epsilon, "claimed_epsilon"), exact(claimed_delta, "claimed_delta")
     if not (certainly_le(0, bound) and certainly_le(0, slack) and certainly_le(1, slack) is False):
-        raise ValueError(f"need epsilon ≥ 0 and 0 ≤ delta < 1, got {epsilon!r} and {delta!r}")
+        raise ValueError(
+            f"need claimed_epsilon ≥ 0 and 0 ≤ claimed_delta < 1, got {claimed_epsilon!r} and {claimed_delta!r}"
+        )
     given = _exact_pairs(input_a, input_b, pairs)
     datasets = list(dict.fromkeys(d for pair in given for d in pair))
     partners: dict[Any, list[Any]] = {d: [] for d in datasets}

@@ -149,6 +149,7 @@ def same_m(m: int) -> None:
     )
     C, X, y, X_test, y_test = problem(names, n_base, 1)
     baseline = SeparateSampleLearner(C, m=m, random_state=1).fit(X, y)
+    assert baseline.guarantee_ is not None  # set by every fit
     print(
         f"  baseline on n = {n_base}: test error {1 - baseline.score(X_test, y_test):.4f}, derived "
         f"ε ≤ {baseline.guarantee_.epsilon_upper:.4f}, δ ≤ {baseline.guarantee_.delta_upper:.3g}"

@@ -37,6 +37,7 @@ def timed_fit(concept_class, n, m):
     start = time.perf_counter()
     learner = CarryForwardLearner(concept_class, m=m, random_state=0).fit(X, y)
     seconds = time.perf_counter() - start
+    assert learner.guarantee_ is not None  # set by every fit
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"  {concept_class!r:<22} n = {n:>8}, m = {m:>4}: fit {seconds:6.2f} s, peak RSS {peak:7.1f} MiB, "
@@ -66,6 +67,7 @@ def utility(concept_class, sizes, runs, alpha=0.1, epsilon="1", delta="1e-6"):
                     random_state=seed,
                     telemetry=True,
                 ).fit(X, y)
+                assert learner.guarantee_ is not None  # set by every fit
                 errors.append(1 - learner.score(X_test, y_test))
                 within += all(r.labelboost_disagreement <= r.bound for r in learner.rounds_)
                 eps = max(eps, learner.guarantee_.epsilon_upper)

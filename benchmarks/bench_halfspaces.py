@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from fractions import Fraction
 
 import numpy as np
 from scipy.optimize import linprog
@@ -101,7 +102,7 @@ def requirements(
         N = max(N, domain.size)
         prefix += (domain[0],)
     em_loss = 2 * math.log(N / beta_a) / epsilon_a  # Proposition 3.12: score ≥ m − 2 ln(N/β)/ε
-    t = interior_point_sample_size(N, beta_a / 2, epsilon_a)
+    t = interior_point_sample_size(N, beta_a / 2, Fraction(epsilon_a))
     rho = tau / 2
     block = (1 / rho) * (
         (dimension + 1) * math.log(2 / rho) + math.log(t / (beta_a / 2))

@@ -116,6 +116,7 @@ def halfspace_figure(m: int, listing: bool) -> None:
     position = position.reshape(-1)[:m]
     start = time.perf_counter()
     counted = counted_trace(C, points, position, ys)
+    assert counted is not None  # halfspaces are counted
     table = counted.score_counts()
     count = time.perf_counter() - start
     start, rng = time.perf_counter(), Sampled(0)

@@ -45,7 +45,8 @@ def case_limit(case: LimitCase, samples: int, confidence: float, seed: int = 1) 
 
     choose = [ratios(data, CHOICE_RUNS * samples) for data in (case.pair.a, case.pair.b)]
     estimate = [ratios(data, samples) for data in (case.pair.a, case.pair.b)]
-    return optimal_statistic_bound(*estimate, confidence, *choose)
+    (choose_a, choose_b), (estimate_a, estimate_b) = choose, estimate
+    return optimal_statistic_bound(estimate_a, estimate_b, confidence, choose_a, choose_b)
 
 
 def main() -> None:
@@ -74,7 +75,7 @@ def main() -> None:
                 started = time.perf_counter()
                 results = [
                     audit(
-                        case.mechanism,
+                        case.mechanism,  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
                         [case.pair],
                         case.true_epsilon,
                         samples=samples,

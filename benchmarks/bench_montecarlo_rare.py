@@ -75,7 +75,7 @@ def main() -> None:
             samples = round(multiple / args.p)
             results = [
                 audit(
-                    OneSidedLeak(where, args.p),
+                    OneSidedLeak(where, args.p),  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
                     PAIRS,
                     1.0,
                     samples=samples,
@@ -104,7 +104,7 @@ def main() -> None:
     for name, mechanism in tight.items():
         verdicts = [
             audit(
-                mechanism,
+                mechanism,  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
                 PAIRS,
                 1.0,
                 samples=args.false_samples,

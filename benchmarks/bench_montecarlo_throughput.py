@@ -68,7 +68,7 @@ def generation_cpu(mechanism: Laplace, inputs: tuple, samples: int, workers: int
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     with local_processes(workers) as pool:
         for future in [
-            pool.submit(Discard(ChunkTask(mechanism, data, size, seed)))
+            pool.submit(Discard(ChunkTask(mechanism, data, size, seed)))  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
             for side, data in enumerate(inputs)
             for size, seed in zip(sizes, seeds[side], strict=True)
         ]:
@@ -90,15 +90,16 @@ def measure(
     workers: int,
     seed: int,
     profile: cProfile.Profile | None,
-) -> tuple[Measured, object]:
-    """One audit on a fresh pool (its workers' CPU is read once they have exited)."""
+) -> tuple[Measured, str]:
+    """One audit on a fresh pool (its workers' CPU is read once they have exited), and its result
+    as printed (ε lower bound, claim, verdict)."""
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     with local_processes(workers) as pool:
         pool.submit(int).result()  # fork the workers before the clock starts
         wall, process, main = time.perf_counter(), time.process_time(), time.thread_time()
         if profile:
             profile.enable()
-        result = audit(mechanism, pairs, 1.0, samples=samples, stages=stages, executor=pool, seed=seed)
+        result = audit(mechanism, pairs, 1.0, samples=samples, stages=stages, executor=pool, seed=seed)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
         if profile:
             profile.disable()
         wall, process, main = (
@@ -106,7 +107,8 @@ def measure(
             time.process_time() - process,
             time.thread_time() - main,
         )
-    return Measured(result.samples_total, wall, _children_cpu(children), main, process - main), result
+    measured = Measured(result.samples_total, wall, _children_cpu(children), main, process - main)
+    return measured, f"ε_lower {result.epsilon_lower:.4f}, claim 1, {result.verdict}"
 
 
 def measure_dimension(dimension: int, samples: int, args: argparse.Namespace) -> None:
@@ -124,7 +126,7 @@ def measure_dimension(dimension: int, samples: int, args: argparse.Namespace) ->
     for stages in args.stages:
         for repeat in range(args.repeats):
             profile = cProfile.Profile(time.thread_time) if args.profile else None
-            measured, result = measure(mechanism, pairs, samples, stages, args.workers, args.seed, profile)
+            measured, outcome = measure(mechanism, pairs, samples, stages, args.workers, args.seed, profile)
             total = measured.workers_cpu + measured.main_cpu + measured.other_cpu
             print(
                 f"{dimension:>3}-d {stages} stage{'s' if stages > 1 else ' '} run {repeat + 1}: "
@@ -134,7 +136,7 @@ def measure_dimension(dimension: int, samples: int, args: argparse.Namespace) ->
                 f"caller main {measured.main_cpu:.2f}, "
                 f"caller other threads {measured.other_cpu:.2f} (total {total:.2f}); "
                 f"CPU-bound {measured.cpu_bound_rate(args.workers) / 1e6:.2f}·10⁶ runs/s on "
-                f"{args.workers} cores (ε_lower {result.epsilon_lower:.4f}, claim 1, {result.verdict})",
+                f"{args.workers} cores ({outcome})",
                 flush=True,
             )
             if profile:

@@ -14,6 +14,7 @@ import statistics
 import time
 import warnings
 from collections.abc import Callable
+from typing import TypeVar
 
 from mpmath import mpf, nstr
 
@@ -22,12 +23,13 @@ from dpledger.accountant.numerics.optimal_composition import homogeneous_optimal
 EPS0, DELTA0, TARGET = 0.01, 0.0, 1e-6
 CASES = [(10**4, 20), (10**5, 5), (10**6, 2)]  # (k, repetitions)
 PLD_INTERVAL = 1e-4
+T = TypeVar("T")
 
 
-def timed(call: Callable[[], object], repetitions: int) -> tuple[str, object]:
-    """Median wall time of ``repetitions`` calls (formatted) and the last result."""
-    times, result = [], None
-    for _ in range(repetitions):
+def timed(call: Callable[[], T], repetitions: int) -> tuple[str, T]:
+    """Median wall time of ``repetitions`` (at least one) calls (formatted) and the last result."""
+    times = []
+    for _ in range(max(repetitions, 1)):
         start = time.perf_counter()
         result = call()
         times.append(time.perf_counter() - start)

@@ -48,6 +48,7 @@ import numpy as np
 from scipy.sparse import issparse
 
 from dpledger.accountant.events import Composition, Event
+from dpledger.accountant.guarantee import Guarantee
 from dpledger.accountant.rules import Derivation, account
 from dpledger.learners.noise import laplace_noise
 from dpledger.learners.randomness import Sampled, as_fraction
@@ -529,7 +530,7 @@ def search_event(search: Any, scorer: PrivateScorer) -> Composition:
     return Composition(children=(*scorer.event().children, final_estimator(refit).trace_), method="basic")
 
 
-def search_guarantee(search: Any, scorer: PrivateScorer) -> Any:
+def search_guarantee(search: Any, scorer: PrivateScorer) -> Guarantee:
     """The certified guarantee of :func:`search_event` (the accountant's derivation).
 
     Args:

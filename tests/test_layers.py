@@ -86,6 +86,7 @@ def violations(root: Path) -> list[str]:
     problems: list[str] = []
     for module, path in sorted(modules.items()):
         own = layer(module)
+        assert own is not None, f"{module} is in no layer"
         for line, target in imports(module, path, set(modules)):
             theirs = layer(target)
             if theirs is None:

@@ -4,12 +4,16 @@ and importing the package stays light."""
 from __future__ import annotations
 
 import inspect
+import re
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
 import dpledger
+import dpledger.testing
 
 
 @pytest.mark.parametrize("name", [name for name in dpledger.__all__ if name != "__version__"])
@@ -29,14 +33,116 @@ def test_every_public_name_resolves_and_is_documented(name: str) -> None:
         )
 
 
-@pytest.mark.parametrize(
-    "name", [name for name in dpledger.__all__ if inspect.isfunction(inspect.unwrap(getattr(dpledger, name)))]
-)
-def test_every_public_function_documents_its_arguments_and_its_result(name: str) -> None:
-    """Google style, as the package's docstrings are written: an Args: and a Returns: section."""
-    doc = inspect.getdoc(inspect.unwrap(getattr(dpledger, name))) or ""
-    missing = [section for section in ("Args:", "Returns:") if f"\n{section}\n" not in doc]
-    assert not missing, f"dpledger.{name}: no {' or '.join(missing)} section"
+SECTIONS = ("Args", "Returns", "Yields", "Raises")
+"""The docstring sections of the one style (Google's), in the order they come."""
+
+HEADING = re.compile(r"^([A-Z][A-Za-z ]*):$")
+ENTRY = re.compile(r"^    (\*{0,2}\w+)(?: \([^)]*\))?: \S")
+RAISED = re.compile(r"^    [A-Z]\w*(?:, [A-Z]\w*)*: \S")
+
+PENDING = {
+    "Derivation": "dpledger/accountant/rules.py",
+    "InProcessExecutor": "dpledger/verify/audit/montecarlo/executors.py",
+    "MonteCarloAuditResult": "dpledger/verify/audit/montecarlo/audit.py",
+    "Randomness": "dpledger/learners/randomness.py",
+}
+"""Exported classes whose methods still document their arguments and results in prose, by the
+module that holds them: their checks are expected to fail (strictly, so that a fixed one is
+noticed and taken off this list)."""
+
+
+def _public_functions() -> dict[str, Callable[..., Any]]:
+    """Every public function: those exported by ``dpledger`` and ``dpledger.testing``, and the
+    public methods of the classes they export."""
+    found: dict[str, Callable[..., Any]] = {}
+    for module in (dpledger, dpledger.testing):
+        prefix = module.__name__
+        for name in module.__all__:
+            value = getattr(module, name)
+            if inspect.isfunction(inspect.unwrap(value)):
+                found[f"{prefix}.{name}"] = inspect.unwrap(value)
+            elif inspect.isclass(value) and value.__module__.startswith("dpledger"):
+                for attribute, member in vars(value).items():
+                    function = member.__func__ if isinstance(member, (classmethod, staticmethod)) else member
+                    if not attribute.startswith("_") and inspect.isfunction(function):
+                        found[f"{prefix}.{name}.{attribute}"] = function
+    return found
+
+
+def _style_problems(function: Callable[..., Any]) -> list[str]:
+    """How ``function``'s docstring departs from the one style: sections among Args, Returns (or
+    Yields) and Raises only, in that order; Args naming every parameter, in order; a Returns
+    section; each Raises entry an exception class and why."""
+    lines = (inspect.getdoc(function) or "").splitlines()
+    body: dict[str, list[str]] = {}
+    current = None
+    for line in lines:
+        heading = HEADING.match(line)
+        if heading:
+            current = heading.group(1)
+            body[current] = []
+        elif current is not None:
+            body[current].append(line)
+    problems = [f"unknown section {name}:" for name in body if name not in SECTIONS]
+    order = [name for name in body if name in SECTIONS]
+    if order != sorted(order, key=SECTIONS.index):
+        problems.append(f"sections out of order: {order}")
+    parameters = [
+        name.lstrip("*") for name in inspect.signature(function).parameters if name not in ("self", "cls")
+    ]
+    documented = [match.group(1).lstrip("*") for line in body.get("Args", []) if (match := ENTRY.match(line))]
+    if documented != parameters:
+        problems.append(f"Args: documents {documented}, the parameters are {parameters}")
+    if "Returns" not in body and "Yields" not in body:
+        problems.append("no Returns: section")
+    problems += [
+        f"Raises: {line.strip()!r} is not 'SomeError: why'"
+        for line in body.get("Raises", [])
+        if line.startswith("    ") and not line.startswith("     ") and not RAISED.match(line)
+    ]
+    return problems
+
+
+def _style_cases() -> list[Any]:
+    cases = []
+    for name, function in sorted(_public_functions().items()):
+        owner = name.split(".")[-2]
+        marks = (
+            [pytest.mark.xfail(strict=True, reason=f"prose docstrings in {PENDING[owner]}")]
+            if owner in PENDING
+            else []
+        )
+        cases.append(pytest.param(function, id=name, marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize("function", _style_cases())
+def test_every_public_function_and_method_has_args_returns_and_raises_sections(
+    function: Callable[..., Any],
+) -> None:
+    """Google style, as the package's docstrings are written: an Args: section naming every
+    parameter in order, a Returns: section, and Raises: entries ``SomeError: why``."""
+    problems = _style_problems(function)
+    assert not problems, f"{function.__qualname__}: " + "; ".join(problems)
+
+
+def test_the_style_check_finds_a_missing_parameter_a_missing_result_and_a_stray_section() -> None:
+    def sloppy(first: int, second: int) -> int:
+        """Adds.
+
+        Args:
+            first: One.
+
+        Note:
+            Prose.
+        """
+        return first + second
+
+    assert _style_problems(sloppy) == [
+        "unknown section Note:",
+        "Args: documents ['first'], the parameters are ['first', 'second']",
+        "no Returns: section",
+    ]
 
 
 def test_former_names_warn_and_keep_working() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -60,11 +61,11 @@ def test_correct_laplace_passes_and_wrong_scale_fails_showing_the_witness(pytest
         MECHANISMS
         + """
 def test_right_scale():
-    assert_private(count(1.0), [0, 1, 1], [0, 1, 0], epsilon=1.0)
+    assert_private(count(1.0), [0, 1, 1], [0, 1, 0], claimed_epsilon=1.0)
 
 
 def test_half_the_scale():
-    assert_private(count(0.5), [0, 1, 1], [0, 1, 0], epsilon=1.0)
+    assert_private(count(0.5), [0, 1, 1], [0, 1, 0], claimed_epsilon=1.0)
 """
     )
     result = pytester.runpytest("-p", "no:cacheprovider")
@@ -86,14 +87,14 @@ def test_half_the_scale():
 
 def test_float_laplace_fails_as_a_float_leak_unless_allowed() -> None:
     with pytest.raises(PrivacyViolation, match="FLOAT LEAK") as failure:
-        assert_private(float_laplace, [0], [1], epsilon=1.0, seed=3)
+        assert_private(float_laplace, [0], [1], claimed_epsilon=1.0, seed=3)
     assert "significand ends in" in str(
         failure.value
     ) and "Remedy: release through Mironov's snapping" in str(failure.value)
     assert failure.value.result.real_epsilon_lower <= 1.0 < failure.value.result.float_epsilon_lower
     assert failure.value.seed == 3
     assert (
-        assert_private(float_laplace, [0], [1], epsilon=1.0, seed=3, allow_float_leak=True).verdict
+        assert_private(float_laplace, [0], [1], claimed_epsilon=1.0, seed=3, allow_float_leak=True).verdict
         == "FLOAT LEAK"
     )
 
@@ -104,7 +105,9 @@ def test_several_pairs_are_audited_and_the_witness_names_the_guilty_pair() -> No
         return int(data) + Sampled(rng).discrete_laplace(scale, size=n_samples)
 
     with pytest.raises(PrivacyViolation, match=r"pair:   pairs\[1\]: a = 5, b = 6"):
-        assert_private(leaks_on_large_inputs, pairs=[(0, 1), (5, 6)], epsilon=1.0, seed=0, samples=20_000)
+        assert_private(
+            leaks_on_large_inputs, pairs=[(0, 1), (5, 6)], claimed_epsilon=1.0, seed=0, samples=20_000
+        )
 
 
 def test_assert_guarantee_passes_when_the_derived_guarantee_meets_the_claim() -> None:
@@ -129,10 +132,29 @@ def test_assert_guarantee_checks_every_paper_claim_in_the_tree() -> None:
     assert_guarantee(Claim("Lemma 9.9", Laplace(1), 1))
 
 
+def test_former_claim_keywords_warn_name_the_new_ones_and_keep_working() -> None:
+    """One release of grace: epsilon= and delta= of the three assertions still work, each with a
+    DeprecationWarning naming claimed_epsilon= or claimed_delta=; both names at once, or no claim,
+    is a TypeError."""
+    with pytest.warns(DeprecationWarning, match="use claimed_epsilon="):
+        old = assert_guarantee(Composition((Laplace(1), Laplace(2))), epsilon="3/2")
+    assert old.guarantee == assert_guarantee(Composition((Laplace(1), Laplace(2))), "3/2").guarantee
+    with pytest.warns(DeprecationWarning, match="use claimed_delta="):
+        assert_exact_private(randomized_response, 0, 1, claimed_epsilon="1.001", delta=0)
+    with pytest.warns(DeprecationWarning, match="use claimed_epsilon="):
+        result = assert_private(discrete_laplace_count(1.0), [0], [1], epsilon=1.0, samples=4000, seed=1)
+    new = assert_private(discrete_laplace_count(1.0), [0], [1], claimed_epsilon=1.0, samples=4000, seed=1)
+    assert result.epsilon_lower == new.epsilon_lower
+    with pytest.raises(TypeError, match="pass claimed_epsilon= only"):
+        assert_exact_private(randomized_response, 0, 1, claimed_epsilon=1, epsilon=1)
+    with pytest.raises(TypeError, match="missing the keyword argument claimed_epsilon"):
+        assert_private(float_laplace, [0], [1])
+
+
 def test_exact_audit_certifies_a_true_claim_and_refutes_a_false_one_with_the_worst_output() -> None:
-    assert assert_exact_private(randomized_response, 0, 1, epsilon="1.001").holds is True
+    assert assert_exact_private(randomized_response, 0, 1, claimed_epsilon="1.001").holds is True
     with pytest.raises(PrivacyViolation) as failure:
-        assert_exact_private(randomized_response, 0, 1, epsilon="0.9")
+        assert_exact_private(randomized_response, 0, 1, claimed_epsilon="0.9")
     message = str(failure.value)
     assert message.startswith("(9/10, 0)-DP refuted by the exact auditor over 1 pair(s)")
     assert "P[M(a) = o] ∈ [0.268941, 0.268942]" in message and "P[M(b) = o] ∈ [0.731058, 0.731059]" in message
@@ -142,22 +164,22 @@ def test_exact_audit_covers_every_substitution_pair_of_a_small_domain() -> None:
     def private_mode(data, rng):
         return exponential_mechanism([data.count(value) for value in (0, 1, 2)], 1, 1, rng)
 
-    result = assert_exact_private(private_mode, pairs=small_domain_pairs([0, 1, 2], 3), epsilon=1)
+    result = assert_exact_private(private_mode, pairs=small_domain_pairs([0, 1, 2], 3), claimed_epsilon=1)
     assert result.pairs == 18 and 0.68 < result.epsilon[0] <= result.epsilon[1] < 0.69
     with pytest.raises(PrivacyViolation, match=r"over 18 pair\(s\)"):
-        assert_exact_private(private_mode, pairs=small_domain_pairs([0, 1, 2], 3), epsilon="0.68")
+        assert_exact_private(private_mode, pairs=small_domain_pairs([0, 1, 2], 3), claimed_epsilon="0.68")
 
 
 def test_exact_audit_of_a_claim_equal_to_the_exact_epsilon_fails_as_not_certified() -> None:
     with pytest.raises(PrivacyViolation, match="not certified"):
-        assert_exact_private(randomized_response, 0, 1, epsilon=1)
+        assert_exact_private(randomized_response, 0, 1, claimed_epsilon=1)
 
 
 def test_exact_audit_checks_delta_by_the_hockey_stick_divergence() -> None:
     # δ(1/2) = (e − e^½)/(1 + e) = 0.28765 for randomized response
-    assert_exact_private(randomized_response, 0, 1, epsilon="0.5", delta="0.2877")
+    assert_exact_private(randomized_response, 0, 1, claimed_epsilon="0.5", claimed_delta="0.2877")
     with pytest.raises(PrivacyViolation, match=r"δ\(ε\) = .* ∈ \[0.287649, 0.28765\] vs claimed δ = 7/25"):
-        assert_exact_private(randomized_response, 0, 1, epsilon="0.5", delta="0.28")
+        assert_exact_private(randomized_response, 0, 1, claimed_epsilon="0.5", claimed_delta="0.28")
 
 
 def test_exact_audit_reports_an_output_outside_the_other_support() -> None:
@@ -168,7 +190,7 @@ def test_exact_audit_reports_an_output_outside_the_other_support() -> None:
         PrivacyViolation,
         match=r"(?s)Worst pair:.*output o = \d:.*not in the support.*ε of the pair ∈ \[inf, inf\]",
     ):
-        assert_exact_private(clamped_count, pairs=[((0, 0), [0, 1]), ([0, 1], (1, 1))], epsilon=5)
+        assert_exact_private(clamped_count, pairs=[((0, 0), [0, 1]), ([0, 1], (1, 1))], claimed_epsilon=5)
 
 
 def test_seeds_come_from_node_ids_independent_of_order(pytester: pytest.Pytester) -> None:
@@ -180,7 +202,7 @@ import json, os
 
 
 def record():
-    result = assert_private(count(1.0), [0], [1], epsilon=1.0, samples=4000)
+    result = assert_private(count(1.0), [0], [1], claimed_epsilon=1.0, samples=4000)
     name = os.environ["PYTEST_CURRENT_TEST"].split("::")[1].split(" ")[0]
     seen = json.load(open({str(out)!r})) if os.path.exists({str(out)!r}) else {{}}
     seen.setdefault(name, []).append([node_seed(), result.epsilon_lower])
@@ -221,7 +243,7 @@ import json, os, pytest
 
 @pytest.mark.parametrize("k", range(4))
 def test_k(k):
-    result = assert_private(count(1.0), [k], [k + 1], epsilon=1.0, samples=4000)
+    result = assert_private(count(1.0), [k], [k + 1], claimed_epsilon=1.0, samples=4000)
     worker = os.environ.get("PYTEST_XDIST_WORKER", "serial")
     with open(f"seen-{worker}.jsonl", "a") as out:
         out.write(json.dumps([k, node_seed(), result.epsilon_lower]) + "\\n")
@@ -245,7 +267,10 @@ def test_k(k):
 
 def test_same_seed_gives_the_same_numbers_and_another_seed_others() -> None:
     mechanism = discrete_laplace_count(1.0)
-    runs = [assert_private(mechanism, [0], [1], epsilon=1.0, samples=4000, seed=seed) for seed in (7, 7, 8)]
+    runs = [
+        assert_private(mechanism, [0], [1], claimed_epsilon=1.0, samples=4000, seed=seed)
+        for seed in (7, 7, 8)
+    ]
     assert runs[0].epsilon_lower == runs[1].epsilon_lower != runs[2].epsilon_lower
 
 
@@ -257,7 +282,7 @@ import os
 
 
 def test_defaults():
-    result = assert_private(count(1.0), [0], [1], epsilon=1.0)
+    result = assert_private(count(1.0), [0], [1], claimed_epsilon=1.0)
     assert result.samples_total <= 2 * 5000 and result.confidence == 0.9
     assert node_seed() == node_seed("test_plugin_options_set_the_defaults_and_the_header.py::test_defaults")
     assert os.environ["DPLEDGER_SEED"] == "7"
@@ -310,27 +335,51 @@ def test_light():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: assert_private(float_laplace, epsilon=1.0), "give the neighbouring inputs"),
-        (lambda: assert_private(float_laplace, [0], [1], pairs=[([0], [1])], epsilon=1.0), "not both"),
-        (lambda: assert_private(float_laplace, pairs=[], epsilon=1.0), "non-empty list"),
-        (lambda: assert_private(float_laplace, pairs=[[0, 1]], epsilon=1.0), r"pairs\[0\] must be"),
-        (lambda: assert_private(float_laplace, [0], [1], epsilon="1"), "epsilon must be an int or float"),
-        (lambda: assert_private(float_laplace, [0], [1], epsilon=-1.0), "claimed epsilon must be"),
-        (lambda: assert_private(float_laplace, [0], [1], epsilon=1.0, seed=-1), "seed must be"),
+        (lambda: assert_private(float_laplace, claimed_epsilon=1.0), "give the neighbouring inputs"),
         (
-            lambda: assert_private(float_laplace, [0], [1], epsilon=1.0, samples=2.5),
+            lambda: assert_private(float_laplace, [0], [1], pairs=[([0], [1])], claimed_epsilon=1.0),
+            "not both",
+        ),
+        (lambda: assert_private(float_laplace, pairs=[], claimed_epsilon=1.0), "non-empty list"),
+        (
+            lambda: assert_private(float_laplace, pairs=[cast(Any, [0, 1])], claimed_epsilon=1.0),
+            r"pairs\[0\] must be",
+        ),
+        (
+            lambda: assert_private(float_laplace, [0], [1], claimed_epsilon=cast(Any, "1")),
+            "epsilon must be an int or float",
+        ),
+        (lambda: assert_private(float_laplace, [0], [1], claimed_epsilon=-1.0), "claimed epsilon must be"),
+        (lambda: assert_private(float_laplace, [0], [1], claimed_epsilon=1.0, seed=-1), "seed must be"),
+        (
+            lambda: assert_private(float_laplace, [0], [1], claimed_epsilon=1.0, samples=cast(Any, 2.5)),
             "samples must be an integer",
         ),
-        (lambda: assert_private(float_laplace, [0], [1], epsilon=30.0, samples=100), "too few samples"),
-        (lambda: assert_guarantee("Laplace(1)", 1), "event must be"),
+        (
+            lambda: assert_private(float_laplace, [0], [1], claimed_epsilon=30.0, samples=100),
+            "too few samples",
+        ),
+        (lambda: assert_guarantee(cast(Any, "Laplace(1)"), 1), "event must be"),
         (lambda: assert_guarantee(Laplace(1)), "nothing to check"),
         (lambda: assert_guarantee(Laplace(1), "1 +"), "epsilon"),
-        (lambda: assert_exact_private(randomized_response, 0, 0, epsilon=1), "two equal inputs"),
-        (lambda: assert_exact_private(randomized_response, {0}, 1, epsilon=1), "must be hashable"),
-        (lambda: assert_exact_private(randomized_response, 0, 1, epsilon=-1), "need epsilon ≥ 0"),
-        (lambda: assert_exact_private(randomized_response, 0, 1, epsilon=1, delta=1), "0 ≤ delta < 1"),
-        (lambda: assert_exact_private(randomized_response, pairs=[(0,)], epsilon=1), r"pairs\[0\] must be"),
-        (lambda: assert_exact_private(randomized_response, pairs=[{0, 1}], epsilon=1), r"pairs\[0\] must be"),
+        (lambda: assert_exact_private(randomized_response, 0, 0, claimed_epsilon=1), "two equal inputs"),
+        (lambda: assert_exact_private(randomized_response, {0}, 1, claimed_epsilon=1), "must be hashable"),
+        (
+            lambda: assert_exact_private(randomized_response, 0, 1, claimed_epsilon=-1),
+            "need claimed_epsilon ≥ 0",
+        ),
+        (
+            lambda: assert_exact_private(randomized_response, 0, 1, claimed_epsilon=1, claimed_delta=1),
+            "0 ≤ claimed_delta < 1",
+        ),
+        (
+            lambda: assert_exact_private(randomized_response, pairs=[cast(Any, (0,))], claimed_epsilon=1),
+            r"pairs\[0\] must be",
+        ),
+        (
+            lambda: assert_exact_private(randomized_response, pairs=[cast(Any, {0, 1})], claimed_epsilon=1),
+            r"pairs\[0\] must be",
+        ),
     ],
 )
 def test_bad_inputs_raise_value_error(call, message: str) -> None:
@@ -341,4 +390,4 @@ def test_bad_inputs_raise_value_error(call, message: str) -> None:
 def test_a_malformed_environment_default_is_a_value_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DPLEDGER_SAMPLES", "many")
     with pytest.raises(ValueError, match="DPLEDGER_SAMPLES must be an integer ≥ 2, got 'many'"):
-        assert_private(float_laplace, [0], [1], epsilon=1.0)
+        assert_private(float_laplace, [0], [1], claimed_epsilon=1.0)

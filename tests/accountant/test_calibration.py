@@ -36,6 +36,7 @@ def test_largest_rate_matches_theorem_3_4_inverse_and_is_certified(inner, target
     exact = (mpmath.exp(mpmath.mpf(target.numerator) / target.denominator) - 1) / (
         mpmath.exp(mpmath.mpf(inner.numerator) / inner.denominator) - 1
     )
+    assert rate is not None
     rate_value = mpmath.mpf(rate.numerator) / rate.denominator
     assert rate_value <= exact
     assert exact - rate_value <= mpmath.mpf(2) ** -29
@@ -58,8 +59,12 @@ def test_smallest_integer_to_precision_is_exact_below_2_to_60_and_relative_beyon
     from dpledger.accountant.calibration import smallest_integer, smallest_integer_to_precision
 
     for threshold in (1, 17, 10**6 + 3):
-        ok = lambda x, t=threshold: x >= t  # noqa: E731
-        assert smallest_integer_to_precision(ok, 1, 10**7) == smallest_integer(ok, 1, 10**7) == threshold
+        at_least = lambda x, t=threshold: x >= t  # noqa: E731
+        assert (
+            smallest_integer_to_precision(at_least, 1, 10**7)
+            == smallest_integer(at_least, 1, 10**7)
+            == threshold
+        )
     calls = []
     threshold = 3 * 10**300 + 12345
 
@@ -68,5 +73,5 @@ def test_smallest_integer_to_precision_is_exact_below_2_to_60_and_relative_beyon
         return x >= threshold
 
     found = smallest_integer_to_precision(ok, 1, 10**301)
-    assert ok(found) and found - threshold <= found >> 60 and len(calls) < 200
+    assert found is not None and ok(found) and found - threshold <= found >> 60 and len(calls) < 200
     assert smallest_integer_to_precision(lambda x: False, 1, 10) is None

@@ -91,7 +91,7 @@ CASES = [
 ]
 
 
-def _case_id(case) -> str:
+def _case_id(case: object) -> str | None:
     return "-".join(str(v) for v in case.values()) if isinstance(case, dict) else None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any, cast
 
 import mpmath
 import numpy as np
@@ -328,7 +329,7 @@ def test_zero_epsilon_when_total_variation_within_budget():
         (lambda: homogeneous_optimal_epsilon(mpf(1), mpf(1), 10, mpf(1e-6)), "delta"),
         (lambda: homogeneous_optimal_epsilon(mpf(1), mpf(-1e-9), 10, mpf(1e-6)), "delta"),
         (lambda: homogeneous_optimal_epsilon(mpf(1), mpf(0), 0, mpf(1e-6)), "k"),
-        (lambda: homogeneous_optimal_epsilon(mpf(1), mpf(0), 2.5, mpf(1e-6)), "k"),
+        (lambda: homogeneous_optimal_epsilon(mpf(1), mpf(0), cast(Any, 2.5), mpf(1e-6)), "k"),
         (lambda: homogeneous_optimal_epsilon(mpf(1), mpf(0), 10, mpf(0)), "target_delta"),
         (lambda: homogeneous_optimal_epsilon(mpf(1), mpf(0), 10, mpf(1)), "target_delta"),
         (lambda: homogeneous_optimal_epsilon(mpf(1), mpf(1e-3), 10, mpf(1e-3)), "target_delta"),

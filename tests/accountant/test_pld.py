@@ -173,6 +173,7 @@ def _dp_accounting_optimistic(specs, delta):
         )
         part = one.self_compose(times)
         total = part if total is None else total.compose(part)
+    assert total is not None, "no mechanism to compose"
     return total.get_epsilon_for_delta(delta)
 
 

@@ -149,7 +149,7 @@ def test_classical_gaussian_refuses_outside_its_theorem():
 
 def test_claim_node_reports_a_failing_claim_and_passes_the_derived_guarantee_up():
     derivation = account(ev.Claim("Lemma X", ev.PureDP(2), 1))
-    assert derivation.claim.verdict.holds is False
+    assert derivation.claim is not None and derivation.claim.verdict.holds is False
     assert derivation.guarantee.epsilon == 2
     assert "FAILS" in derivation.to_text()
 

@@ -10,6 +10,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from dpledger.accountant.events import Claim, Composition, ExponentialMechanism, ParallelComposition
 from dpledger.learners.agnostic import PrivateProperLearner, PrivateSemiAgnosticLearner
 from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
 from dpledger.learners.agnostic.hermite import multi_indices
@@ -96,8 +97,15 @@ def test_semi_agnostic_trace_follows_the_schedule_and_the_selection_covers_every
     learner = PrivateSemiAgnosticLearner(1, 1e-5, random_state=0).fit(sample.X, sample.y)
     guesses, steps = learner.schedule_
     assert (guesses, steps) == (1, 4) and learner.claim_holds()
+    assert isinstance(learner.trace_, Claim) and isinstance(
+        learner.trace_.child, (Composition, ParallelComposition)
+    )
     *runs, selection = learner.trace_.child.children
-    assert len(runs) == guesses and all(len(run.children) == steps + 2 for run in runs)
+    assert len(runs) == guesses
+    assert all(
+        isinstance(run, (Composition, ParallelComposition)) and len(run.children) == steps + 2 for run in runs
+    )
+    assert isinstance(selection, ExponentialMechanism)
     assert (
         selection.candidates == guesses * (steps + 1) * learner.n_thresholds == learner.selections_[-1].count
     )

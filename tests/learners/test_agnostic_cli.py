@@ -30,7 +30,8 @@ def _status(arguments: list[str]) -> int:
     try:
         return main(arguments)
     except SystemExit as stop:
-        return int(stop.code)
+        assert isinstance(stop.code, int)  # argparse exits with a status
+        return stop.code
 
 
 @pytest.mark.parametrize("algorithm", ["improper", "proper", "semi-agnostic"])

@@ -187,11 +187,15 @@ def test_noise_at_half_its_declared_scale_is_rejected(kind):
     """The test can fail: releases whose outputs carry half the noise scale their events declare
     (whatever their sampler reported)."""
     rng = Sampled(5)
-    draw = gaussian_noise if kind == "discrete_gaussian" else laplace_noise
-    args = (Fraction(1, 10), Fraction(1, 10**5)) if kind == "discrete_gaussian" else (Fraction(1, 10),)
-    honest = _releases_of(lambda: draw(np.zeros(10), 1.0, *args, rng), 20)
+    if kind == "discrete_gaussian":
+        honest = _releases_of(
+            lambda: gaussian_noise(np.zeros(10), 1.0, Fraction(1, 10), Fraction(1, 10**5), rng), 20
+        )
+    else:
+        honest = _releases_of(lambda: laplace_noise(np.zeros(10), 1.0, Fraction(1, 10), rng), 20)
     halved = []
     for r in honest:
+        assert r.scale_units is not None  # a noise release
         noise = (
             rng.discrete_gaussian(r.scale_units / 2, r.size)
             if kind == "discrete_gaussian"
@@ -267,7 +271,7 @@ def test_theorem_4_1_label_mean_threshold_learner_meets_its_claim(epsilon):
     X, y = _data(2000, 3)
     learner = PrivateSemiAgnosticLearner(epsilon, Fraction(1, 10**5), threshold="label-mean", random_state=0)
     learner.fit(X, y)
-    assert learner.guarantee_.meets(epsilon, Fraction(1, 10**5)).holds
+    assert learner.guarantee_ is not None and learner.guarantee_.meets(epsilon, Fraction(1, 10**5)).holds
 
 
 def test_private_scorer_count_moves_by_at_most_its_declared_sensitivity_and_reaches_it():

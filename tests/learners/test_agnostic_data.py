@@ -15,7 +15,7 @@ def test_test_set_flips_follow_the_training_samples_tilt(noise_model) -> None:
     rng = Sampled(11)
     train = halfspace_data(4000, 5, 0.1, noise_model, rng)
     test = labelled_sample(4000, train.w, train.t, 0.1, noise_model, rng, tilt=train.tilt)
-    assert test.tilt is train.tilt
+    assert test.tilt is train.tilt and train.tilt is not None
     assert abs(train.tilt @ train.w) < 1e-12 and np.linalg.norm(train.tilt) == pytest.approx(1.0)
     margin = test.X @ test.w - test.t
     expected = far_flips(margin, test.X @ train.tilt, 400, two_sided=noise_model == "two-sided")
@@ -27,6 +27,7 @@ def test_a_fresh_tilt_is_drawn_when_none_is_given() -> None:
     rng = Sampled(12)
     train = halfspace_data(4000, 5, 0.1, "adversarial", rng)
     fresh = labelled_sample(4000, train.w, train.t, 0.1, "adversarial", rng)
+    assert fresh.tilt is not None and train.tilt is not None
     assert abs(fresh.tilt @ train.tilt) < 0.999
 
 

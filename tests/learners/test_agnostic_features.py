@@ -97,7 +97,7 @@ def test_gradient_gram_of_a_linear_polynomial_is_the_outer_product() -> None:
 def test_gradient_gram_matches_monte_carlo_gradients() -> None:
     rng = np.random.default_rng(3)
     indices = multi_indices(2, 3)
-    coef = rng.normal(size=indices.shape[0])
+    coef = np.asarray(rng.normal(size=indices.shape[0]))
     X = rng.normal(size=(100_000, 2))
     step = 1e-5
     gradients = np.stack(

@@ -4,12 +4,14 @@ vectorised threshold errors it scores with."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from dpledger.accountant.events import ExponentialMechanism, ParallelComposition
+from dpledger.accountant.events import Claim, Composition, ExponentialMechanism, ParallelComposition
 from dpledger.learners.agnostic import PrivateImproperLearner, ProductMarginal
 from dpledger.learners.agnostic.blocks import weighted_blocks
 from dpledger.learners.agnostic.data import halfspace_data
@@ -89,9 +91,11 @@ def test_subspace_step_adds_one_block_along_a_privately_chosen_direction_and_sta
     assert len(learner.block_coefs_[2]) == 6  # h_0, …, h_5 of ⟨u, x⟩
     direction, validation = learner.selections_
     assert direction.count == 36 and direction.private and validation.count == 3 * learner.n_thresholds
+    assert isinstance(learner.trace_, Claim) and isinstance(learner.trace_.child, ParallelComposition)
     children = learner.trace_.child.children
-    assert isinstance(learner.trace_.child, ParallelComposition) and len(children) == 5
+    assert len(children) == 5
     assert children[2] == ExponentialMechanism(epsilon=1, candidates=36)
+    assert isinstance(children[3], Composition)
     assert children[3].repeat == learner.subspace_steps == 10  # the 1-D regression's own step count
     assert children[4] == ExponentialMechanism(epsilon=1, candidates=3 * learner.n_thresholds)
     assert learner.claim_holds()
@@ -164,7 +168,7 @@ def test_weighted_blocks_split_in_proportion_and_refuse_a_block_below_the_minimu
 
 def test_default_source_share_is_the_rule_on_n_and_changes_the_fit_only_below_50000() -> None:
     sample = halfspace_data(50_000, 3, 0.1, "random", Sampled(8))
-    options = {"steps": 3, "subspace_steps": 2, "random_state": 0}
+    options: dict[str, Any] = {"steps": 3, "subspace_steps": 2, "random_state": 0}
     default = PrivateImproperLearner(1, 1e-5, **options).fit(sample.X, sample.y)
     equal = PrivateImproperLearner(1, 1e-5, source_share=1.0, **options).fit(sample.X, sample.y)
     assert np.array_equal(default.block_coefs_[0], equal.block_coefs_[0])

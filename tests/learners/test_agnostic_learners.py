@@ -42,6 +42,7 @@ def test_private_subspace_step_still_recovers_the_direction_at_moderate_epsilon(
     coef, event = private_correlation(
         features, sample.y, bound, (Fraction(4), Fraction(1, 10**5)), Sampled(1)
     )
+    assert event is not None  # privacy on
     sensitivity = 2 * Fraction(bound) / 20_000
     sigma = sigma_for(sensitivity, certified_ratio(Fraction(4), Fraction(1, 10**5)), features.shape[1])
     gamma = Fraction(grid(sigma))  # the exact discrete Gaussian on grid γ: Δ′ = Δ₂/γ + √F

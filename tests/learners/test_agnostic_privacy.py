@@ -15,8 +15,11 @@ from hypothesis import strategies as st
 
 from dpledger.accountant import account
 from dpledger.accountant.events import (
+    Claim,
+    Composition,
     DiscreteGaussian,
     DiscreteLaplace,
+    Event,
     ExponentialMechanism,
     ParallelComposition,
 )
@@ -35,6 +38,19 @@ from dpledger.learners.randomness import Sampled
 
 epsilons = st.builds(lambda k: f"{k / 20:g}", st.integers(1, 200))
 deltas = st.builds(lambda m, e: f"{m}e-{e}", st.integers(1, 9), st.integers(3, 10))
+
+
+def _claim(learner) -> Claim:
+    """A fitted learner's trace: its theorem's claim over the releases it made."""
+    assert isinstance(learner.trace_, Claim)
+    return learner.trace_
+
+
+def _releases(learner) -> tuple[Event, ...]:
+    """The releases under a fitted learner's claim, in the order it made them."""
+    child = _claim(learner).child
+    assert isinstance(child, (Composition, ParallelComposition))
+    return child.children
 
 
 def _data(n: int, dim: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +89,7 @@ def test_improper_learner_meets_theorem_2_1_privacy(examples: int) -> None:
             epsilon, delta, degree=degree, n_blocks=blocks, steps=steps, random_state=seed
         ).fit(X, y)
         _assert_certified(learner, epsilon, delta)
-        assert learner.trace_.statement == "Theorem 2.1"
+        assert _claim(learner).statement == "Theorem 2.1"
 
     check()
 
@@ -90,7 +106,7 @@ def test_log_concave_improper_learner_meets_theorem_d_1_privacy(examples: int) -
             epsilon, delta, degree=2, steps=20, marginal=marginal, random_state=seed
         ).fit(X, y)
         _assert_certified(learner, epsilon, delta)
-        assert learner.trace_.statement == "Theorem D.1"
+        assert _claim(learner).statement == "Theorem D.1"
 
     check()
 
@@ -135,10 +151,13 @@ def test_semi_agnostic_learner_meets_theorem_4_1_privacy(examples: int) -> None:
             epsilon, delta, n_guesses=guesses, steps=steps, random_state=seed
         ).fit(X, y)
         _assert_certified(learner, epsilon, delta)
-        runs = learner.trace_.child.children[:-1]
+        runs = _releases(learner)[:-1]
         used_guesses, used_steps = learner.schedule_  # the block schedule: at most (guesses, steps)
         assert len(runs) == used_guesses <= guesses and used_steps <= steps
-        assert all(len(run.children) == used_steps + 2 for run in runs)
+        assert all(
+            isinstance(run, (Composition, ParallelComposition)) and len(run.children) == used_steps + 2
+            for run in runs
+        )
 
     check()
 
@@ -146,7 +165,8 @@ def test_semi_agnostic_learner_meets_theorem_4_1_privacy(examples: int) -> None:
 def test_halving_the_calibrated_noise_breaks_the_claim() -> None:
     X, y = _data(400, 3, 0)
     learner = PrivateProperLearner("1", "1e-6", random_state=0).fit(X, y)
-    gaussian, *selections = learner.trace_.child.children
+    gaussian, *selections = _releases(learner)
+    assert isinstance(gaussian, DiscreteGaussian)
     weaker = DiscreteGaussian(
         sigma_units=gaussian.sigma_units / 2,
         sensitivity_units=gaussian.sensitivity_units,
@@ -160,11 +180,12 @@ def test_trace_records_the_blocks_actually_used() -> None:
     learner = PrivateImproperLearner(
         2, "1e-6", degree=1, n_blocks=3, validation_fraction=0.25, steps=10, random_state=1
     ).fit(X, y)
-    *regressions, em = learner.trace_.child.children
-    assert len(regressions) == 3
-    assert em.candidates == 3 * learner.n_thresholds
+    *regressions, em = _releases(learner)
+    assert len(regressions) == 3 and isinstance(regressions[0], (Composition, ParallelComposition))
+    assert isinstance(em, ExponentialMechanism) and em.candidates == 3 * learner.n_thresholds
     # DiscreteGaussian on a grid γ (a power of two): Δ′ = Δ₂/γ + √F, Δ₂ = 2B/m, F = C(3+1, 1) = 4 features
     step = regressions[0].children[0]
+    assert isinstance(step, DiscreteGaussian)
     assert _on_a_power_of_two_grid(
         step.sensitivity_units - 2, 2 * Fraction(learner.clip_norms_[0]) / (750 // 3)
     )
@@ -199,18 +220,19 @@ def test_semi_agnostic_trace_records_the_sensitivities_of_its_statistics() -> No
     ).fit(X, y)
     b = (1200 - 240) // 2 // 5
     radius = Fraction(learner.clip_radius_)
-    for run, guess in zip(learner.trace_.child.children[:-1], learner.guesses_, strict=True):
+    for run, guess in zip(_releases(learner)[:-1], learner.guesses_, strict=True):
+        assert isinstance(run, (Composition, ParallelComposition))
         initial, threshold, *steps = run.children
+        assert isinstance(initial, DiscreteGaussian)
         assert threshold == ExponentialMechanism(epsilon=Fraction(1, 2), candidates=learner.n_thresholds)
         assert _on_a_power_of_two_grid(
             initial.sensitivity_units - sympy.sqrt(3), 2 * radius / b
         )  # Δ′ = Δ₂/γ + √d
-        assert all(
-            _on_a_power_of_two_grid(
+        for step in steps:
+            assert isinstance(step, DiscreteGaussian)
+            assert _on_a_power_of_two_grid(
                 step.sensitivity_units - sympy.sqrt(3), radius / (Fraction(float(guess)) * b)
             )
-            for step in steps
-        )
 
 
 def test_label_mean_threshold_is_recorded_as_its_discrete_laplace_step() -> None:
@@ -226,7 +248,8 @@ def test_label_mean_threshold_is_recorded_as_its_discrete_laplace_step() -> None
         random_state=4,
     ).fit(X, y)
     b = (1200 - 240) // 2 // 5
-    for run in learner.trace_.child.children[:-1]:
+    for run in _releases(learner)[:-1]:
+        assert isinstance(run, (Composition, ParallelComposition))
         laplace = run.children[1]
         assert isinstance(laplace, DiscreteLaplace)
         assert _on_a_power_of_two_grid(laplace.sensitivity_units - 1, Fraction(2, b))  # Δ′₁ = Δ₁/γ + D, D = 1
@@ -240,7 +263,7 @@ def test_model_selection_is_one_selection_per_block_and_parallel() -> None:
     release; the selections' events are exponential mechanisms at the full ε on disjoint blocks."""
     X, y = _data(3000, 3, 6)
     improper = PrivateImproperLearner("1", "1e-6", degree=(1, 2, 3), steps=5, random_state=0).fit(X, y)
-    *regressions, directions, along, em = improper.trace_.child.children
+    *regressions, directions, along, em = _releases(improper)
     assert improper.block_degrees_.tolist() == [1, 2, 3, improper.subspace_degree] and len(regressions) == 3
     assert directions == ExponentialMechanism(epsilon=1, candidates=improper.n_directions)
     assert type(along) is type(
@@ -250,13 +273,14 @@ def test_model_selection_is_one_selection_per_block_and_parallel() -> None:
     proper = PrivateProperLearner(
         "1", "1e-6", degree=(1, 2), subspace_dim=(1, 2), cover_resolution=0.5, random_state=0
     ).fit(X, y)
-    _, directions, thresholds = proper.trace_.child.children
+    _, directions, thresholds = _releases(proper)
+    assert isinstance(directions, ExponentialMechanism) and isinstance(thresholds, ExponentialMechanism)
     assert (
         directions.candidates == proper.directions_.shape[0] == 2 + 2 + cover_size(2, 0.5)
     )  # (D, k) = (1, 1), (2, 1), (2, 2)
     assert thresholds.candidates == proper.n_thresholds
     for learner in (improper, proper):
-        assert learner.guarantee_.meets(1, "1e-6").holds
+        assert learner.guarantee_ is not None and learner.guarantee_.meets(1, "1e-6").holds
         assert all(s.private and s.count >= 1 for s in learner.selections_)
 
 

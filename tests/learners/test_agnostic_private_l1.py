@@ -9,6 +9,7 @@ import pytest
 import sympy
 
 from dpledger.accountant import account
+from dpledger.accountant import events as ev
 from dpledger.learners.agnostic.hermite import clip_rows, hermite_features
 from dpledger.learners.agnostic.private_l1 import (
     exact_l1_regression,
@@ -62,7 +63,9 @@ def test_private_optimiser_records_the_noise_it_used_and_meets_its_budget() -> N
     fit = private_l1_regression(
         features, labels, clip_norm=bound, radius=1.0, steps=50, rng=Sampled(0), privacy=privacy
     )
+    assert isinstance(fit.event, ev.Composition)
     step = fit.event.children[0]
+    assert isinstance(step, ev.DiscreteGaussian)
     gamma = Fraction(grid(fit.sigma))
     # the exact discrete Gaussian on the grid γ: s = σ/γ, Δ′ = Δ₂/γ + √F (grid rounding included)
     assert step.sigma_units == sympy.Rational(Fraction(fit.sigma) / gamma)

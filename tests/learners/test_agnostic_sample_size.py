@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -16,15 +17,16 @@ from dpledger.learners.calibration.agnostic_noise import certified_ratio
 from dpledger.learners.calibration.agnostic_sample_size import (
     HYPOTHESES,
     THEOREMS,
+    AgnosticSampleSize,
     paper_step_ratio,
     sample_size,
     tight_step_ratio,
 )
 
-BASE = {"alpha": "0.2", "beta": "0.1", "epsilon": "0.5", "delta": "1e-6", "dim": 10}
+BASE: dict[str, Any] = {"alpha": "0.2", "beta": "0.1", "epsilon": "0.5", "delta": "1e-6", "dim": 10}
 
 
-def size(theorem: str, accounting: str = "paper", **changes):
+def size(theorem: str, accounting: str = "paper", **changes: Any) -> AgnosticSampleSize:
     args = {**BASE, **changes}
     if theorem != "Theorem 4.1":
         args.setdefault("degree", 2)
@@ -86,7 +88,7 @@ def test_theorem_3_1_validation_terms_scale_as_alpha_minus_4_and_5_at_fixed_degr
     term ∝ k ln N/… grows by 2⁴ (·log factor) and the privacy term by 2³ (·log factor) when α
     halves; with D = ⌈1/α²⌉ these become Table 1's 1/α⁶ and 1/(εα⁵). The polynomial terms
     scale as 1/ζ² (statistical) and F/ζ² (privacy, clip norm ∝ F/ζ): ×4."""
-    wide = {"dim": 10**6, "degree": 2}
+    wide: dict[str, Any] = {"dim": 10**6, "degree": 2}
     coarse, fine = size("Theorem 3.1", **wide, alpha="0.2"), size("Theorem 3.1", **wide, alpha="0.1")
     assert fine.parameters["subspace_dim"] < 10**6
     ratio = {t.name: fine.term(t.name).value / t.value for t in coarse.terms}

@@ -92,20 +92,23 @@ def check_against_listing(P, index, labels, signs):
 @settings(max_examples=40, deadline=None)
 @given(samples(grid=1, largest=7))
 def test_counts_ranks_and_representatives_equal_the_listing_on_the_unit_cube(sample):
-    check_against_listing(*sample, (-1, 1))
+    P, index, labels = sample
+    check_against_listing(P, index, labels, (-1, 1))
 
 
 @pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(samples(grid=2, largest=7))
 def test_counts_ranks_and_representatives_equal_the_listing_on_grid_2(sample):
-    check_against_listing(*sample, (-1, 1))
+    P, index, labels = sample
+    check_against_listing(P, index, labels, (-1, 1))
 
 
 @settings(max_examples=30, deadline=None)
 @given(samples(grid=3, largest=6), st.sampled_from([(1,), (-1,)]))
 def test_one_threshold_w_gives_exactly_the_cells_of_that_w(sample, signs):
-    check_against_listing(*sample, signs)
+    P, index, labels = sample
+    check_against_listing(P, index, labels, signs)
 
 
 def test_planar_points_have_the_two_dimensional_listed_trace():
@@ -293,11 +296,13 @@ def test_3d_trace_after_w_and_a1_is_every_labeling_with_point_dependent_offsets(
     trace = GridHalfspaces(3, 2).restrict((w, a1)).trace(P)
     truth = set()
     for g in itertools.product((0, 1), repeat=len(P)):
-        rows = []
+        constraints: list[tuple[tuple[Fraction, ...], Fraction, bool]] = []
         for x, b in zip(trace.points.tolist(), g, strict=True):
             sign = 1 if b else -1  # b = 1: ⟨(x_2, x_3), a⟩ + a_1 x_1 − w ≥ 0; b = 0: < 0
-            rows.append(((Fraction(sign * x[1]), Fraction(sign * x[2])), sign * (a1 * x[0] - w), not b))
-        if feasible(rows):
+            constraints.append(
+                ((Fraction(sign * x[1]), Fraction(sign * x[2])), Fraction(sign * (a1 * x[0] - w)), not b)
+            )
+        if feasible(constraints):
             truth.add(g)
     rows = [tuple(trace.labeling(i).tolist()) for i in range(trace.size)]
     assert set(rows) == truth and len(rows) == trace.size

@@ -5,6 +5,7 @@ guarantee (Theorem 8.19 via Theorem 5.1)."""
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -94,7 +95,7 @@ def test_oracle_is_total_and_valid_on_non_realizable_samples_assumption_4_4():
     rng = Sampled(3)
     X, y = np.array([0, 0, 5, 9]), np.array([0, 1, 1, 0])  # contradictory labels at x = 0
     oracle = RelabelOracle()
-    prefix = ()
+    prefix: tuple[Any, ...] = ()
     for _ in range(C.k):
         prefix += (oracle.select(C, prefix, X, y, rng),)
         assert C.prefix_valid(prefix)
@@ -137,7 +138,8 @@ def test_learner_derived_guarantee_meets_its_target_with_paper_m():
     learner = CarryForwardLearner(C, oracle=RelabelOracle(), epsilon=1, delta="1e-6", random_state=0)
     learner.fit(X, C.evaluate(((40,), (5,)), X))
     assert learner.m_ == 3 and learner.holds_ is True
-    assert learner.guarantee_.meets(1, "1e-6").holds and learner.guarantee_.epsilon_upper <= 1
+    assert learner.guarantee_ is not None and learner.guarantee_.meets(1, "1e-6").holds
+    assert learner.guarantee_.epsilon_upper <= 1
     assert C.contains(learner.hypothesis_)
 
 
@@ -157,7 +159,8 @@ def test_learner_event_with_relabel_oracles_meets_target_at_paper_m_theorem_8_19
     n = needed_n(Target.of(3, k, epsilon, delta), m)
     target = Target.of(n, k, epsilon, delta)
     assert paper_m(target) == m
-    oracle, prefix = RelabelOracle(), ()
+    oracle = RelabelOracle()
+    prefix: tuple[Any, ...] = ()
     events = []
     for i in range(k):
         events.append(oracle.event(C, prefix, m))

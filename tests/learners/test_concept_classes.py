@@ -101,7 +101,7 @@ def test_finite_class_user_components_and_vc_dimension():
     C = FiniteClass([[0, 0], [0, 1], [1, 0], [1, 1]], components=[("a", 0), ("a", 1), ("b", 0), ("b", 1)])
     assert C.vc_dimension == 2 and C.k == 2
     assert list(C.next_values(("a",))) == [0, 1]
-    assert (C.evaluate(("b", 0), [0, 1]) == [1, 0]).all()
+    assert (C.evaluate(("b", 0), np.array([0, 1])) == [1, 0]).all()
 
 
 @pytest.mark.parametrize(

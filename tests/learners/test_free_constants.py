@@ -5,6 +5,7 @@ the issue's goals against the paper's n."""
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import pytest
 import sympy
@@ -27,7 +28,8 @@ GOAL_K = (2, 3, 5, 11, 21, 51, 101)
 
 def _completion_oracle_events(concept, epsilon_a, m):
     """The declared event of CompletionScoreOracle(ε_A) for every component along one prefix."""
-    oracle, prefix, events = CompletionScoreOracle(Fraction(str(epsilon_a))), (), []
+    oracle, events = CompletionScoreOracle(Fraction(str(epsilon_a))), []
+    prefix: tuple[Any, ...] = ()
     for _ in range(concept.k):
         events.append(oracle.event(concept, prefix, m))
         prefix += (concept.next_values(prefix)[0],)
@@ -145,7 +147,8 @@ def test_free_theorem_8_19_chosen_point_meets_the_target_with_the_relabel_oracle
         Fraction(str(2 * share * free.split.tau)),
         Fraction(str(free.split.beta_oracle)),
     )
-    prefix, events = (), []
+    prefix: tuple[Any, ...] = ()
+    events = []
     for _ in range(C.k):
         events.append(oracle.event(C, prefix, free.m))
         prefix += (C.next_values(prefix)[0],)

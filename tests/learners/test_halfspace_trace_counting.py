@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -168,6 +169,7 @@ def test_counted_labelboost_has_exactly_the_listed_distribution_over_labelings()
 
     def run(rng, counted):
         result = (labelboost_counted if counted else labelboost)(C, xs, ys, xt, rng)
+        assert result is not None
         assert np.array_equal(C.evaluate(result.hypothesis, result.points), result.labeling)
         return tuple(result.labeling.tolist()), result.candidates
 
@@ -182,7 +184,10 @@ def test_counted_labelboost_has_exactly_the_listed_distribution_over_labelings()
 def test_sampled_halfspace_labelboost_passes_a_chi_square_test_against_the_enumerated_distribution():
     C = restrict(GridHalfspaces(2, 2), (1,))
     xs, ys, xt = [[0, 1], [1, 1], [2, -1]], [1, 1, 0], [[1, 0], [-1, -2]]
-    exact = enumerate_outputs(lambda rng: tuple(labelboost(C, xs, ys, xt, rng).labeling.tolist()))
+    exact = cast(
+        dict[tuple[int, ...], Any],
+        enumerate_outputs(lambda rng: tuple(labelboost(C, xs, ys, xt, rng).labeling.tolist())),
+    )  # output -> probability interval; the outputs are the labelings, as tuples
     draws, rng = 3000, Sampled(11)
     observed = Counter(tuple(labelboost(C, xs, ys, xt, rng).labeling.tolist()) for _ in range(draws))
     assert set(observed) <= set(exact)
@@ -211,6 +216,7 @@ def test_both_restrictions_of_halfspaces_are_counted_with_their_prefix():
     P, index, labels = np.array([[-2, 1], [0, 3], [1, 1], [3, -1]]), np.array([0, 2, 3]), np.array([1, 0, 1])
     for K in (C.restrict((1,)), restrict(C, (1,))):
         counted = counted_trace(K, P, index, labels)
+        assert counted is not None
         listed = np.bincount(K.trace(P).agreement(index, labels), minlength=len(labels) + 1)
         assert counted.score_counts() == ScoreCounts.of_histogram(listed)
         table = counted.score_counts()

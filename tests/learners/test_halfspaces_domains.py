@@ -78,10 +78,13 @@ def test_rational_domain_sample_is_uniform_over_the_pairs_of_a_slot():
 
 def test_definition_c_3_domain_bounds_and_denominator_chain():
     d, X = 2, 5
-    assert list(coordinate_domain(d, X, ())) == [-1, 1] and 0 not in SignDomain()
+    first = coordinate_domain(d, X, ())
+    assert isinstance(first, SignDomain) and list(first) == [-1, 1] and 0 not in SignDomain()
     second = coordinate_domain(d, X, (1,))
+    assert isinstance(second, RationalDomain)
     assert (second.S, second.C, second.scale) == (d * math.factorial(d) * X**d, math.factorial(d) * X**d, 1)
     third = coordinate_domain(d, X, (1, Fraction(7, 12)))
+    assert isinstance(third, RationalDomain)
     assert (third.S, third.C, third.scale) == (
         (d * math.factorial(d)) ** 2 * X ** (2 * d),
         math.factorial(d) * X**d,
@@ -132,7 +135,7 @@ def test_implicit_exponential_mechanism_equals_the_listed_one(S, C, cuts, raw_sc
     domain = RationalDomain(S, C, 1)
     breakpoints = sorted(set(cuts))
     scores = SlotScores(breakpoints, np.array(raw_scores[: 2 * len(breakpoints) + 1], dtype=np.int64))
-    exact = enumerate_outputs(lambda rng: domain_exponential_mechanism(domain, scores, 1, rng))
+    exact = enumerate_outputs(lambda rng: domain_exponential_mechanism(domain, scores, Fraction(1), rng))
     pairs = _pairs(domain)
     weights = [math.exp(scores(v) / 2) for v in pairs]
     assert set(exact) == set(pairs)

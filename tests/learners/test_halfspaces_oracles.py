@@ -1,9 +1,12 @@
 """The halfspace coordinate oracles (Sections 8.1–8.3): exact privacy of their discrete part on
 tiny instances, validity and the Lemma C.4 check inside CarryForwardLearner, bad input."""
 
+import functools
 import itertools
 import math
+from collections.abc import Hashable
 from fractions import Fraction
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -62,8 +65,8 @@ def test_exponential_interior_point_is_exactly_epsilon_dp_and_interior_with_high
     C = GridHalfspaces(1, 2)
     domain = C.next_values((1,))
     values = [Fraction(v) for v in (-2, -1, 0, 1, 2)]
-    dist = {
-        s: enumerate_outputs(lambda rng, s=s: exponential_interior_point(list(s), domain, 1, rng))
+    dist: dict[tuple[Fraction, ...], dict[Hashable, Any]] = {
+        s: enumerate_outputs(functools.partial(exponential_interior_point, list(s), domain, Fraction(1)))
         for s in itertools.combinations_with_replacement(values, 2)
     }
     for s, P in dist.items():
@@ -71,7 +74,10 @@ def test_exponential_interior_point_is_exactly_epsilon_dp_and_interior_with_high
             other = tuple(sorted((*s[:i], v, *s[i + 1 :])))
             assert float(pure_epsilon(P, dist[other]).b) <= 1 + 1e-12
     points = [Fraction(1, 2)] * 5 + [Fraction(1)] * 4
-    exact = enumerate_outputs(lambda rng: exponential_interior_point(points, domain, 4, rng))
+    exact = cast(
+        dict[Fraction, Any],
+        enumerate_outputs(functools.partial(exponential_interior_point, points, domain, Fraction(4))),
+    )  # output (a domain value) -> probability interval
     inside = sum(float(p.a) for v, p in exact.items() if Fraction(1, 2) <= v <= 1)
     assert inside >= 1 - domain.size * math.exp(-4 * 9 / 4)
     assert interior_point_scores(points).maximum == 5

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from fractions import Fraction
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -60,6 +61,7 @@ def test_algorithm_1_relabels_s_and_t_by_a_representative_of_the_trace(concept_c
 def test_releases_record_the_lemma_that_covers_them():
     C = Intervals(6)
     carrier = labelboost_carrier(C, S_X, S_Y, T_X, Sampled(1))
+    assert isinstance(carrier.output, tuple)  # the relabeled carrier, one label a point
     assert carrier.event == LabelBoostCarrier() and len(carrier.output) == len(T_X)
     assert account(carrier.event).guarantee.epsilon_upper == pytest.approx(math.log(4 * math.e))
     realizable_only = labelboost_then(
@@ -77,13 +79,17 @@ def test_releases_record_the_lemma_that_covers_them():
 def test_realizable_continuation_leaks_on_non_realizable_input():
     C = Intervals(6)
     continuation = realizable_randomized_response(C, 1)
-    assert continuation(np.array([1, 2, 3]), np.array([1, 0, 1]), Sampled(0)).output[0] == "not realizable"
+    leaked = continuation(np.array([1, 2, 3]), np.array([1, 0, 1]), Sampled(0)).output
+    assert isinstance(leaked, tuple) and leaked[0] == "not realizable"
     assert continuation(np.array([1, 2, 3]), np.array([0, 1, 1]), Sampled(0)).output in (0, 1)
 
 
 @pytest.mark.parametrize("concept_class", [Intervals(6), Thresholds(6)], ids=repr)
 def test_sampled_labelboost_agrees_with_the_enumerated_distribution(concept_class):
-    exact = enumerate_outputs(lambda rng: labelboost_carrier(concept_class, S_X, S_Y, T_X, rng).output)
+    exact = cast(
+        dict[tuple[int, ...], Any],
+        enumerate_outputs(lambda rng: labelboost_carrier(concept_class, S_X, S_Y, T_X, rng).output),
+    )  # output -> probability interval; the outputs are relabeled carriers, tuples of labels
     probabilities = {k: float(v.mid) for k, v in exact.items()}
     rng = Sampled(2024)
     counts = Counter(labelboost_carrier(concept_class, S_X, S_Y, T_X, rng).output for _ in range(4000))
@@ -97,9 +103,10 @@ def test_sampled_labelboost_agrees_with_the_enumerated_distribution(concept_clas
 def test_proposition_3_12_exact_tail_of_the_exponential_mechanism():
     """Pr[err_S(h) > α + λ] ≤ |F| exp(−ελ|S|/2), exactly, for the selection of LabelBoost."""
     C, xs, ys = Intervals(8), [0, 1, 2, 3, 4, 5, 6, 7], [0, 1, 0, 1, 1, 0, 1, 0]
-    errors = enumerate_outputs(
-        lambda rng: int((labelboost(C, xs, ys, [], rng).labeled != np.array(ys)).sum())
-    )
+    errors = cast(
+        dict[int, Any],
+        enumerate_outputs(lambda rng: int((labelboost(C, xs, ys, [], rng).labeled != np.array(ys)).sum())),
+    )  # number of mistakes -> probability interval
     size = C.trace(xs).size
     best = min(errors) / len(xs)
     for mistakes in range(len(xs) + 1):

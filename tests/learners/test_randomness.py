@@ -122,7 +122,7 @@ def test_sampled_grouped_choice_lands_in_the_support(log_weights, seed):
 
 def test_continuous_draws_are_an_error_under_enumeration():
     with pytest.raises(ContinuousDrawError, match="laplace"):
-        enumerate_outputs(lambda rng: rng.laplace(1.0))
+        enumerate_outputs(lambda rng: float(rng.laplace(1.0)))
     with pytest.raises(ValueError, match="gaussian"):
         Enumerated([], 64).gaussian(1.0)
 

@@ -56,6 +56,7 @@ def test_rectangle_completion_runs_equal_the_enumerated_completion_scores():
         y = rng.integers(0, 2, len(X))
         for length in range(4):
             runs = completion_runs(C, tuple(h[:length]), X, y)
+            assert runs is not None
             values, scores = completion_scores(C, tuple(h[:length]), X, y)
             expanded = [
                 s

@@ -1,8 +1,10 @@
 """Theorem 7.2's active sample size, Algorithm 2's n for it and the tight n (dpledger.learners.calibration.sample_size),
 with Theorems 5.1 and 8.5/8.8/8.14 on top (dpledger.learners.calibration.halfspaces, dpledger.verify.paper.theorem_calibration)."""
 
+import functools
 import math
 import re
+from fractions import Fraction
 
 import pytest
 import sympy
@@ -33,9 +35,14 @@ def test_theorem_7_2_labelboost_term_is_the_formula_with_constant_one():
     assert labelboost_term(RUN) == math.ceil(3 * 3 / 0.1 * math.log(320 * 9 / 0.01))
 
 
+def _constant_m(m: int, n: int) -> int:
+    """An oracle requirement m_A(n) that does not depend on n."""
+    return m
+
+
 def test_theorem_7_2_m_is_the_larger_requirement_and_algorithm_2_gives_it_at_n_paper():
     for oracle_m in (10, 5000):
-        sample = carry_forward_sample_complexity(RUN, lambda n, m=oracle_m: m)
+        sample = carry_forward_sample_complexity(RUN, functools.partial(_constant_m, oracle_m))
         assert sample.m == max(oracle_m, sample.m_labelboost)
         target = RUN.privacy(sample.n_paper)
         assert paper_m(target) == sample.m
@@ -115,7 +122,8 @@ def test_lemma_c_7_perturbed_grid_bound_dominates_the_exact_integer(d, grid, n):
 @pytest.mark.parametrize("d", [1, 2, 3])
 def test_domain_size_bound_dominates_the_domains_of_definition_8_2(d):
     grid = 5
-    prefix, largest = (1,), 2
+    prefix: tuple[int | Fraction, ...] = (1,)
+    largest = 2
     for _ in range(d):
         domain = coordinate_domain(d, grid, prefix)
         largest = max(largest, domain.size)

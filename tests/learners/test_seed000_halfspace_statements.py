@@ -123,7 +123,7 @@ def test_algorithm_3_ipconcave_partitions_at_random_takes_each_blocks_full_depth
     assert value in domain
 
 
-def _largest_gap(C, X, y, changed) -> int:
+def _largest_gap(C, X: np.ndarray, y: np.ndarray, changed: tuple[np.ndarray, np.ndarray]) -> int:
     """max over w ∈ {−1, 1} and every z of Ỹ_2(w) of |Q_2^S(z) − Q_2^{S′}(z)| (d = 1, all listed)."""
     gaps = [0]
     for w in (-1, 1):

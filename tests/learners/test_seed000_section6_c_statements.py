@@ -27,7 +27,7 @@ class RecordingOracle(ComponentOracle):
     output."""
 
     def __init__(self) -> None:
-        self.inner = CompletionScoreOracle()
+        self.inner: ComponentOracle = CompletionScoreOracle()
         self.calls: list[tuple[tuple, np.ndarray, np.ndarray, object]] = []
 
     def select(self, concept_class, prefix, X, y, rng):

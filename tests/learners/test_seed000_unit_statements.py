@@ -5,6 +5,7 @@ perturbation)."""
 import itertools
 from collections import Counter
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -38,7 +39,9 @@ def test_definition_c_5_perturbation_adds_independent_uniform_noise_to_every_coo
         counts = Counter(values[:, column].tolist())
         assert all(abs(counts[v] / draws - 1 / 3) < 0.03 for v in (-1, 0, 1)), counts
     for a, b in itertools.combinations(range(values.shape[1]), 2):
-        pairs = Counter(zip(values[:, a].tolist(), values[:, b].tolist(), strict=True))
+        pairs: Counter[tuple[int, ...]] = Counter(
+            zip(values[:, a].tolist(), values[:, b].tolist(), strict=True)
+        )
         assert all(abs(pairs[p] / draws - 1 / 9) < 0.025 for p in itertools.product((-1, 0, 1), repeat=2)), (
             pairs
         )
@@ -60,7 +63,7 @@ def test_definition_4_2_realizable_prefix_state_iff_a_completion_of_the_prefix_l
     grid = itertools.product(range(domain), repeat=C.dimension)
     records = [(x, y) for x in grid for y in (0, 1)]
     prefixes = sorted({h[:i] for h in C.completions() for i in range(C.k + 1)})
-    verdicts = Counter()
+    verdicts: Counter[tuple[int, bool]] = Counter()
     for prefix in prefixes:
         completions = list(C.completions(prefix))
         for sample in itertools.combinations_with_replacement(records, size):
@@ -89,7 +92,8 @@ def test_assumption_4_4_totality_completion_score_oracle_returns_a_valid_compone
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 6, size=(size, C.dimension))
     y = rng.integers(0, 2, size=size)
-    oracle, prefix = CompletionScoreOracle(), ()
+    oracle = CompletionScoreOracle()
+    prefix: tuple[Any, ...] = ()
     for _ in range(C.k):
         prefix += (oracle.select(C, prefix, C.points(X), y, Sampled(seed)),)
         assert C.prefix_valid(prefix)

@@ -19,7 +19,15 @@ import pytest
 
 import dpledger.learners.agnostic.semi_agnostic as semi_agnostic
 from dpledger.accountant import account
-from dpledger.accountant.events import DiscreteGaussian, DiscreteLaplace, Event, ExponentialMechanism
+from dpledger.accountant.events import (
+    Claim,
+    Composition,
+    DiscreteGaussian,
+    DiscreteLaplace,
+    Event,
+    ExponentialMechanism,
+    ParallelComposition,
+)
 from dpledger.learners.agnostic import (
     PrivateImproperLearner,
     PrivateProperLearner,
@@ -118,7 +126,7 @@ def test_lemma_c_2_clipping_raises_the_l1_loss_by_at_most_the_clipping_probabili
         assert np.array_equal(clipped[~was_clipped], phi[~was_clipped])
         for scale in (0.1, 1.0, 10.0):
             c = rng.standard_normal(F)
-            c *= scale / np.linalg.norm(c)
+            c *= scale / float(np.linalg.norm(c))
             raw, cut = np.abs(phi @ c - y), np.abs(clipped @ c - y)
             assert np.all(cut <= raw + was_clipped + 1e-9)
             assert cut.mean() <= raw.mean() + was_clipped.mean() + 1e-9
@@ -154,7 +162,7 @@ def test_algorithm_2_returns_a_cover_halfspace_in_the_top_subspace_of_its_privat
     assert np.isclose(np.linalg.norm(learner.directions_, axis=1), 1).all()
     assert any(np.array_equal(learner.coef_, normal) for normal in learner.directions_)
     assert -learner.intercept_ in learner.thresholds_.tolist()
-    gaussian, direction, threshold = learner.trace_.child.children
+    gaussian, direction, threshold = _releases(learner)
     assert isinstance(gaussian, DiscreteGaussian)
     assert isinstance(direction, ExponentialMechanism) and isinstance(threshold, ExponentialMechanism)
     assert direction.candidates == len(learner.directions_) and threshold.candidates == learner.n_thresholds
@@ -178,15 +186,24 @@ def test_algorithms_3_and_4_one_run_per_geometric_guess_then_one_selection_among
     )
     assert any(np.array_equal(learner.coef_, w) for w in learner.iterates_.reshape(-1, 3))
     assert -learner.intercept_ in learner.thresholds_.tolist()
-    *runs, em = learner.trace_.child.children
+    *runs, em = _releases(learner)
     assert (
         len(runs) == 3
         and isinstance(em, ExponentialMechanism)
         and em.candidates == 3 * 4 * learner.n_thresholds
     )
     for run in runs:
+        assert isinstance(run, (Composition, ParallelComposition))
         kinds = [type(event) for event in run.children]
         assert kinds == [DiscreteGaussian, ExponentialMechanism] + [DiscreteGaussian] * 3
+
+
+def _releases(learner) -> tuple[Event, ...]:
+    """The releases under a fitted learner's claim (its trace), in the order it made them."""
+    assert isinstance(learner.trace_, Claim)
+    child = learner.trace_.child
+    assert isinstance(child, (Composition, ParallelComposition))
+    return child.children
 
 
 def _noise_halved(event):

@@ -4,6 +4,7 @@ representatives exactly; LabelBoost through it has the listed exponential mechan
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -17,8 +18,8 @@ from dpledger.learners.completion_scores import restrict
 from dpledger.learners.concept_classes import Intervals
 from dpledger.learners.labelboost import labelboost, labelboost_counted
 from dpledger.learners.randomness import Enumerated, Sampled, enumerate_outputs
-from dpledger.learners.score_counts import unranked
-from dpledger.learners.trace_counting import best_agreement, counted_trace
+from dpledger.learners.score_counts import CountedTraceLike, unranked
+from dpledger.learners.trace_counting import CountedTrace, best_agreement, counted_trace
 
 CASES = [
     ("x1 and (x2 or not x3)", ("thresholds", "intervals", "thresholds")),
@@ -46,9 +47,16 @@ def instances(seed: int, count: int):
                 yield restrict(C, prefix), points, position[:7], ys
 
 
+def _counted(K, points, index, labels) -> CountedTraceLike:
+    """The counted trace of a line composition (never None for the classes tested here)."""
+    counted = counted_trace(K, points, index, labels)
+    assert counted is not None
+    return counted
+
+
 def test_counts_by_score_equal_the_listed_trace_histogram():
     for K, points, index, labels in instances(0, 4):
-        table = counted_trace(K, points, index, labels).score_counts()
+        table = _counted(K, points, index, labels).score_counts()
         listed = Counter(K.trace(points).agreement(index, labels).tolist())
         assert dict(zip(table.scores, table.counts, strict=True)) == dict(listed)
 
@@ -57,7 +65,7 @@ def test_every_rank_unranks_to_a_distinct_listed_labeling_with_the_listed_repres
     for K, points, index, labels in instances(1, 2):
         trace = K.trace(points)
         listed = {trace.labeling(i).tobytes(): trace.representative(i) for i in range(trace.size)}
-        counted = counted_trace(K, points, index, labels)
+        counted = _counted(K, points, index, labels)
         seen = set()
         for score, labeling in unranked(counted):
             assert int(np.sum(labeling[index] == labels)) == score
@@ -73,6 +81,7 @@ def test_counted_labelboost_has_exactly_the_listed_output_distribution():
 
     def run(rng, counted):
         result = (labelboost_counted if counted else labelboost)(K, xs, ys, xt, rng)
+        assert result is not None
         return tuple(result.labeling.tolist()), result.hypothesis, result.candidates
 
     listed = enumerate_outputs(lambda rng: run(rng, False))
@@ -87,7 +96,10 @@ def test_counted_labelboost_has_exactly_the_listed_output_distribution():
 def test_sampled_labelboost_passes_a_chi_square_test_against_the_enumerated_distribution():
     C = composed(*CASES[0], domain=8)
     xs, ys, xt = [1, 4, 6], [0, 1, 1], [2, 7]
-    exact = enumerate_outputs(lambda rng: tuple(labelboost(C, xs, ys, xt, rng).labeling.tolist()))
+    exact = cast(
+        dict[tuple[int, ...], Any],
+        enumerate_outputs(lambda rng: tuple(labelboost(C, xs, ys, xt, rng).labeling.tolist())),
+    )  # output -> probability interval; the outputs are the labelings, as tuples
     draws, rng = 4000, Sampled(7)
     observed = Counter(tuple(labelboost(C, xs, ys, xt, rng).labeling.tolist()) for _ in range(draws))
     assert set(observed) <= set(exact)
@@ -138,9 +150,9 @@ def test_line_completion_scores_equal_the_enumerated_completions(monkeypatch):
 
 def test_counts_in_python_integers_equal_the_int64_counts(monkeypatch):
     for K, points, index, labels in instances(4, 1):
-        fast = counted_trace(K, points, index, labels).score_counts()
+        fast = _counted(K, points, index, labels).score_counts()
         with monkeypatch.context() as patch:
             patch.setattr(trace_counting, "_INT64_SAFE", 1)  # the path for traces beyond 2^62 labelings
             exact = counted_trace(K, points, index, labels)
-            assert exact.completions[0].dtype == object
+            assert isinstance(exact, CountedTrace) and exact.completions[0].dtype == object
             assert exact.score_counts() == fast

@@ -69,6 +69,7 @@ def _bench():
 
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_agnostic.py"
     spec = importlib.util.spec_from_file_location("bench_agnostic", path)
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

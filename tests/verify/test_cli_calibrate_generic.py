@@ -147,6 +147,7 @@ def test_per_step_epsilon_text_and_json_agree(capsys):
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(argv, capsys):
+    status: int | str | None
     try:
         status = main(["calibrate", *argv])
     except SystemExit as exit_:  # argparse refuses before the service runs

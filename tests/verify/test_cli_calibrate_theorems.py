@@ -63,6 +63,7 @@ def test_boolean_is_an_alias_of_theorem_8_19(capsys):
     ],
 )
 def test_calibrate_refuses_input_outside_the_theorems_hypotheses(capsys, argv, message):
+    status: int | str | None
     try:
         status = main(["calibrate", *argv])
     except SystemExit as exit_:  # argparse refusals exit from the parser
@@ -96,6 +97,7 @@ def test_seed_002_theorems_report_both_accountings_with_the_substitutes_named(ca
     ],
 )
 def test_seed_002_calibration_refuses_input_outside_the_hypotheses(capsys, argv, message):
+    status: int | str | None
     try:
         status = main(["calibrate", *argv])
     except SystemExit as exit_:

@@ -281,6 +281,7 @@ def test_output_into_a_pipe_the_reader_left_is_not_a_traceback():
 
     command = [str(Path(sys.executable).with_name("dpledger")), "proofs"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None  # both piped
     process.stdout.close()  # the reader (as `| head -0`) leaves before anything is written
     errors = process.stderr.read().decode()
     assert process.wait(timeout=120) == 0 and "Traceback" not in errors and "BrokenPipe" not in errors

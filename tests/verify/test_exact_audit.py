@@ -6,8 +6,10 @@ from __future__ import annotations
 import io
 import json
 import math
+from collections.abc import Hashable
 from contextlib import redirect_stdout
 from functools import partial
+from typing import Any
 
 import numpy as np
 import pytest
@@ -123,7 +125,7 @@ def test_releasing_the_selected_hypothesis_is_not_private(name):
     """The representative's candidate set depends on P, so some neighbour can never output it."""
     audit = LabelBoostAudit(name, 4, 2, 1, "hypothesis")
     result = audit_labelboost(audit, workers=1)
-    assert result.epsilon[0] == math.inf and result.holds is False
+    assert result.epsilon[0] == math.inf and result.holds is False and result.worst_pair is not None
     first, second = (enumerate_outputs(partial(_run_labelboost, audit, d)) for d in result.worst_pair)
     assert set(first) != set(second)  # the witness: an output one side can never produce
     assert result.delta_at_bound > 0.3
@@ -256,7 +258,8 @@ def test_exact_auditor_parses_a_text_epsilon_and_never_evaluates_it(tmp_path, mo
     from mpmath import iv
 
     monkeypatch.chdir(tmp_path)
-    P, Q = {0: iv.mpf(1) / 2, 1: iv.mpf(1) / 2}, {0: iv.mpf(1) / 4, 1: iv.mpf(3) / 4}
+    P: dict[Hashable, Any] = {0: iv.mpf(1) / 2, 1: iv.mpf(1) / 2}
+    Q: dict[Hashable, Any] = {0: iv.mpf(1) / 4, 1: iv.mpf(3) / 4}
     assert float(hockey_stick(P, Q, "log(3/2)").b) == pytest.approx(0.125, abs=1e-12)
     with pytest.raises(ValueError, match="not a number or an arithmetic expression"):
         hockey_stick(P, Q, "__import__('os').system('touch PWNED')")

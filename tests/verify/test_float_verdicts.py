@@ -34,8 +34,9 @@ def float_laplace_vector(data, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def test_textbook_float_laplace_is_a_float_leak_and_not_a_violation():
-    result = audit(float_laplace, ZERO_ONE, 1.0, samples=200_000, executor=SERIAL)
+    result = audit(float_laplace, ZERO_ONE, 1.0, samples=200_000, executor=SERIAL)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
     assert result.verdict == FLOAT_LEAK and result.violation
+    assert result.float_epsilon_lower is not None and result.witness is not None
     assert result.real_epsilon_lower <= 1.0 < result.float_epsilon_lower
     assert result.witness == result.float_witness and result.witness["family"].startswith("lattice")
     assert (
@@ -45,16 +46,17 @@ def test_textbook_float_laplace_is_a_float_leak_and_not_a_violation():
 
 
 def test_wrong_scale_float_laplace_is_a_violation_with_a_real_number_witness():
-    result = audit(float_laplace_half_scale, ZERO_ONE, 1.0, samples=200_000, executor=SERIAL)
+    result = audit(float_laplace_half_scale, ZERO_ONE, 1.0, samples=200_000, executor=SERIAL)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
     assert result.verdict == VIOLATION and 1.0 < result.real_epsilon_lower <= 2.0
+    assert result.witness is not None
     assert result.witness == result.real_witness and result.witness["kind"] == "real number"
 
 
 def test_float_leak_of_one_coordinate_of_a_vector_output_is_caught_by_lattice_events():
     zeros = np.zeros(5)
     pair = [NeighbourPair(zeros, np.eye(5)[0], "coordinate 0: 0 vs 1")]
-    result = audit(float_laplace_vector, pair, 0.1, samples=200_000, executor=SERIAL)
-    assert result.verdict == FLOAT_LEAK and result.real_epsilon_lower <= 0.1
+    result = audit(float_laplace_vector, pair, 0.1, samples=200_000, executor=SERIAL)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
+    assert result.verdict == FLOAT_LEAK and result.real_epsilon_lower <= 0.1 and result.witness is not None
     assert (
         result.witness["family"].startswith("lattice") and result.witness["event"].get("coordinate", 0) == 0
     )
@@ -66,14 +68,16 @@ def _bound_levels(alpha: float, candidates: int) -> set[float]:
 
 
 def test_discrete_outputs_give_the_whole_confidence_to_real_number_events():
-    result = audit(RandomizedResponse(2.0), ZERO_ONE, 1.0, samples=100_000, stages=1, executor=SERIAL)
+    result = audit(RandomizedResponse(2.0), ZERO_ONE, 1.0, samples=100_000, stages=1, executor=SERIAL)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
     assert result.float_epsilon_lower is None and result.float_witness is None
+    assert result.real_witness is not None
     assert round(result.real_witness["bound_level"], 12) in _bound_levels(0.05, result.candidates_corrected)
 
 
 def test_confidence_is_split_between_the_two_kinds_so_the_bonferroni_sum_is_alpha():
     # The kinds share α by rank (¾, ¼), each kind's K candidates share its level by rank: Σ of all levels = α.
-    result = audit(float_laplace, ZERO_ONE, 1.0, samples=100_000, stages=1, executor=SERIAL)
+    result = audit(float_laplace, ZERO_ONE, 1.0, samples=100_000, stages=1, executor=SERIAL)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
+    assert result.real_witness is not None and result.float_witness is not None
     levels = [round(witness["bound_level"], 12) for witness in (result.real_witness, result.float_witness)]
     splits = [
         (real, floating)
@@ -88,7 +92,7 @@ def test_confidence_is_split_between_the_two_kinds_so_the_bonferroni_sum_is_alph
 
 
 def test_snapped_laplace_outputs_have_no_float_artefact_events():
-    result = audit(Laplace(1.0), ZERO_ONE, 1.0, samples=100_000, executor=SERIAL)
+    result = audit(Laplace(1.0), ZERO_ONE, 1.0, samples=100_000, executor=SERIAL)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
     assert result.verdict == NO_VIOLATION and result.float_epsilon_lower is None
 
 

@@ -6,6 +6,7 @@ import functools
 import math
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -139,14 +140,14 @@ def test_correct_mechanism_claimed_at_its_true_epsilon_not_flagged_beyond_confid
 
 
 def test_wrong_scale_laplace_flagged_and_bound_below_true_epsilon():
-    result = audit(Laplace(0.5), ZERO_ONE, 1.0, samples=200_000, executor=SERIAL)
+    result = audit(Laplace(0.5), ZERO_ONE, 1.0, samples=200_000, executor=SERIAL)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
     assert result.violation and 1.0 < result.epsilon_lower <= 2.0
 
 
 def test_rare_output_violation_is_caught_at_a_million_samples():
     # A 2e-4-probability event: ~100 hits among 5e5 estimation runs on one input, none on the other.
     result = audit(rare_leak, ZERO_ONE, 1.0, samples=1_000_000, stages=1, executor=SERIAL)
-    assert result.violation and result.epsilon_lower > 2.5
+    assert result.violation and result.epsilon_lower > 2.5 and result.witness is not None
     event = result.witness["event"]
     assert result.witness["hits"]["b"] > 100 * result.witness["hits"]["a"]
     if event["type"] == "interval":
@@ -158,7 +159,7 @@ def test_rare_output_violation_is_caught_at_a_million_samples():
 
 
 def test_large_true_epsilon_is_certified_beyond_the_dp_sniper_ceiling():
-    result = audit(RandomizedResponse(9.0), [NeighbourPair(0, 1)], 1.0, samples=1_000_000, executor=SERIAL)
+    result = audit(RandomizedResponse(9.0), [NeighbourPair(0, 1)], 1.0, samples=1_000_000, executor=SERIAL)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
     assert result.epsilon_lower > math.log(100)
 
 
@@ -187,7 +188,7 @@ def test_gaussian_exact_epsilon_matches_the_classic_calibration_bound():
 
 
 def test_same_seed_gives_identical_numbers_on_every_executor():
-    kwargs = dict(samples=300_000, seed=7)
+    kwargs: dict[str, Any] = dict(samples=300_000, seed=7)
     results = [audit(laplace_mechanism, ZERO_ONE, 1.0, executor=SERIAL, **kwargs)]
     with ThreadPoolExecutor(3) as threads:
         results.append(audit(laplace_mechanism, ZERO_ONE, 1.0, executor=threads, **kwargs))
@@ -315,7 +316,7 @@ def test_small_domain_pairs_are_substitution_neighbours():
 
 def test_canary_pairs_substitute_and_add_the_canary():
     X, y = np.arange(6.0).reshape(6, 1), np.array([0, 0, 0, 1, 1, 1])
-    substituted, added = canary_pairs(X, y, [9.0], 1, relation="both")
+    substituted, added = canary_pairs(X, y, np.array([9.0]), 1, relation="both")
     assert substituted.b[0][0, 0] == 9.0 and substituted.b[1][0] == 1 and len(added.b[0]) == 7
 
 
@@ -373,7 +374,7 @@ def test_learner_adapter_flags_the_buggy_learner_and_passes_the_correct_one(scor
         PredictionsAt(np.arange(0.0, 6.0).reshape(6, 1)),
         X,
         y,
-        canary_features=[0.0],
+        canary_features=np.array([0.0]),
         canary_label=1,
         claimed_epsilon=1.0,
         samples=2000,
@@ -394,7 +395,6 @@ def test_estimation_runs_from_the_chunk_shape_equal_the_listed_chunks_and_never_
         assert estimation_runs(samples) == samples - sum(
             selection_runs(size) for size in chunk_sizes(samples)
         )
-    assert (
-        minimum_samples(30.0, 0.0, 0.01) > 2**45
-    )  # found without listing 2^30 chunks of the budgets it tries
+    found = minimum_samples(30.0, 0.0, 0.01)
+    assert found is not None and found > 2**45  # found without listing 2^30 chunks of the budgets it tries
     assert minimum_samples(40.0, 0.0, 0.01) is None  # beyond any budget of 2^50 runs

@@ -4,7 +4,9 @@ canary substitution pairs (the seeds' adjacency), claims at the derived guarante
 Each audit here can fail: the learner's derived ε lies below what the audit's
 sample size can certify, and a broken variant audited the same way is flagged."""
 
+import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
@@ -49,6 +51,7 @@ def test_carry_forward_learner_measured_epsilon_below_its_certified_guarantee():
     X = rng.integers(0, 16, size=3000)
     y = (X >= 9).astype(int)
     guarantee = CarryForwardFactory(1)(0).fit(X, y).guarantee_
+    assert guarantee is not None
     derived = guarantee.epsilon_upper
     assert derived < certifiable_epsilon(guarantee.delta_upper)
     result = audit_learner(
@@ -72,9 +75,9 @@ class LabelsFromDataProperLearner(PrivateProperLearner):
     """Negative control: a label-encoding bug put in — the classes read from
     the labels seen in fit ({−1, 1} when every label is 1, {0, 1} otherwise)."""
 
-    def fit(self, X: np.ndarray, y: np.ndarray) -> "LabelsFromDataProperLearner":
-        super().fit(X, y)
-        self.classes_ = (-1, 1) if np.all(np.asarray(y) == 1) else (0, 1)
+    def fit(self, X: Any, y: Any, **fit_params: Any) -> "LabelsFromDataProperLearner":
+        super().fit(X, y, **fit_params)
+        self.classes_ = np.array((-1, 1) if np.all(np.asarray(y) == 1) else (0, 1))
         return self
 
 
@@ -109,6 +112,7 @@ def test_proper_learner_passes_its_audit_and_its_label_leaking_variant_is_flagge
     is not flagged, the variant that reads its label set from the data is (ε = ∞)."""
     y = np.ones(len(X_PROPER), dtype=int)
     guarantee = ProperFactory(PrivateProperLearner)(0).fit(X_PROPER, y).guarantee_
+    assert guarantee is not None
     derived, delta = guarantee.epsilon_upper, guarantee.delta_upper
     assert derived < certifiable_epsilon(delta)
     result = audit_learner(
@@ -132,7 +136,9 @@ def test_proper_learner_passes_its_audit_and_its_label_leaking_variant_is_flagge
 def carrier_release(data: tuple, rng: np.random.Generator) -> tuple:
     """LabelBoost's carrier-only release M_T(S) (Lemma 3.17) for a fixed carrier T."""
     X, y = data
-    return labelboost_carrier(Thresholds(6), X, y, np.array([1, 3, 5]), Sampled(rng)).output
+    carrier = labelboost_carrier(Thresholds(6), X, y, np.array([1, 3, 5]), Sampled(rng)).output
+    assert isinstance(carrier, tuple)  # the relabeled carrier, one label a point
+    return carrier
 
 
 @pytest.mark.slow
@@ -142,12 +148,12 @@ def test_lemma_3_17_carrier_release_not_flagged_at_ln_4e():
     result = audit(
         per_sample(carrier_release),
         [NeighbourPair(S, S_prime, "last label flipped")],
-        float(np.log(4 * np.e)),
+        float(np.log(4 * math.e)),
         samples=20000,
         executor=InProcessExecutor(),
         seed=2,
     )
-    assert not result.violation and result.epsilon_lower <= np.log(4 * np.e)
+    assert not result.violation and result.epsilon_lower <= np.log(4 * math.e)
 
 
 # Learners audited on datasets chosen to be hard.
@@ -196,7 +202,8 @@ class DefaultFactory:
 def test_planted_bug_is_invisible_to_the_accountant():
     X, y = hard_learner_pairs(20, 2)[0].a
     quiet = QuietProperLearner(1.0, 1e-5, random_state=0).fit(X, y)
-    assert quiet.claim_holds() and quiet.guarantee_.epsilon_upper <= 1.0
+    assert quiet.guarantee_ is not None and quiet.guarantee_.epsilon_upper <= 1.0
+    assert quiet.claim_holds()
 
 
 def test_hard_pairs_are_identical_records_and_one_changed_record():

@@ -23,8 +23,9 @@ WHERE = LEAK_PLACES
 @pytest.mark.parametrize("where", WHERE)
 def test_one_sided_leak_is_flagged_as_an_output_only_one_input_produced(where):
     # p = 1e-3 at 80/p runs per input: ~60 leak outputs on split 2, none possible on input 0.
-    result = audit(OneSidedLeak(where, 1e-3), ZERO_ONE, 1.0, samples=80_000, executor=SERIAL)
+    result = audit(OneSidedLeak(where, 1e-3), ZERO_ONE, 1.0, samples=80_000, executor=SERIAL)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
     assert result.violation and result.one_sided and result.to_json()["epsilon_is_a_ceiling"]
+    assert result.witness is not None
     assert result.witness["hits"]["a"] == 0 and result.witness["family"].startswith("one-sided")
 
 
@@ -42,7 +43,8 @@ def test_one_sided_leak_is_flagged_as_an_output_only_one_input_produced(where):
 def test_one_sided_leak_of_probability_1e_4_is_flagged_at_50_to_100_runs_per_leak(where, samples):
     # ~50/p runs per input flag most seeds (benchmarks/bench_montecarlo_rare.py), 100/p all; the
     # witness holds the leak: runs of input 1, (almost) none of input 0.
-    result = audit(OneSidedLeak(where, 1e-4), ZERO_ONE, 1.0, samples=samples, executor=SERIAL)
+    result = audit(OneSidedLeak(where, 1e-4), ZERO_ONE, 1.0, samples=samples, executor=SERIAL)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
+    assert result.real_witness is not None
     hits = result.real_witness["hits"]
     assert result.verdict == VIOLATION and hits["b"] > 20 * hits["a"]
 
@@ -50,7 +52,8 @@ def test_one_sided_leak_of_probability_1e_4_is_flagged_at_50_to_100_runs_per_lea
 @pytest.mark.slow
 def test_unique_output_of_probability_3e_5_is_a_certified_delta_violation():
     # With probability 3e-5 input 1 outputs a value input 0 never does: δ(ε) ≥ 3e-5 > 1e-5 at every ε.
-    result = audit(OneSidedLeak("bulk", 3e-5), ZERO_ONE, 1.0, delta=1e-5, samples=4_000_000, executor=SERIAL)
+    result = audit(OneSidedLeak("bulk", 3e-5), ZERO_ONE, 1.0, delta=1e-5, samples=4_000_000, executor=SERIAL)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
+    assert result.delta_lower is not None  # a δ claim is audited at δ
     assert result.violation and result.delta_violation and 1e-5 < result.delta_lower <= 3e-5
 
 
@@ -133,5 +136,5 @@ def test_one_sided_events_are_estimated_on_runs_reduced_on_the_workers():
     from dpledger.verify.audit.montecarlo import local_processes
 
     with local_processes(2) as pool:
-        result = audit(OneSidedLeak("vector", 1e-3), ZERO_ONE, 1.0, samples=200_000, executor=pool)
+        result = audit(OneSidedLeak("vector", 1e-3), ZERO_ONE, 1.0, samples=200_000, executor=pool)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
     assert result.violation and result.one_sided

@@ -46,6 +46,7 @@ def test_statistics_evaluated_together_equal_each_statistic_evaluated_alone():
     other_centre = search.fit_distinguisher(a[1000:2000], b[1000:2000])
     prefix_a, prefix_b = np.cumsum(a, axis=1), np.cumsum(b, axis=1)  # correlated: innovations apply
     innovations = fit_innovations(prefix_a, prefix_b)
+    assert innovations is not None  # prefix sums are correlated
     seen_a, seen_b = innovations(prefix_a), innovations(prefix_b)
     on_innovations = [
         OnInnovations(innovations, search.fit_distinguisher(seen_a, seen_b)),
@@ -75,6 +76,7 @@ def test_a_fit_made_again_on_the_same_runs_is_the_same_statistic():
 
     def on_innovations(rows: int) -> OnInnovations:  # nested parts: the innovations and the score on them
         innovations = fit_innovations(prefix_a[:rows], prefix_b[:rows])
+        assert innovations is not None  # prefix sums are correlated
         return OnInnovations(
             innovations, search.fit_distinguisher(innovations(prefix_a), innovations(prefix_b))
         )
@@ -86,7 +88,7 @@ def test_a_fit_made_again_on_the_same_runs_is_the_same_statistic():
 def test_reducing_chunk_keeps_the_search_split_and_the_statistics_values_of_the_rest(tmp_path):
     a, b = _laplace_vectors()
     statistics = (search.fit_distinguisher(a, b), CountAbove(a.mean(axis=0)))
-    task = ChunkTask(Laplace(6.0), np.zeros(6), 3000, chunk_seeds(5, 1, 1)[0][0][0])
+    task = ChunkTask(Laplace(6.0), np.zeros(6), 3000, chunk_seeds(5, 1, 1)[0][0][0])  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
     runs = task()
     for result in (
         ReducingChunkTask(task, 750, statistics)(),
@@ -97,6 +99,7 @@ def test_reducing_chunk_keeps_the_search_split_and_the_statistics_values_of_the_
         for statistic, values in zip(statistics, result.columns(), strict=True):
             np.testing.assert_array_equal(values, statistic(runs[750:]))
     shared = SharedChunkTask(ReducingChunkTask(task, 750, statistics), str(tmp_path))()
+    assert isinstance(shared, ReducedRuns)
     assert isinstance(shared.head, SharedRuns) and isinstance(
         shared.values, SharedRuns
     )  # neither through the pipe
@@ -107,6 +110,7 @@ def test_reducing_chunk_keeps_the_search_split_and_the_statistics_values_of_the_
 def test_reduction_only_with_the_last_fits_on_lattice_vectors_with_many_distinct_rows():
     a, b = _laplace_vectors(n=50_000)  # the fits' caps: 20,000 and 50,000 runs per input
     fitted = search.prefit(a, b, 0, (100_000, 100_000), search.Fits())
+    assert fitted is not None
     reduced = search.reduction(a, b, fitted, (100_000, 100_000), (400_000, 400_000))
     # the fits, then the one-sided families' statistics (key views of the grid, the off-grid count)
     assert fitted and reduced[: len(fitted)] == tuple(fitted)
@@ -146,7 +150,13 @@ def test_events_reduced_runs_cannot_count_are_not_estimated():
 def _vector_audit(seed: int, stages: int) -> dict:
     pairs = [NeighbourPair(np.zeros(6), np.ones(6), "0 vs 1")]
     payload = audit(
-        Laplace(6.0), pairs, 1.0, samples=40_000, stages=stages, seed=seed, executor=InProcessExecutor()
+        Laplace(6.0),  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
+        pairs,
+        1.0,
+        samples=40_000,
+        stages=stages,
+        seed=seed,
+        executor=InProcessExecutor(),
     ).to_json()
     payload.pop("seconds")
     return payload
@@ -156,9 +166,14 @@ def _vector_audit(seed: int, stages: int) -> dict:
 def test_audit_with_reduced_chunks_equals_the_audit_that_keeps_every_run(monkeypatch, seed, stages):
     monkeypatch.setattr(search, "DISTINGUISHER_ROWS", 400)  # the last fits are made at the first stage
     monkeypatch.setattr(search, "TIED_ROWS", 1000)
-    reduced = []
+    reduced: list[int] = []
     original = ReducingChunkTask.__call__
-    monkeypatch.setattr(ReducingChunkTask, "__call__", lambda self: reduced.append(1) or original(self))
+
+    def counted(self: ReducingChunkTask) -> ReducedRuns:
+        reduced.append(1)
+        return original(self)
+
+    monkeypatch.setattr(ReducingChunkTask, "__call__", counted)
     with_reduction = _vector_audit(seed, stages)
     assert (
         len(reduced) > 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -28,7 +30,13 @@ def test_fits_reuse_a_fit_on_the_same_first_runs_and_refit_on_more():
 def _vector_audit(seed: int) -> dict:
     pairs = [NeighbourPair(np.zeros(6), np.ones(6), "0 vs 1")]
     result = audit(
-        Laplace(6.0), pairs, 1.0, samples=40_000, stages=4, seed=seed, executor=InProcessExecutor()
+        Laplace(6.0),  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
+        pairs,
+        1.0,
+        samples=40_000,
+        stages=4,
+        seed=seed,
+        executor=InProcessExecutor(),
     )
     payload = result.to_json()
     payload.pop("seconds")
@@ -39,9 +47,14 @@ def _vector_audit(seed: int) -> dict:
 def test_audit_with_fits_kept_across_stages_equals_the_audit_that_refits_every_stage(monkeypatch, seed):
     monkeypatch.setattr(search, "DISTINGUISHER_ROWS", 400)  # caps reached from the second stage on
     monkeypatch.setattr(search, "TIED_ROWS", 1000)
-    calls = []
+    calls: list[int] = []
     original = search.fit_distinguisher
-    monkeypatch.setattr(search, "fit_distinguisher", lambda *args: calls.append(1) or original(*args))
+
+    def counted(*args: Any) -> Any:
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(search, "fit_distinguisher", counted)
     kept = _vector_audit(seed)
     fits_kept = len(calls)
     monkeypatch.setattr(search.Fits, "get", lambda self, pair, kind, rows, fit: fit())

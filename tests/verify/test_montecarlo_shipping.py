@@ -3,6 +3,7 @@ one fails the audit in one line instead of hanging it."""
 
 from __future__ import annotations
 
+import importlib
 import pickle
 import sys
 import textwrap
@@ -56,7 +57,7 @@ def test_a_missing_module_on_the_worker_is_a_load_error_naming_it(tmp_path, monk
         "def mechanism(data, n, rng):\n    return rng.normal(size=n)\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    import gone_on_workers
+    gone_on_workers = importlib.import_module("gone_on_workers")  # the module just written
 
     shipped = Shipped(
         pickle.dumps(gone_on_workers.mechanism), True, "mechanism"

@@ -36,6 +36,7 @@ def test_shared_chunk_gives_the_same_runs_as_the_pipe_and_leaves_no_file(tmp_pat
     left = SharedChunkTask(_task(), str(tmp_path))()
     assert isinstance(left, SharedRuns)
     runs = received(left)
+    assert isinstance(runs, np.ndarray)
     np.testing.assert_array_equal(runs, _task()())
     assert runs.dtype == np.float64 and runs.shape == (3000, 5)
     assert list(tmp_path.iterdir()) == []

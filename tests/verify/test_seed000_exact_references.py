@@ -7,6 +7,7 @@ mechanism at twice its ε; against the reference, any change of the mechanism's 
 
 import itertools
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 import numpy as np
@@ -57,7 +58,7 @@ def reference_carrier(sample, carrier, domain_size, epsilon=Fraction(1)):
     labelings = threshold_labelings(points, domain_size)
     where = {x: i for i, x in enumerate(points)}
     scores = [sum(g[where[x]] == y for x, y in sample) for g in labelings]
-    distribution = {}
+    distribution: dict[tuple, Any] = {}
     for g, p in zip(labelings, exponential_pmf(scores, epsilon), strict=True):
         add(distribution, tuple(g[where[x]] for x in carrier), p)
     return distribution
@@ -98,7 +99,7 @@ def reference_oracle(sample, epsilon_b=Fraction(1), relabel_epsilon=Fraction(1))
     scores = [
         -min(sum((g[where[x]] and not x >= t2) != y for x, y in sample) for t2 in range(4)) for g in labelings
     ]
-    distribution = {}
+    distribution: dict[tuple, Any] = {}
     for g, p in zip(labelings, exponential_pmf(scores, relabel_epsilon), strict=True):
         for x in xs:
             label = g[where[x]]

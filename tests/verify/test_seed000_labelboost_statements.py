@@ -14,6 +14,7 @@ import math
 from fractions import Fraction
 from functools import partial
 from itertools import combinations_with_replacement
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -123,7 +124,10 @@ def test_algorithm_1_line_5_selects_each_labeling_of_p_with_the_exponential_mech
     xs = C.points(np.array([grid[0], grid[1], grid[1], grid[-1]]))
     ys = np.array([1, 0, 1, 1])
     xt = C.points(np.array([grid[2], grid[-2]]))
-    exact = enumerate_outputs(lambda rng: tuple(labelboost(C, xs, ys, xt, rng).labeling.tolist()))
+    exact = cast(
+        dict[tuple[int, ...], Any],
+        enumerate_outputs(lambda rng: tuple(labelboost(C, xs, ys, xt, rng).labeling.tolist())),
+    )  # output -> probability interval; the outputs are the labelings, as tuples
     P = C.distinct(np.concatenate((xs, xt)))
     trace = C.trace(P)
     assert len(exact) == trace.size  # every labeling of Π_C(P) is a candidate, once

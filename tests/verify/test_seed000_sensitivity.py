@@ -3,7 +3,9 @@ history of outputs: every candidate's score moves by at most the sensitivity the
 declared, and the neighbours' search reaches it (observed/declared ≥ 0.75, so a release declaring
 half its true sensitivity fails)."""
 
+from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,7 +22,7 @@ from dpledger.learners.halfspaces import ExponentialDepthOracle, GridHalfspaces,
 from dpledger.learners.labelboost import labelboost
 from dpledger.learners.randomness import Sampled
 from dpledger.learners.synthetic import random_concept
-from dpledger.verify.audit.sensitivity import observed_sensitivity
+from dpledger.verify.audit.sensitivity import SensitivityReport, observed_sensitivity
 from dpledger.verify.paper.neighbours import grid_bounds, worst_case_neighbours
 
 FINITE = FiniteClass(
@@ -32,7 +34,11 @@ REACHED = 0.75
 """The least observed/declared ratio the neighbours' search must reach."""
 
 
-def realizable_sample(C, size, seed, prefix=()):
+Sample = tuple[np.ndarray, np.ndarray]
+"""A labeled sample: the points (as the class reads them) and their labels."""
+
+
+def realizable_sample(C, size: int, seed: int, prefix: tuple = ()) -> Sample:
     """``size`` points of C's grid labeled by a random concept of C extending ``prefix``."""
     rng = np.random.default_rng(seed)
     low, high = grid_bounds(C)
@@ -51,7 +57,7 @@ def assert_declared_and_reached(report, kinds=("exponential_mechanism",)):
         assert report.ratio(kind) >= REACHED, report.releases
 
 
-def check(C, run, size, seed=0, prefix=()):
+def check(C, run: Callable[[Sample], Any], size: int, seed: int = 0, prefix: tuple = ()) -> SensitivityReport:
     sample = realizable_sample(C, size, seed, prefix)
     report = observed_sensitivity(run, sample, worst_case_neighbours(C, sample))
     assert_declared_and_reached(report)

@@ -50,6 +50,7 @@ def test_a_partial_run_replaces_only_its_entries_each_keeping_its_commit(fake_py
     _write(status, dict.fromkeys((*lemma.tests, *definition.tests), "failed"), "a" * 40)
     proof_runs.record_run((definition,), status)
     run = registry.load_run(status)
+    assert run is not None
     assert {run.results[n] for n in definition.tests} == {"passed"}
     assert {run.results[n] for n in lemma.tests} == {"failed"}
     assert {run.provenance(n)[0] for n in lemma.tests} == {"a" * 40}
@@ -65,6 +66,7 @@ def test_a_fast_run_keeps_the_outcomes_of_the_slow_tests_it_deselects(fake_pytes
     _write(status, dict.fromkeys(lemma.tests, "failed"), "a" * 40)
     proof_runs.record_run((lemma,), status, slow=False)
     run = registry.load_run(status)
+    assert run is not None
     assert (run.results[kept], run.provenance(kept)[0]) == ("failed", "a" * 40)
     assert {(run.results[n], run.provenance(n)[0]) for n in rest} == {("passed", "c" * 40)}
 
@@ -75,13 +77,15 @@ def test_a_full_run_starts_a_fresh_record(fake_pytest, tmp_path, monkeypatch):
     monkeypatch.setattr(proof_runs, "REGISTRY", (_statement("000:Lemma 6.2"),))
     proof_runs.record_run(proof_runs.REGISTRY, status)
     run = registry.load_run(status)
+    assert run is not None
     assert REMOVED not in run.results and set(run.results) == set(_statement("000:Lemma 6.2").tests)
 
 
 def test_a_status_entry_naming_a_removed_test_is_refused(capsys, tmp_path):
     status = tmp_path / "status.json"
     _write(status, {REMOVED: "not collected"}, "a" * 40)
-    assert registry.load_run(status, registry.REPO_ROOT).results == {REMOVED: "not collected"}
+    run = registry.load_run(status, registry.REPO_ROOT)
+    assert run is not None and run.results == {REMOVED: "not collected"}
     _write(status, {REMOVED: "passed"}, "a" * 40)
     with pytest.raises(ValueError, match="a test that no longer exists"):
         registry.load_run(status, registry.REPO_ROOT)
