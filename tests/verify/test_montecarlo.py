@@ -31,7 +31,7 @@ from dpledger.verify.audit.montecarlo import (
     statdp_patterns,
     substitute_one,
 )
-from dpledger.verify.audit.montecarlo.catalog import (
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import (
     Laplace,
     RandomizedResponse,
     catalog,
@@ -282,8 +282,12 @@ def test_inputs_differing_in_one_part_are_not_identical():
 
 
 def test_load_mechanism_imports_module_function_and_refuses_bad_specs():
-    assert load_mechanism("dpledger.verify.audit.montecarlo.catalog:snap") is not None
-    for spec in ["nomodule", "no_such_module_xyz:f", "dpledger.verify.audit.montecarlo.catalog:nothing"]:
+    assert load_mechanism("dpledger.verify.audit.montecarlo.catalogs.known_epsilon:snap") is not None
+    for spec in [
+        "nomodule",
+        "no_such_module_xyz:f",
+        "dpledger.verify.audit.montecarlo.catalogs.known_epsilon:nothing",
+    ]:
         with pytest.raises(ValueError):
             load_mechanism(spec)
 

@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from dpledger.verify.audit.montecarlo import InProcessExecutor, NeighbourPair, audit
-from dpledger.verify.audit.montecarlo.catalog import catalog
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import catalog
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
 from dpledger.verify.audit.montecarlo.executors import ChunkTask, chunk_seeds
 

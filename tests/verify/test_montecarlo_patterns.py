@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dpledger.verify.audit.montecarlo import InProcessExecutor
-from dpledger.verify.audit.montecarlo.patterns import (
+from dpledger.verify.audit.montecarlo.atom_patterns import (
     atom_codes,
     cross_fitted,
     find_atoms,
@@ -16,9 +16,9 @@ from dpledger.verify.audit.montecarlo.patterns import (
     pattern_layout,
     support_blocks,
 )
+from dpledger.verify.audit.montecarlo.catalogs.suite_mechanisms import BELOW, STOPPED
+from dpledger.verify.audit.montecarlo.catalogs.suites import audit_row, select
 from dpledger.verify.audit.montecarlo.search import search_pair
-from dpledger.verify.audit.montecarlo.suite_mechanisms import BELOW, STOPPED
-from dpledger.verify.audit.montecarlo.suites import audit_row, select
 
 SERIAL = InProcessExecutor()
 

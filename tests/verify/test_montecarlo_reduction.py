@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from dpledger.verify.audit.montecarlo import NeighbourPair, audit, search
-from dpledger.verify.audit.montecarlo.catalog import Laplace
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import Laplace
+from dpledger.verify.audit.montecarlo.decorrelation import OnInnovations, fit_innovations
 from dpledger.verify.audit.montecarlo.events import (
     CountAbove,
     IntervalEvent,
@@ -28,8 +29,7 @@ from dpledger.verify.audit.montecarlo.executors import (
     chunk_seeds,
     received,
 )
-from dpledger.verify.audit.montecarlo.innovations import OnInnovations, fit_innovations
-from dpledger.verify.audit.montecarlo.network import fit_network
+from dpledger.verify.audit.montecarlo.perceptron import fit_network
 
 audit_module = importlib.import_module("dpledger.verify.audit.montecarlo.audit")
 chunks_module = importlib.import_module("dpledger.verify.audit.montecarlo.chunks")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dpledger.verify.audit.montecarlo import NeighbourPair, audit, search
-from dpledger.verify.audit.montecarlo.catalog import Laplace
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import Laplace
 from dpledger.verify.audit.montecarlo.events import Identity
 from dpledger.verify.audit.montecarlo.executors import InProcessExecutor
 

@@ -7,10 +7,10 @@
   oracle's Assumption 4.4 (:mod:`dpledger.verify.paper.block_audits`);
 * ``mechanism``: a certified Monte Carlo lower bound on the ε of a user's mechanism on two
   neighbouring inputs (:func:`dpledger.verify.audit.montecarlo.audit.audit`);
-* ``catalog``: the same for the mechanisms of :mod:`dpledger.verify.audit.montecarlo.catalog`,
+* ``catalog``: the same for the mechanisms of :mod:`dpledger.verify.audit.montecarlo.catalogs.known_epsilon`,
   compared with their known ε;
 * ``suites``: the same for StatDP's and DP-Sniper's mechanism suites, beside the optimal-statistic
-  limit and DP-Sniper's published bounds (:mod:`dpledger.verify.audit.montecarlo.suites`);
+  limit and DP-Sniper's published bounds (:mod:`dpledger.verify.audit.montecarlo.catalogs.suites`);
 * ``learner``: the same for an agnostic halfspace learner of seed 002 on neighbouring datasets
   chosen to be hard (:func:`dpledger.verify.audit.montecarlo.learner_adapter.audit_learner_hard`).
 """
@@ -32,7 +32,7 @@ from dpledger.verify.service.progress import progress, progress_callback
 
 if TYPE_CHECKING:  # the auditors (scipy.stats, numpy) are imported when an audit runs
     from dpledger.verify.audit.montecarlo.audit import AuditResult
-    from dpledger.verify.audit.montecarlo.catalog import CatalogRow
+    from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import CatalogRow
 
 
 def _describe(pair: Any) -> dict[str, Any]:
@@ -745,11 +745,11 @@ def suites(
     """dpledger's lower bound on each mechanism of StatDP's and DP-Sniper's suites (``only``: these
     names) with ``samples`` runs per input on DP-Sniper's pair, against the mechanism's claim,
     beside the true ε, the optimal-statistic limit at the same runs and DP-Sniper's published
-    bound (:func:`dpledger.verify.audit.montecarlo.suites.run_suites`). Exit status 1 when a
+    bound (:func:`dpledger.verify.audit.montecarlo.catalogs.suites.run_suites`). Exit status 1 when a
     correct mechanism is flagged or a bound exceeds the true ε (the audit unsound); how many buggy
     ones are flagged is reported (it grows with ``samples``)."""
+    from dpledger.verify.audit.montecarlo.catalogs.suites import run_suites, select, suites_text
     from dpledger.verify.audit.montecarlo.executors import open_executor
-    from dpledger.verify.audit.montecarlo.suites import run_suites, select, suites_text
 
     rows = select(only)
     with open_executor(scheduler, workers) as executor:
@@ -769,7 +769,7 @@ def catalog(
 ) -> Output:
     """Audit the catalog's mechanisms (``only``: these names) and compare each bound with the known
     ε; exit status 1 unless every verdict is the expected one."""
-    from dpledger.verify.audit.montecarlo.catalog import run_catalog
+    from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import run_catalog
     from dpledger.verify.audit.montecarlo.executors import open_executor
 
     with open_executor(scheduler, workers) as executor:

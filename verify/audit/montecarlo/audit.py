@@ -8,7 +8,7 @@ Procedure (per stage of a sequential plan):
    the best event, ranked by a split-1 ε bound (learned distinguishers are fitted, and their
    thresholds chosen, on split 1 as well).
 3. Keep the ``candidates`` best real-number events, the ``candidates`` best one-sided
-   real-number events (:mod:`rare`: outputs one input produced and the other (almost) never) and
+   real-number events (:mod:`one_sided`: outputs one input produced and the other (almost) never) and
    the ``candidates`` best float-artefact events (:mod:`events`: lattice events read the low bits
    of the float64, the others the value) and estimate each on split 2, which the search never saw: Clopper–Pearson bounds ``p_lo`` and
    ``q_hi``, ``ε_lo = log((p_lo − δ)/q_hi)`` and ``δ_lo = p_lo − e^ε q_hi`` at the claimed ε.
@@ -522,7 +522,7 @@ def audit(
     pair of identical inputs (:func:`~dpledger.verify.audit.montecarlo.pairs.identical_inputs`):
     no run could tell them apart.
     ``network``: also search the scores of a small perceptron fitted on split 1 (DP-Sniper's MLP,
-    :mod:`network`) — opt-in, for vector outputs whose privacy loss no linear score expresses.
+    :mod:`perceptron`) — opt-in, for vector outputs whose privacy loss no linear score expresses.
 
     Args:
         mechanism: ``mechanism(data, n_samples, rng) -> array`` of ``n_samples`` outputs.
@@ -814,7 +814,7 @@ def _run_stage(
 
 
 def one_sided_family(candidate: Candidate) -> bool:
-    """Whether the candidate comes from a one-sided family (:mod:`rare`): those are kept and
+    """Whether the candidate comes from a one-sided family (:mod:`one_sided`): those are kept and
     corrected in their own pool, so that they never take an estimation slot of the other events."""
     return candidate.family.startswith("one-sided")
 

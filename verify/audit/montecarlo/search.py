@@ -25,21 +25,21 @@ whose split-1 counts give the largest ε lower bound (Wilson-score approximation
   (:func:`tilted_count_model`). When some coordinates are correlated on split 1, all three
   again on the output's *innovations* (family suffix ``on innovations``): its coordinates
   decorrelated in their order, for prefix sums the noisy answers
-  (:mod:`~dpledger.verify.audit.montecarlo.innovations`). Opt-in (``audit(..., network=True)``):
+  (:mod:`~dpledger.verify.audit.montecarlo.decorrelation`). Opt-in (``audit(..., network=True)``):
   ``network`` — intervals of a one-hidden-layer perceptron's score, DP-Sniper's MLP
-  (:mod:`~dpledger.verify.audit.montecarlo.network`), for losses that no linear score of
+  (:mod:`~dpledger.verify.audit.montecarlo.perceptron`), for losses that no linear score of
   per-coordinate features expresses;
 * ``pattern`` — threshold events of an atom-pattern score for vector outputs with atoms (the
   markers of sparse-vector outputs: ⊥, "stopped"): per block of coordinates a cell table of the
-  run's pattern of markers and the bin of its released numbers (:mod:`patterns`), cross-fitted on
+  run's pattern of markers and the bin of its released numbers (:mod:`atom_patterns`), cross-fitted on
   split 1 (:func:`_pattern_candidates`); ``pattern (blocks)`` when the output falls into blocks
   with different alphabets (a parallel composition), their tables weighted on split 1.
 
 * ``one-sided values``, ``one-sided off-grid``, ``one-sided <family>`` — outputs one input
-  produced and the other (almost) never (:mod:`rare`): cross-fitted sets of repeated keys (exact
+  produced and the other (almost) never (:mod:`one_sided`): cross-fitted sets of repeated keys (exact
   values, cells of binned outputs) for numeric outputs, the event "off the grid" of snapped
   outputs, and, in every interval family, its best cell holding runs of one input and at most
-  ``rare.ONE_SIDED_SHARE`` of that of the other. They are ranked with the other input's
+  ``one_sided.ONE_SIDED_SHARE`` of that of the other. They are ranked with the other input's
   held-out frequency projected as it is (:meth:`Objective.project`, ``shrink_other``): a count of
   zero there is what certifies, and shrinking it by a split-1 standard error hid rare ε = ∞ leaks.
 
@@ -84,6 +84,8 @@ try:  # optional: scikit-learn brings it; without it BLAS keeps its default thre
 except ImportError:  # pragma: no cover — exercised only where threadpoolctl is absent
     threadpool_limits = None
 
+from dpledger.verify.audit.montecarlo.atom_patterns import cross_fitted, pattern_layout
+from dpledger.verify.audit.montecarlo.decorrelation import Innovations, OnInnovations, fit_innovations
 from dpledger.verify.audit.montecarlo.events import (
     CountAbove,
     Event,
@@ -99,11 +101,8 @@ from dpledger.verify.audit.montecarlo.events import (
     on_lattice,
     row_keys,
 )
-from dpledger.verify.audit.montecarlo.innovations import Innovations, OnInnovations, fit_innovations
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
-from dpledger.verify.audit.montecarlo.network import fit_network
-from dpledger.verify.audit.montecarlo.patterns import cross_fitted, pattern_layout
-from dpledger.verify.audit.montecarlo.rare import (
+from dpledger.verify.audit.montecarlo.one_sided import (
     MIN_HELD_OUT,
     KeySetEvent,
     OffGrid,
@@ -113,6 +112,7 @@ from dpledger.verify.audit.montecarlo.rare import (
     one_sided_keys,
     output_grid,
 )
+from dpledger.verify.audit.montecarlo.perceptron import fit_network
 from dpledger.verify.audit.montecarlo.statistics import (
     delta_lower_search,
     epsilon_lower_search,
@@ -167,7 +167,7 @@ class Fits:
     latest fit of each (pair, kind) is kept.
 
     ``network``: whether the search fits the perceptron too (family ``network``,
-    :mod:`~dpledger.verify.audit.montecarlo.network`), opt-in: it reaches privacy losses outside
+    :mod:`~dpledger.verify.audit.montecarlo.perceptron`), opt-in: it reaches privacy losses outside
     the linear scores, but costs a fit per stage and pair (~0.4 s) where it adds nothing."""
 
     def __init__(self, network: bool = False) -> None:
@@ -254,7 +254,7 @@ class Objective:
         frequencies first shrunk by one standard error (Wilson bounds at z = 1: p down, q up), so
         that a handful of split-1 hits — or none — is not taken for a precise frequency
         (``shrink=False``: expected counts of a fitted model, whose caution lies in the fit;
-        ``shrink_other=False``: q as it is, for one-sided events, :mod:`rare`)."""
+        ``shrink_other=False``: q as it is, for one-sided events, :mod:`one_sided`)."""
         if self.target is None:
             return counts
         k_p, n_p, k_q, n_q = counts
@@ -318,7 +318,7 @@ def _distinguisher_candidates(
     (:func:`prefit`) — are taken from ``fits``.
 
     When coordinates are correlated on the fitting rows, the same three families are offered on
-    the innovations too (family suffix ``on innovations``; :mod:`~dpledger.verify.audit.montecarlo.innovations`:
+    the innovations too (family suffix ``on innovations``; :mod:`~dpledger.verify.audit.montecarlo.decorrelation`:
     the coordinates decorrelated in their order — for prefix sums, the noisy answers). With
     ``fits.network``, the perceptron score too (``network``, fitted on at most ``NETWORK_ROWS``
     runs per input of the first half, thresholded on the other)."""
@@ -434,7 +434,7 @@ def reduction(
     every run of the audit: the ``fitted`` statistics (of a split 1 of ``selection`` runs per
     input) qualify when they are the audit's last fits (the rows they read are those of the
     ``final`` split 1's) and the search offers no other family on such outputs — float vectors
-    with many distinct rows, without atoms (:func:`patterns.pattern_layout`), every coordinate on
+    with many distinct rows, without atoms (:func:`atom_patterns.pattern_layout`), every coordinate on
     the deepest lattice. Should a later run leave the lattice after all, its lattice events cannot
     be estimated on reduced chunks and are not offered (a choice made on split 1, so the
     correction is unchanged)."""
@@ -453,7 +453,7 @@ def reduction(
 
 
 def _one_sided_statistics(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
-    """The statistics of the one-sided families (:mod:`rare`) on outputs like ``a``, ``b``: the
+    """The statistics of the one-sided families (:mod:`one_sided`) on outputs like ``a``, ``b``: the
     key views and, for snapped outputs, the off-grid count — kept on reduced runs too, so that a
     rare one-sided output is estimated however the runs travel (the views of snapped outputs
     depend on their grid alone, hence are the same statistics at every stage)."""
@@ -468,7 +468,7 @@ def _fits_apply(a: np.ndarray) -> bool:
 
 
 def _network(a: np.ndarray, b: np.ndarray) -> Statistic:
-    """:func:`~dpledger.verify.audit.montecarlo.network.fit_network`, BLAS on one thread (:func:`one_blas_thread`)."""
+    """:func:`~dpledger.verify.audit.montecarlo.perceptron.fit_network`, BLAS on one thread (:func:`one_blas_thread`)."""
     with one_blas_thread():
         return fit_network(a, b)
 
@@ -742,12 +742,12 @@ def _value_set_candidates(
 def _one_sided_candidates(
     a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective
 ) -> SearchResult:
-    """Per direction the best one-sided set of keys (:mod:`rare`) over the views of the output
+    """Per direction the best one-sided set of keys (:mod:`one_sided`) over the views of the output
     (exact values, cells from fine to coarse): keys the producing input repeats and the other
     (almost) never shows. Cross-fitted, as the pattern family: each half of split 1 chooses one
-    set per repeat threshold (:func:`rare.one_sided_keys`), counted on the other half; the
+    set per repeat threshold (:func:`one_sided.one_sided_keys`), counted on the other half; the
     threshold and view of best held-out score are kept, among sets of at least
-    ``rare.MIN_HELD_OUT`` held-out hits (the other input's held-out counts projected as they are,
+    ``one_sided.MIN_HELD_OUT`` held-out hits (the other input's held-out counts projected as they are,
     ``shrink_other=False``; the producing input's shrunk, as a set won among ~100 on noise) — with a rare leak, every held-out hit counts
     (a leak of p is seen ~10 times in a split 1 of 10/p runs). The event is the set chosen by the
     same rule on all of split 1 at twice the threshold: the keys that stay one-sided on twice the
@@ -797,7 +797,7 @@ def _one_sided_candidates(
 
 def _off_grid_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective) -> SearchResult:
     """Per direction the event "some coordinate off the grid" of snapped outputs
-    (:class:`rare.OffGrid`, the grid found on split 1 by :func:`rare.output_grid`): one event fixed
+    (:class:`one_sided.OffGrid`, the grid found on split 1 by :func:`one_sided.output_grid`): one event fixed
     by the grid, so chosen by nothing and scored on all of split 1, the other input's counts as
     they are (``shrink_other=False``)."""
     grid = output_grid(a, b)
@@ -816,9 +816,9 @@ def _off_grid_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objectiv
 
 
 def _pattern_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective) -> SearchResult:
-    """Per direction the best threshold events of the atom-pattern score (:mod:`patterns`) of
+    """Per direction the best threshold events of the atom-pattern score (:mod:`atom_patterns`) of
     vector outputs with atoms (sparse-vector markers): one cell table per block of coordinates.
-    Cross-fitted (:func:`patterns.cross_fitted`): every split-1 run is scored by the table fitted
+    Cross-fitted (:func:`atom_patterns.cross_fitted`): every split-1 run is scored by the table fitted
     on the half it is not in, and the thresholds are chosen and ranked on these held-out scores of
     all split-1 runs, as the count family's are on its model — held-out scores overfit nothing,
     and choosing on half the runs lost a third of the bound on SVT34Parallel. With
