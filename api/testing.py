@@ -48,7 +48,13 @@ from dpledger.accountant.rules import Derivation, account
 from dpledger.learners.randomness import Randomness, enumerate_outputs
 from dpledger.testing_settings import CONFIDENCE, SAMPLES, SEED
 from dpledger.verify.audit import exact as exact_audit
-from dpledger.verify.audit.montecarlo import AuditResult, InProcessExecutor, Mechanism, NeighbourPair, audit
+from dpledger.verify.audit.montecarlo import (
+    InProcessExecutor,
+    Mechanism,
+    MonteCarloAuditResult,
+    NeighbourPair,
+    audit,
+)
 from dpledger.verify.audit.montecarlo.audit import FLOAT_LEAK, VIOLATION
 from dpledger.verify.service.audit import FLOAT_REMEDY, event_text
 
@@ -60,7 +66,7 @@ _SHOWN = 8  # output values listed in a witness
 
 class PrivacyViolation(AssertionError):
     """A privacy claim refuted (or, for the certified checks, not certified); ``result`` is what
-    the checker returned (Monte Carlo or exact ``AuditResult``, or the accountant's ``Derivation``)
+    the checker returned (``MonteCarloAuditResult`` or ``ExactAuditResult``, or the accountant's ``Derivation``)
     and ``seed`` the Monte Carlo seed (None for the other checks)."""
 
     def __init__(self, message: str, result: Any, seed: int | None = None) -> None:
@@ -113,7 +119,7 @@ def assert_private(
     executor: Executor | None = None,
     timeout: float | None = None,
     allow_float_leak: bool = False,
-) -> AuditResult:
+) -> MonteCarloAuditResult:
     """Assert that the Monte Carlo auditor does not catch ``mechanism`` violating (ε, δ)-DP.
 
     ``mechanism(data, n_samples, rng)`` returns ``n_samples`` independent outputs on ``data``,
@@ -187,7 +193,7 @@ def _as_pair(pair: Any, index: int) -> NeighbourPair:
 
 
 def _monte_carlo_message(
-    result: AuditResult, pairs: list[NeighbourPair], seed: int, derived: bool, samples: int
+    result: MonteCarloAuditResult, pairs: list[NeighbourPair], seed: int, derived: bool, samples: int
 ) -> str:
     """The claim, the verdict, the certified bound and the falsifying example, hypothesis-style."""
     witness = result.witness or {}
@@ -208,7 +214,7 @@ def _monte_carlo_message(
     return "\n".join(
         [
             (
-                f"({result.claimed_epsilon!r}, {result.delta!r})-DP refuted by the Monte Carlo auditor: "
+                f"({result.claimed_epsilon!r}, {result.claimed_delta!r})-DP refuted by the Monte Carlo auditor: "
                 f"ε ≥ {bound} with confidence {result.confidence:g}, {kind}"
             ),
             "Falsifying example:",
@@ -221,7 +227,7 @@ def _monte_carlo_message(
                 f"the events estimated on held-out runs and {result.stages_planned} stages)"
             ),
             (
-                f"  so ε ≥ log(({_down(witness['p_lower'])} − {result.delta!r}) / {_up(witness['q_upper'])}) "
+                f"  so ε ≥ log(({_down(witness['p_lower'])} − {result.claimed_delta!r}) / {_up(witness['q_upper'])}) "
                 f"≥ {bound} > {result.claimed_epsilon!r}"
             ),
             f"Reproduce with seed={seed}{origin}, samples={samples}, confidence={result.confidence:g}",
@@ -312,7 +318,7 @@ def assert_exact_private(
     delta: Any = 0,
     leaves_per_run: int = DEFAULT_LEAVES,
     workers: int = 1,
-) -> exact_audit.AuditResult:
+) -> exact_audit.ExactAuditResult:
     """Assert that ``mechanism`` is certainly (ε, δ)-DP on every given neighbour pair, from its
     exact output distributions (:func:`dpledger.verify.audit.exact.worst_case`).
 
@@ -390,7 +396,7 @@ def _hashable(value: Any, index: int) -> Hashable:
     return value
 
 
-def _exact_verdict(result: exact_audit.AuditResult, slack: sympy.Expr) -> bool | None:
+def _exact_verdict(result: exact_audit.ExactAuditResult, slack: sympy.Expr) -> bool | None:
     """True: certainly (ε, δ)-DP; False: certainly not; None: undecided."""
     if result.holds is True or slack == 0:
         return result.holds
@@ -402,7 +408,7 @@ def _exact_verdict(result: exact_audit.AuditResult, slack: sympy.Expr) -> bool |
 
 def _exact_message(
     mechanism: Callable[[Any, Randomness], Hashable],
-    result: exact_audit.AuditResult,
+    result: exact_audit.ExactAuditResult,
     bound: sympy.Expr,
     slack: sympy.Expr,
     holds: bool | None,

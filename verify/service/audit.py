@@ -31,7 +31,7 @@ from dpledger.verify.service import Exact, Output
 from dpledger.verify.service.progress import progress, progress_callback
 
 if TYPE_CHECKING:  # the auditors (scipy.stats, numpy) are imported when an audit runs
-    from dpledger.verify.audit.montecarlo.audit import AuditResult
+    from dpledger.verify.audit.montecarlo.audit import MonteCarloAuditResult
     from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import CatalogRow
 
 
@@ -82,8 +82,8 @@ def labelboost(
         "statement": audit.statement,
         "epsilon_exact": json_number(result.epsilon[1]),
         "epsilon_exact_interval": [json_number(v) for v in result.epsilon],
-        "bound": float(result.bound),
-        "bound_expr": str(result.bound),
+        "bound": float(result.claimed_epsilon),
+        "bound_expr": str(result.claimed_epsilon),
         "holds": holds,
         "tightness": json_number(result.tightness),
         "pairs": result.pairs,
@@ -110,7 +110,7 @@ def labelboost(
         f"|S|={labeled}, |T|={unlabeled} ({audit.statement}):\n"
         f"  exact worst-case ε ∈ [{result.epsilon[0]:.12g}, {result.epsilon[1]:.12g}] over {result.pairs} neighbour pairs "
         f"({result.distributions} exact distributions)\n"
-        f"  bound {result.bound} = {float(result.bound):.12g}: {verdict} (tightness {result.tightness:.4f})\n"
+        f"  bound {result.claimed_epsilon} = {float(result.claimed_epsilon):.12g}: {verdict} (tightness {result.tightness:.4f})\n"
         f"  worst pair: {result.worst_pair}\n"
         f"  largest δ at ε = bound over all pairs ≤ {result.delta_at_bound:.6g}\n"
         f"  {seconds:.1f} s"
@@ -383,7 +383,7 @@ FLOAT_REMEDY = (
 )
 
 
-def _mechanism_text(result: AuditResult) -> str:
+def _mechanism_text(result: MonteCarloAuditResult) -> str:
     """The verdict said plainly: both bounds, what failed, the witness in words, the remedy."""
     float_bound = (
         "n/a (no float outputs)"
@@ -391,12 +391,12 @@ def _mechanism_text(result: AuditResult) -> str:
         else f"{result.float_epsilon_lower:.4f}"
     )
     lines = [
-        f"verdict: {result.verdict}  (claimed ε = {result.claimed_epsilon}, δ = {result.delta}, "
+        f"verdict: {result.verdict}  (claimed ε = {result.claimed_epsilon}, δ = {result.claimed_delta}, "
         f"confidence {result.confidence})"
     ]
     if result.delta_violation:
         lines.append(
-            f"VIOLATION: δ ≥ {result.delta_lower:.3g} at ε = {result.claimed_epsilon} (claimed δ = {result.delta})"
+            f"VIOLATION: δ ≥ {result.delta_lower:.3g} at ε = {result.claimed_epsilon} (claimed δ = {result.claimed_delta})"
         )
     if result.one_sided and result.verdict != "NO VIOLATION FOUND":
         witness = result.witness or {}
@@ -710,7 +710,7 @@ def _black_box_learner(
     workers: int | None,
     stages: int,
     timeout: float | None,
-) -> AuditResult:
+) -> MonteCarloAuditResult:
     from dpledger.verify.audit.montecarlo.executors import open_executor
     from dpledger.verify.audit.montecarlo.learner_adapter import FittedState, audit_learner_hard
 

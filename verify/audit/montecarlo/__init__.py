@@ -28,7 +28,8 @@ Modules, from the audit down:
   suites of StatDP and DP-Sniper, the optimal-statistic limit (above the engine).
 """
 
-from dpledger.verify.audit.montecarlo.audit import AuditResult, audit
+from dpledger.accountant.deprecation import renamed_attributes
+from dpledger.verify.audit.montecarlo.audit import MonteCarloAuditResult, audit
 from dpledger.verify.audit.montecarlo.executors import (
     InProcessExecutor,
     dask_executor,
@@ -63,11 +64,11 @@ from dpledger.verify.audit.montecarlo.statistics import (
 )
 
 __all__ = [
-    "AuditResult",
     "DecisionsAt",
     "FittedState",
     "InProcessExecutor",
     "Mechanism",
+    "MonteCarloAuditResult",
     "NeighbourPair",
     "PredictionsAt",
     "audit",
@@ -92,3 +93,5 @@ __all__ = [
     "statdp_patterns",
     "substitute_one",
 ]
+
+__getattr__ = renamed_attributes(__name__, {"AuditResult": "MonteCarloAuditResult"}, globals())

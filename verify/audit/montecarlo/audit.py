@@ -82,6 +82,7 @@ from typing import Any
 
 import numpy as np
 
+from dpledger.accountant.deprecation import renamed_attributes, warn_renamed
 from dpledger.verify.audit.montecarlo.chunks import Reduced, Runs, Schedule, Values, selection_runs
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
 from dpledger.verify.audit.montecarlo.events import Event, StatisticEvent
@@ -115,6 +116,7 @@ from dpledger.verify.audit.montecarlo.statistics import (
     search_z,
     stage_alphas,
 )
+from dpledger.verify.audit.results import AuditResultBase
 
 Progress = Callable[[int, int], None]
 
@@ -128,8 +130,8 @@ NO_VIOLATION = "NO VIOLATION FOUND"
 
 
 @dataclass(frozen=True)
-class AuditResult:
-    """The verdict of an audit; ``to_json()`` gives the CLI payload.
+class MonteCarloAuditResult(AuditResultBase[float]):
+    """The verdict of a Monte Carlo audit; ``to_json()`` gives the CLI payload.
 
     ``real_epsilon_lower`` / ``float_epsilon_lower``: the certified lower bounds from real-number
     and float-artefact events (both hold at once with probability ≥ ``confidence``);
@@ -138,13 +140,12 @@ class AuditResult:
     ``real_witness`` and ``float_witness`` are each kind's best event. ``delta_lower``: the
     largest certified lower bound on δ at the claimed ε among the estimated events of the kind
     behind the verdict (the real one for ``VIOLATION``, the float one for ``FLOAT LEAK``); a
-    claim also fails when it exceeds the claimed δ.
+    claim also fails when it exceeds the claimed δ. ``holds`` (:class:`AuditResultBase`) is False
+    for both failing verdicts and None otherwise: a sample refutes a claim, it never proves one.
     """
 
     epsilon_lower: float
     confidence: float
-    claimed_epsilon: float
-    delta: float
     verdict: str
     samples: int
     samples_total: int
@@ -161,14 +162,20 @@ class AuditResult:
     float_witness: dict[str, Any] | None
 
     @property
+    def delta(self) -> float:
+        """The claimed δ, under its former name (deprecated: ``claimed_delta``)."""
+        warn_renamed("MonteCarloAuditResult.delta", "MonteCarloAuditResult.claimed_delta")
+        return self.claimed_delta
+
+    @property
     def delta_violation(self) -> bool:
         """Whether an (ε, δ) claim with δ > 0 fails through δ: a certified δ at the claimed ε above
         the claimed δ (for δ = 0 the ε bound says it all)."""
         return (
-            self.delta > 0
+            self.claimed_delta > 0
             and self.verdict != NO_VIOLATION
             and self.delta_lower is not None
-            and self.delta_lower > self.delta
+            and self.delta_lower > self.claimed_delta
         )
 
     @property
@@ -176,11 +183,6 @@ class AuditResult:
         """Whether the witness is an output only one input produced (no run of the other input in
         its event): ε may be ∞, and ``epsilon_lower`` is the ceiling these runs can certify."""
         return bool(self.witness and self.witness.get("only_one_input_produced"))
-
-    @property
-    def violation(self) -> bool:
-        """Whether the claim failed: ``VIOLATION`` or ``FLOAT LEAK``."""
-        return self.verdict != NO_VIOLATION
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -192,7 +194,7 @@ class AuditResult:
             "confidence": self.confidence,
             "claimed_epsilon": self.claimed_epsilon,
             "claimed_epsilon_text": str(self.claimed_epsilon),  # as written, when a float subclass keeps it
-            "delta": self.delta,
+            "delta": self.claimed_delta,
             "samples": self.samples,
             "samples_total": self.samples_total,
             "seconds": round(self.seconds, 3),
@@ -500,7 +502,7 @@ def audit(
     on_progress: Progress | None = None,
     timeout: float | None = None,
     network: bool = False,
-) -> AuditResult:
+) -> MonteCarloAuditResult:
     """Audit ``mechanism`` on ``pairs`` against the claim (ε, δ) with ``samples`` runs per input.
 
     Returns lower bounds on the mechanism's ε at ``delta`` — from real-number events and from
@@ -665,11 +667,12 @@ def audit(
         if verdict == FLOAT_LEAK
         else max(best, key=lambda kind: best[kind].epsilon, default=None)
     )
-    return AuditResult(
+    return MonteCarloAuditResult(
+        claimed_epsilon=claimed_epsilon,
+        claimed_delta=delta,
+        holds=None if verdict == NO_VIOLATION else False,
         epsilon_lower=max(real, floating or 0.0),
         confidence=confidence,
-        claimed_epsilon=claimed_epsilon,
-        delta=delta,
         verdict=verdict,
         samples=used,
         samples_total=2 * len(pairs) * used,
@@ -896,3 +899,6 @@ def _json_input(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_json_input(part) for part in value]
     return value if isinstance(value, (int, float, str, bool, list, dict)) or value is None else repr(value)
+
+
+__getattr__ = renamed_attributes(__name__, {"AuditResult": "MonteCarloAuditResult"}, globals())

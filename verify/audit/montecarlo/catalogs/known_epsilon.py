@@ -37,7 +37,7 @@ from dpledger.verify.audit.montecarlo.audit import (
     FLOAT_LEAK,
     NO_VIOLATION,
     VIOLATION,
-    AuditResult,
+    MonteCarloAuditResult,
     Progress,
     audit,
 )
@@ -543,7 +543,7 @@ class CatalogRow:
     """One catalog audit: the entry and the audit's result."""
 
     entry: CatalogEntry
-    result: AuditResult
+    result: MonteCarloAuditResult
 
     @property
     def ratio(self) -> float | None:

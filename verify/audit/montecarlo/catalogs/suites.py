@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from dpledger.verify.audit.montecarlo.audit import AuditResult, Progress, audit
+from dpledger.verify.audit.montecarlo.audit import MonteCarloAuditResult, Progress, audit
 from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import Laplace, NoisyMax, SparseVector
 from dpledger.verify.audit.montecarlo.catalogs.suite_mechanisms import (
     AboveThresholdRefresh,
@@ -467,7 +467,7 @@ def audit_row(
     executor: Executor | None = None,
     seed: int = 0,
     on_progress: Progress | None = None,
-) -> AuditResult:
+) -> MonteCarloAuditResult:
     """dpledger's audit of ``row`` on DP-Sniper's pair against its claim: one stage, so that the
     bound measures power rather than stopping just above the claim."""
     pair = NeighbourPair(np.asarray(row.a), np.asarray(row.b), "DP-Sniper's pair")
@@ -484,7 +484,7 @@ def audit_row(
     )
 
 
-def entry(row: Row, result: AuditResult, samples: int) -> dict[str, Any]:
+def entry(row: Row, result: MonteCarloAuditResult, samples: int) -> dict[str, Any]:
     """One row of the ``audit suites`` payload: the bound beside the claim, the truth, the limit
     at the same runs and DP-Sniper's figure; ``sound``: the bound is at most the true ε (or, for a
     correct mechanism whose ε is known only as a bound, it is not flagged)."""
