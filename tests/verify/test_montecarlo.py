@@ -39,10 +39,10 @@ from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import (
     run_catalog,
 )
 from dpledger.verify.audit.montecarlo.events import OnLattice, ValueSetEvent, row_keys
-from dpledger.verify.audit.montecarlo.executors import chunk_sizes
 from dpledger.verify.audit.montecarlo.pairs import identical_inputs
 from dpledger.verify.audit.montecarlo.search import fit_distinguisher
 from dpledger.verify.audit.montecarlo.statistics import stage_alphas
+from dpledger.verify.audit.montecarlo.tasks import chunk_sizes
 
 SERIAL = InProcessExecutor()
 ZERO_ONE = [NeighbourPair(np.asarray(0.0), np.asarray(1.0), "0 vs 1")]

@@ -171,7 +171,7 @@ input): about 40 minutes at 9·10⁶ runs per second."""
 
 def _check_work(pairs: int, samples: int) -> None:
     """Refuse, with the estimate, an audit above :data:`MAX_PAIRS` pairs or :data:`MAX_RUNS` runs."""
-    from dpledger.verify.audit.montecarlo.executors import chunk_sizes
+    from dpledger.verify.audit.montecarlo.tasks import chunk_sizes
 
     runs = 2 * pairs * samples
     if pairs > MAX_PAIRS or runs > MAX_RUNS:

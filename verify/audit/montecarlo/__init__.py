@@ -6,9 +6,16 @@ Modules, from the audit down:
   correction and the verdict (:class:`MonteCarloAuditResult`);
 * :mod:`~dpledger.verify.audit.montecarlo.input_search` — searching the neighbour pairs;
 * :mod:`~dpledger.verify.audit.montecarlo.learner_adapter` — learners as mechanisms, on hard pairs;
-* :mod:`~dpledger.verify.audit.montecarlo.chunks` — the audit's runs: queued, received, kept;
-* :mod:`~dpledger.verify.audit.montecarlo.executors` — chunk tasks, seeds, shared memory, local
-  processes and Dask;
+* :mod:`~dpledger.verify.audit.montecarlo.schedule` — which chunks are queued when, reduced or not;
+* :mod:`~dpledger.verify.audit.montecarlo.runner` — the one interface to the runs: where they are
+  generated and how they come back (in process, local processes, Dask), the deadline;
+* :mod:`~dpledger.verify.audit.montecarlo.store` — the runs kept (split 1 in one buffer, split 2
+  per chunk, as runs or reduced) and the statistics' values on them;
+* :mod:`~dpledger.verify.audit.montecarlo.tasks` — chunk tasks and their seeds, reducing tasks;
+* :mod:`~dpledger.verify.audit.montecarlo.transport` — chunks through shared memory (``/dev/shm``),
+  orphan cleanup;
+* :mod:`~dpledger.verify.audit.montecarlo.executors` — the executors: in process, local processes,
+  Dask, and the in-process timeout;
 * :mod:`~dpledger.verify.audit.montecarlo.contract` — the probe of the mechanism's contract;
 * :mod:`~dpledger.verify.audit.montecarlo.search` — the event search on split 1, every family;
 * :mod:`~dpledger.verify.audit.montecarlo.events` — events and the statistics they threshold;

@@ -429,7 +429,7 @@ def reduction(
     a: np.ndarray, b: np.ndarray, fitted: list[Statistic], selection: tuple[int, int], final: tuple[int, int]
 ) -> tuple[Statistic, ...]:
     """The statistics whose values may stand in for split 2's runs of chunks generated from now on
-    (:class:`~dpledger.verify.audit.montecarlo.executors.ReducingChunkTask`); empty when the runs
+    (:class:`~dpledger.verify.audit.montecarlo.tasks.ReducingChunkTask`); empty when the runs
     are still needed. Decided on the first split-1 runs ``a``, ``b`` alone, hence the same at
     every run of the audit: the ``fitted`` statistics (of a split 1 of ``selection`` runs per
     input) qualify when they are the audit's last fits (the rows they read are those of the
