@@ -21,6 +21,7 @@ from dpledger.verify.audit.montecarlo.events import (
 )
 from dpledger.verify.audit.montecarlo.executors import InProcessExecutor
 from dpledger.verify.audit.montecarlo.perceptron import fit_network
+from dpledger.verify.audit.montecarlo.search import learned
 from dpledger.verify.audit.montecarlo.store import Reduced, countable
 from dpledger.verify.audit.montecarlo.tasks import ChunkTask, ReducedRuns, ReducingChunkTask, chunk_seeds
 from dpledger.verify.audit.montecarlo.transport import SharedChunkTask, SharedRuns, received
@@ -144,8 +145,8 @@ def _vector_audit(seed: int, stages: int) -> dict:
 
 @pytest.mark.parametrize(("seed", "stages"), [(0, 4), (4, 4), (0, 1)])
 def test_audit_with_reduced_chunks_equals_the_audit_that_keeps_every_run(monkeypatch, seed, stages):
-    monkeypatch.setattr(search, "DISTINGUISHER_ROWS", 400)  # the last fits are made at the first stage
-    monkeypatch.setattr(search, "TIED_ROWS", 1000)
+    monkeypatch.setattr(learned, "DISTINGUISHER_ROWS", 400)  # the last fits are made at the first stage
+    monkeypatch.setattr(learned, "TIED_ROWS", 1000)
     reduced = []
     original = ReducingChunkTask.__call__
     monkeypatch.setattr(ReducingChunkTask, "__call__", lambda self: reduced.append(1) or original(self))

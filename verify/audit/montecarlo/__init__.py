@@ -17,7 +17,8 @@ Modules, from the audit down:
 * :mod:`~dpledger.verify.audit.montecarlo.executors` — the executors: in process, local processes,
   Dask, and the in-process timeout;
 * :mod:`~dpledger.verify.audit.montecarlo.contract` — the probe of the mechanism's contract;
-* :mod:`~dpledger.verify.audit.montecarlo.search` — the event search on split 1, every family;
+* :mod:`~dpledger.verify.audit.montecarlo.search` — the event search on split 1: a driver and the
+  registry of event families, one module each;
 * :mod:`~dpledger.verify.audit.montecarlo.events` — events and the statistics they threshold;
 * :mod:`~dpledger.verify.audit.montecarlo.one_sided` — one-sided events: outputs one input
   produced and the other (almost) never;

@@ -388,7 +388,7 @@ the audit is refused (:func:`check_search_work`)."""
 
 
 def fit_seconds(rows: int, columns: int) -> float:
-    """Estimated seconds of one distinguisher fit (:func:`~dpledger.verify.audit.montecarlo.search.fit_distinguisher`):
+    """Estimated seconds of one distinguisher fit (:func:`~dpledger.verify.audit.montecarlo.search.learned.fit_distinguisher`):
     up to 30 Newton steps, each a ``rows`` × ``columns``² Gram product on one BLAS thread, at the
     rate of this machine measured on a small product."""
     sample = np.ones((2_000, 300))

@@ -253,7 +253,7 @@ class CountAbove(BlockStatistic):
 class LearnedScore(BlockStatistic):
     """``Σ_j (linear_j z_j + quadratic_j z_j² + sign_j sgn z_j) + extra · (max_j z_j, min_j z_j)``
     with ``z = (y − centre) / scale`` per coordinate
-    (:func:`dpledger.verify.audit.montecarlo.search.fit_distinguisher`)."""
+    (:func:`dpledger.verify.audit.montecarlo.search.learned.fit_distinguisher`)."""
 
     centre: np.ndarray
     scale: np.ndarray
