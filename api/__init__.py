@@ -55,14 +55,14 @@ __version__ = "0.1.0"
 _EXPORTS: dict[str, tuple[str, str | None]] = {
     # audit
     "audit": ("dpledger.verify.audit.montecarlo.audit", "audit"),
-    "MonteCarloAuditResult": ("dpledger.verify.audit.montecarlo.audit", "AuditResult"),
+    "MonteCarloAuditResult": ("dpledger.verify.audit.montecarlo.audit", "MonteCarloAuditResult"),
     "NeighbourPair": ("dpledger.verify.audit.montecarlo.pairs", "NeighbourPair"),
     "per_sample": ("dpledger.verify.audit.montecarlo.mechanism", "per_sample"),
     "load_mechanism": ("dpledger.verify.audit.montecarlo.mechanism", "load_mechanism"),
     "InProcessExecutor": ("dpledger.verify.audit.montecarlo.executors", "InProcessExecutor"),
     "dask_executor": ("dpledger.verify.audit.montecarlo.executors", "dask_executor"),
     "audit_exact": ("dpledger.verify.audit.exact", "worst_case"),
-    "ExactAuditResult": ("dpledger.verify.audit.exact", "AuditResult"),
+    "ExactAuditResult": ("dpledger.verify.audit.exact", "ExactAuditResult"),
     "hockey_stick": ("dpledger.verify.audit.exact", "hockey_stick"),
     "pure_epsilon": ("dpledger.verify.audit.exact", "pure_epsilon"),
     "privacy_profile": ("dpledger.verify.audit.exact", "privacy_profile"),
@@ -102,13 +102,9 @@ _RENAMED = {"AuditResult": "MonteCarloAuditResult"}
 def __getattr__(name: str) -> Any:
     """Load a public name on first use (PEP 562)."""
     if name in _RENAMED:
-        import warnings
+        from dpledger.accountant.deprecation import warn_renamed
 
-        warnings.warn(
-            f"dpledger.{name} is deprecated and goes in the next release: use dpledger.{_RENAMED[name]}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        warn_renamed(f"dpledger.{name}", f"dpledger.{_RENAMED[name]}")
         return __getattr__(_RENAMED[name])
     if name not in _EXPORTS:
         raise AttributeError(f"module 'dpledger' has no attribute {name!r}")

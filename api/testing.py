@@ -49,7 +49,13 @@ from dpledger.accountant.rules import Derivation, account
 from dpledger.learners.randomness import Randomness, enumerate_outputs
 from dpledger.testing_settings import CONFIDENCE, SAMPLES, SEED
 from dpledger.verify.audit import exact as exact_audit
-from dpledger.verify.audit.montecarlo import AuditResult, InProcessExecutor, Mechanism, NeighbourPair, audit
+from dpledger.verify.audit.montecarlo import (
+    InProcessExecutor,
+    Mechanism,
+    MonteCarloAuditResult,
+    NeighbourPair,
+    audit,
+)
 from dpledger.verify.audit.montecarlo.audit import FLOAT_LEAK, VIOLATION
 from dpledger.verify.service.audit import FLOAT_REMEDY, event_text
 
@@ -74,7 +80,7 @@ class PrivacyViolation(AssertionError):
 
     Args:
         message: The claim, the verdict and the witness, as pytest shows them.
-        result: What the checker returned (the Monte Carlo or exact audit result, or the
+        result: What the checker returned (``MonteCarloAuditResult`` or ``ExactAuditResult``, or the
             accountant's ``Derivation``), kept as ``result``.
         seed: The Monte Carlo seed, kept as ``seed`` (None for the other checks).
     """
@@ -144,7 +150,7 @@ def assert_private(
     allow_float_leak: bool = False,
     epsilon: float | None = None,
     delta: float | None = None,
-) -> AuditResult:
+) -> MonteCarloAuditResult:
     """Assert that the Monte Carlo auditor does not catch ``mechanism`` violating the claimed
     (ε, δ)-DP.
 
@@ -248,7 +254,7 @@ def _as_pair(pair: Any, index: int) -> NeighbourPair:
 
 
 def _monte_carlo_message(
-    result: AuditResult, pairs: list[NeighbourPair], seed: int, derived: bool, samples: int
+    result: MonteCarloAuditResult, pairs: list[NeighbourPair], seed: int, derived: bool, samples: int
 ) -> str:
     """The claim, the verdict, the certified bound and the falsifying example, hypothesis-style."""
     witness = result.witness or {}
@@ -269,7 +275,7 @@ def _monte_carlo_message(
     return "\n".join(
         [
             (
-                f"({result.claimed_epsilon!r}, {result.delta!r})-DP refuted by the Monte Carlo auditor: "
+                f"({result.claimed_epsilon!r}, {result.claimed_delta!r})-DP refuted by the Monte Carlo auditor: "
                 f"ε ≥ {bound} with confidence {result.confidence:g}, {kind}"
             ),
             "Falsifying example:",
@@ -282,7 +288,7 @@ def _monte_carlo_message(
                 f"the events estimated on held-out runs and {result.stages_planned} stages)"
             ),
             (
-                f"  so ε ≥ log(({_down(witness['p_lower'])} − {result.delta!r}) / {_up(witness['q_upper'])}) "
+                f"  so ε ≥ log(({_down(witness['p_lower'])} − {result.claimed_delta!r}) / {_up(witness['q_upper'])}) "
                 f"≥ {bound} > {result.claimed_epsilon!r}"
             ),
             f"Reproduce with seed={seed}{origin}, samples={samples}, confidence={result.confidence:g}",
@@ -402,7 +408,7 @@ def assert_exact_private(
     workers: int = 1,
     epsilon: Any = None,
     delta: Any = None,
-) -> exact_audit.AuditResult:
+) -> exact_audit.ExactAuditResult:
     """Assert that ``mechanism`` is certainly (ε, δ)-DP at the claim on every given neighbour
     pair, from its exact output distributions (:func:`dpledger.verify.audit.exact.worst_case`).
 
@@ -508,7 +514,7 @@ def _hashable(value: Any, index: int) -> Hashable:
     return value
 
 
-def _exact_verdict(result: exact_audit.AuditResult, slack: sympy.Expr) -> bool | None:
+def _exact_verdict(result: exact_audit.ExactAuditResult, slack: sympy.Expr) -> bool | None:
     """True: certainly (ε, δ)-DP; False: certainly not; None: undecided."""
     if result.holds is True or slack == 0:
         return result.holds
@@ -520,7 +526,7 @@ def _exact_verdict(result: exact_audit.AuditResult, slack: sympy.Expr) -> bool |
 
 def _exact_message(
     mechanism: Callable[[Any, Randomness], Hashable],
-    result: exact_audit.AuditResult,
+    result: exact_audit.ExactAuditResult,
     bound: sympy.Expr,
     slack: sympy.Expr,
     holds: bool | None,

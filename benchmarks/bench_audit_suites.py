@@ -5,7 +5,7 @@ DP-Sniper's input pair), the optimal-statistic limit at 10⁶, DP-Sniper's publi
 wall time, and the spread over ``--seeds`` seeds (0, 1, …) at 10⁶ — median, minimum and maximum, so
 that the table shows a typical bound and not one seed's luck; then the false alarms: ``--repeats`` audits at 10⁵ runs (seeds 1, 2, …) of every
 correct mechanism, counted beside the bound 1 − confidence. The suites, their sources and the
-limit are described in :mod:`dpledger.verify.audit.montecarlo.suites`.
+limit are described in :mod:`dpledger.verify.audit.montecarlo.catalogs.suites`.
 
 Writes ``benchmarks/results/audit_suites.json`` (``--out``), which ``dpledger report`` turns into
 the suites table of ``reports/audits.md``.
@@ -25,7 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from dpledger.verify.audit.montecarlo import local_processes
-from dpledger.verify.audit.montecarlo.suites import CONFIDENCE, LIMIT_SAMPLES, audit_row, false_alarms, select
+from dpledger.verify.audit.montecarlo.catalogs.suites import (
+    CONFIDENCE,
+    LIMIT_SAMPLES,
+    audit_row,
+    false_alarms,
+    select,
+)
 
 RESULTS = Path(__file__).parent / "results" / "audit_suites.json"
 FALSE_ALARM_SAMPLES = 10**5

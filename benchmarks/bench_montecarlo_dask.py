@@ -10,7 +10,7 @@ import argparse
 import time
 
 from dpledger.verify.audit.montecarlo import dask_executor, local_processes
-from dpledger.verify.audit.montecarlo.catalog import run_catalog
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import run_catalog
 
 AUDITS = ["laplace", "noisy_max_value", "svt_4", "histogram"]
 

@@ -1,6 +1,6 @@
 """Power of the Monte Carlo auditor against the optimal-statistic limit.
 
-For every mechanism of :func:`dpledger.verify.audit.montecarlo.limit.limit_suite` (scalar Laplace,
+For every mechanism of :func:`dpledger.verify.audit.montecarlo.catalogs.optimal_limit.limit_suite` (scalar Laplace,
 DP-Sniper's LaplaceParallel, a 20-d Laplace vector, a 20-bit randomized-response vector, Report
 Noisy Max releasing the maximum value) prints, at each sample budget: dpledger's certified lower
 bound (``audit`` with its defaults — 4 sequential stages, 3 candidates per kind — claimed at the
@@ -8,7 +8,7 @@ true ε, so that no stage stops early), the optimal-statistic limit (the likelih
 ``{L > t}`` with the best expected bound, t chosen on 4× as many independent runs, Clopper–Pearson
 bounds on the same
 number of runs at the same confidence,
-:func:`~dpledger.verify.audit.montecarlo.limit.optimal_statistic_bound`) and their ratio
+:func:`~dpledger.verify.audit.montecarlo.catalogs.optimal_limit.optimal_statistic_bound`) and their ratio
 (the goal is ≥ 0.8 at 10⁶). With ``--seeds N`` the audit runs with seeds 0 … N − 1 and the row shows
 the mean bound and ratio, and the smallest ratio (one limit per row: the limit's own noise is not
 averaged out). ``--network`` adds the opt-in perceptron family (``audit(..., network=True)``).
@@ -23,7 +23,11 @@ import time
 import numpy as np
 
 from dpledger.verify.audit.montecarlo import audit, local_processes
-from dpledger.verify.audit.montecarlo.limit import LimitCase, limit_suite, optimal_statistic_bound
+from dpledger.verify.audit.montecarlo.catalogs.optimal_limit import (
+    LimitCase,
+    limit_suite,
+    optimal_statistic_bound,
+)
 
 CHOICE_RUNS = 4
 """Runs per input to choose the limit's threshold on, as a multiple of the budget."""

@@ -13,7 +13,7 @@ import argparse
 import time
 
 from dpledger.verify.audit.montecarlo import local_processes
-from dpledger.verify.audit.montecarlo.catalog import run_catalog
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import run_catalog
 from dpledger.verify.service.audit import catalog_table
 
 

@@ -1,6 +1,6 @@
 """Rare one-sided leaks and false alarms of the Monte Carlo auditor's one-sided families.
 
-Part 1, power: for each place of the leak (:class:`~dpledger.verify.audit.montecarlo.catalog.OneSidedLeak`:
+Part 1, power: for each place of the leak (:class:`~dpledger.verify.audit.montecarlo.catalogs.known_epsilon.OneSidedLeak`:
 tail, bulk, float atom, discrete value, vector row) and each budget of ``k/p`` runs per input, the
 share of ``--seeds`` audits (claim ε = 1; ``--stages``, default one, so that the bound is the
 budget's and not an early stop's) whose verdict is ``VIOLATION``, the median certified bound,
@@ -27,7 +27,7 @@ import numpy as np
 
 from dpledger.verify.audit.montecarlo import InProcessExecutor, NeighbourPair, audit
 from dpledger.verify.audit.montecarlo.audit import FLOAT_LEAK, VIOLATION
-from dpledger.verify.audit.montecarlo.catalog import LEAK_PLACES, Laplace, OneSidedLeak
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import LEAK_PLACES, Laplace, OneSidedLeak
 from dpledger.verify.audit.montecarlo.statistics import (
     LEAD_SHARE,
     clopper_pearson_lower,

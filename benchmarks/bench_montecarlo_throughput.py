@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpledger.verify.audit.montecarlo import NeighbourPair, audit, local_processes
-from dpledger.verify.audit.montecarlo.catalog import Laplace
-from dpledger.verify.audit.montecarlo.executors import ChunkTask, chunk_seeds, chunk_sizes
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import Laplace
+from dpledger.verify.audit.montecarlo.tasks import ChunkTask, chunk_seeds, chunk_sizes
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 ``TYPE_CHECKING`` imports included) points down or sideways, never up.
 
 Bottom to top: ``accountant.numerics`` < ``accountant`` < ``learners`` < ``verify.audit`` <
+``verify.audit.montecarlo.catalogs`` (the test mechanisms, above the engine that audits them) <
 ``verify.paper`` < ``verify.service`` < ``verify.reports`` < ``verify.cli`` < ``dpledger`` (the
 public API). ``learners.randomness`` draws exactly with certified numerics and must not depend on
 the accounting above them. ``from dpledger import __version__`` is allowed anywhere (the version is
@@ -25,12 +26,13 @@ LAYERS = (
     ("dpledger.accountant", 1),
     ("dpledger.learners", 2),
     ("dpledger.verify.audit", 3),
-    ("dpledger.verify.paper", 4),
-    ("dpledger.verify.service", 5),
-    ("dpledger.verify.reports", 6),
-    ("dpledger.verify.cli", 7),
+    ("dpledger.verify.audit.montecarlo.catalogs", 4),
+    ("dpledger.verify.paper", 5),
+    ("dpledger.verify.service", 6),
+    ("dpledger.verify.reports", 7),
+    ("dpledger.verify.cli", 8),
     ("dpledger.verify", 3),
-    ("dpledger", 8),
+    ("dpledger", 9),
 )
 """Module-name prefix → layer (the longest matching prefix decides)."""
 

@@ -3,6 +3,8 @@ and importing the package stays light."""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import inspect
 import re
 import subprocess
@@ -10,10 +12,12 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 import dpledger
 import dpledger.testing
+from dpledger.verify.audit.results import AuditResultBase
 
 
 @pytest.mark.parametrize("name", [name for name in dpledger.__all__ if name != "__version__"])
@@ -154,19 +158,76 @@ def test_former_names_warn_and_keep_working() -> None:
         old = dpledger.composition_noise("gaussian", 1, 1, "1e-5", k=10, composition="basic")
     assert old.value == dpledger.composition_noise("gaussian", 1, 1, "1e-5", k=10, method="basic").value
 
-    def coin(data, rng):
-        return rng.choice([3 - data, 1 + data])  # weights 3:1 and 2:2
-
     with pytest.warns(DeprecationWarning, match="use claimed_epsilon="):
         old_audit = dpledger.audit_exact(
-            coin, [0, 1], lambda d: [1 - d], bound=1, leaves_per_run=2, workers=1
+            _coin, [0, 1], lambda d: [1 - d], bound=1, leaves_per_run=2, workers=1
         )
     new_audit = dpledger.audit_exact(
-        coin, [0, 1], lambda d: [1 - d], claimed_epsilon=1, leaves_per_run=2, workers=1
+        _coin, [0, 1], lambda d: [1 - d], claimed_epsilon=1, leaves_per_run=2, workers=1
     )
     assert (old_audit.epsilon, old_audit.holds) == (new_audit.epsilon, new_audit.holds)
     with pytest.raises(TypeError, match="pass claimed_epsilon= only"):
-        dpledger.audit_exact(coin, [0, 1], lambda d: [1 - d], 1, bound=1, leaves_per_run=2, workers=1)
+        dpledger.audit_exact(_coin, [0, 1], lambda d: [1 - d], 1, bound=1, leaves_per_run=2, workers=1)
+
+
+def _coin(data, rng):
+    return rng.choice([3 - data, 1 + data])  # weights 3:1 and 2:2
+
+
+def _flip(data, n, rng):
+    return (rng.random(n) < (0.75 if data else 0.25)).astype(np.int64)  # randomized response, ε = ln 3
+
+
+def test_both_audit_results_share_the_claim_and_the_verdict() -> None:
+    """The Monte Carlo and the exact result extend one base: the claim (ε, δ) and ``holds`` —
+    the exact audit proves (True) what the Monte Carlo audit can only refute (False) or leave
+    undecided (None)."""
+    shared = [field.name for field in dataclasses.fields(AuditResultBase)]
+    assert shared == ["claimed_epsilon", "claimed_delta", "holds"]
+    for result_class in (dpledger.MonteCarloAuditResult, dpledger.ExactAuditResult):
+        assert issubclass(result_class, AuditResultBase)
+    exact = dpledger.audit_exact(
+        _coin, [0, 1], lambda d: [1 - d], claimed_epsilon=1, leaves_per_run=2, workers=1
+    )
+    assert (exact.claimed_epsilon, exact.claimed_delta, exact.holds, exact.violation) == (1, 0, True, False)
+    pairs = [dpledger.NeighbourPair(0, 1)]
+    serial = dpledger.InProcessExecutor()
+    refuted = dpledger.audit(_flip, pairs, claimed_epsilon=0.5, samples=20_000, executor=serial)
+    undecided = dpledger.audit(_flip, pairs, claimed_epsilon=2.0, samples=20_000, executor=serial)
+    assert (refuted.claimed_epsilon, refuted.claimed_delta, refuted.holds, refuted.violation) == (
+        0.5,
+        0,
+        False,
+        True,
+    )
+    assert (undecided.holds, undecided.violation) == (None, False)
+
+
+def test_former_result_names_warn_where_they_were_public_and_keep_working() -> None:
+    montecarlo = importlib.import_module("dpledger.verify.audit.montecarlo")
+    montecarlo_audit = importlib.import_module("dpledger.verify.audit.montecarlo.audit")
+    exact_audit = importlib.import_module("dpledger.verify.audit.exact")
+    for module, now in (
+        (montecarlo, dpledger.MonteCarloAuditResult),
+        (montecarlo_audit, dpledger.MonteCarloAuditResult),
+        (exact_audit, dpledger.ExactAuditResult),
+    ):
+        with pytest.warns(DeprecationWarning, match=f"use {module.__name__}.{now.__name__}"):
+            assert module.AuditResult is now
+    exact = dpledger.audit_exact(
+        _coin, [0, 1], lambda d: [1 - d], claimed_epsilon=1, leaves_per_run=2, workers=1
+    )
+    with pytest.warns(DeprecationWarning, match="use ExactAuditResult.claimed_epsilon"):
+        assert exact.bound == exact.claimed_epsilon
+    result = dpledger.audit(
+        _flip,
+        [dpledger.NeighbourPair(0, 1)],
+        claimed_epsilon=0.5,
+        samples=20_000,
+        executor=dpledger.InProcessExecutor(),
+    )
+    with pytest.warns(DeprecationWarning, match="use MonteCarloAuditResult.claimed_delta"):
+        assert result.delta == result.claimed_delta
 
 
 def test_the_package_docstring_names_every_public_name() -> None:

@@ -13,8 +13,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from dpledger.verify.audit.montecarlo.catalog import SparseVector
-from dpledger.verify.audit.montecarlo.suite_mechanisms import (
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import SparseVector
+from dpledger.verify.audit.montecarlo.catalogs.suite_mechanisms import (
     BELOW,
     STOPPED,
     AboveThresholdRefresh,
@@ -25,7 +25,7 @@ from dpledger.verify.audit.montecarlo.suite_mechanisms import (
     TruncatedGeometric,
     murmur3_32,
 )
-from dpledger.verify.audit.montecarlo.suites import CONFIDENCE, suite
+from dpledger.verify.audit.montecarlo.catalogs.suites import CONFIDENCE, suite
 from dpledger.verify.cli.main import main
 from dpledger.verify.reports.audits import suites_benchmark_lines
 

@@ -8,7 +8,12 @@ from scipy import stats
 
 from dpledger.verify.audit.montecarlo import InProcessExecutor, NeighbourPair, audit
 from dpledger.verify.audit.montecarlo.audit import FLOAT_LEAK, NO_VIOLATION, VIOLATION
-from dpledger.verify.audit.montecarlo.catalog import Laplace, RandomizedResponse, SnappingLaplace, run_catalog
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import (
+    Laplace,
+    RandomizedResponse,
+    SnappingLaplace,
+    run_catalog,
+)
 from dpledger.verify.audit.montecarlo.events import LatticeCount, OnLattice
 from dpledger.verify.audit.montecarlo.statistics import ranked_levels
 from dpledger.verify.service.audit import event_text

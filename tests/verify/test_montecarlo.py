@@ -32,7 +32,7 @@ from dpledger.verify.audit.montecarlo import (
     statdp_patterns,
     substitute_one,
 )
-from dpledger.verify.audit.montecarlo.catalog import (
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import (
     Laplace,
     RandomizedResponse,
     catalog,
@@ -40,10 +40,10 @@ from dpledger.verify.audit.montecarlo.catalog import (
     run_catalog,
 )
 from dpledger.verify.audit.montecarlo.events import OnLattice, ValueSetEvent, row_keys
-from dpledger.verify.audit.montecarlo.executors import chunk_sizes
 from dpledger.verify.audit.montecarlo.pairs import identical_inputs
 from dpledger.verify.audit.montecarlo.search import fit_distinguisher
 from dpledger.verify.audit.montecarlo.statistics import stage_alphas
+from dpledger.verify.audit.montecarlo.tasks import chunk_sizes
 
 SERIAL = InProcessExecutor()
 ZERO_ONE = [NeighbourPair(np.asarray(0.0), np.asarray(1.0), "0 vs 1")]
@@ -283,8 +283,12 @@ def test_inputs_differing_in_one_part_are_not_identical():
 
 
 def test_load_mechanism_imports_module_function_and_refuses_bad_specs():
-    assert load_mechanism("dpledger.verify.audit.montecarlo.catalog:snap") is not None
-    for spec in ["nomodule", "no_such_module_xyz:f", "dpledger.verify.audit.montecarlo.catalog:nothing"]:
+    assert load_mechanism("dpledger.verify.audit.montecarlo.catalogs.known_epsilon:snap") is not None
+    for spec in [
+        "nomodule",
+        "no_such_module_xyz:f",
+        "dpledger.verify.audit.montecarlo.catalogs.known_epsilon:nothing",
+    ]:
         with pytest.raises(ValueError):
             load_mechanism(spec)
 

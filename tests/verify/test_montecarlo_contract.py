@@ -12,9 +12,9 @@ import pytest
 from scipy import stats
 
 from dpledger.verify.audit.montecarlo import InProcessExecutor, NeighbourPair, audit
-from dpledger.verify.audit.montecarlo.catalog import catalog
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import catalog
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
-from dpledger.verify.audit.montecarlo.executors import ChunkTask, chunk_seeds
+from dpledger.verify.audit.montecarlo.tasks import ChunkTask, chunk_seeds
 
 SERIAL = InProcessExecutor()
 ZERO_ONE = [NeighbourPair(np.asarray(0.0), np.asarray(1.0), "0 vs 1")]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from dpledger.verify.audit.montecarlo import InProcessExecutor, NeighbourPair, audit
-from dpledger.verify.audit.montecarlo.catalog import Laplace
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import Laplace
+from dpledger.verify.audit.montecarlo.catalogs.suite_mechanisms import PrefixSum
+from dpledger.verify.audit.montecarlo.decorrelation import fit_innovations
 from dpledger.verify.audit.montecarlo.events import StatisticEvent
-from dpledger.verify.audit.montecarlo.innovations import fit_innovations
 from dpledger.verify.audit.montecarlo.search import Fits, search_pair
-from dpledger.verify.audit.montecarlo.suite_mechanisms import PrefixSum
 
 SERIAL = InProcessExecutor()
 PREFIX_PAIR = [NeighbourPair(np.ones(10), np.zeros(10), "10 answers each moved by 1")]

@@ -9,9 +9,9 @@ import pytest
 from scipy import stats
 
 from dpledger.verify.audit.montecarlo import InProcessExecutor, NeighbourPair, audit
-from dpledger.verify.audit.montecarlo.catalog import snap
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import snap
 from dpledger.verify.audit.montecarlo.events import StatisticEvent
-from dpledger.verify.audit.montecarlo.network import fit_network
+from dpledger.verify.audit.montecarlo.perceptron import fit_network
 from dpledger.verify.audit.montecarlo.search import Fits, one_blas_thread, search_pair
 
 SERIAL = InProcessExecutor()

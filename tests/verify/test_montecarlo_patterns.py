@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 from dpledger.verify.audit.montecarlo import InProcessExecutor
-from dpledger.verify.audit.montecarlo.events import StatisticEvent
-from dpledger.verify.audit.montecarlo.patterns import (
+from dpledger.verify.audit.montecarlo.atom_patterns import (
     PatternScore,
     atom_codes,
     cross_fitted,
@@ -18,9 +17,10 @@ from dpledger.verify.audit.montecarlo.patterns import (
     pattern_layout,
     support_blocks,
 )
+from dpledger.verify.audit.montecarlo.catalogs.suite_mechanisms import BELOW, STOPPED
+from dpledger.verify.audit.montecarlo.catalogs.suites import audit_row, select
+from dpledger.verify.audit.montecarlo.events import StatisticEvent
 from dpledger.verify.audit.montecarlo.search import search_pair
-from dpledger.verify.audit.montecarlo.suite_mechanisms import BELOW, STOPPED
-from dpledger.verify.audit.montecarlo.suites import audit_row, select
 
 SERIAL = InProcessExecutor()
 

@@ -10,11 +10,11 @@ from scipy import stats
 
 from dpledger.verify.audit.montecarlo import InProcessExecutor, NeighbourPair, audit
 from dpledger.verify.audit.montecarlo.audit import NO_VIOLATION, VIOLATION, estimation_runs
-from dpledger.verify.audit.montecarlo.catalog import Laplace, RandomizedResponseVector
-from dpledger.verify.audit.montecarlo.limit import limit_suite, optimal_statistic_bound
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import Laplace, RandomizedResponseVector
+from dpledger.verify.audit.montecarlo.catalogs.optimal_limit import limit_suite, optimal_statistic_bound
+from dpledger.verify.audit.montecarlo.catalogs.suite_mechanisms import PrefixSum
 from dpledger.verify.audit.montecarlo.search import fit_distinguisher, tilted_count_model
 from dpledger.verify.audit.montecarlo.statistics import ranked_levels, stage_alphas
-from dpledger.verify.audit.montecarlo.suite_mechanisms import PrefixSum
 
 SERIAL = InProcessExecutor()
 ZERO_ONE = [NeighbourPair(np.asarray(0.0), np.asarray(1.0), "0 vs 1")]

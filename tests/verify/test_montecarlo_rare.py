@@ -1,4 +1,4 @@
-"""Laws of the one-sided and rare-output events (dpledger.verify.audit.montecarlo.rare)."""
+"""Laws of the one-sided and rare-output events (dpledger.verify.audit.montecarlo.one_sided)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from scipy import stats
 
 from dpledger.verify.audit.montecarlo import InProcessExecutor, NeighbourPair, audit
 from dpledger.verify.audit.montecarlo.audit import VIOLATION
-from dpledger.verify.audit.montecarlo.catalog import LEAK_PLACES, Laplace, OneSidedLeak, snap
-from dpledger.verify.audit.montecarlo.rare import KeySetEvent, KeyView, OffGrid, output_grid
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import LEAK_PLACES, Laplace, OneSidedLeak, snap
+from dpledger.verify.audit.montecarlo.one_sided import KeySetEvent, KeyView, OffGrid, output_grid
 
 SERIAL = InProcessExecutor()
 ZERO_ONE = [NeighbourPair(np.asarray(0.0), np.asarray(1.0), "0 vs 1")]

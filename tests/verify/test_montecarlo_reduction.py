@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from dpledger.verify.audit.montecarlo import NeighbourPair, audit, search
-from dpledger.verify.audit.montecarlo.catalog import Laplace
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import Laplace
+from dpledger.verify.audit.montecarlo.decorrelation import OnInnovations, fit_innovations
 from dpledger.verify.audit.montecarlo.events import (
     CountAbove,
     IntervalEvent,
@@ -18,21 +19,14 @@ from dpledger.verify.audit.montecarlo.events import (
     evaluate,
     same_statistic,
 )
-from dpledger.verify.audit.montecarlo.executors import (
-    ChunkTask,
-    InProcessExecutor,
-    ReducedRuns,
-    ReducingChunkTask,
-    SharedChunkTask,
-    SharedRuns,
-    chunk_seeds,
-    received,
-)
-from dpledger.verify.audit.montecarlo.innovations import OnInnovations, fit_innovations
-from dpledger.verify.audit.montecarlo.network import fit_network
+from dpledger.verify.audit.montecarlo.executors import InProcessExecutor
+from dpledger.verify.audit.montecarlo.perceptron import fit_network
+from dpledger.verify.audit.montecarlo.search import learned
+from dpledger.verify.audit.montecarlo.store import Reduced, countable
+from dpledger.verify.audit.montecarlo.tasks import ChunkTask, ReducedRuns, ReducingChunkTask, chunk_seeds
+from dpledger.verify.audit.montecarlo.transport import SharedChunkTask, SharedRuns, received
 
-audit_module = importlib.import_module("dpledger.verify.audit.montecarlo.audit")
-chunks_module = importlib.import_module("dpledger.verify.audit.montecarlo.chunks")
+schedule_module = importlib.import_module("dpledger.verify.audit.montecarlo.schedule")
 
 
 def _laplace_vectors(seed: int = 0, n: int = 4000, d: int = 6) -> tuple[np.ndarray, np.ndarray]:
@@ -133,17 +127,14 @@ def test_reduction_only_with_the_last_fits_on_lattice_vectors_with_many_distinct
 def test_events_reduced_runs_cannot_count_are_not_estimated():
     a, b = _laplace_vectors()
     score = search.fit_distinguisher(a, b)
-    part = chunks_module.Reduced((score,), (score(b),), len(b))
+    part = Reduced((score,), (score(b),), len(b))
     fresh = search.fit_distinguisher(a, b)  # the search's own fit of the same runs
     candidates = [
         IntervalEvent(0.0, np.inf, fresh),
         IntervalEvent(0.0, np.inf, OnLattice(4, 0)),
         ValueSetEvent(np.asarray([b[0].tobytes()]), (0,)),
     ]
-    estimable = [
-        audit_module._estimable(search.Candidate(0, True, event, "f", 1.0), [(part, part)])
-        for event in candidates
-    ]
+    estimable = [countable(event, [(part, part)]) for event in candidates]
     assert estimable == [True, False, False]
 
 
@@ -164,8 +155,8 @@ def _vector_audit(seed: int, stages: int) -> dict:
 
 @pytest.mark.parametrize(("seed", "stages"), [(0, 4), (4, 4), (0, 1)])
 def test_audit_with_reduced_chunks_equals_the_audit_that_keeps_every_run(monkeypatch, seed, stages):
-    monkeypatch.setattr(search, "DISTINGUISHER_ROWS", 400)  # the last fits are made at the first stage
-    monkeypatch.setattr(search, "TIED_ROWS", 1000)
+    monkeypatch.setattr(learned, "DISTINGUISHER_ROWS", 400)  # the last fits are made at the first stage
+    monkeypatch.setattr(learned, "TIED_ROWS", 1000)
     reduced: list[int] = []
     original = ReducingChunkTask.__call__
 
@@ -177,6 +168,6 @@ def test_audit_with_reduced_chunks_equals_the_audit_that_keeps_every_run(monkeyp
     with_reduction = _vector_audit(seed, stages)
     assert (
         len(reduced) > 0
-    )  # one stage too: its chunks beyond the fits' and QUEUE_AHEAD more (chunks.QUEUE_AHEAD)
-    monkeypatch.setattr(chunks_module, "reduction", lambda *args: ())
+    )  # one stage too: its chunks beyond the fits' and QUEUE_AHEAD more (schedule.QUEUE_AHEAD)
+    monkeypatch.setattr(schedule_module, "reduction", lambda *args: ())
     assert _vector_audit(seed, stages) == with_reduction

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from dpledger.verify.audit.montecarlo import NeighbourPair, audit, search
-from dpledger.verify.audit.montecarlo.catalog import Laplace
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import Laplace
 from dpledger.verify.audit.montecarlo.events import Identity
 from dpledger.verify.audit.montecarlo.executors import InProcessExecutor
+from dpledger.verify.audit.montecarlo.search import learned
 
 
 def test_fits_reuse_a_fit_on_the_same_first_runs_and_refit_on_more():
@@ -45,16 +46,16 @@ def _vector_audit(seed: int) -> dict:
 
 @pytest.mark.parametrize("seed", [0, 3])
 def test_audit_with_fits_kept_across_stages_equals_the_audit_that_refits_every_stage(monkeypatch, seed):
-    monkeypatch.setattr(search, "DISTINGUISHER_ROWS", 400)  # caps reached from the second stage on
-    monkeypatch.setattr(search, "TIED_ROWS", 1000)
+    monkeypatch.setattr(learned, "DISTINGUISHER_ROWS", 400)  # caps reached from the second stage on
+    monkeypatch.setattr(learned, "TIED_ROWS", 1000)
     calls: list[int] = []
-    original = search.fit_distinguisher
+    original = learned.fit_distinguisher
 
     def counted(*args: Any) -> Any:
         calls.append(1)
         return original(*args)
 
-    monkeypatch.setattr(search, "fit_distinguisher", counted)
+    monkeypatch.setattr(learned, "fit_distinguisher", counted)
     kept = _vector_audit(seed)
     fits_kept = len(calls)
     monkeypatch.setattr(search.Fits, "get", lambda self, pair, kind, rows, fit: fit())

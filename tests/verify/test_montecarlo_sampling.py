@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from dpledger.verify.audit.montecarlo.catalog import Laplace, snap, snapped_laplace, standard_laplace
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import (
+    Laplace,
+    snap,
+    snapped_laplace,
+    standard_laplace,
+)
 
 
 def test_standard_laplace_has_the_laplace_distribution():

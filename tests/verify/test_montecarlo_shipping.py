@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dpledger.verify.audit.montecarlo import NeighbourPair, audit, load_mechanism
-from dpledger.verify.audit.montecarlo.catalog import Laplace
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import Laplace
 from dpledger.verify.audit.montecarlo.executors import check_workers
 from dpledger.verify.audit.montecarlo.mechanism import LoadError, Shipped, per_sample, ship
 

@@ -11,14 +11,20 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.executors import (
+from dpledger.verify.audit.montecarlo.executors import InProcessExecutor, local_processes
+from dpledger.verify.audit.montecarlo.runner import (
+    InProcessRunner,
+    LocalPoolRunner,
+    Runner,
+    open_runner,
+    runner_class,
+)
+from dpledger.verify.audit.montecarlo.tasks import ChunkTask, chunk_seeds
+from dpledger.verify.audit.montecarlo.transport import (
     SHARED_MEMORY,
     SHARED_PREFIX,
-    ChunkTask,
     SharedChunkTask,
     SharedRuns,
-    chunk_seeds,
-    local_processes,
     received,
     shared_directory,
 )
@@ -49,10 +55,16 @@ def test_shared_chunk_falls_back_to_the_runs_when_the_file_cannot_be_written(tmp
 
 
 def test_shared_directory_only_for_local_process_pools_and_removed_at_the_end():
-    with ThreadPoolExecutor(1) as threads, shared_directory(threads) as directory:
-        assert directory is None
+    assert runner_class(InProcessExecutor()) is InProcessRunner
+    with ThreadPoolExecutor(1) as threads:
+        assert runner_class(threads) is Runner
+        with open_runner(threads, 0.0, None) as runner:
+            assert not hasattr(runner, "directory")
+    assert runner_class(None) is LocalPoolRunner
     with local_processes(1) as pool:
-        with shared_directory(pool) as directory:
+        with open_runner(pool, 0.0, None) as runner:
+            assert isinstance(runner, LocalPoolRunner)
+            directory = runner.directory
             if directory is None:  # no /dev/shm on this machine: the pipe is used
                 return
             assert os.path.isdir(directory)
@@ -70,7 +82,7 @@ def test_shared_directories_of_killed_audits_are_removed_by_the_next_one():
     open(os.path.join(orphan, "0-0-0"), "wb").close()
     alive = tempfile.mkdtemp(prefix=f"{SHARED_PREFIX}{os.getpid()}-", dir=SHARED_MEMORY)
     try:
-        with local_processes(1) as pool, shared_directory(pool):
+        with shared_directory():
             assert not os.path.exists(orphan)
             assert os.path.isdir(alive)  # an audit still running keeps its chunks
     finally:

@@ -36,7 +36,7 @@ import numpy as np
 import sympy
 from mpmath import iv
 
-from dpledger.accountant.deprecation import renamed_keyword
+from dpledger.accountant.deprecation import renamed_attributes, renamed_keyword, warn_renamed
 from dpledger.accountant.numerics.certified import (
     enclose,
     exact,
@@ -46,6 +46,7 @@ from dpledger.accountant.numerics.certified import (
 )
 from dpledger.learners.randomness import Randomness, enumerate_outputs
 from dpledger.verify.audit.montecarlo.executors import InProcessExecutor
+from dpledger.verify.audit.results import AuditResultBase
 
 Distribution = dict[Hashable, iv.mpf]
 FloatDistribution = dict[Hashable, tuple[float, float]]
@@ -189,20 +190,19 @@ def screen_pairs(
     return Screen(*(np.maximum(f, b) for f, b in zip(forward, backward, strict=True)))
 
 
-@dataclass
-class AuditResult:
+@dataclass(frozen=True)
+class ExactAuditResult(AuditResultBase[sympy.Expr]):
     """Worst case over all neighbour pairs: ``epsilon`` the certified [lower, upper] worst pure ε
-    (∞ when some pair's supports differ), ``bound`` the claimed ε, ``holds`` the rigorous verdict
-    (None: undecided), ``worst_pair`` the witness, ``delta_at_bound`` the largest certified upper
-    bound on δ(bound) over the pairs (how far from (bound, 0)-DP the mechanism is), and
-    ``worst_profile`` / ``worst_delta_profile`` the exact profiles (:func:`privacy_profile`) of
-    the ε witness and of the pair attaining that δ. ``unlisted`` counts the neighbours D′ ∈
-    neighbours(D) that are not among the datasets: their pairs are outside the audit (0 when the
-    datasets are closed under the relation), so the verdict covers the listed pairs only."""
+    (∞ when some pair's supports differ), ``claimed_epsilon`` the claimed ε (``claimed_delta`` is
+    0: the claim is pure), ``holds`` the rigorous verdict (None: undecided), ``worst_pair`` the
+    witness, ``delta_at_bound`` the largest certified upper bound on δ(claimed ε) over the pairs
+    (how far from (claimed ε, 0)-DP the mechanism is), and ``worst_profile`` /
+    ``worst_delta_profile`` the exact profiles (:func:`privacy_profile`) of the ε witness and of
+    the pair attaining that δ. ``unlisted`` counts the neighbours D′ ∈ neighbours(D) that are not
+    among the datasets: their pairs are outside the audit (0 when the datasets are closed under
+    the relation), so the verdict covers the listed pairs only."""
 
     epsilon: tuple[float, float]
-    bound: sympy.Expr
-    holds: bool | None
     pairs: int
     datasets: int
     distributions: int
@@ -214,9 +214,15 @@ class AuditResult:
     unlisted: int = 0
 
     @property
+    def bound(self) -> sympy.Expr:
+        """The claimed ε, under its former name (deprecated: ``claimed_epsilon``)."""
+        warn_renamed("ExactAuditResult.bound", "ExactAuditResult.claimed_epsilon")
+        return self.claimed_epsilon
+
+    @property
     def tightness(self) -> float:
-        """ε_exact (upper end) / bound."""
-        return self.epsilon[1] / float(self.bound)
+        """ε_exact (upper end) / claimed ε."""
+        return self.epsilon[1] / float(self.claimed_epsilon)
 
 
 def _enumerate_chunk(
@@ -324,7 +330,7 @@ def worst_case(
     progress: Progress | None = None,
     reduce: Callable[[Any], tuple[Any, Callable[[Hashable], Hashable]]] | None = None,
     bound: Any = None,
-) -> AuditResult:
+) -> ExactAuditResult:
     """The worst pure ε of ``mechanism`` over all unordered pairs {D, D′} with D′ ∈ neighbours(D),
     against the claim ``claimed_epsilon`` (``bound=``, its former name, is deprecated).
 
@@ -415,8 +421,18 @@ def worst_case(
         if advance is not None:
             advance(min(start + batch, len(key_pairs)))
     if not key_pairs:
-        return AuditResult(
-            (0.0, 0.0), bound, True, 0, len(datasets), len(enumerated), None, 0.0, None, unlisted=unlisted
+        return ExactAuditResult(
+            claimed_epsilon=bound,
+            claimed_delta=0.0,
+            holds=True,
+            epsilon=(0.0, 0.0),
+            pairs=0,
+            datasets=len(datasets),
+            distributions=len(enumerated),
+            worst_pair=None,
+            delta_at_bound=0.0,
+            worst_delta_pair=None,
+            unlisted=unlisted,
         )
     worst, worst_delta = int(np.argmax(high)), int(np.argmax(delta))
     low_max, high_max = float(low.max()), float(high.max())
@@ -433,19 +449,20 @@ def worst_case(
             P, Q = _viewed_exact(P, view(a, b)), _viewed_exact(Q, view(b, a))
         return privacy_profile(P, Q, [0, Fraction(1, 2), 1, 2, bound])
 
-    return AuditResult(
-        (lower_float(epsilon), upper_float(epsilon)),
-        bound,
-        holds,
-        pairs,
-        len(datasets),
-        len(enumerated),
-        witness[key_pairs[worst]],
-        float(delta[worst_delta]),
-        witness[key_pairs[worst_delta]],
-        profile(*key_pairs[worst]),
-        profile(*key_pairs[worst_delta]),
-        unlisted,
+    return ExactAuditResult(
+        claimed_epsilon=bound,
+        claimed_delta=0.0,
+        holds=holds,
+        epsilon=(lower_float(epsilon), upper_float(epsilon)),
+        pairs=pairs,
+        datasets=len(datasets),
+        distributions=len(enumerated),
+        worst_pair=witness[key_pairs[worst]],
+        delta_at_bound=float(delta[worst_delta]),
+        worst_delta_pair=witness[key_pairs[worst_delta]],
+        worst_profile=profile(*key_pairs[worst]),
+        worst_delta_profile=profile(*key_pairs[worst_delta]),
+        unlisted=unlisted,
     )
 
 
@@ -487,3 +504,6 @@ def _viewed_exact(P: Distribution, view: Callable[[Hashable], Hashable]) -> Dist
             seen = view(output)
             out[seen] = out.get(seen, iv.mpf(0)) + p
     return out
+
+
+__getattr__ = renamed_attributes(__name__, {"AuditResult": "ExactAuditResult"}, globals())

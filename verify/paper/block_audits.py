@@ -39,7 +39,7 @@ from dpledger.learners.component_oracles import CompletionScoreOracle
 from dpledger.learners.concept_classes import ConceptClass
 from dpledger.learners.labelboost import labelboost, realizable
 from dpledger.learners.randomness import Randomness
-from dpledger.verify.audit.exact import DEFAULT_LEAF_LIMIT, AuditResult, Progress, worst_case
+from dpledger.verify.audit.exact import DEFAULT_LEAF_LIMIT, ExactAuditResult, Progress, worst_case
 from dpledger.verify.paper.labelboost_audit import shared_class
 
 BLOCKS = ("macro", "init", "oracle")
@@ -185,7 +185,7 @@ def _run_block(audit: BlockAudit, dataset: tuple[Any, ...], rng: Randomness) -> 
 
 def audit_block(
     audit: BlockAudit, *, limit: int = DEFAULT_LEAF_LIMIT, workers: int = 2, progress: Progress | None = None
-) -> AuditResult:
+) -> ExactAuditResult:
     """The exact worst-case pure ε of the block over all neighbour pairs, against its claim."""
     if audit.block == "macro" and audit.concept_class().k < 2:
         raise ValueError("a macro-block needs k ≥ 2 components (thresholds have k = 1); use --block init")

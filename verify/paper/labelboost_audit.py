@@ -37,7 +37,7 @@ from dpledger.learners.labelboost import (
 from dpledger.learners.randomness import Randomness
 from dpledger.verify.audit.exact import (
     DEFAULT_LEAF_LIMIT,
-    AuditResult,
+    ExactAuditResult,
     Progress,
     worst_case,
 )
@@ -274,7 +274,7 @@ def audit_labelboost(
     workers: int = 2,
     executor: Executor | None = None,
     progress: Progress | None = None,
-) -> AuditResult:
+) -> ExactAuditResult:
     """The exact worst-case ε of ``audit.release`` over all neighbour pairs (see :class:`LabelBoostAudit`),
     the distributions computed on ``executor`` (or ``workers`` local processes; the same result on
     any). The number of datasets and of leaves is predicted, and refused beyond the limits, before any work."""

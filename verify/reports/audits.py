@@ -135,7 +135,7 @@ def suites_section(results_file: Path) -> list[str]:
 
 def suites_benchmark_lines(results: dict[str, Any]) -> list[str]:
     """The suites table of the benchmark's results, the flags per size and the false alarms."""
-    from dpledger.verify.audit.montecarlo.suites import verdict_text
+    from dpledger.verify.audit.montecarlo.catalogs.suites import verdict_text
 
     sizes = [str(size) for size in results["sizes"]]
     seeds = max((len(m.get("seeds", {}).get("bounds", [])) for m in results["mechanisms"]), default=0)
@@ -144,9 +144,9 @@ def suites_benchmark_lines(results: dict[str, Any]) -> list[str]:
         "## StatDP's and DP-Sniper's suites, side by side (95% confidence)",
         "",
         "From `benchmarks/results/audit_suites.json`, written by `python benchmarks/bench_audit_suites.py --full` "
-        "(mechanisms, parameters and sources in `dpledger.verify.audit.montecarlo.suites`). What is audited is "
+        "(mechanisms, parameters and sources in `dpledger.verify.audit.montecarlo.catalogs.suites`). What is audited is "
         "dpledger's re-implementation of each mechanism from its paper "
-        "(`dpledger.verify.audit.montecarlo.suites`, `suite_mechanisms`), its continuous releases snapped to the "
+        "(`dpledger.verify.audit.montecarlo.catalogs.suites`, `suite_mechanisms`), its continuous releases snapped to the "
         "grid 2⁻¹⁰ (post-processing, which removes the floating-point artefacts), not DP-Sniper's or StatDP's "
         "code. Each mechanism is audited against its claim on the input pair DP-Sniper's search found, in one "
         "stage; ⚑: flagged (verdict not `NO VIOLATION FOUND`). The size columns are seed 0; the 10⁶ spread is "

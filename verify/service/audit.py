@@ -7,10 +7,10 @@
   oracle's Assumption 4.4 (:mod:`dpledger.verify.paper.block_audits`);
 * ``mechanism``: a certified Monte Carlo lower bound on the ε of a user's mechanism on two
   neighbouring inputs (:func:`dpledger.verify.audit.montecarlo.audit.audit`);
-* ``catalog``: the same for the mechanisms of :mod:`dpledger.verify.audit.montecarlo.catalog`,
+* ``catalog``: the same for the mechanisms of :mod:`dpledger.verify.audit.montecarlo.catalogs.known_epsilon`,
   compared with their known ε;
 * ``suites``: the same for StatDP's and DP-Sniper's mechanism suites, beside the optimal-statistic
-  limit and DP-Sniper's published bounds (:mod:`dpledger.verify.audit.montecarlo.suites`);
+  limit and DP-Sniper's published bounds (:mod:`dpledger.verify.audit.montecarlo.catalogs.suites`);
 * ``learner``: the same for an agnostic halfspace learner of seed 002 on neighbouring datasets
   chosen to be hard (:func:`dpledger.verify.audit.montecarlo.learner_adapter.audit_learner_hard`).
 """
@@ -31,8 +31,8 @@ from dpledger.verify.service import Exact, Output
 from dpledger.verify.service.progress import progress, progress_callback
 
 if TYPE_CHECKING:  # the auditors (scipy.stats, numpy) are imported when an audit runs
-    from dpledger.verify.audit.montecarlo.audit import AuditResult
-    from dpledger.verify.audit.montecarlo.catalog import CatalogRow
+    from dpledger.verify.audit.montecarlo.audit import MonteCarloAuditResult
+    from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import CatalogRow
 
 
 def _describe(pair: Any) -> dict[str, Any]:
@@ -82,8 +82,8 @@ def labelboost(
         "statement": audit.statement,
         "epsilon_exact": json_number(result.epsilon[1]),
         "epsilon_exact_interval": [json_number(v) for v in result.epsilon],
-        "bound": float(result.bound),
-        "bound_expr": str(result.bound),
+        "bound": float(result.claimed_epsilon),
+        "bound_expr": str(result.claimed_epsilon),
         "holds": holds,
         "tightness": json_number(result.tightness),
         "pairs": result.pairs,
@@ -110,7 +110,7 @@ def labelboost(
         f"|S|={labeled}, |T|={unlabeled} ({audit.statement}):\n"
         f"  exact worst-case ε ∈ [{result.epsilon[0]:.12g}, {result.epsilon[1]:.12g}] over {result.pairs} neighbour pairs "
         f"({result.distributions} exact distributions)\n"
-        f"  bound {result.bound} = {float(result.bound):.12g}: {verdict} (tightness {result.tightness:.4f})\n"
+        f"  bound {result.claimed_epsilon} = {float(result.claimed_epsilon):.12g}: {verdict} (tightness {result.tightness:.4f})\n"
         f"  worst pair: {result.worst_pair}\n"
         f"  largest δ at ε = bound over all pairs ≤ {result.delta_at_bound:.6g}\n"
         f"  {seconds:.1f} s"
@@ -171,7 +171,7 @@ input): about 40 minutes at 9·10⁶ runs per second."""
 
 def _check_work(pairs: int, samples: int) -> None:
     """Refuse, with the estimate, an audit above :data:`MAX_PAIRS` pairs or :data:`MAX_RUNS` runs."""
-    from dpledger.verify.audit.montecarlo.executors import chunk_sizes
+    from dpledger.verify.audit.montecarlo.tasks import chunk_sizes
 
     runs = 2 * pairs * samples
     if pairs > MAX_PAIRS or runs > MAX_RUNS:
@@ -383,7 +383,7 @@ FLOAT_REMEDY = (
 )
 
 
-def _mechanism_text(result: AuditResult) -> str:
+def _mechanism_text(result: MonteCarloAuditResult) -> str:
     """The verdict said plainly: both bounds, what failed, the witness in words, the remedy."""
     float_bound = (
         "n/a (no float outputs)"
@@ -391,12 +391,12 @@ def _mechanism_text(result: AuditResult) -> str:
         else f"{result.float_epsilon_lower:.4f}"
     )
     lines = [
-        f"verdict: {result.verdict}  (claimed ε = {result.claimed_epsilon}, δ = {result.delta}, "
+        f"verdict: {result.verdict}  (claimed ε = {result.claimed_epsilon}, δ = {result.claimed_delta}, "
         f"confidence {result.confidence})"
     ]
     if result.delta_violation:
         lines.append(
-            f"VIOLATION: δ ≥ {result.delta_lower:.3g} at ε = {result.claimed_epsilon} (claimed δ = {result.delta})"
+            f"VIOLATION: δ ≥ {result.delta_lower:.3g} at ε = {result.claimed_epsilon} (claimed δ = {result.claimed_delta})"
         )
     if result.one_sided and result.verdict != "NO VIOLATION FOUND":
         witness = result.witness or {}
@@ -710,7 +710,7 @@ def _black_box_learner(
     workers: int | None,
     stages: int,
     timeout: float | None,
-) -> AuditResult:
+) -> MonteCarloAuditResult:
     from dpledger.verify.audit.montecarlo.executors import open_executor
     from dpledger.verify.audit.montecarlo.learner_adapter import FittedState, audit_learner_hard
 
@@ -745,11 +745,11 @@ def suites(
     """dpledger's lower bound on each mechanism of StatDP's and DP-Sniper's suites (``only``: these
     names) with ``samples`` runs per input on DP-Sniper's pair, against the mechanism's claim,
     beside the true ε, the optimal-statistic limit at the same runs and DP-Sniper's published
-    bound (:func:`dpledger.verify.audit.montecarlo.suites.run_suites`). Exit status 1 when a
+    bound (:func:`dpledger.verify.audit.montecarlo.catalogs.suites.run_suites`). Exit status 1 when a
     correct mechanism is flagged or a bound exceeds the true ε (the audit unsound); how many buggy
     ones are flagged is reported (it grows with ``samples``)."""
+    from dpledger.verify.audit.montecarlo.catalogs.suites import run_suites, select, suites_text
     from dpledger.verify.audit.montecarlo.executors import open_executor
-    from dpledger.verify.audit.montecarlo.suites import run_suites, select, suites_text
 
     rows = select(only)
     with open_executor(scheduler, workers) as executor:
@@ -769,7 +769,7 @@ def catalog(
 ) -> Output:
     """Audit the catalog's mechanisms (``only``: these names) and compare each bound with the known
     ε; exit status 1 unless every verdict is the expected one."""
-    from dpledger.verify.audit.montecarlo.catalog import run_catalog
+    from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import run_catalog
     from dpledger.verify.audit.montecarlo.executors import open_executor
 
     with open_executor(scheduler, workers) as executor:

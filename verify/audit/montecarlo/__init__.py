@@ -1,18 +1,43 @@
 """Monte Carlo privacy auditing: statistically valid lower bounds on a mechanism's ε.
 
-Modules: :mod:`~dpledger.verify.audit.montecarlo.mechanism` (interface, per-sample fallback, loading
-``module:function``), :mod:`~dpledger.verify.audit.montecarlo.pairs` (neighbour pairs),
-:mod:`~dpledger.verify.audit.montecarlo.events` and :mod:`~dpledger.verify.audit.montecarlo.search` (events and their search
-on split 1), :mod:`~dpledger.verify.audit.montecarlo.statistics` (Clopper–Pearson, ε and δ bounds),
-:mod:`~dpledger.verify.audit.montecarlo.executors` (deterministic chunking, local processes, Dask),
-:mod:`~dpledger.verify.audit.montecarlo.audit` (the audit), :mod:`~dpledger.verify.audit.montecarlo.catalog` (mechanisms with
-known ε), :mod:`~dpledger.verify.audit.montecarlo.limit` (the optimal-statistic limit and the power
-suite), :mod:`~dpledger.verify.audit.montecarlo.suites` (StatDP's and DP-Sniper's suites),
-:mod:`~dpledger.verify.audit.montecarlo.input_search` (searching neighbour pairs) and
-:mod:`~dpledger.verify.audit.montecarlo.learner_adapter` (learners as mechanisms, on hard pairs).
+Modules, from the audit down:
+
+* :mod:`~dpledger.verify.audit.montecarlo.audit` — the audit: stages, split-2 estimation, the
+  correction and the verdict (:class:`MonteCarloAuditResult`);
+* :mod:`~dpledger.verify.audit.montecarlo.input_search` — searching the neighbour pairs;
+* :mod:`~dpledger.verify.audit.montecarlo.learner_adapter` — learners as mechanisms, on hard pairs;
+* :mod:`~dpledger.verify.audit.montecarlo.schedule` — which chunks are queued when, reduced or not;
+* :mod:`~dpledger.verify.audit.montecarlo.runner` — the one interface to the runs: where they are
+  generated and how they come back (in process, local processes, Dask), the deadline;
+* :mod:`~dpledger.verify.audit.montecarlo.store` — the runs kept (split 1 in one buffer, split 2
+  per chunk, as runs or reduced) and the statistics' values on them;
+* :mod:`~dpledger.verify.audit.montecarlo.tasks` — chunk tasks and their seeds, reducing tasks;
+* :mod:`~dpledger.verify.audit.montecarlo.transport` — chunks through shared memory (``/dev/shm``),
+  orphan cleanup;
+* :mod:`~dpledger.verify.audit.montecarlo.executors` — the executors: in process, local processes,
+  Dask, and the in-process timeout;
+* :mod:`~dpledger.verify.audit.montecarlo.contract` — the probe of the mechanism's contract;
+* :mod:`~dpledger.verify.audit.montecarlo.search` — the event search on split 1: a driver and the
+  registry of event families, one module each;
+* :mod:`~dpledger.verify.audit.montecarlo.events` — events and the statistics they threshold;
+* :mod:`~dpledger.verify.audit.montecarlo.one_sided` — one-sided events: outputs one input
+  produced and the other (almost) never;
+* :mod:`~dpledger.verify.audit.montecarlo.atom_patterns` — atom-pattern scores of sparse-vector
+  outputs;
+* :mod:`~dpledger.verify.audit.montecarlo.decorrelation` — decorrelated coordinates (innovations)
+  of correlated vector outputs;
+* :mod:`~dpledger.verify.audit.montecarlo.perceptron` — DP-Sniper's perceptron score;
+* :mod:`~dpledger.verify.audit.montecarlo.statistics` — Clopper–Pearson, ε and δ bounds, the
+  levels of the correction;
+* :mod:`~dpledger.verify.audit.montecarlo.pairs` — neighbour pairs;
+* :mod:`~dpledger.verify.audit.montecarlo.mechanism` — the mechanism interface, per-sample
+  fallback, loading ``module:function``, shipping to workers;
+* :mod:`~dpledger.verify.audit.montecarlo.catalogs` — the test mechanisms with known ε, the
+  suites of StatDP and DP-Sniper, the optimal-statistic limit (above the engine).
 """
 
-from dpledger.verify.audit.montecarlo.audit import AuditResult, audit
+from dpledger.accountant.deprecation import renamed_attributes
+from dpledger.verify.audit.montecarlo.audit import MonteCarloAuditResult, audit
 from dpledger.verify.audit.montecarlo.executors import (
     InProcessExecutor,
     dask_executor,
@@ -47,11 +72,11 @@ from dpledger.verify.audit.montecarlo.statistics import (
 )
 
 __all__ = [
-    "AuditResult",
     "DecisionsAt",
     "FittedState",
     "InProcessExecutor",
     "Mechanism",
+    "MonteCarloAuditResult",
     "NeighbourPair",
     "PredictionsAt",
     "audit",
@@ -76,3 +101,5 @@ __all__ = [
     "statdp_patterns",
     "substitute_one",
 ]
+
+__getattr__ = renamed_attributes(__name__, {"AuditResult": "MonteCarloAuditResult"}, globals())

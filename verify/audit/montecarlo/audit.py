@@ -2,13 +2,14 @@
 
 Procedure (per stage of a sequential plan):
 
-1. Run the mechanism on both inputs of every neighbour pair (chunks, :mod:`executors`). Each
+1. Run the mechanism on both inputs of every neighbour pair (chunks, :mod:`tasks`, on a
+   :class:`runner.Runner`). Each
    chunk's first quarter belongs to split 1, the rest to split 2 (:func:`selection_runs`).
 2. Search events on split 1 only (:mod:`search`): for every pair, event family and direction
    the best event, ranked by a split-1 ε bound (learned distinguishers are fitted, and their
    thresholds chosen, on split 1 as well).
 3. Keep the ``candidates`` best real-number events, the ``candidates`` best one-sided
-   real-number events (:mod:`rare`: outputs one input produced and the other (almost) never) and
+   real-number events (:mod:`one_sided`: outputs one input produced and the other (almost) never) and
    the ``candidates`` best float-artefact events (:mod:`events`: lattice events read the low bits
    of the float64, the others the value) and estimate each on split 2, which the search never saw: Clopper–Pearson bounds ``p_lo`` and
    ``q_hi``, ``ε_lo = log((p_lo − δ)/q_hi)`` and ``δ_lo = p_lo − e^ε q_hi`` at the claimed ε.
@@ -41,23 +42,24 @@ floating-point implementation leaks through its low bits (Mironov 2012); the aud
 its stages, so that a real-number violation, had the budget shown one, takes precedence.
 Otherwise ``NO VIOLATION FOUND``. Both failing verdicts are failed claims (``violation``).
 
-Throughput. Only split 1 is copied into one array per input (the search reads it
+Throughput. Where runs are made and how they travel is the runner's business alone
+(:mod:`runner`: in process, local processes, Dask), never the statistics'. Only split 1 is copied into one array per input (the search reads it
 whole); split 2 stays as it arrived, one part per chunk, and is counted part by part. On a local
-process pool chunks come back through shared memory (:class:`executors.SharedChunkTask`), not
+process pool chunks come back through shared memory (:class:`transport.SharedChunkTask`), not
 pickled through the pipe. A pair's fits (:func:`search.prefit`) are made as soon as the runs they
 read have arrived — while the workers generate the rest — and evaluated at once on split 2's parts
-on ``ESTIMATION_THREADS`` threads of the caller, every statistic sharing one pass over the runs
+on the caller's threads (:data:`runner.ESTIMATION_THREADS`), every statistic sharing one pass over the runs
 (:func:`events.evaluate`); fits whose rows are unchanged (the caps of :mod:`search`) are kept
 across stages with their values (:class:`search.Fits`). When a pair's fits are its last and its
 outputs get no other events (:func:`search.reduction`: float vectors on the lattice, many distinct
 rows), the chunks of its next stages are *reduced* where they are made: the worker keeps their
-split-1 runs and sends, for split 2, only the fits' values (:class:`executors.ReducingChunkTask`)
+split-1 runs and sends, for split 2, only the fits' values (:class:`tasks.ReducingChunkTask`)
 — for 20-d outputs the bulk of the runs is never sent, stored or read again. Those chunks are
 queued once the decision is made, while the current stage's chunks still arrive
-(:class:`chunks.Schedule`; :class:`chunks.Runs` and :class:`chunks.Values` keep what arrives). The decision
+(:class:`schedule.Schedule`; :class:`store.Runs` and :class:`store.Values` keep what arrives). The decision
 reads split 1 alone, at a fixed point of the arrivals, so it is the same at every run and the
 correction is unchanged; an event that reduced parts cannot count (one of another statistic) is
-not estimated (:func:`_estimable`). None of this changes a number: the same seed gives the same
+not estimated (:func:`store.countable`). None of this changes a number: the same seed gives the same
 events, counts and bounds, with or without reduction (tests/verify/test_montecarlo_reduction.py).
 
 Before any stage a cheap probe checks the mechanism's contract (:mod:`contract`: outputs that
@@ -68,35 +70,24 @@ one-line ``ValueError``, never a verdict.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import numbers
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.chunks import Reduced, Runs, Schedule, Values, selection_runs
+from dpledger.accountant.deprecation import renamed_attributes, warn_renamed
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
 from dpledger.verify.audit.montecarlo.events import Event, StatisticEvent
-from dpledger.verify.audit.montecarlo.executors import (
-    InProcessExecutor,
-    InProcessTimeout,
-    alarm,
-    chunk_seeds,
-    chunk_shape,
-    chunk_sizes,
-    owned_processes,
-    shared_directory,
-)
-from dpledger.verify.audit.montecarlo.mechanism import Mechanism, ship
+from dpledger.verify.audit.montecarlo.mechanism import Mechanism
 from dpledger.verify.audit.montecarlo.pairs import IDENTICAL, NeighbourPair, identical_inputs
+from dpledger.verify.audit.montecarlo.runner import open_runner, runner_class
+from dpledger.verify.audit.montecarlo.schedule import Chunks, Schedule
 from dpledger.verify.audit.montecarlo.search import (
     DISTINGUISHER_ROWS,
     Candidate,
@@ -115,12 +106,12 @@ from dpledger.verify.audit.montecarlo.statistics import (
     search_z,
     stage_alphas,
 )
+from dpledger.verify.audit.montecarlo.store import Runs, Values, countable, selection_runs
+from dpledger.verify.audit.montecarlo.tasks import chunk_shape, chunk_sizes
+from dpledger.verify.audit.results import AuditResultBase
 
 Progress = Callable[[int, int], None]
 
-
-ESTIMATION_THREADS = 2
-"""Threads of the caller that evaluate the candidates' statistics on split 2."""
 
 VIOLATION = "VIOLATION"
 FLOAT_LEAK = "FLOAT LEAK"
@@ -128,8 +119,8 @@ NO_VIOLATION = "NO VIOLATION FOUND"
 
 
 @dataclass(frozen=True)
-class AuditResult:
-    """The verdict of an audit; ``to_json()`` gives the CLI payload.
+class MonteCarloAuditResult(AuditResultBase[float]):
+    """The verdict of a Monte Carlo audit; ``to_json()`` gives the CLI payload.
 
     ``real_epsilon_lower`` / ``float_epsilon_lower``: the certified lower bounds from real-number
     and float-artefact events (both hold at once with probability ≥ ``confidence``);
@@ -138,13 +129,12 @@ class AuditResult:
     ``real_witness`` and ``float_witness`` are each kind's best event. ``delta_lower``: the
     largest certified lower bound on δ at the claimed ε among the estimated events of the kind
     behind the verdict (the real one for ``VIOLATION``, the float one for ``FLOAT LEAK``); a
-    claim also fails when it exceeds the claimed δ.
+    claim also fails when it exceeds the claimed δ. ``holds`` (:class:`AuditResultBase`) is False
+    for both failing verdicts and None otherwise: a sample refutes a claim, it never proves one.
     """
 
     epsilon_lower: float
     confidence: float
-    claimed_epsilon: float
-    delta: float
     verdict: str
     samples: int
     samples_total: int
@@ -161,14 +151,20 @@ class AuditResult:
     float_witness: dict[str, Any] | None
 
     @property
+    def delta(self) -> float:
+        """The claimed δ, under its former name (deprecated: ``claimed_delta``)."""
+        warn_renamed("MonteCarloAuditResult.delta", "MonteCarloAuditResult.claimed_delta")
+        return self.claimed_delta
+
+    @property
     def delta_violation(self) -> bool:
         """Whether an (ε, δ) claim with δ > 0 fails through δ: a certified δ at the claimed ε above
         the claimed δ (for δ = 0 the ε bound says it all)."""
         return (
-            self.delta > 0
+            self.claimed_delta > 0
             and self.verdict != NO_VIOLATION
             and self.delta_lower is not None
-            and self.delta_lower > self.delta
+            and self.delta_lower > self.claimed_delta
         )
 
     @property
@@ -176,11 +172,6 @@ class AuditResult:
         """Whether the witness is an output only one input produced (no run of the other input in
         its event): ε may be ∞, and ``epsilon_lower`` is the ceiling these runs can certify."""
         return bool(self.witness and self.witness.get("only_one_input_produced"))
-
-    @property
-    def violation(self) -> bool:
-        """Whether the claim failed: ``VIOLATION`` or ``FLOAT LEAK``."""
-        return self.verdict != NO_VIOLATION
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -192,7 +183,7 @@ class AuditResult:
             "confidence": self.confidence,
             "claimed_epsilon": self.claimed_epsilon,
             "claimed_epsilon_text": str(self.claimed_epsilon),  # as written, when a float subclass keeps it
-            "delta": self.delta,
+            "delta": self.claimed_delta,
             "samples": self.samples,
             "samples_total": self.samples_total,
             "seconds": round(self.seconds, 3),
@@ -341,7 +332,7 @@ def available_memory() -> int:
 
 def check_memory(run_bytes: int, pairs: int, sizes: Sequence[int]) -> None:
     """Refuse an audit whose runs cannot fit in memory: every chunk's first quarter
-    (:func:`~dpledger.verify.audit.montecarlo.chunks.selection_runs`) is kept, for each input of
+    (:func:`~dpledger.verify.audit.montecarlo.store.selection_runs`) is kept, for each input of
     each pair, at ``run_bytes`` per output — at least that much, whatever the workers reduce — and
     a whole chunk is in flight twice (made in a worker, mapped by the caller) for each core and one
     more.
@@ -397,7 +388,7 @@ the audit is refused (:func:`check_search_work`)."""
 
 
 def fit_seconds(rows: int, columns: int) -> float:
-    """Estimated seconds of one distinguisher fit (:func:`~dpledger.verify.audit.montecarlo.search.fit_distinguisher`):
+    """Estimated seconds of one distinguisher fit (:func:`~dpledger.verify.audit.montecarlo.search.learned.fit_distinguisher`):
     up to 30 Newton steps, each a ``rows`` × ``columns``² Gram product on one BLAS thread, at the
     rate of this machine measured on a small product."""
     sample = np.ones((2_000, 300))
@@ -500,7 +491,7 @@ def audit(
     on_progress: Progress | None = None,
     timeout: float | None = None,
     network: bool = False,
-) -> AuditResult:
+) -> MonteCarloAuditResult:
     """Audit ``mechanism`` on ``pairs`` against the claim (ε, δ) with ``samples`` runs per input.
 
     Returns lower bounds on the mechanism's ε at ``delta`` — from real-number events and from
@@ -522,7 +513,7 @@ def audit(
     pair of identical inputs (:func:`~dpledger.verify.audit.montecarlo.pairs.identical_inputs`):
     no run could tell them apart.
     ``network``: also search the scores of a small perceptron fitted on split 1 (DP-Sniper's MLP,
-    :mod:`network`) — opt-in, for vector outputs whose privacy loss no linear score expresses.
+    :mod:`perceptron`) — opt-in, for vector outputs whose privacy loss no linear score expresses.
 
     Args:
         mechanism: ``mechanism(data, n_samples, rng) -> array`` of ``n_samples`` outputs.
@@ -555,8 +546,7 @@ def audit(
             raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout}")
     if not callable(mechanism):
         raise ValueError(f"mechanism must be a callable f(data, n, rng), got {type(mechanism).__name__}")
-    if not isinstance(executor, InProcessExecutor):  # closures and test-local functions reach workers too
-        mechanism = ship(mechanism)
+    mechanism = runner_class(executor).shipped(mechanism)
     if not pairs:
         raise ValueError("no neighbour pairs to audit")
     for pair in pairs:
@@ -580,69 +570,45 @@ def audit(
             f"{claimed_epsilon} at confidence {confidence}; {advice}"
         )
     started = time.perf_counter()
-    wait = _Deadline(started, timeout)
-    seeds = chunk_seeds(seed, len(pairs), len(sizes))
     runs = Runs(len(pairs), sizes)
     best: dict[bool, _Estimate] = {}  # float_artefact → the estimate of largest ε bound of that kind
     best_delta: dict[bool, float] = {}  # float_artefact → the largest δ lower bound at the claimed ε
     searched = corrected = stages_run = 0
     values = Values(Fits(network))  # fits and statistic values kept across stages
-    try:
-        with (
-            alarm(timeout),  # the caller's own work too: the search, the estimates, in-process runs
-            contextlib.nullcontext(executor) if executor is not None else owned_processes() as pool,
-            shared_directory(pool) as shared,
-            ThreadPoolExecutor(ESTIMATION_THREADS) as threads,
-            one_blas_thread(),
-        ):
-            probe = wait.result(
-                pool.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe", PROBE_LIMIT
-            )
-            check_probe(probe)
-            check_memory(probe["run_bytes"], len(pairs), sizes)
-            first_stage = 2 * len(pairs) * sum(sizes[: plan[0]])
-            check_time(probe["seconds_per_run"], first_stage, timeout, time.perf_counter() - started)
-            check_search_work(probe["a"][0], len(pairs), sizes, timeout)
+    with open_runner(executor, started, timeout) as runner, one_blas_thread():
+        probe = runner.result(
+            runner.submit(ProbeTask(mechanism, pairs[0].a, pairs[0].b, seed)), "the probe", PROBE_LIMIT
+        )
+        check_probe(probe)
+        check_memory(probe["run_bytes"], len(pairs), sizes)
+        first_stage = 2 * len(pairs) * sum(sizes[: plan[0]])
+        check_time(probe["seconds_per_run"], first_stage, timeout, time.perf_counter() - started)
+        check_search_work(probe["a"][0], len(pairs), sizes, timeout)
 
-            schedule = Schedule(
-                pool,
-                mechanism,
-                pairs,
-                sizes,
-                seeds,
-                plan,
-                runs,
-                shared,
-                values,
-                threads,
-                wait.result,
-                on_progress,
-            )
-            try:
-                for stage, stage_alpha in enumerate(alphas):
-                    stages_run += 1
-                    estimates, examined, estimated = _run_stage(
-                        schedule.arrivals(stage),
-                        delta,
-                        stage_alpha,
-                        candidates,
-                        claimed_epsilon,
-                        values,
-                        threads,
-                    )
-                    searched += examined
-                    corrected += estimated
-                    for estimate in estimates:
-                        kind = estimate.candidate.event.float_artefact
-                        if kind not in best or estimate.epsilon > best[kind].epsilon:
-                            best[kind] = estimate
-                        best_delta[kind] = max(best_delta.get(kind, -math.inf), estimate.delta_at_claim)
-                    if _fails(False, best, best_delta, claimed_epsilon, delta):
-                        break
-            finally:
-                schedule.cancel()  # stopped early or failed: drop the queued chunks
-    except InProcessTimeout:
-        raise wait.late("the runs, searches and estimates") from None
+        schedule = Schedule(runner, Chunks.of(mechanism, pairs, sizes, seed), plan, runs, values, on_progress)
+        try:
+            for stage, stage_alpha in enumerate(alphas):
+                stages_run += 1
+                estimates, examined, estimated = _run_stage(
+                    schedule.arrivals(stage),
+                    delta,
+                    stage_alpha,
+                    candidates,
+                    claimed_epsilon,
+                    values,
+                    runner.threads,
+                )
+                searched += examined
+                corrected += estimated
+                for estimate in estimates:
+                    kind = estimate.candidate.event.float_artefact
+                    if kind not in best or estimate.epsilon > best[kind].epsilon:
+                        best[kind] = estimate
+                    best_delta[kind] = max(best_delta.get(kind, -math.inf), estimate.delta_at_claim)
+                if _fails(False, best, best_delta, claimed_epsilon, delta):
+                    break
+        finally:
+            schedule.cancel()  # stopped early or failed: drop the queued chunks
     if on_progress and schedule.done < schedule.total:  # stopped early: close the bar
         on_progress(schedule.total, schedule.total)
     used = sum(sizes[: runs.chunks_done()])
@@ -665,11 +631,12 @@ def audit(
         if verdict == FLOAT_LEAK
         else max(best, key=lambda kind: best[kind].epsilon, default=None)
     )
-    return AuditResult(
+    return MonteCarloAuditResult(
+        claimed_epsilon=claimed_epsilon,
+        claimed_delta=delta,
+        holds=None if verdict == NO_VIOLATION else False,
         epsilon_lower=max(real, floating or 0.0),
         confidence=confidence,
-        claimed_epsilon=claimed_epsilon,
-        delta=delta,
         verdict=verdict,
         samples=used,
         samples_total=2 * len(pairs) * used,
@@ -685,69 +652,6 @@ def audit(
         real_witness=witnesses.get(False),
         float_witness=witnesses.get(True),
     )
-
-
-class _Deadline:
-    """Waits for task results until ``timeout`` seconds after ``started``; turns every failure to
-    run a task into a one-line ``ValueError``."""
-
-    def __init__(self, started: float, timeout: float | None) -> None:
-        self.started, self.timeout = started, timeout
-
-    def result(self, future: Future, what: str, default_limit: float | None = None) -> Any:
-        """The task's result; ``ValueError`` on a timeout, a dead worker or an error in a worker.
-
-        Args:
-            future: the submitted task.
-            what: the task, for messages ("the probe").
-            default_limit: seconds allowed when the audit has no ``timeout`` (the probe's
-                :data:`PROBE_LIMIT`); None waits as long as the task runs.
-
-        Returns:
-            The task's result.
-
-        Raises:
-            ValueError: the task failed, or the deadline passed — also when an in-process
-                executor had already run the task at submission: its result, late, is refused.
-        """
-        limit = self.timeout if self.timeout is not None else default_limit
-        remaining = None if limit is None else max(self.started + limit - time.perf_counter(), 0.0)
-        try:
-            result = future.result(timeout=remaining)
-        except ValueError:
-            raise
-        except FutureTimeout:
-            raise self.late(what, limit) from None
-        except KeyboardInterrupt:
-            if not future.done():  # Ctrl-C while waiting: the caller's to handle
-                raise
-            raise ValueError(  # a worker ignores SIGINT: its KeyboardInterrupt is the mechanism's own
-                f"mechanism raised KeyboardInterrupt during {what}"
-            ) from None
-        except BrokenProcessPool:
-            raise ValueError(
-                "a worker process died while running the mechanism (os._exit, a crash or out of memory)"
-            ) from None
-        except Exception as error:
-            raise ValueError(
-                f"a worker could not run the mechanism: {type(error).__name__}: {' '.join(str(error).split())} "
-                "(on Dask, the mechanism's module and every module it imports must be importable on each worker)"
-            ) from None
-        if limit is not None and time.perf_counter() - self.started > limit:
-            raise self.late(what, limit)  # an in-process task, run at submission
-        return result
-
-    def late(self, what: str, limit: float | None = None) -> ValueError:
-        """The error of a task stopped at its deadline (``limit``: the probe's default one)."""
-        if self.timeout is None:
-            return ValueError(
-                f"{what} took more than {limit:g} s and was stopped: a mechanism that does not return, or "
-                "one much slower than the audit needs; pass a timeout (--timeout S) to allow longer"
-            )
-        return ValueError(
-            f"the audit exceeded its timeout of {self.timeout:g} s during {what} and was stopped: "
-            "a mechanism that does not return, or more runs than fit in the time"
-        )
 
 
 def _fails(
@@ -784,7 +688,7 @@ def _run_stage(
         estimation.append(split2)
     examined = sum(result.examined for result in found)
     ranked = sorted(
-        (c for result in found for c in result.candidates if _estimable(c, estimation[c.pair_index])),
+        (c for result in found for c in result.candidates if countable(c.event, estimation[c.pair_index])),
         key=lambda c: -c.score,
     )
     pools = [
@@ -814,22 +718,9 @@ def _run_stage(
 
 
 def one_sided_family(candidate: Candidate) -> bool:
-    """Whether the candidate comes from a one-sided family (:mod:`rare`): those are kept and
+    """Whether the candidate comes from a one-sided family (:mod:`one_sided`): those are kept and
     corrected in their own pool, so that they never take an estimation slot of the other events."""
     return candidate.family.startswith("one-sided")
-
-
-def _estimable(candidate: Candidate, split2: list[tuple[Any, Any]]) -> bool:
-    """Whether the candidate's event can be counted on every part of split 2: parts reduced on the
-    workers keep only their statistics' values (a condition on split 1 alone, see
-    :func:`search.reduction`)."""
-    event = candidate.event
-    return all(
-        not isinstance(part, Reduced)
-        or (isinstance(event, StatisticEvent) and part.values_of(event.statistic) is not None)
-        for parts in split2
-        for part in parts
-    )
 
 
 def _estimate(
@@ -896,3 +787,6 @@ def _json_input(value: Any) -> Any:
     if isinstance(value, tuple):
         return [_json_input(part) for part in value]
     return value if isinstance(value, (int, float, str, bool, list, dict)) or value is None else repr(value)
+
+
+__getattr__ = renamed_attributes(__name__, {"AuditResult": "MonteCarloAuditResult"}, globals())

@@ -13,7 +13,7 @@ probe that catches each:
   a deterministic function of its input is not private), as is a nearly deterministic
   mechanism such as randomized response at large ε. A mechanism drawing from numpy's global RNG
   or Python's ``random`` passes (the executor seeds those per task,
-  :func:`executors.seeded_globals`).
+  :func:`tasks.seeded_globals`).
 * **Batch outputs that are not independent** (one noise draw reused for the whole batch): a batch
   of :data:`PROBE_RUNS` outputs is compared with as many separate one-output calls by a two-sample
   test — a χ² test of homogeneity when the outputs take few values, else Kolmogorov–Smirnov on a
@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.executors import seeded_globals
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism, is_vectorised, run_mechanism
+from dpledger.verify.audit.montecarlo.tasks import seeded_globals
 
 PROBE_RUNS = 256
 """Outputs per probe batch (and one-output calls compared with a batch) of a vectorised mechanism."""

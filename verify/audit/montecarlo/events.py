@@ -24,11 +24,11 @@ that breaks the claim is a bug in the mathematics (noise scale, sensitivity, acc
 * :class:`CountAbove` — the number of coordinates above their centre: a fixed count statistic,
   whose tails the fitted scores blur with the noise of their other weights when every coordinate
   carries a tiny part of the privacy loss.
-* :class:`~dpledger.verify.audit.montecarlo.patterns.PatternScore` — for vector outputs with atoms
+* :class:`~dpledger.verify.audit.montecarlo.atom_patterns.PatternScore` — for vector outputs with atoms
   (sparse-vector markers): the empirical log-likelihood ratio of the run's pattern of markers and
   bin of its released numbers, per block of coordinates.
-* :class:`~dpledger.verify.audit.montecarlo.innovations.OnInnovations` and
-  :class:`~dpledger.verify.audit.montecarlo.network.NetworkScore` — the learned scores and the
+* :class:`~dpledger.verify.audit.montecarlo.decorrelation.OnInnovations` and
+  :class:`~dpledger.verify.audit.montecarlo.perceptron.NetworkScore` — the learned scores and the
   count on the decorrelated coordinates of correlated outputs, and the opt-in perceptron.
 
 *Float-artefact statistics* look at the bits of the float64 that represents the output. Naive
@@ -253,7 +253,7 @@ class CountAbove(BlockStatistic):
 class LearnedScore(BlockStatistic):
     """``Σ_j (linear_j z_j + quadratic_j z_j² + sign_j sgn z_j) + extra · (max_j z_j, min_j z_j)``
     with ``z = (y − centre) / scale`` per coordinate
-    (:func:`dpledger.verify.audit.montecarlo.search.fit_distinguisher`)."""
+    (:func:`dpledger.verify.audit.montecarlo.search.learned.fit_distinguisher`)."""
 
     centre: np.ndarray
     scale: np.ndarray

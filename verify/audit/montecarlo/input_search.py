@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.audit import AuditResult, Progress, audit
+from dpledger.verify.audit.montecarlo.audit import MonteCarloAuditResult, Progress, audit
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair, identical_inputs, statdp_patterns
 
@@ -75,7 +75,7 @@ class Screened:
 class SearchResult:
     """The certified audit of the best screened pairs and the screening that chose them."""
 
-    result: AuditResult
+    result: MonteCarloAuditResult
     certified: tuple[Screened, ...]
     tried: int
     screen_samples: int

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.audit import AuditResult, audit
+from dpledger.verify.audit.montecarlo.audit import MonteCarloAuditResult, audit
 from dpledger.verify.audit.montecarlo.mechanism import PerSample, per_sample
 from dpledger.verify.audit.montecarlo.pairs import canary_pairs, hard_learner_pairs
 
@@ -152,7 +152,7 @@ def audit_learner_hard(
     featurize: Callable[[Any], Any] | None = None,
     executor: Executor | None = None,
     **options: Any,
-) -> AuditResult:
+) -> MonteCarloAuditResult:
     """Audit a learner's released hypothesis on neighbouring datasets chosen to be hard
     (:func:`~dpledger.verify.audit.montecarlo.pairs.hard_learner_pairs`: identical records, one
     label changed; canaries at the domain's extreme), of ``records`` records (default: the fewest
@@ -178,7 +178,7 @@ def audit_learner(
     executor: Executor | None = None,
     relation: str = "substitute",
     **options: Any,
-) -> AuditResult:
+) -> MonteCarloAuditResult:
     """Audit a learner on the canary pairs of ``(features, labels)`` (substitution; with
     ``relation="both"`` also addition, see :func:`dpledger.verify.audit.montecarlo.pairs.canary_pairs`).
 

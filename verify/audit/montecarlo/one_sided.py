@@ -22,7 +22,7 @@ learned scores, :func:`one_sided_cells`).
 
 How they are ranked. A count of zero on the other input is what makes such an event certify: its
 Clopper–Pearson upper bound is ``≈ log(1/α)/n``, whatever split 1 looked like. The search's usual
-projection (:meth:`~dpledger.verify.audit.montecarlo.search.Objective.project`) shrinks both
+projection (:meth:`~dpledger.verify.audit.montecarlo.search.objective.Objective.project`) shrinks both
 frequencies by a standard error of split 1 before projecting them onto split 2, which turns a
 split-1 count of zero into ``n₂/n₁`` expected hits and ranked a leak of 100 hits below the
 mechanism's honest events. One-sided events project the other input's held-out frequency as it is

@@ -11,7 +11,7 @@ bound and the optimal-statistic limit (run by ``dpledger audit suites`` and
   Differential Privacy Violations using Classifiers" (IEEE S&P): StatDP's suite at ε = 0.1 plus
   LaplaceMechanism, TruncatedGeometric, SVT2, SVT3, RAPPOR, OneTimeRAPPOR, LaplaceParallel
   (20 releases at ε = 0.005), SVT34Parallel, PrefixSum and NumericalSVT
-  (:mod:`dpledger.verify.audit.montecarlo.suite_mechanisms`), each with DP-Sniper's parameters:
+  (:mod:`dpledger.verify.audit.montecarlo.catalogs.suite_mechanisms`), each with DP-Sniper's parameters:
   sparse vectors with cutoff c = 1 and threshold T = 1, except SVT1 at T = 0.5 and
   SVT34Parallel, NumericalSVT at c = 2. Its published figures (:attr:`Row.dp_sniper`) are the ε
   lower bounds (``eps_lcb``, logistic regression) of its reference results,
@@ -46,10 +46,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from dpledger.verify.audit.montecarlo.audit import AuditResult, Progress, audit
-from dpledger.verify.audit.montecarlo.catalog import Laplace, NoisyMax, SparseVector
-from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
-from dpledger.verify.audit.montecarlo.suite_mechanisms import (
+from dpledger.verify.audit.montecarlo.audit import MonteCarloAuditResult, Progress, audit
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import Laplace, NoisyMax, SparseVector
+from dpledger.verify.audit.montecarlo.catalogs.suite_mechanisms import (
     AboveThresholdRefresh,
     AtThreshold,
     NumericSparseVector,
@@ -58,6 +57,7 @@ from dpledger.verify.audit.montecarlo.suite_mechanisms import (
     Rappor,
     TruncatedGeometric,
 )
+from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
 
 EPSILON = 0.1
 """DP-Sniper's (and StatDP's) privacy parameter."""
@@ -467,7 +467,7 @@ def audit_row(
     executor: Executor | None = None,
     seed: int = 0,
     on_progress: Progress | None = None,
-) -> AuditResult:
+) -> MonteCarloAuditResult:
     """dpledger's audit of ``row`` on DP-Sniper's pair against its claim: one stage, so that the
     bound measures power rather than stopping just above the claim."""
     pair = NeighbourPair(np.asarray(row.a), np.asarray(row.b), "DP-Sniper's pair")
@@ -484,7 +484,7 @@ def audit_row(
     )
 
 
-def entry(row: Row, result: AuditResult, samples: int) -> dict[str, Any]:
+def entry(row: Row, result: MonteCarloAuditResult, samples: int) -> dict[str, Any]:
     """One row of the ``audit suites`` payload: the bound beside the claim, the truth, the limit
     at the same runs and DP-Sniper's figure; ``sound``: the bound is at most the true ε (or, for a
     correct mechanism whose ε is known only as a bound, it is not flagged)."""

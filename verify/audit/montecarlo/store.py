@@ -1,46 +1,44 @@
-"""The audit's runs: which chunks are queued when, how they come back, and what of them is kept.
+"""How an audit's runs are stored once they arrive, and the statistics' values on them.
 
-A :class:`Schedule` queues the chunks of every pair: the first stage's chunks
-that its fits read and ``QUEUE_AHEAD`` more at the start; once a pair's fits are made (while its
-first chunks arrive, :meth:`Values.prefit`), the first stage's rest and — on an executor that runs
-tasks elsewhere — the next stage's chunks, so that the workers generate them while this stage is
-searched. Chunks queued after the fits may be *reduced* where they are made
-(:func:`search.reduction`, :class:`executors.ReducingChunkTask`): their estimation split comes back
-as the fits' values only. The decision reads split 1 alone, at a fixed point of the arrivals, so it
-is the same at every run, in process or not: the same seed gives the same numbers.
-
-:class:`Runs` stores what arrives — split 1 copied into one buffer per input, split 2 one part
-per chunk, as runs or reduced (:class:`Reduced`) — and :class:`Values` the statistics' values on
-split 2, computed once (on the caller's threads, or by the workers for reduced parts).
+:class:`Runs` keeps, per pair and input, every chunk's search split (split 1) copied into one
+buffer, searched as one array, and its estimation split (split 2) one part per chunk, as it
+arrived: runs, or — from a reducing task (:class:`~dpledger.verify.audit.montecarlo.tasks.ReducingChunkTask`)
+— the values of the fitted statistics on them (:class:`Reduced`). :class:`Values` holds the
+statistics' values on split 2's parts, each computed once (on the caller's threads, or by the
+workers for reduced parts); :func:`countable` tells which events a stage's parts can count. Only
+this module knows the two forms of a part: the estimation reads values and counts through it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import mmap
+from collections.abc import Iterable
 from concurrent.futures import Executor, Future
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.events import Statistic, evaluate, same_statistic
-from dpledger.verify.audit.montecarlo.executors import (
-    ChunkTask,
-    InProcessExecutor,
-    ReducedRuns,
-    ReducingChunkTask,
-    SharedChunkTask,
-    populated_empty,
-    received,
-)
-from dpledger.verify.audit.montecarlo.mechanism import Mechanism, harmonise
-from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
-from dpledger.verify.audit.montecarlo.search import Fits, fitted_rows, prefit, reduction
+from dpledger.verify.audit.montecarlo.events import Event, Statistic, StatisticEvent, evaluate, same_statistic
+from dpledger.verify.audit.montecarlo.mechanism import harmonise
+from dpledger.verify.audit.montecarlo.search import Fits, prefit
+from dpledger.verify.audit.montecarlo.tasks import ReducedRuns
 
-QUEUE_AHEAD = 4
-"""Chunks per input of the first stage queued, beyond those its fits read, before the fits are
-made (the workers generate them meanwhile); the first stage's other chunks wait for the fits, so
-that they can be reduced to the fits' values (:func:`search.reduction`)."""
+POPULATE_BYTES = 1 << 24
+"""Arrays from this size on are allocated with their pages mapped at once (:func:`populated_empty`)."""
+
+
+def populated_empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """``np.empty(shape, dtype)``, its memory mapped in one batch (``MAP_POPULATE``) when it is
+    large: on a virtual machine a page's first touch can cost microseconds, and filling a search
+    buffer of hundreds of megabytes page by page cost the audit's main thread more than searching
+    it. Falls back to ``np.empty`` where the flag does not exist."""
+    nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    populate = getattr(mmap, "MAP_POPULATE", None)
+    if nbytes < POPULATE_BYTES or populate is None:
+        return np.empty(shape, dtype)
+    memory = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | populate)
+    return np.frombuffer(memory, dtype=dtype).reshape(shape)
 
 
 def selection_runs(size: int) -> int:
@@ -51,7 +49,7 @@ def selection_runs(size: int) -> int:
 @dataclass(frozen=True, eq=False)
 class Reduced:
     """A chunk's estimation-split runs, reduced by the worker that made them to the values of
-    ``statistics`` (:class:`executors.ReducingChunkTask`): events of other statistics cannot be
+    ``statistics`` (:class:`tasks.ReducingChunkTask`): events of other statistics cannot be
     estimated on it."""
 
     statistics: tuple[Statistic, ...]
@@ -71,6 +69,10 @@ class Reduced:
             ),
             None,
         )
+
+
+Splits = tuple[tuple[np.ndarray, np.ndarray], list[tuple[Any, Any]]]
+"""A pair's runs for a stage: split 1 as one array per input, split 2 as one part per chunk and input."""
 
 
 class Runs:
@@ -115,7 +117,7 @@ class Runs:
     def chunks_done(self) -> int:
         return self.filled[0][0]
 
-    def splits(self, pair: int) -> tuple[tuple[np.ndarray, np.ndarray], list[tuple[Any, ...]]]:
+    def splits(self, pair: int) -> Splits:
         """``((a1, b1), [(a2, b2) per chunk])``: the search split of the chunks so far, as one
         array per input, and the estimation split, as one part per chunk — every part in the
         search split's type (value-set events compare the bytes of rows), or reduced."""
@@ -224,107 +226,12 @@ def _apply(job: tuple[np.ndarray, list[Statistic]]) -> list[np.ndarray]:
     return evaluate(statistics, runs)
 
 
-Splits = tuple[tuple[np.ndarray, np.ndarray], list[tuple[Any, Any]]]
-Queued = list[tuple[int, Future, tuple[Statistic, ...]]]
-
-
-class Schedule:
-    """The chunks of one audit, queued on ``pool`` and received into ``runs`` (module docstring).
-
-    ``result(future, what)`` waits for a task (the audit's deadline); ``on_progress(done, total)``
-    hears of every chunk received."""
-
-    def __init__(
-        self,
-        pool: Executor,
-        mechanism: Mechanism,
-        pairs: Sequence[NeighbourPair],
-        sizes: list[int],
-        seeds: list[list[list[np.random.SeedSequence]]],
-        plan: list[int],
-        runs: Runs,
-        shared: str | None,
-        values: Values,
-        threads: Executor,
-        result: Callable[[Future, str], Any],
-        on_progress: Callable[[int, int], None] | None,
-    ) -> None:
-        self.pool, self.mechanism, self.pairs, self.sizes, self.seeds = pool, mechanism, pairs, sizes, seeds
-        self.plan, self.runs, self.shared, self.values, self.threads = plan, runs, shared, values, threads
-        self.result, self.on_progress = result, on_progress
-        self.prefetch = not isinstance(pool, InProcessExecutor)  # in process a task runs at submission
-        self.final = int(runs.offsets[-1])  # split-1 runs per input at the end of the audit
-        self.reductions: list[tuple[Statistic, ...]] = [
-            () for _ in pairs
-        ]  # for each pair's chunks queued next
-        self.done, self.total = 0, len(pairs) * 2 * len(sizes)
-        first_fits = int(np.searchsorted(runs.offsets, fitted_rows(int(runs.offsets[plan[0]]))))
-        self.wave = min(plan[0], first_fits + QUEUE_AHEAD)
-        self.upcoming: list[Queued | None] = [self._submit(p, 0, self.wave) for p in range(len(pairs))]
-
-    def arrivals(self, stage: int) -> Iterator[Splits]:
-        """Each pair's splits as soon as its chunks of ``stage`` are in (searching overlaps
-        generation); meanwhile the pair's fits are made as soon as their runs are in, evaluated on
-        split 2's parts as they arrive (:meth:`Values.prefit`), and its next chunks queued."""
-        plan = self.plan
-        queued = (
-            self.upcoming
-            if self.prefetch or not stage
-            else [self._submit(p, plan[stage - 1], plan[stage]) for p in range(len(self.pairs))]
-        )
-        self.upcoming = [None] * len(self.pairs)
-        selection = int(self.runs.offsets[plan[stage]])
-        for p, pair_queued in enumerate(queued):
-            assert pair_queued is not None  # every pair has its next chunks queued
-            decided = False
-            for side, future, statistics in pair_queued:  # grows when the first stage's rest is queued
-                self.runs.add(p, side, received(self.result(future, f"stage {stage + 1}")), statistics)
-                fitted = self.values.prefit(self.runs, p, selection, self.threads)
-                if fitted is not None and not decided:
-                    self._decide(stage, p, fitted, pair_queued)
-                    decided = True
-                self.done += 1
-                if self.on_progress:
-                    self.on_progress(self.done, self.total)
-            if not decided:
-                self._decide(
-                    stage, p, self.values.prefit(self.runs, p, selection, self.threads) or [], pair_queued
-                )
-            yield self.runs.splits(p)
-
-    def cancel(self) -> None:
-        """Drop the chunks queued for a stage that will not run (stopped early, or failed)."""
-        for queued in self.upcoming:
-            for _, future, _ in queued or []:
-                future.cancel()
-
-    def _decide(self, stage: int, p: int, fitted: list[Statistic], pair_queued: Queued) -> None:
-        """Fix the reduction of pair ``p``'s chunks not queued yet (:func:`search.reduction`) and
-        queue the first stage's rest and, when prefetching, the next stage."""
-        selection = int(self.runs.offsets[self.plan[stage]])
-        self.reductions[p] = reduction(
-            *self.runs.heads(p), fitted, (selection, selection), (self.final, self.final)
-        )
-        if stage == 0:
-            pair_queued.extend(self._submit(p, self.wave, self.plan[0]))
-        if self.prefetch and stage + 1 < len(self.plan):
-            self.upcoming[p] = self._submit(p, self.plan[stage], self.plan[stage + 1])
-
-    def _submit(self, p: int, first: int, last: int) -> Queued:
-        """Queue chunks ``first`` … ``last − 1`` of pair ``p``: (side, future, the reduction's statistics)."""
-        statistics = self.reductions[p]
-        return [
-            (side, self.pool.submit(self._task(p, side, c, statistics)), statistics)
-            for c in range(first, last)
-            for side in (0, 1)
-        ]
-
-    def _task(self, p: int, side: int, c: int, statistics: tuple[Statistic, ...]) -> Any:
-        """Chunk ``c`` of pair ``p`` on input ``side``; its estimation split reduced to the values of
-        ``statistics`` when there are any; through shared memory on a local pool."""
-        chunk: Any = ChunkTask(
-            self.mechanism, (self.pairs[p].a, self.pairs[p].b)[side], self.sizes[c], self.seeds[p][side][c]
-        )
-        if statistics:
-            chunk = ReducingChunkTask(chunk, self.runs.selection[c], statistics)
-        return chunk if self.shared is None else SharedChunkTask(chunk, self.shared)
+def countable(event: Event, split2: list[tuple[Any, Any]]) -> bool:
+    """Whether ``event`` can be counted on every part of split 2: parts reduced on the workers keep
+    only their statistics' values (a condition on split 1 alone, see :func:`search.reduction`)."""
+    return all(
+        not isinstance(part, Reduced)
+        or (isinstance(event, StatisticEvent) and part.values_of(event.statistic) is not None)
+        for parts in split2
+        for part in parts
+    )

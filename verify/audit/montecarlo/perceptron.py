@@ -3,7 +3,7 @@
 DP-Sniper (Bichsel, Steffen, Bogunovic, Vechev 2021, "DP-Sniper: Black-box discovery of
 differential privacy violations using classifiers", IEEE S&P) trains two classifiers
 of "which input produced this output": logistic regression and a multilayer perceptron. The
-logistic scores of :func:`~dpledger.verify.audit.montecarlo.search.fit_distinguisher` are linear
+logistic scores of :func:`~dpledger.verify.audit.montecarlo.search.learned.fit_distinguisher` are linear
 in per-coordinate features (value, square, sign, max, min); a privacy loss that depends on a
 nonlinear function of a *combination* of coordinates — ``|Σ_j y_j|`` when a random sign flips the
 whole output, a product of coordinates — lies outside them. :class:`NetworkScore` is the

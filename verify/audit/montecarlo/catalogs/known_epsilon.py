@@ -37,7 +37,7 @@ from dpledger.verify.audit.montecarlo.audit import (
     FLOAT_LEAK,
     NO_VIOLATION,
     VIOLATION,
-    AuditResult,
+    MonteCarloAuditResult,
     Progress,
     audit,
 )
@@ -240,7 +240,7 @@ LEAK_PLACES = ("tail", "bulk", "float", "discrete", "vector")
 class OneSidedLeak:
     """An ε = 1 mechanism on the sum x that, when x = 1, with probability ``p`` emits an output no
     input with x ≠ 1 can produce — true ε = ∞, and δ(ε) = p at every ε < ∞ (the rare one-sided
-    leaks of :mod:`~dpledger.verify.audit.montecarlo.rare`). ``where``: ``tail`` (1000 from the
+    leaks of :mod:`~dpledger.verify.audit.montecarlo.one_sided`). ``where``: ``tail`` (1000 from the
     snapped Laplace of scale 1), ``bulk`` (0.5 + 2⁻¹², off the snapped Laplace's grid, inside its
     bulk), ``float`` (exactly 0.5 from numpy's float Laplace: an atom among distinct values),
     ``discrete`` (1 among the even integers 2·(x + two-sided geometric of ratio e⁻¹)) or ``vector``
@@ -543,7 +543,7 @@ class CatalogRow:
     """One catalog audit: the entry and the audit's result."""
 
     entry: CatalogEntry
-    result: AuditResult
+    result: MonteCarloAuditResult
 
     @property
     def ratio(self) -> float | None:

@@ -2,7 +2,7 @@
 
 DP-Sniper (Bichsel, Steffen, Bogunovic, Vechev 2021, IEEE S&P, Section VI and its evaluation
 configuration) audits, besides StatDP's noisy-max, histogram and sparse-vector mechanisms (the
-catalog's :class:`~dpledger.verify.audit.montecarlo.catalog.NoisyMax`, ``Laplace`` and
+catalog's :class:`~dpledger.verify.audit.montecarlo.catalogs.known_epsilon.NoisyMax`, ``Laplace`` and
 ``SparseVector``), these mechanisms, each at ε = 0.1:
 
 * :class:`TruncatedGeometric` — GeoSample (Balcer & Vadhan 2018, "Differential Privacy on Finite
@@ -24,7 +24,7 @@ catalog's :class:`~dpledger.verify.audit.montecarlo.catalog.NoisyMax`, ``Laplace
 * :class:`AtThreshold` — a catalog sparse vector at another threshold than its fixed 1.
 
 Continuous releases are snapped to the grid 2⁻¹⁰ like the catalog's (post-processing; see
-:mod:`dpledger.verify.audit.montecarlo.catalog`). Every mechanism is a picklable module-level
+:mod:`dpledger.verify.audit.montecarlo.catalogs.known_epsilon`). Every mechanism is a picklable module-level
 object with the vectorised signature ``mechanism(data, n, rng)``.
 """
 
@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.catalog import SVT_THRESHOLD, snap
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import SVT_THRESHOLD, snap
 
 BELOW = -1000.0
 """A numeric sparse vector's output for a query answered ⊥ (DP-Sniper's code for FALSE)."""

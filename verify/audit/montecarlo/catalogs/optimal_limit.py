@@ -28,7 +28,11 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from dpledger.verify.audit.montecarlo.catalog import Laplace, NoisyMax, RandomizedResponseVector
+from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import (
+    Laplace,
+    NoisyMax,
+    RandomizedResponseVector,
+)
 from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
 from dpledger.verify.audit.montecarlo.statistics import (
     clopper_pearson_lower,

@@ -1,0 +1,145 @@
+"""Which chunks of an audit are queued when, and in what form they come back.
+
+A :class:`Schedule` queues the chunks of every pair on the audit's runner
+(:class:`~dpledger.verify.audit.montecarlo.runner.Runner`): the first stage's chunks that its fits
+read and ``QUEUE_AHEAD`` more at the start; once a pair's fits are made (while its first chunks
+arrive, :meth:`store.Values.prefit`), the first stage's rest and — on a runner whose tasks run
+elsewhere (``Runner.queues_ahead``) — the next stage's chunks, so that the workers generate them
+while this stage is searched. Chunks queued after the fits may be *reduced* where they are made
+(:func:`search.reduction`, :class:`tasks.ReducingChunkTask`): their estimation split comes back as
+the fits' values only. The decision reads split 1 alone, at a fixed point of the arrivals, so it
+is the same at every run, whatever the runner: the same seed gives the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpledger.verify.audit.montecarlo.events import Statistic
+from dpledger.verify.audit.montecarlo.mechanism import Mechanism
+from dpledger.verify.audit.montecarlo.pairs import NeighbourPair
+from dpledger.verify.audit.montecarlo.runner import Runner
+from dpledger.verify.audit.montecarlo.search import fitted_rows, reduction
+from dpledger.verify.audit.montecarlo.store import Runs, Splits, Values
+from dpledger.verify.audit.montecarlo.tasks import ChunkTask, ReducingChunkTask, chunk_seeds
+
+QUEUE_AHEAD = 4
+"""Chunks per input of the first stage queued, beyond those its fits read, before the fits are
+made (the workers generate them meanwhile); the first stage's other chunks wait for the fits, so
+that they can be reduced to the fits' values (:func:`search.reduction`)."""
+
+Queued = list[tuple[int, Future, tuple[Statistic, ...]]]
+
+
+@dataclass(frozen=True)
+class Chunks:
+    """The chunks of one audit: the mechanism's runs on both inputs of every pair, in chunks of
+    ``sizes`` per input, each from its own seed (:func:`tasks.chunk_seeds`)."""
+
+    mechanism: Mechanism
+    pairs: Sequence[NeighbourPair]
+    sizes: list[int]
+    seeds: list[list[list[np.random.SeedSequence]]]
+
+    @classmethod
+    def of(cls, mechanism: Mechanism, pairs: Sequence[NeighbourPair], sizes: list[int], seed: int) -> Chunks:
+        """The chunks of ``pairs`` for the audit seeded with ``seed``."""
+        return cls(mechanism, pairs, sizes, chunk_seeds(seed, len(pairs), len(sizes)))
+
+    def task(self, p: int, side: int, c: int) -> ChunkTask:
+        """Chunk ``c`` of pair ``p`` on input ``side``."""
+        return ChunkTask(
+            self.mechanism, (self.pairs[p].a, self.pairs[p].b)[side], self.sizes[c], self.seeds[p][side][c]
+        )
+
+
+class Schedule:
+    """The chunks of one audit, queued on ``runner`` and received into ``runs`` (module docstring);
+    ``on_progress(done, total)`` hears of every chunk received."""
+
+    def __init__(
+        self,
+        runner: Runner,
+        chunks: Chunks,
+        plan: list[int],
+        runs: Runs,
+        values: Values,
+        on_progress: Callable[[int, int], None] | None,
+    ) -> None:
+        self.runner, self.chunks, self.plan, self.runs, self.values = runner, chunks, plan, runs, values
+        self.on_progress = on_progress
+        pairs = len(chunks.pairs)
+        self.final = int(runs.offsets[-1])  # split-1 runs per input at the end of the audit
+        self.reductions: list[tuple[Statistic, ...]] = [
+            () for _ in range(pairs)
+        ]  # for each pair's chunks queued next
+        self.done, self.total = 0, pairs * 2 * len(chunks.sizes)
+        first_fits = int(np.searchsorted(runs.offsets, fitted_rows(int(runs.offsets[plan[0]]))))
+        self.wave = min(plan[0], first_fits + QUEUE_AHEAD)
+        self.upcoming: list[Queued | None] = [self._submit(p, 0, self.wave) for p in range(pairs)]
+
+    def arrivals(self, stage: int) -> Iterator[Splits]:
+        """Each pair's splits as soon as its chunks of ``stage`` are in (searching overlaps
+        generation); meanwhile the pair's fits are made as soon as their runs are in, evaluated on
+        split 2's parts as they arrive (:meth:`Values.prefit`), and its next chunks queued."""
+        plan, pairs = self.plan, len(self.chunks.pairs)
+        queued = (
+            self.upcoming
+            if self.runner.queues_ahead or not stage
+            else [self._submit(p, plan[stage - 1], plan[stage]) for p in range(pairs)]
+        )
+        self.upcoming = [None] * pairs
+        selection = int(self.runs.offsets[plan[stage]])
+        threads = self.runner.threads
+        for p, pair_queued in enumerate(queued):
+            assert pair_queued is not None  # every pair has its next chunks queued
+            decided = False
+            for side, future, statistics in pair_queued:  # grows when the first stage's rest is queued
+                self.runs.add(p, side, self.runner.chunk(future, f"stage {stage + 1}"), statistics)
+                fitted = self.values.prefit(self.runs, p, selection, threads)
+                if fitted is not None and not decided:
+                    self._decide(stage, p, fitted, pair_queued)
+                    decided = True
+                self.done += 1
+                if self.on_progress:
+                    self.on_progress(self.done, self.total)
+            if not decided:
+                self._decide(
+                    stage, p, self.values.prefit(self.runs, p, selection, threads) or [], pair_queued
+                )
+            yield self.runs.splits(p)
+
+    def cancel(self) -> None:
+        """Drop the chunks queued for a stage that will not run (stopped early, or failed)."""
+        for queued in self.upcoming:
+            for _, future, _ in queued or []:
+                future.cancel()
+
+    def _decide(self, stage: int, p: int, fitted: list[Statistic], pair_queued: Queued) -> None:
+        """Fix the reduction of pair ``p``'s chunks not queued yet (:func:`search.reduction`) and
+        queue the first stage's rest and, when queueing ahead, the next stage."""
+        selection = int(self.runs.offsets[self.plan[stage]])
+        self.reductions[p] = reduction(
+            *self.runs.heads(p), fitted, (selection, selection), (self.final, self.final)
+        )
+        if stage == 0:
+            pair_queued.extend(self._submit(p, self.wave, self.plan[0]))
+        if self.runner.queues_ahead and stage + 1 < len(self.plan):
+            self.upcoming[p] = self._submit(p, self.plan[stage], self.plan[stage + 1])
+
+    def _submit(self, p: int, first: int, last: int) -> Queued:
+        """Queue chunks ``first`` … ``last − 1`` of pair ``p``: (side, future, the reduction's
+        statistics); a chunk's estimation split reduced to the values of those statistics when
+        there are any."""
+        statistics = self.reductions[p]
+        queued: Queued = []
+        for c in range(first, last):
+            for side in (0, 1):
+                chunk = self.chunks.task(p, side, c)
+                task = ReducingChunkTask(chunk, self.runs.selection[c], statistics) if statistics else chunk
+                queued.append((side, self.runner.submit_chunk(task), statistics))
+        return queued

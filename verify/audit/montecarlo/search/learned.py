@@ -1,0 +1,326 @@
+"""The learned families: statistics fitted on split 1 — scores, counts, the perceptron.
+
+``distinguisher`` — intervals of a learned score over the whole output vector
+(:func:`fit_distinguisher`, :class:`~dpledger.verify.audit.montecarlo.events.LearnedScore`) for
+continuous, integer and binary vectors: the score is fitted on split 1 and its thresholds are
+chosen on split 1 too; ``count`` — threshold events of the number of coordinates above their
+split-1 centre, chosen on a fitted model of that count (:func:`tilted_count_model`). When some
+coordinates are correlated on split 1, all three again on the output's *innovations* (family
+suffix ``on innovations``): its coordinates decorrelated in their order, for prefix sums the
+noisy answers (:mod:`~dpledger.verify.audit.montecarlo.decorrelation`). Opt-in
+(``audit(..., network=True)``): ``network`` — intervals of a one-hidden-layer perceptron's score,
+DP-Sniper's MLP (:mod:`~dpledger.verify.audit.montecarlo.perceptron`), for losses that no linear
+score of per-coordinate features expresses.
+
+The ``count`` family's threshold is chosen and scored on a model fitted on all of split 1 with
+one parameter, shrunk by its standard error (raw tail frequencies of a count over many weak
+coordinates are mostly noise on split 1). The fits are kept across stages (:class:`Fits`) and made
+as soon as their runs arrive (:func:`prefit`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import partial
+from typing import Any, TypeVar
+
+import numpy as np
+
+from dpledger.verify.audit.montecarlo.decorrelation import Innovations, OnInnovations, fit_innovations
+from dpledger.verify.audit.montecarlo.events import (
+    CountAbove,
+    IntervalEvent,
+    LearnedScore,
+    Statistic,
+    evaluate,
+)
+from dpledger.verify.audit.montecarlo.mechanism import output_kind
+from dpledger.verify.audit.montecarlo.perceptron import fit_network
+from dpledger.verify.audit.montecarlo.search.intervals import interval_candidates
+from dpledger.verify.audit.montecarlo.search.logistic import logistic, one_blas_thread
+from dpledger.verify.audit.montecarlo.search.objective import (
+    Candidate,
+    Family,
+    Objective,
+    SearchResult,
+    best_cells,
+    two_halves,
+)
+
+DISTINGUISHER_ROWS = 20_000
+TIED_ROWS = 50_000
+NETWORK_ROWS = 10_000
+Fitted = TypeVar("Fitted")  # a statistic, or the innovations the statistics read
+
+
+class Fits:
+    """The statistics fitted on split 1, kept across the stages of an audit (refitting
+    them every stage cost more than the search). A fit reads a prefix of each input's split-1 runs
+    — their first ``n`` runs, which no later stage changes, as split 1 only grows at its end — so a
+    fit of the same kind, pair and ``n`` is the same fit: it is taken from here, and only the
+    latest fit of each (pair, kind) is kept.
+
+    ``network``: whether the search fits the perceptron too (family ``network``,
+    :mod:`~dpledger.verify.audit.montecarlo.perceptron`), opt-in: it reaches privacy losses outside
+    the linear scores, but costs a fit per stage and pair (~0.4 s) where it adds nothing."""
+
+    def __init__(self, network: bool = False) -> None:
+        self.network = network
+        self.latest: dict[tuple[int, str], tuple[tuple[int, int], Any]] = {}
+
+    def get(self, pair_index: int, kind: str, rows: tuple[int, int], fit: Callable[[], Fitted]) -> Fitted:
+        """The fit of ``kind`` on the first ``rows`` runs of each input of the pair (``fit()`` when new)."""
+        kept = self.latest.get((pair_index, kind))
+        if kept is None or kept[0] != rows:
+            kept = (rows, fit())
+            self.latest[(pair_index, kind)] = kept
+        return kept[1]
+
+    def holds(self, statistic: Statistic) -> bool:
+        """Whether ``statistic`` is one of the fits kept (its values may be kept across stages too)."""
+        return any(kept is statistic for _, kept in self.latest.values())
+
+
+def distinguisher_candidates(
+    a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective, fits: Fits
+) -> list[SearchResult]:
+    """Interval events of the learned scores (per-coordinate and tied weights) and of the number of
+    coordinates above their centre. Each score is fitted on the first half of split 1 (at most
+    ``DISTINGUISHER_ROWS`` runs per input, ``TIED_ROWS`` for the tied score's five features), its
+    thresholds chosen — and its split-1 rank scored — on the other half, so that an overfitted
+    score does not outrank an honest one. The count, which fits nothing but its centre (the mean
+    of ``DISTINGUISHER_ROWS`` runs per input), has its thresholds chosen on all of split 1.
+    Fits on the same first runs as an earlier stage's — or made while split 1 arrived
+    (:func:`prefit`) — are taken from ``fits``.
+
+    When coordinates are correlated on the fitting rows, the same three families are offered on
+    the innovations too (family suffix ``on innovations``; :mod:`~dpledger.verify.audit.montecarlo.decorrelation`:
+    the coordinates decorrelated in their order — for prefix sums, the noisy answers). With
+    ``fits.network``, the perceptron score too (``network``, fitted on at most ``NETWORK_ROWS``
+    runs per input of the first half, thresholded on the other)."""
+    fitted = _fitted(a, b, pair_index, (len(a), len(b)), fits)
+    rest_a, rest_b = a[len(a) // 2 :], b[len(b) // 2 :]
+    scores = [(family, statistic) for family, statistic, by_count in fitted if not by_count]
+    # Every score on each half in one pass (events.evaluate: standardised runs are shared).
+    values = [
+        [evaluate([statistic for _, statistic in scores], half) for half in two_halves(rest)]
+        for rest in (rest_a, rest_b)
+    ]
+    results = [
+        interval_candidates(
+            statistic,
+            rest_a,
+            rest_b,
+            pair_index,
+            family,
+            objective,
+            [[together[i] for together in side] for side in values],
+        )
+        for i, (family, statistic) in enumerate(scores)
+    ]
+    results.extend(
+        _count_candidates(statistic, a, b, pair_index, objective, family)
+        for family, statistic, by_count in fitted
+        if by_count
+    )
+    return results
+
+
+def fit_rows(selection: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The first runs per input that the (untied, tied) fits read on a split 1 of ``selection``
+    runs per input: the first half of it, at most ``DISTINGUISHER_ROWS`` (``TIED_ROWS``); the
+    innovations and the count read the untied fit's runs, the perceptron at most
+    ``NETWORK_ROWS ≤ DISTINGUISHER_ROWS`` of them."""
+    return tuple(
+        (min(selection[0] // 2, rows), min(selection[1] // 2, rows))  # type: ignore[return-value]
+        for rows in (DISTINGUISHER_ROWS, TIED_ROWS)
+    )
+
+
+def fitted_rows(selection: int) -> int:
+    """The first runs per input that a pair's fits read on a split 1 of ``selection`` runs per input."""
+    return max(max(rows) for rows in fit_rows((selection, selection)))
+
+
+def _fitted(
+    a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int, int], fits: Fits
+) -> list[tuple[str, Statistic, bool]]:
+    """``(family, statistic, thresholded by the count model)`` for every statistic the search fits
+    for a pair whose split 1 holds ``selection`` runs per input — the untied and tied learned
+    scores and the count, on the outputs and, when coordinates are correlated, on their
+    innovations; the perceptron with ``fits.network`` — from ``fits`` or fitted on the first runs
+    ``a``, ``b`` (which must hold them)."""
+    (n_a, n_b), (t_a, t_b) = fit_rows(selection)
+    innovations = fits.get(pair_index, "innovations", (n_a, n_b), lambda: fit_innovations(a[:n_a], b[:n_b]))
+    views: list[tuple[str, Innovations | None]] = [("", None)]
+    if innovations is not None:
+        views.append((" on innovations", innovations))
+    fitted = []
+    for suffix, view in views:
+        for family, (m_a, m_b), fit in (
+            ("distinguisher", (n_a, n_b), partial(_fit_score, view, False)),
+            ("distinguisher (tied)", (t_a, t_b), partial(_fit_score, view, True)),
+            ("count", (n_a, n_b), partial(_fit_count, view)),
+        ):
+            statistic = fits.get(pair_index, family + suffix, (m_a, m_b), partial(fit, a[:m_a], b[:m_b]))
+            fitted.append((family + suffix, statistic, family == "count"))
+    if fits.network:
+        m_a, m_b = min(n_a, NETWORK_ROWS), min(n_b, NETWORK_ROWS)
+        fitted.append(
+            (
+                "network",
+                fits.get(pair_index, "network", (m_a, m_b), partial(_network, a[:m_a], b[:m_b])),
+                False,
+            )
+        )
+    return fitted
+
+
+def _fit_score(view: Innovations | None, tied: bool, a: np.ndarray, b: np.ndarray) -> Statistic:
+    return _on_view(view, fit_distinguisher(_seen(view, a), _seen(view, b), tied))
+
+
+def _fit_count(view: Innovations | None, a: np.ndarray, b: np.ndarray) -> Statistic:
+    return _on_view(view, CountAbove(_centre(_seen(view, a), _seen(view, b))))
+
+
+def prefit(
+    a: np.ndarray, b: np.ndarray, pair_index: int, selection: tuple[int, int], fits: Fits
+) -> list[Statistic] | None:
+    """The fitted statistics the search will ask ``fits`` for on a split 1 of ``selection`` runs per
+    input, made now from the first runs ``a``, ``b`` that arrived: the audit fits while the rest
+    of split 1 is still being generated — the same fits as the search would
+    make, so nothing changes but when. None while the runs that arrived do not suffice; empty
+    when the outputs get no fitted statistics."""
+    if len(a) == 0 or len(b) == 0:
+        return None
+    if not fits_apply(a):
+        return []
+    if min(len(a), len(b)) < fitted_rows(max(selection)):
+        return None
+    return [statistic for _, statistic, _ in _fitted(a, b, pair_index, selection, fits)]
+
+
+def fits_apply(a: np.ndarray) -> bool:
+    """Whether the search fits statistics on outputs like ``a``: vectors of floats or integers."""
+    kind = output_kind(a)
+    return kind == "vector" or (kind == "discrete" and a.ndim > 1 and a.dtype.kind in "biu")
+
+
+def _network(a: np.ndarray, b: np.ndarray) -> Statistic:
+    """:func:`~dpledger.verify.audit.montecarlo.perceptron.fit_network`, BLAS on one thread (:func:`one_blas_thread`)."""
+    with one_blas_thread():
+        return fit_network(a, b)
+
+
+def _seen(view: Innovations | None, runs: np.ndarray) -> np.ndarray:
+    """The runs as a statistic on ``view`` reads them: their innovations, or the runs themselves (None)."""
+    return runs if view is None else view(np.asarray(runs).reshape(len(runs), -1))
+
+
+def _on_view(view: Innovations | None, statistic: Statistic) -> Statistic:
+    """``statistic``, fitted on the runs as ``view`` shows them, as a statistic of the outputs."""
+    return statistic if view is None else OnInnovations(view, statistic)  # type: ignore[arg-type]  # the statistics read on innovations are block statistics
+
+
+def _centre(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The mean output vector of the runs of both inputs."""
+    head = np.concatenate([a, b])
+    return np.asarray(head, dtype=float).reshape(len(head), -1).mean(axis=0)
+
+
+def _count_candidates(
+    count: Statistic,
+    a: np.ndarray,
+    b: np.ndarray,
+    pair_index: int,
+    objective: Objective,
+    family: str = "count",
+) -> SearchResult:
+    """Per direction the best threshold event ``count ≥ k`` (or ``≤ k``) of the number of
+    coordinates above their centre, chosen and scored on a smoothed model of the count's
+    distributions fitted on all of split 1 (:func:`tilted_count_model`), not on raw frequencies:
+    when every coordinate carries a tiny part of the privacy loss (parallel composition), raw
+    tail frequencies on split 1 are mostly noise, while the model pools every run and every
+    coordinate into one fitted number."""
+    values_a, values_b = count(a), count(b)
+    if min(len(values_a), len(values_b)) == 0:
+        return SearchResult([], 0)
+    coordinates = np.asarray(a).reshape(len(a), -1).shape[1]
+    model_a, model_b = tilted_count_model(values_a, values_b, coordinates)
+    # Tail probabilities of {count ≥ k} for k = 1 … d ("up") and of {count ≤ k} for k = 0 … d − 1 ("down"),
+    # as expected hit counts on the split-1 runs.
+    up = [np.cumsum(model[::-1])[::-1][1:] for model in (model_a, model_b)]
+    down = [np.cumsum(model)[:-1] for model in (model_a, model_b)]
+    runs = (len(values_a), len(values_b))
+    out = []
+    for forward in (True, False):
+        p, q = (0, 1) if forward else (1, 0)
+        for tails, event_of in (
+            (up, lambda k: IntervalEvent(k + 0.5, math.inf, count)),
+            (down, lambda k: IntervalEvent(-math.inf, k, count)),
+        ):
+            counts = (tails[p] * runs[p], runs[p], tails[q] * runs[q], runs[q])
+            for index, score, suffix in best_cells(counts, counts, objective, forward, shrink=False):
+                out.append(Candidate(pair_index, forward, event_of(index), family + suffix, score))
+    return SearchResult(out, 4 * coordinates)
+
+
+def tilted_count_model(
+    values_a: np.ndarray, values_b: np.ndarray, coordinates: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Smoothed distributions of a count ``C ∈ {0, …, d}`` on a and on b: the pooled frequencies
+    ``P₀`` tilted by ``e^{∓λk/2}`` (an exponential family in k, so that the likelihood ratio
+    ``P_b(k)/P_a(k) ∝ e^{λk}`` is monotone, as it is exactly for a binomial count), with
+    ``λ = Δ / V`` from the difference of the means ``Δ`` shrunk towards 0 by one standard error
+    and the mean ``V`` of the two variances — the first-order fit of the tilt (the mean of an
+    exponential family moves by its variance per unit of tilt), cautious about a difference that
+    could be noise."""
+    k = np.arange(coordinates + 1)
+    frequencies = [
+        np.bincount(values.astype(np.int64), minlength=coordinates + 1) / len(values)
+        for values in (values_a, values_b)
+    ]
+    pooled = (frequencies[0] + frequencies[1]) / 2
+    variance = float(values_a.var() + values_b.var()) / 2
+    difference = float(values_b.mean() - values_a.mean())
+    error = math.sqrt(values_a.var() / len(values_a) + values_b.var() / len(values_b))
+    tilt = math.copysign(max(abs(difference) - error, 0.0), difference) / variance if variance > 0 else 0.0
+    models = []
+    for sign in (-1.0, 1.0):
+        weights = pooled * np.exp(sign * tilt * (k - pooled @ k) / 2)
+        models.append(weights / weights.sum())
+    return models[0], models[1]
+
+
+def fit_distinguisher(
+    a: np.ndarray, b: np.ndarray, tied: bool = False, ridge: float = 1e-3, iterations: int = 30
+) -> LearnedScore:
+    """A learned test of "came from a" over the whole output vector (:class:`LearnedScore`):
+    regularised logistic regression, by Newton's method (IRLS), on the runs given.
+
+    Features are standardised, and a ridge penalty keeps the Newton steps defined when the classes
+    separate. ``tied``: one weight per feature group — the sums over coordinates of z_j, z_j² and
+    sgn z_j — else one weight per coordinate and group.
+    """
+    rows_a = np.asarray(a, dtype=float).reshape(len(a), -1)
+    rows_b = np.asarray(b, dtype=float).reshape(len(b), -1)
+    d = rows_a.shape[1]
+    pooled = np.concatenate([rows_a, rows_b])
+    head = np.concatenate([rows_a[:DISTINGUISHER_ROWS], rows_b[:DISTINGUISHER_ROWS]])
+    centre = head.mean(axis=0)
+    scale = head.std(axis=0)
+    scale[scale == 0] = 1.0
+    z = (pooled - centre) / scale
+    groups = [z, z * z, np.sign(z)]
+    columns = [g.sum(axis=1, keepdims=True) for g in groups] if tied else groups
+    design = np.concatenate([*columns, z.max(axis=1, keepdims=True), z.min(axis=1, keepdims=True)], axis=1)
+    column_scale = design.std(axis=0)
+    column_scale[column_scale == 0] = 1.0
+    weights = logistic(design / column_scale, len(rows_a), ridge, iterations) / column_scale
+    per_group = [np.full(d, w) for w in weights[:3]] if tied else np.split(weights[: 3 * d], 3)
+    return LearnedScore(centre, scale, *per_group, weights[-2:], tied)  # type: ignore[call-arg]  # per_group holds the three weight groups
+
+
+LEARNED = Family("distinguisher", lambda a, b, kind: fits_apply(a), distinguisher_candidates)
