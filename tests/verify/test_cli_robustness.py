@@ -491,3 +491,33 @@ def test_a_command_run_with_stdout_closed_is_not_a_traceback():
     code = "import os, sys; os.close(1); sys.stdout = None; from dpledger.verify.cli.main import main; sys.exit(main(['compose', '--epsilon', '1', '--k', '2', '--method', 'basic']))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--mechanism", "laplace", "--sensitivity", "1e308", "--epsilon", "1e-308"],
+        ["--mechanism", "discrete-laplace", "--sensitivity", "1e308", "--epsilon", "1e-308"],
+        [
+            "--mechanism",
+            "gaussian-classic",
+            "--sensitivity",
+            "1e308",
+            "--epsilon",
+            "1e-300",
+            "--delta",
+            "1e-6",
+        ],
+    ],
+    ids=["laplace", "discrete-laplace", "gaussian-classic"],
+)
+def test_a_noise_scale_beyond_float_range_is_one_line_naming_the_overflow(argv, capsys):
+    error = one_line_error(capsys, main(["calibrate", "noise", *argv]))
+    assert "overflows a float" in error and "larger epsilon or a smaller sensitivity" in error
+
+
+def test_laplace_scale_api_beyond_float_range_is_a_value_error():
+    from dpledger import laplace_scale
+
+    with pytest.raises(ValueError, match="scale Δ/ε overflows a float"):
+        laplace_scale(sensitivity=1e308, epsilon=1e-308)
