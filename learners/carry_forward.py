@@ -48,6 +48,7 @@ from dpledger.learners.estimator import (
     require_y,
 )
 from dpledger.learners.labelboost import labelboost
+from dpledger.learners.randomness import as_fraction
 from dpledger.learners.trace_counting import best_agreement
 
 CALIBRATIONS = ("paper", "tight")
@@ -355,8 +356,9 @@ class CarryForwardLearner(PrivateClassifier):
             raise ValueError(f"telemetry must be True or False, got {self.telemetry!r}")
         if self.calibration not in CALIBRATIONS:
             raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
-        if not isinstance(self.delta, (int, float, str)) or float(self.delta) > self.beta:
-            raise ValueError(f"delta must be ≤ beta (Theorem 5.1), got delta={self.delta}, beta={self.beta}")
+        if not isinstance(self.delta, (int, float, str, Fraction)) or _exceeds(self.delta, self.beta):
+            shown = self.delta if len(str(self.delta)) <= 30 else f"a number of {len(str(self.delta))} digits"
+            raise ValueError(f"delta must be ≤ beta (Theorem 5.1), got delta={shown}, beta={self.beta}")
         if not isinstance(self.concept_class, ConceptClass):
             raise ValueError(f"concept_class must be a ConceptClass, got {type(self.concept_class).__name__}")
         points = grid_points(self.concept_class, X, type(self).__name__, min_samples=2)
@@ -569,6 +571,15 @@ class CarryForwardLearner(PrivateClassifier):
             )
             == 1
         )
+
+
+def _exceeds(value: Any, bound: float) -> bool:
+    """value > bound, exactly (a decimal string or a number beyond the float range included);
+    a value that is not a number does not exceed, and is refused by the target's own check."""
+    try:
+        return as_fraction(value, "delta") > Fraction(bound)
+    except ValueError:
+        return False
 
 
 def _best_agreement(C: ConceptClass, prefix: Components, state: _State) -> int:

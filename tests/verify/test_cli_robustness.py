@@ -521,3 +521,40 @@ def test_laplace_scale_api_beyond_float_range_is_a_value_error():
 
     with pytest.raises(ValueError, match="scale Δ/ε overflows a float"):
         laplace_scale(sensitivity=1e308, epsilon=1e-308)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda api: api.composition_epsilon(10**400, 1, "1e-6"), "k = ~10\\^400 mechanisms is refused"),
+        (lambda api: api.snapping_scale(1, 10, 1e308), "2\\^1024, overflows a float"),
+        (
+            lambda api: api.snapping_scale(10**400, 10, 1),
+            "epsilon must be a finite float > 0, got a number of 401",
+        ),
+        (lambda api: api.snapping_epsilon(10**400, 10, 1), "scale must be a finite float > 0"),
+        (lambda api: api.snapping_epsilon(1, 10**400, 1), "bound must be a finite float > 0"),
+    ],
+    ids=[
+        "composition-k-1e400",
+        "snapping-sensitivity-1e308",
+        "snapping-epsilon-1e400",
+        "snapping-scale",
+        "bound",
+    ],
+)
+def test_api_numbers_beyond_the_float_range_are_value_errors_naming_the_argument(call, message):
+    import dpledger
+
+    with pytest.raises(ValueError, match=message):
+        call(dpledger)
+
+
+@pytest.mark.parametrize("delta", [10**400, "1e400"])
+def test_carry_forward_delta_beyond_the_float_range_is_a_value_error(delta):
+    from dpledger.learners.carry_forward import CarryForwardLearner
+    from dpledger.learners.concept_classes import Intervals
+
+    X = [3] * 30
+    with pytest.raises(ValueError, match="delta must be ≤ beta"):
+        CarryForwardLearner(Intervals(64), delta=delta).fit(X, [0] * 30)
