@@ -204,6 +204,32 @@ def _upper(value: Fraction | sympy.Expr) -> float:
     return upper_float(enclose(value))
 
 
+def _float_noise(value: Fraction | sympy.Expr, parameter: str) -> float:
+    """:func:`_upper` of a closed-form noise (Δ/ε and its kin), or ``ValueError`` when it
+    exceeds the largest float.
+
+    Args:
+        value: The exact noise.
+        parameter: ``"scale"`` or ``"sigma"``, for the message.
+
+    Returns:
+        The smallest float ≥ ``value``.
+
+    Raises:
+        ValueError: ``value`` is above the largest float.
+    """
+    try:
+        rounded = _upper(value)
+    except OverflowError:
+        rounded = math.inf
+    if math.isinf(rounded):
+        symbol = "σ" if parameter == "sigma" else "scale Δ/ε"
+        raise ValueError(
+            f"the noise {symbol} overflows a float (it exceeds 1.8e308): use a larger epsilon or a smaller sensitivity"
+        )
+    return rounded
+
+
 def _lower(value: Fraction) -> float:
     rounded = float(value)
     return rounded if Fraction(rounded) <= value else math.nextafter(rounded, -math.inf)
@@ -670,7 +696,7 @@ def composition_noise(
     closed = setup.closed_form()
     if closed is not None:
         rational = _as_fraction(closed)
-        value = _upper(rational if rational is not None else closed)
+        value = _float_noise(rational if rational is not None else closed, parameter)
     elif setup.analytic_gaussian():
         value = _analytic_gaussian_sigma(setup, on_evaluation)
     elif setup.composition == "pld":

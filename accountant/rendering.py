@@ -12,6 +12,27 @@ if TYPE_CHECKING:
     from dpledger.accountant.rules import Derivation
 
 
+def inner_claim_mark(derivation: Derivation, holds: bool, depth: int) -> str | None:
+    """How a step's claim reads: None when it holds; a failing claim inside a chain whose top
+    claim holds is the paper's per-block budget not met at this m (no alarm: the accounting
+    above meets the top claim), anything else fails.
+
+    Args:
+        derivation: The whole derivation (its top claim decides).
+        holds: Whether the step's own claim holds.
+        depth: The step's depth (0: the top).
+
+    Returns:
+        None for a claim that holds, else the words for its verdict.
+    """
+    if holds:
+        return None
+    top = derivation.claim
+    if top is not None and top.verdict.holds and depth > 0:
+        return f"the paper's per-block budget is not met at this m; the chain holds through {top.statement}"
+    return "FAILS"
+
+
 def derivation_text(derivation: Derivation) -> str:
     """One line per step, indented by depth.
 
@@ -20,22 +41,15 @@ def derivation_text(derivation: Derivation) -> str:
 
     Returns:
         Lines ``rule (source): ε ≤ …, δ ≤ …`` with the guarantee's scope, and, where a claim is
-        checked, the claimed (ε, δ) and whether it holds — a failing claim inside a chain whose top
-        claim holds is worded as the paper's budget for that step not met, not as FAILS.
+        checked, the claimed (ε, δ) and whether it holds (:func:`inner_claim_mark`).
     """
     lines = []
-    top = derivation.claim if derivation.claim is not None and derivation.claim.verdict.holds else None
     for depth, node in derivation.walk():
         g = node.guarantee
         line = f"{'  ' * depth}{node.rule} ({node.source}): ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g}{g.scope()}"
         if node.claim is not None:
             c = node.claim.claimed
-            if node.claim.verdict.holds:
-                mark = "holds"
-            elif top is not None and depth > 0:  # no alarm: the accounting above meets the top claim
-                mark = f"the paper's budget for this step is not met here; the chain holds through {top.statement}"
-            else:
-                mark = "FAILS"
+            mark = inner_claim_mark(derivation, node.claim.verdict.holds, depth) or "holds"
             line += f"  — claim ε ≤ {c.epsilon_upper:.6g}, δ ≤ {c.delta_upper:.6g}: {mark}"
         lines.append(line)
     return "\n".join(lines)
@@ -49,7 +63,7 @@ def derivation_markdown(derivation: Derivation) -> str:
 
     Returns:
         The table: step, rule, source, formula (as inline LaTeX), ε ≤, δ ≤ and the claim checked
-        at that step with its verdict.
+        at that step with its verdict (worded as in :func:`derivation_text`).
     """
     rows = ["| step | rule | source | formula | ε ≤ | δ ≤ | claim |", "|---|---|---|---|---|---|---|"]
     for depth, node in derivation.walk():
@@ -57,7 +71,9 @@ def derivation_markdown(derivation: Derivation) -> str:
         claim = ""
         if node.claim is not None:
             c = node.claim
-            claim = f"{c.statement}: ε ≤ {c.claimed.epsilon_upper:.6g}, δ ≤ {c.claimed.delta_upper:.6g} — {'holds' if c.verdict.holds else '**fails**'}"
+            mark = inner_claim_mark(derivation, c.verdict.holds, depth)
+            verdict = "holds" if mark is None else ("**fails**" if mark == "FAILS" else mark)
+            claim = f"{c.statement}: ε ≤ {c.claimed.epsilon_upper:.6g}, δ ≤ {c.claimed.delta_upper:.6g} — {verdict}"
         rows.append(
             f"| {'·' * depth}{node.event.kind} | {node.rule} | {node.source} | ${node.formula}$ | "
             f"{g.epsilon_upper:.6g} | {g.delta_upper:.6g} | {claim} |"

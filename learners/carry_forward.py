@@ -20,6 +20,8 @@ nodes); ``guarantee_`` is what the accountant derives from it, whatever m was ch
 
 from __future__ import annotations
 
+import dataclasses
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -28,10 +30,16 @@ from typing import Any
 import numpy as np
 
 from dpledger.accountant.events import Event
-from dpledger.accountant.section6 import Target, learner_event, needed_n, paper_m, tight_calibration
+from dpledger.accountant.section6 import Target, learner_event, needed_n, paper_m, tight_m, tight_n
+from dpledger.learners.calibration.sample_size import UtilityTarget, labelboost_term
 from dpledger.learners.completion_scores import restrict
-from dpledger.learners.component_oracles import CompletionScoreOracle, ComponentOracle
-from dpledger.learners.concept_classes import Components, ConceptClass
+from dpledger.learners.component_oracles import (
+    CompletionScoreOracle,
+    ComponentOracle,
+    completion_oracle_m,
+    largest_component_domain,
+)
+from dpledger.learners.concept_classes import Components, ConceptClass, Intervals, Rectangles, Thresholds
 from dpledger.learners.estimator import (
     PrivateClassifier,
     check_features,
@@ -40,6 +48,7 @@ from dpledger.learners.estimator import (
     require_y,
 )
 from dpledger.learners.labelboost import labelboost
+from dpledger.learners.randomness import as_fraction
 from dpledger.learners.trace_counting import best_agreement
 
 CALIBRATIONS = ("paper", "tight")
@@ -92,6 +101,11 @@ SKLEARN_EXPECTED_FAILURES: dict[str, str] = {
 (``tests/learners/test_sklearn_contract.py`` runs every other check, which must pass)."""
 
 
+class UtilityWarning(UserWarning):
+    """A fitted CarryForwardLearner errs more than its target α on held-out data, or no better
+    than the best constant hypothesis there."""
+
+
 class InvariantViolation(RuntimeError):
     """Lemma 5.2 failed: an oracle would be called on a state that is not a realizable prefix state."""
 
@@ -110,6 +124,11 @@ class RoundTelemetry:
     population_disagreement: float | None
     bound: float
 
+    @property
+    def above_bound(self) -> bool:
+        """Whether LabelBoost's disagreement exceeds 2τ: outside Lemma 7.1's success event."""
+        return self.labelboost_disagreement > self.bound
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "round": self.round,
@@ -118,6 +137,115 @@ class RoundTelemetry:
             "labelboost_disagreement": self.labelboost_disagreement,
             "population_disagreement": self.population_disagreement,
             "two_tau": self.bound,
+            "above_two_tau": self.above_bound,
+        }
+
+
+HOLDOUT_NOTE = (
+    "measured on held-out records the learner did not train on: post-processing of the released model on "
+    "data outside the private sample, so no privacy cost (the held-out data itself is not protected)"
+)
+
+
+@dataclass(frozen=True)
+class SampleSizeCheck:
+    """Theorem 5.1 for one fit: the utility target (α, β), Theorem 7.2's active sample size
+    m_needed = max(LabelBoost term, M_A) (``m_oracle`` None when the learner does not know the
+    oracle's M_A), the run's m and the n its calibration needs to give m_needed (the paper's
+    formula for "paper", the tight accounting for "tight"; None for a given m). The guarantee
+    err ≤ α with probability ≥ 1 − β applies only when ``meets``; since m grows with n under
+    either calibration, m ≥ m_needed ⟺ n ≥ ``n_needed``. A function of public values only
+    (n, k, v, α, β, ε, δ, the oracle)."""
+
+    alpha: float
+    beta: float
+    n: int
+    m: int
+    calibration: str
+    m_labelboost: int
+    m_oracle: int | None
+    n_needed: int | None
+
+    @property
+    def m_needed(self) -> int | None:
+        return None if self.m_oracle is None else max(self.m_labelboost, self.m_oracle)
+
+    @property
+    def meets(self) -> bool | None:
+        """m ≥ m_needed; None when M_A is unknown."""
+        return None if self.m_needed is None else self.m >= self.m_needed
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "n": self.n,
+            "m": self.m,
+            "calibration": self.calibration,
+            "labelboost_term": self.m_labelboost,
+            "labelboost_constant": "SUBSTITUTE c = 1 (Theorem 3.10's universal constant is not stated)",
+            "M_A": self.m_oracle,
+            "m_needed": self.m_needed,
+            "n_needed": self.n_needed,
+            "meets": self.meets,
+        }
+
+    def to_text(self) -> str:
+        """One sentence: what Theorem 5.1 needs and whether this run has it."""
+        head = f"Theorem 5.1 for (α, β) = ({self.alpha:g}, {self.beta:g}): "
+        if self.m_needed is None:
+            return head + (
+                f"not assessed — the learner does not know this oracle's M_A (LabelBoost term "
+                f"{self.m_labelboost}; `dpledger calibrate` computes the theorem's n for the paper's oracles)"
+            )
+        needs = (
+            f"m ≥ {self.m_needed} (Theorem 7.2: max(M_A = {self.m_oracle}, LabelBoost term {self.m_labelboost} "
+            f"with SUBSTITUTE c = 1))"
+        )
+        where = (
+            ""
+            if self.n_needed is None
+            else f", which {self.calibration} calibration reaches at n ≥ {self.n_needed:,}"
+        )
+        if self.meets:
+            return head + f"needs {needs}{where}; this run has m = {self.m} at n = {self.n:,}: met"
+        return head + (
+            f"needs {needs}{where}; this run has m = {self.m} at n = {self.n:,}: NOT met — the utility "
+            "guarantee does not apply at this n"
+        )
+
+
+@dataclass(frozen=True)
+class Utility:
+    """Test error of a fitted CarryForwardLearner on held-out (X, y) against the target α and the
+    best constant hypothesis on the same records (:data:`HOLDOUT_NOTE`), with the warnings a reader
+    of a privacy verdict must not miss."""
+
+    test_error: float
+    constant_error: float
+    alpha: float
+    size: int
+
+    @property
+    def warnings(self) -> list[str]:
+        found = []
+        if self.test_error > self.alpha:
+            found.append(f"the test error {self.test_error:.4g} exceeds the target α = {self.alpha:g}")
+        if self.test_error >= self.constant_error:
+            found.append(
+                f"a constant hypothesis errs {self.constant_error:.4g} ≤ {self.test_error:.4g}: the learner does "
+                "no better than predicting one label everywhere"
+            )
+        return found
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "test_error": self.test_error,
+            "constant_error": self.constant_error,
+            "alpha": self.alpha,
+            "holdout_size": self.size,
+            "warnings": self.warnings,
+            "note": HOLDOUT_NOTE,
         }
 
 
@@ -166,14 +294,18 @@ class CarryForwardLearner(PrivateClassifier):
     Parameters: ``concept_class`` (k components), ``oracle`` (Assumption 4.4; default the
     completion-score exponential mechanism with ε_A = 4), target ``epsilon`` ∈ (0, 1] and
     ``delta`` ∈ (0, 1) (Lemma 6.12), ``alpha``, ``beta`` ∈ (0, 1) with δ ≤ β (Theorem 5.1);
-    ``m``: the active sample size, or None for ``calibration`` = "paper" (Algorithm 2 line 2)
-    or "tight" (the largest m the certified tight accounting allows); ``labels`` = (negative,
+    ``m``: the active sample size, or None for ``calibration`` = "tight" (the default: the
+    largest m the certified tight accounting allows, so the largest active sample and the best
+    chance of Theorem 5.1's m for (α, β)) or "paper" (Algorithm 2 line 2); ``labels`` = (negative,
     positive), the public label pair (default (0, 1): the class's 0/1 values; ``classes_``);
     ``random_state`` as in :mod:`dpledger.learners.estimator`. X holds points of the class's
     grid, shape (n, d) — or (n,) for one-dimensional classes; ``n_features_in_`` is d.
 
     What is private: ``hypothesis_`` (and so ``predict``), covered by ``trace_``/``guarantee_``;
-    ``m_`` is a function of the public n, k, ε, δ. ``telemetry`` (default False) asks for
+    ``m_`` is a function of the public n, k, ε, δ, and ``sample_size_``
+    (:class:`SampleSizeCheck`: whether n meets Theorem 5.1's sample size for (α, β)) of those,
+    α, β and the oracle; :meth:`utility` measures the test error on held-out records the caller
+    supplies (post-processing). ``telemetry`` (default False) asks for
     ``rounds_`` (Lemma 7.1's telemetry): exact disagreements on the active samples, a diagnostic
     for verifying utility, computed without noise and covered by no event of the trace. It is
     not computed unless asked for, and a pickled or copied model leaves it out unless
@@ -188,7 +320,7 @@ class CarryForwardLearner(PrivateClassifier):
         alpha: float = 0.1,
         beta: float = 0.1,
         m: int | None = None,
-        calibration: str = "paper",
+        calibration: str = "tight",
         random_state: Any = None,
         labels: tuple[Any, Any] = (0, 1),
         telemetry: bool = False,
@@ -224,8 +356,9 @@ class CarryForwardLearner(PrivateClassifier):
             raise ValueError(f"telemetry must be True or False, got {self.telemetry!r}")
         if self.calibration not in CALIBRATIONS:
             raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {self.calibration!r}")
-        if not isinstance(self.delta, (int, float, str)) or float(self.delta) > self.beta:
-            raise ValueError(f"delta must be ≤ beta (Theorem 5.1), got delta={self.delta}, beta={self.beta}")
+        if not isinstance(self.delta, (int, float, str, Fraction)) or _exceeds(self.delta, self.beta):
+            shown = self.delta if len(str(self.delta)) <= 30 else f"a number of {len(str(self.delta))} digits"
+            raise ValueError(f"delta must be ≤ beta (Theorem 5.1), got delta={shown}, beta={self.beta}")
         if not isinstance(self.concept_class, ConceptClass):
             raise ValueError(f"concept_class must be a ConceptClass, got {type(self.concept_class).__name__}")
         points = grid_points(self.concept_class, X, type(self).__name__, min_samples=2)
@@ -252,8 +385,41 @@ class CarryForwardLearner(PrivateClassifier):
                 f"n = {target.n} is too small: Algorithm 2 gives m = 0; m ≥ 1 needs n ≥ {needed_n(target)}"
             )
         if self.calibration == "tight":
-            return tight_calibration(target, max(m, 1)).m
+            tight = tight_m(target, m)
+            if tight is None:
+                raise ValueError(
+                    f"n = {target.n} is too small: no m ≥ 1 meets (ε, δ) = ({float(target.epsilon):g}, "
+                    f"{float(target.delta):g}) even under the tight accounting; m = 1 needs n ≥ {tight_n(target, 1)}"
+                )
+            return tight
         return m
+
+    def _sample_size_check(self, target: Target, oracle: ComponentOracle, m: int) -> SampleSizeCheck:
+        """Theorem 5.1 at the fit's public values: Theorem 7.2's m for (α, β) and the n the
+        calibration needs for it (:class:`SampleSizeCheck`)."""
+        C = self.concept_class
+        run = UtilityTarget.of(
+            "Theorem 5.1", C.k, C.vc_dimension, self.alpha, self.beta, target.epsilon, target.delta
+        )
+        m_oracle = oracle_requirement(C, oracle, run)
+        check = SampleSizeCheck(
+            float(self.alpha),
+            float(self.beta),
+            target.n,
+            m,
+            self.calibration if self.m is None else "given",
+            labelboost_term(run),
+            m_oracle,
+            None,
+        )
+        if check.m_needed is None or check.calibration == "given":
+            return check
+        n_needed = (
+            needed_n(target, check.m_needed)
+            if check.calibration == "paper"
+            else tight_n(target, check.m_needed, high_block=needed_n(target, check.m_needed) // 3 + 1)
+        )
+        return dataclasses.replace(check, n_needed=n_needed)
 
     # -- Algorithm 2 ----------------------------------------------------------------------
 
@@ -322,6 +488,7 @@ class CarryForwardLearner(PrivateClassifier):
             report(2 * i + 1, steps)
         self.hypothesis_ = state.prefix
         self.m_ = m
+        self.sample_size_ = self._sample_size_check(target, oracle, m)
         if self.telemetry:
             self.rounds_ = state.rounds
         else:
@@ -367,6 +534,33 @@ class CarryForwardLearner(PrivateClassifier):
             2 * tau,
         )
 
+    def utility(self, X: Any, y: Any) -> Utility:
+        """The test error on held-out records (X, y) against the target α and the best constant
+        hypothesis on them; a :class:`UtilityWarning` when the error exceeds α or a constant
+        does as well. Post-processing of the released model on data outside the private
+        sample (:data:`HOLDOUT_NOTE`): pass records the learner did not train on.
+
+        Args:
+            X: held-out points of the class's grid, as for ``predict``.
+            y: their labels, values of ``classes_``.
+
+        Returns:
+            The :class:`Utility` record.
+
+        Raises:
+            ValueError: X or y malformed, or the learner not fitted.
+        """
+        self._check_fitted()
+        positive = self._positive(X)
+        truth = positive_mask(y, positive.shape[0], tuple(self.classes_.tolist()))
+        share = float(np.mean(truth))
+        result = Utility(
+            float(np.mean(positive != truth)), min(share, 1 - share), float(self.alpha), len(truth)
+        )
+        for message in result.warnings:
+            warnings.warn(f"CarryForwardLearner: {message}", UtilityWarning, stacklevel=2)
+        return result
+
     # -- scikit-learn interface -------------------------------------------------------------
 
     def _positive(self, X: Any) -> np.ndarray:
@@ -379,7 +573,40 @@ class CarryForwardLearner(PrivateClassifier):
         )
 
 
+def _exceeds(value: Any, bound: float) -> bool:
+    """value > bound, exactly (a decimal string or a number beyond the float range included);
+    a value that is not a number does not exceed, and is refused by the target's own check."""
+    try:
+        return as_fraction(value, "delta") > Fraction(bound)
+    except ValueError:
+        return False
+
+
 def _best_agreement(C: ConceptClass, prefix: Components, state: _State) -> int:
     """The largest agreement of any completion g ∈ C(prefix) with S_{i−1}: the best score of the
     trace of C(prefix) on U(S_{i−1}) (counted by score for line compositions, never listed)."""
     return best_agreement(restrict(C, prefix), state.X, state.y)
+
+
+def oracle_requirement(C: ConceptClass, oracle: ComponentOracle, run: UtilityTarget) -> int | None:
+    """M_A of ``oracle`` on ``C`` at Algorithm 2's τ = α/(40k), β_A = β/(4k) (Assumption 4.4,
+    item 3), where the learner knows it: the completion-score oracle on thresholds, intervals
+    and rectangles (:func:`~dpledger.learners.component_oracles.completion_oracle_m` over the
+    N + 1 grid values), the relabel-and-learn oracle of Proposition 8.16 tuned to that (τ, β_A)
+    or tighter (Corollary 8.17, :func:`~dpledger.learners.calibration.boolean.oracle_m`); None
+    otherwise (the halfspace oracles' M_A is stated on the perturbed grid of Theorem 8.5)."""
+    from dpledger.learners.boolean.composition import BooleanComposition
+    from dpledger.learners.boolean.oracle import RelabelOracle
+    from dpledger.learners.calibration.boolean import oracle_m
+
+    if isinstance(oracle, CompletionScoreOracle) and isinstance(C, (Thresholds, Intervals, Rectangles)):
+        return completion_oracle_m(largest_component_domain(C), run.tau, run.beta_oracle, oracle.epsilon)
+    if isinstance(oracle, RelabelOracle) and isinstance(C, BooleanComposition):
+        tau, beta_a = Fraction(oracle.tau), Fraction(oracle.beta_a)
+        if tau > run.tau or beta_a > run.beta_oracle:
+            return None
+        return max(
+            oracle_m(H.vc_dimension, len(space), tau, beta_a, oracle.epsilon_b)
+            for H, space in zip(C.components, C.spaces, strict=True)
+        )
+    return None

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from fractions import Fraction
 from typing import Any
 
@@ -54,20 +55,32 @@ _MAX_RATIO = 2**46
 
 
 def _power_of_two_at_least(value: float) -> float:
-    """The smallest power of two ≥ a positive finite ``value``."""
+    """The smallest power of two ≥ a positive finite ``value``; ``ValueError`` when it is 2^1024,
+    beyond the largest float."""
     mantissa, exponent = math.frexp(value)  # value = mantissa·2^exponent, mantissa ∈ [1/2, 1)
-    return value if mantissa == 0.5 else math.ldexp(1.0, exponent)
+    if mantissa == 0.5:
+        return value
+    if exponent > sys.float_info.max_exp - 1:
+        raise ValueError(
+            f"snapping mechanism: the sensitivity {value!r} rounded up to a power of two, 2^{exponent}, "
+            "overflows a float"
+        )
+    return math.ldexp(1.0, exponent)
 
 
 def _positive(name: str, value: float) -> float:
-    """``value`` as a float, refused unless it is a finite real number > 0."""
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not (math.isfinite(value) and value > 0)
-    ):
+    """``value`` as a float, refused unless it is a finite real number > 0 (an integer beyond the
+    float range included)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"snapping mechanism: {name} must be a finite number > 0, got {value!r}")
-    return float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not (math.isfinite(number) and number > 0):
+        shown = repr(value) if len(repr(value)) <= 30 else f"a number of {len(str(value))} digits"
+        raise ValueError(f"snapping mechanism: {name} must be a finite float > 0, got {shown}")
+    return number
 
 
 def _unit(sensitivity: float) -> Fraction:

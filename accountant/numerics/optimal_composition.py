@@ -142,12 +142,17 @@ terms (2 s at 10⁹, some 6 s at 10¹⁰, and a calibration makes about 24 evalu
 work is refused up front, with the closed-form alternative named."""
 
 
+def _magnitude(k: int) -> str:
+    """A large integer for a message: 3 significant digits, or its power of ten beyond floats."""
+    return f"{k:.3g}" if k < 10**300 else f"~10^{len(str(k)) - 1}"
+
+
 def _check_k(k: object) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"k must be an integer >= 1, got {k!r}")
     if k > MAX_K:
         raise ValueError(
-            f"optimal composition of k = {int(k):.3g} mechanisms is refused above k = 10^10: each evaluation "
+            f"optimal composition of k = {_magnitude(int(k))} mechanisms is refused above k = 10^10: each evaluation "
             "sums a binomial window of about √k terms (minutes per evaluation beyond); use the advanced "
             "method (Theorem 3.5, a certified closed-form upper bound) or compose fewer steps"
         )

@@ -327,6 +327,15 @@ def test_a_failing_inner_claim_of_a_chain_whose_top_claim_holds_is_worded_as_no_
     derivation = account(ev.Claim("Lemma Y", inner, 3))  # the chain's claim ε ≤ 3 holds
     text = derivation.to_text()
     assert "FAILS" not in text
-    assert "the paper's budget for this step is not met here; the chain holds through Lemma Y" in text
+    assert "the paper's per-block budget is not met at this m; the chain holds through Lemma Y" in text
     failing = account(ev.Claim("Lemma Y", ev.Claim("Corollary X", ev.PureDP(2), 1), 1)).to_text()
     assert failing.count("FAILS") == 2  # when the chain fails too, every failing claim says so
+
+
+def test_the_markdown_table_words_a_failing_inner_claim_as_the_text_does():
+    inner = ev.Claim("Corollary X", ev.PureDP(2), 1)
+    table = account(ev.Claim("Lemma Y", inner, 3)).to_markdown()
+    assert "**fails**" not in table
+    assert "the paper's per-block budget is not met at this m; the chain holds through Lemma Y" in table
+    failing = account(ev.Claim("Lemma Y", ev.Claim("Corollary X", ev.PureDP(2), 1), 1)).to_markdown()
+    assert failing.count("**fails**") == 2

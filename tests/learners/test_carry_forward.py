@@ -171,9 +171,19 @@ def test_theorem_7_2_error_at_most_alpha_with_its_active_sample_size():
     assert sum(error > alpha for error in errors) <= beta * len(errors), errors
 
 
-PUBLIC_OR_LEDGER = {"classes_", "n_features_in_", "m_", "trace_", "derivation_", "guarantee_", "holds_"}
+PUBLIC_OR_LEDGER = {
+    "classes_",
+    "n_features_in_",
+    "m_",
+    "sample_size_",
+    "trace_",
+    "derivation_",
+    "guarantee_",
+    "holds_",
+}
 """Fitted attributes that are public (the declared labels, d, m — a function of the public n, k,
-ε, δ) or the ledger (and whether it meets the target)."""
+ε, δ — and Theorem 5.1's sample-size check, of those, α, β and the oracle) or the ledger (and
+whether it meets the target)."""
 
 
 def test_fitted_attributes_are_public_or_released_by_the_trace():
@@ -202,3 +212,59 @@ def test_round_telemetry_is_pickled_only_when_asked_for():
     assert not hasattr(learner, "rounds_")
     with pytest.raises(ValueError, match="telemetry must be True or False"):
         CarryForwardLearner(Intervals(64), m=20, telemetry=cast(Any, "yes")).fit(X, y)
+
+
+def test_default_calibration_is_the_tight_one_the_largest_private_m():
+    """The default m is the largest the certified accounting allows, never the paper's smaller m."""
+    from dpledger.accountant.section6 import paper_m, tight_m
+
+    C = Intervals(64)
+    X, y, _ = realizable_data(C, 60_000, 2)
+    learner = CarryForwardLearner(C, random_state=0).fit(X, y)
+    target = Target.of(60_000, C.k, 1.0, 1e-6)
+    assert learner.m_ == tight_m(target, paper_m(target)) > paper_m(target) and learner.holds_
+
+
+def test_theorem_5_1_sample_size_check_says_whether_n_gives_theorem_7_2_m():
+    """sample_size_: Theorem 7.2's m = max(M_A, LabelBoost term) for (α, β), the n the calibration
+    needs for it, and m_ ≥ m_needed exactly when n ≥ that n (checked on both sides)."""
+    from dpledger.accountant.section6 import needed_n as paper_n
+    from dpledger.learners.calibration.sample_size import UtilityTarget, labelboost_term
+    from dpledger.learners.component_oracles import completion_oracle_m
+
+    C = Intervals(64)
+    X, y, _ = realizable_data(C, 60_000, 2)
+    check = CarryForwardLearner(C, random_state=0).fit(X, y).sample_size_
+    run = UtilityTarget.of("Theorem 5.1", 2, 2, 0.1, 0.1, 1.0, 1e-6)
+    assert check.m_oracle == completion_oracle_m(65, run.tau, run.beta_oracle)
+    assert check.m_needed == max(labelboost_term(run), check.m_oracle) and check.calibration == "tight"
+    assert check.meets is False and check.n_needed > 60_000 and "NOT met" in check.to_text()
+    X, y, _ = realizable_data(C, check.n_needed, 2)
+    met = CarryForwardLearner(C, random_state=0).fit(X, y).sample_size_
+    assert met.meets is True and met.m >= met.m_needed and met.to_text().endswith(": met")
+    paper = CarryForwardLearner(C, calibration="paper", random_state=0).fit(X, y).sample_size_
+    assert paper.meets is False and paper.n_needed == paper_n(Target.of(3, 2, 1.0, 1e-6), paper.m_needed)
+    given = CarryForwardLearner(C, m=20, random_state=0).fit(X, y).sample_size_
+    assert given.calibration == "given" and given.n_needed is None and given.meets is False
+
+
+def test_utility_on_held_out_records_warns_when_alpha_is_exceeded_or_a_constant_does_better():
+    from dpledger.learners.carry_forward import UtilityWarning
+
+    C = Intervals(64)
+    X, y, _ = realizable_data(C, 3000, 1)
+    X_test, y_test, _ = realizable_data(C, 2000, 1)  # the same target (same seed), fresh records
+    poor = CarryForwardLearner(C, m=3, random_state=0).fit(X, y)
+    with pytest.warns(UtilityWarning, match="exceeds the target α"):
+        utility = poor.utility(X_test, y_test)
+    assert utility.test_error == pytest.approx(1 - poor.score(X_test, y_test))
+    share = float(np.mean(y_test))
+    assert utility.constant_error == pytest.approx(min(share, 1 - share))
+    assert "post-processing" in utility.to_dict()["note"]
+    good = CarryForwardLearner(C, m=60, random_state=0).fit(X, y)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UtilityWarning)
+        result = good.utility(X_test, y_test)
+    assert result.test_error <= 0.1 and result.test_error < result.constant_error and not result.warnings

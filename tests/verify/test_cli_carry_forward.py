@@ -199,3 +199,35 @@ def test_run_carry_forward_reports_utility_beside_privacy_and_warns_when_a_const
     main(["run", "carry-forward", "--class", "thresholds", "--n", "20000", "--m", "5", "--seed", "1"])
     text = capsys.readouterr().out
     assert "utility: test error" in text and "WARNING: a constant hypothesis errs" in text
+
+
+def test_run_carry_forward_reports_theorem_5_1_sample_size_and_flags_rounds_above_two_tau(capsys):
+    argv = ["run", "carry-forward", "--class", "intervals", "--n", "300000", "--seed", "0"]
+    payload = run_json(capsys, *argv)
+    sample = payload["sample_size"]
+    assert payload["calibration"] == "tight" and sample["m"] == payload["m"]
+    assert sample["meets"] is False and sample["n_needed"] > 300_000 and sample["m_needed"] > payload["m"]
+    assert "post-processing" in payload["utility"]["note"]
+    assert any("below Theorem 5.1's sample size" in w for w in payload["utility_warnings"])
+    above = [r["round"] for r in payload["rounds"] if r["above_two_tau"]]
+    assert all(r["above_two_tau"] == (r["labelboost_disagreement"] > r["two_tau"]) for r in payload["rounds"])
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "NOT met — the utility guarantee does not apply at this n" in text and "post-processing" in text
+    assert text.count("ABOVE 2τ") == len(above)
+    if above:
+        assert "exceeds its 2τ bound" in text
+
+
+def test_calibrate_carry_forward_says_whether_either_m_reaches_theorem_7_2_m(capsys):
+    argv = ["calibrate", "carry-forward", "--n", "3e6", "--k", "2", "--epsilon", "1", "--delta", "1e-6"]
+    payload = run_json(capsys, *argv, "--class", "intervals", "--domain-size", "1048576")
+    u = payload["utility"]
+    assert u["m_needed"] == 7298 and u["paper"]["m"] == 5 and u["tight"]["m"] == 266
+    assert not u["paper"]["meets"] and not u["tight"]["meets"]
+    assert u["paper"]["n_needed"] == 3822645792 and u["tight"]["n_needed"] == 82233792
+    assert main([*argv, "--class", "intervals", "--domain-size", "1048576"]) == 0
+    assert "neither calibration reaches Theorem 7.2's m" in capsys.readouterr().out
+    assert run_json(capsys, *argv)["utility"] is None
+    assert main([*argv, "--class", "rectangles"]) == 2
+    assert "rectangles have k = 4" in capsys.readouterr().err

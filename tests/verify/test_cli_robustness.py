@@ -492,3 +492,70 @@ def test_a_command_run_with_stdout_closed_is_not_a_traceback():
     code = "import os, sys; os.close(1); sys.stdout = None; from dpledger.verify.cli.main import main; sys.exit(main(['compose', '--epsilon', '1', '--k', '2', '--method', 'basic']))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--mechanism", "laplace", "--sensitivity", "1e308", "--epsilon", "1e-308"],
+        ["--mechanism", "discrete-laplace", "--sensitivity", "1e308", "--epsilon", "1e-308"],
+        [
+            "--mechanism",
+            "gaussian-classic",
+            "--sensitivity",
+            "1e308",
+            "--epsilon",
+            "1e-300",
+            "--delta",
+            "1e-6",
+        ],
+    ],
+    ids=["laplace", "discrete-laplace", "gaussian-classic"],
+)
+def test_a_noise_scale_beyond_float_range_is_one_line_naming_the_overflow(argv, capsys):
+    error = one_line_error(capsys, main(["calibrate", "noise", *argv]))
+    assert "overflows a float" in error and "larger epsilon or a smaller sensitivity" in error
+
+
+def test_laplace_scale_api_beyond_float_range_is_a_value_error():
+    from dpledger import laplace_scale
+
+    with pytest.raises(ValueError, match="scale Δ/ε overflows a float"):
+        laplace_scale(sensitivity=1e308, epsilon=1e-308)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda api: api.composition_epsilon(10**400, 1, "1e-6"), "k = ~10\\^400 mechanisms is refused"),
+        (lambda api: api.snapping_scale(1, 10, 1e308), "2\\^1024, overflows a float"),
+        (
+            lambda api: api.snapping_scale(10**400, 10, 1),
+            "epsilon must be a finite float > 0, got a number of 401",
+        ),
+        (lambda api: api.snapping_epsilon(10**400, 10, 1), "scale must be a finite float > 0"),
+        (lambda api: api.snapping_epsilon(1, 10**400, 1), "bound must be a finite float > 0"),
+    ],
+    ids=[
+        "composition-k-1e400",
+        "snapping-sensitivity-1e308",
+        "snapping-epsilon-1e400",
+        "snapping-scale",
+        "bound",
+    ],
+)
+def test_api_numbers_beyond_the_float_range_are_value_errors_naming_the_argument(call, message):
+    import dpledger
+
+    with pytest.raises(ValueError, match=message):
+        call(dpledger)
+
+
+@pytest.mark.parametrize("delta", [10**400, "1e400"])
+def test_carry_forward_delta_beyond_the_float_range_is_a_value_error(delta):
+    from dpledger.learners.carry_forward import CarryForwardLearner
+    from dpledger.learners.concept_classes import Intervals
+
+    X = [3] * 30
+    with pytest.raises(ValueError, match="delta must be ≤ beta"):
+        CarryForwardLearner(Intervals(64), delta=delta).fit(X, [0] * 30)

@@ -36,7 +36,7 @@ def test_a_reports_command_line_makes_the_reports_service_call(command):
 
 def test_the_shown_command_lines_are_unchanged():
     assert runs.CARRY_FORWARD[0].line == (
-        "dpledger run carry-forward --class thresholds --domain-size 1024 --n 400000 --seed 1"
+        "dpledger run carry-forward --class thresholds --domain-size 1024 --n 400000 --calibration paper --seed 1"
     )
     assert (
         calibration.COMMAND.line

@@ -12,7 +12,7 @@ from typing import Any
 
 from dpledger.accountant.numerics.certified import enclose, upper_float
 from dpledger.learners.calibration.free_constants import FreeCalibration
-from dpledger.learners.calibration.sample_size import SampleComplexity
+from dpledger.learners.calibration.sample_size import SampleComplexity, UtilityTarget
 
 COMMON_HYPOTHESES = ("α, β, δ ∈ (0, 1)", "ε ∈ (0, 1] (Lemma 6.12 needs ε ≤ 1)", "δ ≤ β")
 FREE_SEARCH = (
@@ -123,6 +123,61 @@ def sample_report(sample: SampleComplexity) -> tuple[dict[str, Any], list[str]]:
     return {**sample.to_dict(), "paper_chain": chain}, text
 
 
+def theorem_5_1_oracle(
+    k: int | None,
+    vc: int | None,
+    alpha: Any,
+    beta: Any,
+    epsilon: Any,
+    delta: Any,
+    *,
+    oracle_m: int | None = None,
+    component_class: str | None = None,
+    domain_size: int | None = None,
+) -> tuple[UtilityTarget, int, str, int | None]:
+    """The run of Theorem 5.1 and its oracles' M_A: given (``oracle_m``, with ``k`` and ``vc``), or
+    that of the completion-score oracle on a grid ``component_class`` over [0, ``domain_size``)
+    (which sets k and v; a ``k`` given too must agree).
+
+    Returns:
+        The :class:`~dpledger.learners.calibration.sample_size.UtilityTarget`, M_A, a line
+        describing the oracle, and max_i |Y_i| for the completion-score oracle (else None).
+
+    Raises:
+        ValueError: both or neither of ``oracle_m`` and ``component_class``, or a value outside
+            the theorem's hypotheses.
+    """
+    from dpledger.learners.calibration.sample_size import UtilityTarget
+    from dpledger.learners.component_oracles import completion_oracle_m, largest_component_domain
+    from dpledger.learners.concept_classes import make_class
+
+    if (oracle_m is None) == (component_class is None):
+        raise ValueError("give exactly one of oracle_m (M_A of your oracles) and component_class")
+    description = f"M_A = {oracle_m} (given)"
+    candidates = None
+    if component_class is not None:
+        if domain_size is None:
+            raise ValueError("domain_size is needed with component_class")
+        concept = make_class(component_class, domain_size)
+        if k is not None and k != concept.k:
+            raise ValueError(f"k: {component_class} have k = {concept.k} components, got k = {k}")
+        k, vc = concept.k, concept.vc_dimension
+        candidates = largest_component_domain(concept)
+        description = (
+            f"completion-score oracle (exponential mechanism, ε_A = 4) on {component_class} over "
+            f"[0, {domain_size}): |Y_i| ≤ {candidates}, M_A = ⌈2 ln(|Y_i|/β_A)/(ε_A τ)⌉"
+        )
+    elif isinstance(oracle_m, bool) or not isinstance(oracle_m, int) or oracle_m < 1:
+        raise ValueError(f"oracle_m must be an integer ≥ 1, got {oracle_m!r}")
+    elif k is None or vc is None:
+        raise ValueError("k and vc are needed with oracle_m (a component_class sets them)")
+    run = UtilityTarget.of("Theorem 5.1", k, vc, alpha, beta, epsilon, delta)
+    if candidates is None:
+        assert oracle_m is not None  # checked above
+        return run, oracle_m, description, None
+    return run, completion_oracle_m(candidates, run.tau, run.beta_oracle), description, candidates
+
+
 def theorem_5_1(
     k: int | None,
     vc: int | None,
@@ -137,35 +192,22 @@ def theorem_5_1(
 ) -> dict[str, Any]:
     """Theorem 5.1 / Corollary 7.3: M_A given (``oracle_m``), or that of the completion-score
     oracle on a grid class (``component_class`` on [0, ``domain_size``), whose k and VC
-    dimension then replace ``k`` and ``vc``)."""
+    dimension then replace ``k`` and ``vc``; :func:`theorem_5_1_oracle`)."""
     from dpledger.learners.calibration import free_constants
-    from dpledger.learners.calibration.sample_size import UtilityTarget, carry_forward_sample_complexity
-    from dpledger.learners.component_oracles import completion_oracle_m, largest_component_domain
-    from dpledger.learners.concept_classes import make_class
+    from dpledger.learners.calibration.sample_size import carry_forward_sample_complexity
 
-    if (oracle_m is None) == (component_class is None):
-        raise ValueError("give exactly one of oracle_m (M_A of your oracles) and component_class")
-    description = f"M_A = {oracle_m} (given)"
-    if component_class is not None:
-        if domain_size is None:
-            raise ValueError("domain_size is needed with component_class")
-        concept = make_class(component_class, domain_size)
-        k, vc = concept.k, concept.vc_dimension
-        candidates = largest_component_domain(concept)
-        description = (
-            f"completion-score oracle (exponential mechanism, ε_A = 4) on {component_class} over "
-            f"[0, {domain_size}): |Y_i| ≤ {candidates}, M_A = ⌈2 ln(|Y_i|/β_A)/(ε_A τ)⌉"
-        )
-    elif isinstance(oracle_m, bool) or not isinstance(oracle_m, int) or oracle_m < 1:
-        raise ValueError(f"oracle_m must be an integer ≥ 1, got {oracle_m!r}")
-    elif k is None or vc is None:
-        raise ValueError("k and vc are needed with oracle_m (a component_class sets them)")
-    run = UtilityTarget.of("Theorem 5.1", k, vc, alpha, beta, epsilon, delta)
-    if component_class is None:
-        assert oracle_m is not None  # checked above
-        m_oracle = oracle_m
-    else:
-        m_oracle = completion_oracle_m(candidates, run.tau, run.beta_oracle)
+    run, m_oracle, description, candidates = theorem_5_1_oracle(
+        None if component_class is not None else k,
+        vc,
+        alpha,
+        beta,
+        epsilon,
+        delta,
+        oracle_m=oracle_m,
+        component_class=component_class,
+        domain_size=domain_size,
+    )
+    k, vc = run.k, run.vc
     sample = carry_forward_sample_complexity(run, lambda n: m_oracle)
     sample_json, sample_lines = sample_report(sample)
     free_json: dict[str, Any] | None = None
@@ -173,7 +215,7 @@ def theorem_5_1(
         "  n (free constants): not computed — with a given M_A the oracle's dependence on ε_A, τ, β_A is unknown "
         "(use --class)"
     ]
-    if component_class is not None:
+    if candidates is not None:
         free_json, free_lines = free_report(
             free_constants.theorem_5_1(run, candidates), sample.n_paper, sample.n_tight
         )

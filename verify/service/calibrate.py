@@ -104,7 +104,7 @@ def _carry_forward_text(payload: dict[str, Any]) -> str:
         f"  for m = {p['m']}: paper's formula needs n = {payload['n_paper_for_m']}, tight accounting needs "
         f"n = {payload['n_tight_for_m']} — sample saving ×{payload['sample_saving']:.3g}"
     )
-    return "\n".join(lines)
+    return "\n".join(lines + _utility_text(payload))
 
 
 MAX_CARRY_FORWARD_N = 10**308
@@ -112,22 +112,117 @@ MAX_CARRY_FORWARD_N = 10**308
 are reported as floats, which end at 1.8·10³⁰⁸."""
 
 
-def carry_forward(*, n: int, k: int, epsilon: Exact, delta: Exact) -> Output:
+def carry_forward(
+    *,
+    n: int,
+    k: int,
+    epsilon: Exact,
+    delta: Exact,
+    alpha: Exact = "0.1",
+    beta: Exact = "0.1",
+    oracle_m: int | None = None,
+    vc: int | None = None,
+    component_class: str | None = None,
+    domain_size: int = 2**16,
+) -> Output:
     """CarryForwardLearner (Algorithm 2) on n records with k components at target (ε, δ): Lemma
     6.12's chain at Algorithm 2's m, and the largest m the tight certified calibration allows
-    (its searches draw a progress bar on stderr: thousands of accountings at n ≈ 10³⁰⁰)."""
+    (its searches draw a progress bar on stderr: thousands of accountings at n ≈ 10³⁰⁰); with
+    the oracles' M_A (``oracle_m`` and ``vc``, or a grid ``component_class`` on [0,
+    ``domain_size``)) also utility: whether either m reaches Theorem 7.2's m for (α, β), and the n
+    each calibration needs for it (:func:`_utility`)."""
     if n >= MAX_CARRY_FORWARD_N:
         raise ValueError(
             f"n has {len(str(n))} digits: the chain's values are reported as floats, so n must be below 1e308"
         )
     report = progress_callback("tight calibration (accountings)")  # its delay counts from here
     target = Target.of(n, k, epsilon, delta)
+    utility_run = None
+    if oracle_m is not None or component_class is not None:
+        utility_run = theorem_calibration.theorem_5_1_oracle(
+            k,
+            vc,
+            alpha,
+            beta,
+            epsilon,
+            delta,
+            oracle_m=oracle_m,
+            component_class=component_class,
+            domain_size=domain_size,
+        )[:3]
+    elif vc is not None:
+        raise ValueError("vc: give --oracle-m with --vc (or --class) for the utility check")
     chain = paper_chain(target)
     tight = tight_calibration(target, chain.m, on_progress=report)
     payload = carry_forward_payload(chain, tight)
+    payload["utility"] = None if utility_run is None else _utility(target, chain.m, tight.m, *utility_run)
     return Output(
         payload, _carry_forward_text(payload), _status(payload["paper"]["holds"], payload["tight"]["holds"])
     )
+
+
+def _utility(
+    target: Target, paper_m: int, tight_m: int, run: Any, m_oracle: int, oracle: str
+) -> dict[str, Any]:
+    """Theorem 5.1's utility side at n: Theorem 7.2's m = max(LabelBoost term, M_A) for (α, β),
+    whether the paper's and the tight m reach it, and the n each calibration needs for it (the
+    paper's formula; the tight accounting's bisection)."""
+    from dpledger.accountant.section6 import needed_n, tight_n
+    from dpledger.learners.calibration.sample_size import labelboost_term
+
+    m_labelboost = labelboost_term(run)
+    needed = max(m_labelboost, m_oracle)
+    n_paper = needed_n(target, needed)
+    return {
+        "alpha": upper_float(enclose(run.alpha)),
+        "beta": upper_float(enclose(run.beta)),
+        "oracle": oracle,
+        "labelboost_term": m_labelboost,
+        "labelboost_constant": "SUBSTITUTE c = 1 (Theorem 3.10's universal constant is not stated)",
+        "M_A": m_oracle,
+        "m_needed": needed,
+        "paper": {"m": paper_m, "meets": paper_m >= needed, "n_needed": n_paper},
+        "tight": {
+            "m": tight_m,
+            "meets": tight_m >= needed,
+            "n_needed": tight_n(target, needed, high_block=n_paper // 3 + 1),
+        },
+    }
+
+
+def _utility_text(payload: dict[str, Any]) -> list[str]:
+    """The utility lines of ``calibrate carry-forward``."""
+    u = payload["utility"]
+    if u is None:
+        return [
+            "",
+            "Utility: not assessed — give --class (a grid class with the completion-score oracle) or --oracle-m "
+            "and --vc, with --alpha and --beta (default 0.1), for Theorem 5.1's sample size",
+        ]
+    n = payload["target"]["n"]
+    lines = [
+        "",
+        f"Utility (Theorem 5.1, target (α, β) = ({u['alpha']:g}, {u['beta']:g}); oracle: {u['oracle']}):",
+        f"  Theorem 7.2 needs m ≥ {u['m_needed']} = max(M_A = {u['M_A']}, LabelBoost term {u['labelboost_term']} "
+        "with SUBSTITUTE c = 1)",
+    ]
+    for name, label in (("paper", "paper's formula"), ("tight", "tight accounting")):
+        row = u[name]
+        verdict = "met" if row["meets"] else "not met"
+        lines.append(
+            f"  {name:<5} m = {row['m']}: {verdict} — the {label} gives m ≥ {u['m_needed']} at n ≥ {row['n_needed']:,}"
+        )
+    if not u["tight"]["meets"]:
+        lines.append(
+            f"  WARNING: at n = {n:,} neither calibration reaches Theorem 7.2's m: the learner is not promised "
+            "error ≤ α with probability ≥ 1 − β"
+        )
+    elif not u["paper"]["meets"]:
+        lines.append(
+            "  WARNING: the paper's m is below Theorem 7.2's m at this n: run the learner with calibration=\"tight\" "
+            "(its default)"
+        )
+    return lines
 
 
 def theorem_5_1(

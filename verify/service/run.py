@@ -16,6 +16,7 @@ the result.
 
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 from typing import Any
 
@@ -52,26 +53,12 @@ def run_seeds(seed: int) -> tuple[Any, Any]:
     return data, learner
 
 
-def _utility_warnings(test_error: float, constant_error: float, alpha: float) -> list[str]:
-    """What a reader of a privacy verdict must not miss about utility: a test error above the
-    target α, or no better than predicting one label everywhere."""
-    warnings = []
-    if test_error > alpha:
-        warnings.append(f"the test error {test_error:.4g} exceeds the target α = {alpha:g}")
-    if test_error >= constant_error:
-        warnings.append(
-            f"a constant hypothesis errs {constant_error:.4g} ≤ {test_error:.4g}: the learner does no better than "
-            "predicting one label everywhere (try --calibration tight, or a larger n)"
-        )
-    return warnings
-
-
 def carry_forward(
     *,
     concept: str,
     n: int,
     m: int | None = None,
-    calibration: str = "paper",
+    calibration: str = "tight",
     epsilon: Exact = "1",
     delta: Exact = "1e-6",
     alpha: float = 0.1,
@@ -87,7 +74,7 @@ def carry_forward(
     what would meet it (:func:`dpledger.accountant.section6_shortfall.shortfall`)."""
     import numpy as np
 
-    from dpledger.learners.carry_forward import CarryForwardLearner, jsonable
+    from dpledger.learners.carry_forward import HOLDOUT_NOTE, CarryForwardLearner, UtilityWarning, jsonable
     from dpledger.learners.component_oracles import CompletionScoreOracle
     from dpledger.learners.synthetic import random_concept
 
@@ -125,20 +112,38 @@ def carry_forward(
     )
     learner.fit(X, concept_class.evaluate(target, X), X_holdout=X_test, on_progress=report)
     y_test = concept_class.evaluate(target, X_test)
-    test_error = 1 - learner.score(X_test, y_test)
-    constant_error = float(min(np.mean(y_test == 1), np.mean(y_test != 1)))  # the better constant hypothesis
-    warnings = _utility_warnings(test_error, constant_error, float(Fraction(alpha)))
+    with warnings.catch_warnings():  # the output carries them, each as a WARNING line
+        warnings.simplefilter("ignore", UtilityWarning)
+        utility = learner.utility(X_test, y_test)
+    sample_size = learner.sample_size_
     g, derivation = learner.guarantee_, learner.derivation_
     assert g is not None and derivation is not None  # a private fit records its ledger
+    utility_warnings = list(utility.warnings)
+    if utility_warnings and learner.m is None and calibration == "paper":
+        utility_warnings.append("the paper's calibration takes the smallest m: try --calibration tight")
+    if sample_size.meets is False:
+        utility_warnings.append(
+            f"n = {n:,} is below Theorem 5.1's sample size for (α, β) = ({alpha}, {beta}) with this calibration: "
+            "the learner is not promised error ≤ α at this n"
+        )
+    above = [r.round for r in learner.rounds_ if r.above_bound]
+    if above:
+        utility_warnings.append(
+            f"LabelBoost's disagreement exceeds its 2τ bound (Lemma 7.1's success event) in round"
+            f"{'s' if len(above) > 1 else ''} {', '.join(map(str, above))} of {len(learner.rounds_)}"
+        )
     payload = {
         "alpha": float(Fraction(alpha)),
         "beta": float(Fraction(beta)),
-        "constant_error": constant_error,
-        "utility_warnings": warnings,
+        "calibration": sample_size.calibration,
+        "constant_error": utility.constant_error,
+        "utility": utility.to_dict(),
+        "utility_warnings": utility_warnings,
+        "sample_size": sample_size.to_dict(),
         "class": repr(concept_class),
         "target_concept": jsonable(target),
         "hypothesis": jsonable(learner.hypothesis_),
-        "test_error": test_error,
+        "test_error": utility.test_error,
         "n": n,
         "m": learner.m_,
         "seed": seed,
@@ -156,12 +161,16 @@ def carry_forward(
         "oracle_rounds": [r.to_dict() for r in getattr(problem.oracle, "history_", [])],
         "trace": derivation.to_dict(),
     }
+    test_error = utility.test_error
     lines = [
-        f"CarryForwardLearner on {concept_class!r}, n = {n}, m = {learner.m_}; oracle: {problem.oracle_description}",
-        f"  target concept {payload['target_concept']}, learned {payload['hypothesis']}, test error {test_error:.4g}",
-        f"  utility: test error {test_error:.4g} against the target α = {alpha} (β = {beta}) and "
-        f"{constant_error:.4g} for the best constant hypothesis",
-        *[f"  WARNING: {warning}" for warning in warnings],
+        f"CarryForwardLearner on {concept_class!r}, n = {n}, m = {learner.m_} ({sample_size.calibration} "
+        f"calibration); oracle: {problem.oracle_description}",
+        f"  target concept {payload['target_concept']}, learned {payload['hypothesis']}",
+        f"  utility: {sample_size.to_text()}",
+        f"  utility: test error {test_error:.4g} on {test_size:,} held-out records against the target α = {alpha} "
+        f"and {utility.constant_error:.4g} for the best constant hypothesis",
+        f"    ({HOLDOUT_NOTE})",
+        *[f"  WARNING: {warning}" for warning in utility_warnings],
         f"  derived guarantee ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g} (certified); "
         f"target ({epsilon}, {delta}): {'holds' if learner.holds_ else 'DOES NOT HOLD for this m and n'}",
     ]
@@ -173,9 +182,10 @@ def carry_forward(
         population = (
             "" if r.population_disagreement is None else f", population {r.population_disagreement:.4g}"
         )
+        flag = " — ABOVE 2τ (outside Lemma 7.1's success event)" if r.above_bound else ""
         lines.append(
             f"  round {r.round}: y = {r.component}, oracle τ̂ = {r.oracle_disagreement:.4g}, "
-            f"LabelBoost disagreement {r.labelboost_disagreement:.4g} (2τ = {r.bound:.4g}){population}"
+            f"LabelBoost disagreement {r.labelboost_disagreement:.4g} (2τ = {r.bound:.4g}){flag}{population}"
         )
     for r in payload["oracle_rounds"]:
         lines.append(

@@ -45,6 +45,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--k", type=positive_int, required=True, help="number of components k")
     parser.add_argument("--epsilon", type=decimal_text, required=True, help="target ε in (0, 1]")
     parser.add_argument("--delta", type=decimal_text, required=True, help="target δ in (0, 1)")
+    parser.add_argument("--alpha", type=decimal_text, help="utility: accuracy α in (0, 1) (default 0.1)")
+    parser.add_argument(
+        "--beta", type=decimal_text, help="utility: failure probability β in (0, 1) (default 0.1)"
+    )
+    oracle = parser.add_mutually_exclusive_group()
+    oracle.add_argument(
+        "--oracle-m", type=positive_int, help="utility: M_A of your component oracles (with --vc)"
+    )
+    oracle.add_argument(
+        "--class",
+        dest="component_class",
+        choices=("thresholds", "intervals", "rectangles"),
+        help="utility: a grid class with the completion-score oracle (its k must be --k)",
+    )
+    parser.add_argument(
+        "--vc", type=positive_int, help="utility: VC dimension v of the class (with --oracle-m)"
+    )
+    parser.add_argument(
+        "--domain-size", type=positive_int, help="utility: grid size N with --class (default 2^16)"
+    )
 
     parser = leaf(
         table,

@@ -83,7 +83,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument(flag, dest=name, **spec)
     parser.add_argument("--n", type=positive_int, required=True, help="number of training records")
     parser.add_argument("--m", type=positive_int, help="active sample size (default: from --calibration)")
-    parser.add_argument("--calibration", choices=("paper", "tight"))
+    parser.add_argument(
+        "--calibration",
+        choices=("paper", "tight"),
+        help="m when --m is not given: tight (default; the largest m the certified accounting allows) or paper "
+        "(Algorithm 2 line 2)",
+    )
     parser.add_argument("--epsilon", type=decimal_text)
     parser.add_argument("--delta", type=decimal_text)
     parser.add_argument("--alpha", type=finite_float)
