@@ -26,6 +26,7 @@ from dpledger.verify.paper.mutation_runs import (
     package_view,
     planted,
     run_mutants,
+    run_tests,
 )
 from dpledger.verify.paper.registry import REPO_ROOT, select, summary
 
@@ -123,6 +124,27 @@ def test_the_package_view_serves_the_planted_mutant_to_subprocesses(tmp_path):
         )
     after = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert (inside.stdout.strip(), after.stdout.strip()) == ("1/2", "1")
+
+
+def test_a_mutant_run_ends_a_property_test_at_its_first_failing_example(tmp_path):
+    """Under the runner's hypothesis profile a failing example fails the test at once (no shrinking:
+    a mutant whose first failure shrinks for minutes would time out instead of being killed)."""
+    folder = tmp_path / "tree" / "tests"
+    folder.mkdir(parents=True)
+    (folder / "conftest.py").write_text((REPO_ROOT / "tests" / "conftest.py").read_text())
+    calls = tmp_path / "calls"
+    (folder / "test_probe.py").write_text(
+        "from hypothesis import given, strategies as st\n"
+        "@given(st.lists(st.integers(), min_size=8))\n"
+        "def test_probe(values):\n"
+        f"    with open({str(calls)!r}, 'a') as f:\n"
+        "        f.write('.')\n"
+        "    assert False\n"
+    )
+    outcome, _ = run_tests(
+        ["tests/test_probe.py"], package_view(REPO_ROOT, tmp_path / "view"), tmp_path / "tree", 120
+    )
+    assert outcome == "failed" and len(calls.read_text()) <= 2
 
 
 def _entry(mutant_id: str, status: str) -> dict[str, object]:

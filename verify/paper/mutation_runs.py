@@ -12,12 +12,13 @@ pytest's own process and in every subprocess a test starts) and with ``PYTHONDON
 Which tests. For each statement the plan lists for the mutant's module
 (:class:`~dpledger.verify.paper.mutants.ModulePlan`), in the plan's order, the tests of its privacy
 parts as the registry names them *when the run starts* (so new checks count without a change
-here), those whose test function exists; ``pytest -x`` with a timeout per statement (60 s plus
-five times the statement's unmutated run; the process group is ended on a timeout). The mutant is
-**killed** by the first statement whose tests fail, **survived** when every statement's tests
-pass, **timeout** when none failed and one timed out. A statement whose tests fail unmutated (the
-baseline) cannot judge a mutant and is left out, and said so. Declared equivalent mutants are not
-run (**equivalent**, with the reason).
+here), those whose test function exists; ``pytest -x`` under hypothesis's ``mutation`` profile
+(``tests/conftest.py``: the first failing example ends the test, nothing is shrunk) with a timeout
+per statement (60 s plus five times the statement's unmutated run; the process group is ended on a
+timeout). The mutant is **killed** by the first statement whose tests fail, **survived** when
+every statement's tests pass, **timeout** when none failed and one timed out. A statement whose
+tests fail unmutated (the baseline) cannot judge a mutant and is left out, and said so. Declared
+equivalent mutants are not run (**equivalent**, with the reason).
 
 The status file (:func:`record`, :func:`load_status`) holds one entry per mutant, each with the
 commit it ran at and the SHA-256 of its module's source; a run of some modules replaces only their
@@ -138,7 +139,17 @@ def run_tests(tests: Iterable[str], site: Path, root: Path, timeout: float) -> t
         PYTHONPATH=os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep),
     )
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-x",
+        "-p",
+        "no:cacheprovider",
+        "--hypothesis-profile=mutation",
+        *tests,
+    ]
     start = time.monotonic()
     process = subprocess.Popen(
         command,
