@@ -113,69 +113,94 @@ def _pairs(k: int) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-_RAY_OFFSET = 2**18
-"""|cross products of grid points| ≤ 2·GRID_BOUND² = 2^17 < offset: three shifted entries pack into one int64."""
+_LOCAL = 1 << 21
+"""Candidate cells × local lines × 64-plane words that :func:`_local_cells` tests at once (~16 MB
+each)."""
 
 
-def _unique_rows(R: np.ndarray) -> np.ndarray:
-    """np.unique(R, axis=0) for rows of three integers below 2^17 in absolute value, through one
-    packed int64 per row (the packing preserves lexicographic order, so the result is the same)."""
-    shifted = R + _RAY_OFFSET
-    codes = np.unique((shifted[:, 0] << 38) | (shifted[:, 1] << 19) | shifted[:, 2])
-    mask = (1 << 19) - 1
-    return np.stack([(codes >> 38) & mask, (codes >> 19) & mask, codes & mask], axis=1) - _RAY_OFFSET
+def _dot(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Row-wise ⟨p, q⟩ of integer arrays (…, 3), broadcasting."""
+    return p[..., 0] * q[..., 0] + p[..., 1] * q[..., 1] + p[..., 2] * q[..., 2]
 
 
-def _local_cells(XI: np.ndarray) -> tuple[list[tuple[np.ndarray, tuple[int, ...]]], np.ndarray]:
-    """The cells of the central arrangement {⟨u, x_l⟩ = 0} (rows x_l of XI, rank 3, distinct
-    planes) whose closed cone is h-positive, each as (signs σ_l, recipe of an inside direction
-    for :func:`_local_direction`), and the local lines r (module docstring, case 1)."""
-    k = len(XI)
+def _words(bits: np.ndarray) -> np.ndarray:
+    """Boolean arrays (…, k) as (…, ⌈k/64⌉) uint64 words, the same packing for every k."""
+    packed = np.packbits(bits, axis=-1)
+    pad = np.zeros((*packed.shape[:-1], -packed.shape[-1] % 8), dtype=np.uint8)
+    return np.ascontiguousarray(np.concatenate([packed, pad], axis=-1)).view(np.uint64)
+
+
+def _local_cells(XI: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cells whose closed cone is h-positive of the central arrangements {⟨u, x_l⟩ = 0}, one
+    per row of XI (vertices × k × 3, each of rank 3, k distinct planes; module docstring, case 1).
+
+    The local lines are r_p = x_a × x_b (pairs p = (a, b); a line of more planes has several),
+    oriented h-positive by :func:`_lexsign`. Next to r, with J the planes through it, lie the cells
+    of the directions u = K₁r + K₂s₂(r × x_ℓ) + t·x_ℓ, ℓ ∈ J, s₂, t = ±1 (:func:`_local_direction`):
+    σ_m = sign⟨r, x_m⟩ off J, σ_m = s₂·sign⟨r, x_ℓ × x_m⟩ on J ∖ {ℓ}, σ_ℓ = t — the four sectors
+    around r beside the plane ℓ; every sector is bounded by two planes of J, so ℓ ranges over J but
+    its last plane. A closed cone {σ_l⟨u, x_l⟩ ≥ 0} has local lines as its extreme rays; it holds
+    ±r_q iff Σ_l ±σ_l·sign⟨r_q, x_l⟩ = Σ_l |sign⟨r_q, x_l⟩|, and it is h-positive iff it holds no
+    −r_q. Each h-positive cell is kept from its first pair p with r_p in it (and, on a line of
+    three or more planes, once among its sectors).
+
+    Returns:
+        (vertex, σ, recipe): per cell, its row of XI, its signs (cells × k, ±1) and (a, b, ℓ, s₂, t)
+        (a, b, ℓ indices into the row's planes) for :func:`_local_direction`.
+    """
+    k = XI.shape[1]
     a, b = _pairs(k)
-    R = _cross(XI[a], XI[b])
-    R //= np.gcd.reduce(np.abs(R), axis=1)[:, None]
-    R *= _lexsign(R)[:, None]
-    rays = _unique_rows(R)
-    dots = rays @ XI.T  # (lines, k)
-    line, ell = np.nonzero(dots == 0)  # plane ell contains local line r
-    turn = np.sign(_cross(rays[line], XI[ell]) @ XI.T)  # sign⟨r × x_l, x_m⟩ (m on r) per (line, ell)
-    through = dots[line] == 0
-    combos = np.array(list(itertools.product((1, -1), repeat=3)))  # (s, s₂, t)
-    sigma = np.where(
-        through[None],
-        combos[:, 1, None, None] * turn[None],
-        combos[:, 0, None, None] * np.sign(dots[line])[None],
+    R = _cross(XI[:, a], XI[:, b])
+    R *= _lexsign(R)[..., None]
+    side = np.sign(_dot(R[:, :, None, :], XI[:, None, :, :])).astype(np.int8)  # (vertex, line, plane)
+    through = side == 0
+    last = k - 1 - np.argmax(through[..., ::-1], axis=2)
+    v, p, ell = np.nonzero(through & (np.arange(k) != last[..., None]))  # ℓ on r_p, not its last plane
+    turn = np.sign(_dot(_cross(R[v, p], XI[v, ell])[:, None, :], XI[v])).astype(np.int8)
+    off = side[v, p]
+    unit = (np.arange(k) == ell[:, None]).astype(np.int8)
+    combos = ((1, 1), (1, -1), (-1, 1), (-1, -1))  # (s₂, t)
+    sigma = np.concatenate([s2 * np.where(off == 0, turn, 0) + off + t * unit for s2, t in combos])
+    vertex, line = np.tile(v, 4), np.tile(p, 4)
+    recipe = np.concatenate(
+        [np.stack([a[p], b[p], ell, np.full_like(ell, s2), np.full_like(ell, t)], axis=1) for s2, t in combos]
     )
-    sigma[:, np.arange(len(ell)), ell] = combos[:, 2, None]
-    sigma = sigma.reshape(-1, k)
-    if k < 63:  # one integer per sign vector
-        _, first = np.unique((sigma > 0) @ (1 << np.arange(k, dtype=np.int64)), return_index=True)
-    else:
-        _, first = np.unique(sigma, axis=0, return_index=True)
-    signs = sigma[first]
-    combo, pair = np.divmod(first, len(ell))
-    recipes = np.stack([line[pair], combos[combo, 0], ell[pair], combos[combo, 1], combos[combo, 2]], axis=1)
-    both = np.concatenate([rays, -rays])
-    inside = np.all(signs[:, None, :] * (both @ XI.T)[None, :, :] >= 0, axis=2)  # ray in the cell's closure
-    positive = np.all(~inside | (_lexsign(both) > 0)[None, :], axis=1)
-    return [(signs[c], tuple(int(v) for v in recipes[c])) for c in np.flatnonzero(positive)], rays
+    # the cone holds r_q (resp. −r_q) iff σ_l = sign⟨r_q, x_l⟩ (resp. −sign) wherever that is ≠ 0
+    support, positive = _words(~through), _words(side > 0)
+    negative = positive ^ support
+    up = _words(sigma > 0)
+    keep = np.zeros(len(vertex), dtype=bool)
+    step = max(1, _LOCAL // (len(a) * up.shape[1]))
+    for start in range(0, len(vertex), step):
+        c = slice(start, start + step)
+        mine, held = up[c, None, :], support[vertex[c]]
+        holds_minus = np.all((mine ^ negative[vertex[c]]) & held == 0, axis=2)
+        holds_plus = np.all((mine ^ positive[vertex[c]]) & held == 0, axis=2)
+        keep[c] = ~holds_minus.any(axis=1) & (np.argmax(holds_plus, axis=1) == line[c])
+    vertex, line, sigma, recipe, up = vertex[keep], line[keep], sigma[keep], recipe[keep], up[keep]
+    # a line of three or more planes gives a sector from both planes bounding it: keep one
+    multi = np.flatnonzero(through.sum(axis=2)[vertex, line] > 2)
+    if len(multi):
+        key = np.hstack([vertex[multi, None].astype(np.uint64), up[multi]])
+        order = np.lexsort(key.T[::-1])
+        key = key[order]
+        repeat = np.concatenate(([False], np.all(key[1:] == key[:-1], axis=1)))
+        dropped = np.ones(len(vertex), dtype=bool)
+        dropped[multi[order[repeat]]] = False
+        vertex, sigma, recipe = vertex[dropped], sigma[dropped], recipe[dropped]
+    return vertex, sigma, recipe
 
 
-def _local_direction(XI: np.ndarray, rays: np.ndarray, recipe: tuple[int, ...]) -> list[int]:
-    """u = K₁·s·r + K₂·s₂·(r × x_l) + t·x_l, strictly inside the local cell of ``recipe``."""
-    line, s, ell, s2, t = recipe
+def _local_direction(XI: np.ndarray, r: list[int], ell: int, s2: int, t: int) -> list[int]:
+    """u = K₁·r + K₂·s₂·(r × x_ℓ) + t·x_ℓ, strictly inside the local cell of (r, ℓ, s₂, t)
+    (:func:`_local_cells`; r any positive multiple of the local line)."""
     X = [[int(v) for v in x] for x in XI.tolist()]
-    r = [int(v) for v in rays[line]]
     J = [m for m in range(len(X)) if sum(p * q for p, q in zip(r, X[m], strict=True)) == 0]
     K2 = max(abs(sum(p * q for p, q in zip(X[ell], X[m], strict=True))) for m in J) + 1
-    rx = [
-        r[1] * X[ell][2] - r[2] * X[ell][1],
-        r[2] * X[ell][0] - r[0] * X[ell][2],
-        r[0] * X[ell][1] - r[1] * X[ell][0],
-    ]
+    rx = _cross_ints(r, X[ell])
     omega = [K2 * s2 * p + t * q for p, q in zip(rx, X[ell], strict=True)]
     K1 = max(abs(sum(p * q for p, q in zip(omega, x, strict=True))) for x in X) + 1
-    return [K1 * s * p + q for p, q in zip(r, omega, strict=True)]
+    return [K1 * p + q for p, q in zip(r, omega, strict=True)]
 
 
 class UpperCells:
@@ -205,10 +230,11 @@ class UpperCells:
         self.hw = self.weights[self.planes]
         self._simple: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (i, j, k), score, hash per chunk
         self._lines_found: list[np.ndarray] = []  # (i, j, score, hash) per chunk
-        self._rows: list[np.ndarray] = []  # explicit labelings (packed) of the other cells
+        # explicit cells, (packed labelings, scores, hashes) per batch: at degenerate vertices
+        # (with their recipes as rows V, D, a, b, ℓ, s₂, t) and on lines or far (recipe tuples)
+        self._vertex_cells: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._other_cells: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._recipes: list[tuple] = []
-        self._escore: list[int] = []
-        self._ehash: list[int] = []
         pairs = np.stack(np.triu_indices(self.m, 1), axis=1)
         pairs = pairs[np.any(_cross(self.X[pairs[:, 0]], self.X[pairs[:, 1]]) != 0, axis=1)]
         step = max(1, _CELLS // max(self.m, 1))
@@ -223,17 +249,21 @@ class UpperCells:
 
     # -- storage -----------------------------------------------------------------------------
 
+    def _packed(self, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Cells given by their labels over the planes (rows of 0/1): their labelings over P
+        (packed bits), scores and hashes."""
+        full = np.zeros((len(labels), self.n), dtype=np.int8)
+        full[:, self.planes] = labels
+        return (
+            np.packbits(full, axis=1),
+            self.floor + labels.astype(np.int64) @ self.gain,
+            self._hash_rows(labels),
+        )
+
     def _explicit(self, labels: np.ndarray, recipe: tuple) -> None:
         """Record a cell by its labels over the planes (0/1) and how to rebuild a point in it."""
-        self._rows.append(np.packbits(self._full(labels)))
+        self._other_cells.append(self._packed(labels[None, :]))
         self._recipes.append(recipe)
-        self._escore.append(self.floor + int(labels @ self.gain))
-        self._ehash.append(int(np.sum(self.hw[labels.astype(bool)], dtype=np.uint64)))
-
-    def _full(self, labels: np.ndarray) -> np.ndarray:
-        full = np.zeros(self.n, dtype=np.int8)
-        full[self.planes] = labels
-        return full
 
     # -- the sweep over lines --------------------------------------------------------------
 
@@ -301,26 +331,26 @@ class UpperCells:
             self._exact_row(
                 int(ii[row]), int(jj[row]), num[row], int(den[row]), d[row], F[row], G[row], on[row]
             )
-        slow = valid & (~alone | (count_on > 2)[:, None]) & ~hard[:, None] & lower[:, None]
         positions = np.arange(self.m)
-        first = np.maximum.accumulate(np.where(np.hstack([~pad, ~tie]), positions, 0), axis=1)
         last = np.minimum.accumulate(np.where(np.hstack([~tie, ~pad]), positions, self.m)[:, ::-1], axis=1)[
             :, ::-1
         ]
-        for row in np.flatnonzero(slow.any(axis=1)):
-            others = np.flatnonzero(on[row])
-            if np.any((others != ii[row]) & (others < jj[row])):
-                continue
-            for start in np.unique(first[row, slow[row]]).tolist():
-                members = order[row, start : last[row, start] + 1]
-                if np.any(members < jj[row]):
-                    continue
-                k = int(members[0])
-                self._vertex(
-                    np.concatenate([others, members]),
-                    num[row] * G[row, k] - F[row, k] * d[row],
-                    int(den[row] * G[row, k]),
-                )
+        # the other vertices built here: a crossing of ≥ 2 planes, or of one on a line of ≥ 3, whose
+        # planes all come after j (the line's own planes: i, j, then later ones, as ``lower``)
+        r, s = np.nonzero(valid & ~np.hstack([pad, tie]))  # each vertex's first crossing
+        size = last[r, s] - s + 1
+        lowest = np.minimum.reduceat(np.where(valid, order, self.m).ravel(), r * self.m + s)
+        keep = lower[r] & ~hard[r] & ((size > 1) | (count_on[r] > 2)) & (lowest > jj[r])
+        r, s, size = r[keep], s[keep], size[keep]
+        on_r, on_c = np.nonzero(on)
+        own = count_on[r]
+        lengths = own + size
+        g = np.repeat(np.arange(len(r)), lengths)
+        t = np.arange(len(g)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        line_part = on_c[np.minimum(np.searchsorted(on_r, r)[g] + t, max(len(on_c) - 1, 0))]
+        crossing_part = order[r[g], np.minimum(s[g] + t - own[g], self.m - 1)]
+        flat = np.where(t < own[g], line_part, crossing_part)
+        self._vertices(np.stack([ii[r], jj[r], order[r, s]], axis=1), flat, lengths)
 
     @staticmethod
     def _keys(F: np.ndarray, G: np.ndarray) -> np.ndarray:
@@ -371,23 +401,52 @@ class UpperCells:
         groups: dict[Fraction, list[int]] = {}
         for ell in np.flatnonzero(G != 0).tolist():
             groups.setdefault(Fraction(-int(F[ell]), int(G[ell])), []).append(ell)
-        for members in groups.values():
-            if min(members) > j:
-                k = members[0]
-                self._vertex(np.concatenate([others, members]), num * G[k] - F[k] * d, int(den * G[k]))
-
-    def _vertex(self, incident: np.ndarray, V: np.ndarray, D: int) -> None:
-        """The cells with lowest vertex v = V/D on the planes ``incident`` (exact slow path)."""
-        g = math.gcd(D, *(int(v) for v in V))
-        V, D = (np.asarray(V, dtype=np.int64) * int(np.sign(D))) // g, abs(D) // g
-        labels = (self.X @ V - D > 0).astype(np.int8)
-        incident = np.unique(incident)
-        cells, rays = _local_cells(self.X[incident])
-        for sigma, recipe in cells:
-            labels[incident] = sigma > 0
-            self._explicit(
-                labels, ("vertex", tuple(int(v) for v in V), D, tuple(incident.tolist()), rays, recipe)
+        vertices = [members for members in groups.values() if min(members) > j]
+        if vertices:
+            self._vertices(
+                np.array([[i, j, members[0]] for members in vertices], dtype=np.int64),
+                np.array([v for members in vertices for v in [*others, *members]], dtype=np.int64),
+                np.array([len(others) + len(members) for members in vertices], dtype=np.int64),
             )
+
+    def _vertices(self, triples: np.ndarray, flat: np.ndarray, lengths: np.ndarray) -> None:
+        """The cells with lowest vertex at the vertices of the (independent) planes ``triples``,
+        one per row, met by the planes ``flat`` (``lengths`` of them each, consecutively): batches of
+        equal plane counts k, sized for :func:`_local_cells`."""
+        starts = np.cumsum(lengths) - lengths
+        for k in np.unique(lengths).tolist():
+            rows = np.flatnonzero(lengths == k)
+            step = max(1, _LOCAL // (k * k * k * k))
+            for first in range(0, len(rows), step):
+                chunk = rows[first : first + step]
+                incident = np.sort(flat[starts[chunk][:, None] + np.arange(k)], axis=1)
+                self._vertex_batch(triples[chunk], incident)
+
+    def _vertex_batch(self, triples: np.ndarray, incident: np.ndarray) -> None:
+        """Cells at vertices of k planes each (``incident``, sorted rows): v = V/D by Cramer's rule
+        on ``triples`` (D > 0), the side of v off its planes and :func:`_local_cells` on them."""
+        xi, xj, xk = (self.X[triples[:, c]] for c in range(3))
+        cjk, cki, cij = _cross(xj, xk), _cross(xk, xi), _cross(xi, xj)
+        D = (xi * cjk).sum(axis=1)
+        V, D = (cjk + cki + cij) * np.sign(D)[:, None], np.abs(D)
+        vertex, sigma, recipe = _local_cells(self.X[incident])
+        # each vertex's side labels once; its cells differ from them on its own planes only
+        side = (V @ self.X.T > D[:, None]).astype(np.int8)
+        side[np.arange(len(V))[:, None], incident] = 0
+        rows, score, code = self._packed(side)
+        own = incident[vertex]
+        up = sigma > 0
+        score = score[vertex] + np.where(up, self.gain[own], 0).sum(axis=1)
+        code = code[vertex] + np.where(up, self.hw[own], np.uint64(0)).sum(axis=1, dtype=np.uint64)
+        rows = rows[vertex]
+        column = self.planes[own]
+        byte, bit = column >> 3, (np.uint8(128) >> (column & 7).astype(np.uint8))
+        cell = np.arange(len(vertex))
+        for c in range(own.shape[1]):  # one plane per cell at a time: no byte is hit twice
+            rows[cell, byte[:, c]] |= bit[:, c] * up[:, c]
+        planes = np.take_along_axis(own, recipe[:, :3], axis=1)
+        recipes = np.column_stack([V[vertex], D[vertex], planes, recipe[:, 3:]])
+        self._vertex_cells.append((rows, score, code, recipes))
 
     def _line_labels(self, i: np.ndarray, j: np.ndarray, below: np.ndarray, eps: np.ndarray) -> np.ndarray:
         """Labels of the cell of A ∩ H with lowest vertex where the line of exactly the planes
@@ -454,17 +513,19 @@ class UpperCells:
         self.simple = np.concatenate(found[0])
         self.lines = lines[:, :2].astype(np.int16)
         self.implicit = len(self.simple) + len(self.lines)
-        self.rows = np.array(self._rows, dtype=np.uint8).reshape(len(self._rows), -1)
+        explicit = [cells[:3] for cells in self._vertex_cells] + self._other_cells
+        self.rows = np.concatenate([rows for rows, _, _ in explicit])
+        self.vertex_recipes = np.concatenate(
+            [cells[3] for cells in self._vertex_cells] or [np.zeros((0, 9), dtype=np.int64)]
+        )
         self.recipes = self._recipes
         self.score = np.concatenate(
-            [*found[1], lines[:, 2].astype(np.int32), np.array(self._escore, dtype=np.int32)]
+            [*found[1], lines[:, 2].astype(np.int32), *(score.astype(np.int32) for _, score, _ in explicit)]
         )
-        self.hash = np.concatenate(
-            [*found[2], lines[:, 3].view(np.uint64), np.array(self._ehash, dtype=np.uint64)]
-        )
+        self.hash = np.concatenate([*found[2], lines[:, 3].view(np.uint64), *(h for _, _, h in explicit)])
         self.sorted_hash = np.argsort(self.hash)
         self.hash_sorted = self.hash[self.sorted_hash]
-        del self._simple, self._lines_found, self._rows, self._escore, self._ehash
+        del self._simple, self._lines_found, self._vertex_cells, self._other_cells
 
     # -- reading cells back -------------------------------------------------------------------
 
@@ -533,13 +594,16 @@ class UpperCells:
         elif cell < self.implicit:
             i, j = (int(v) for v in self.lines[cell - len(self.simple)])
             a = self._line_point(i, j, None)
+        elif cell < self.implicit + len(self.vertex_recipes):
+            *V, D, i, j, ell, s2, t = (int(v) for v in self.vertex_recipes[cell - self.implicit])
+            incident = np.flatnonzero(self.X @ np.array(V) == D)
+            r = _cross_ints(X[i], X[j])
+            r = [v * int(_lexsign(np.array(r))) for v in r]
+            u = _local_direction(self.X[incident], r, int(np.searchsorted(incident, ell)), s2, t)
+            a = _step(X, [Fraction(v, D) for v in V], u)
         else:
-            recipe = self.recipes[cell - self.implicit]
-            if recipe[0] == "vertex":
-                _, V, D, incident, rays, local = recipe
-                u = _local_direction(self.X[list(incident)], rays, local)
-                a = _step(X, [Fraction(v, D) for v in V], u)
-            elif recipe[0] == "line":
+            recipe = self.recipes[cell - self.implicit - len(self.vertex_recipes)]
+            if recipe[0] == "line":
                 a = self._line_point(*recipe[1:])
             else:
                 a = self._far_point(*recipe[1:])

@@ -139,9 +139,14 @@ def test_lowest_local_cells_at_a_vertex_number_one_minus_k_plus_the_line_excess(
         ]  # one normal per plane through 0
         if len(XI) < 3 or np.linalg.matrix_rank(XI) < 3:
             continue
-        cells, rays = _local_cells(XI)
-        excess = sum(int(np.count_nonzero(XI @ r == 0)) - 1 for r in rays)
-        assert len(cells) == 1 - len(XI) + excess
+        vertex, _, _ = _local_cells(XI[None])
+        lines = {
+            tuple(np.flatnonzero(XI @ r == 0))
+            for r in np.cross(XI[:, None], XI[None]).reshape(-1, 3)
+            if r.any()
+        }
+        excess = sum(len(planes) - 1 for planes in lines)
+        assert len(vertex) == 1 - len(XI) + excess
         checked += 1
     assert checked > 50
 
