@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from typing import Any
 
 import numpy as np
 from bench_halfspaces import lp_erm
@@ -42,7 +43,7 @@ def data(
     return C, X, C.evaluate(target, X).astype(np.int64), X_test, C.evaluate(target, X_test)
 
 
-def diagnostic_error(grid: int, n: int, m: int, seed: int, oracle: object) -> float:
+def diagnostic_error(grid: int, n: int, m: int, seed: int, oracle: Any) -> float:
     """The learner's test error on the command's records with another oracle."""
     C, X, y, X_test, y_test = data(grid, n, seed)
     learner = CarryForwardLearner(C, oracle=oracle, m=m, random_state=run_seeds(seed)[1]).fit(X, y)

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from types import ModuleType
+from typing import Any
 
 from dp_accounting import dp_event
 from dp_accounting.pld import privacy_loss_distribution as pld_module
@@ -87,11 +88,11 @@ def _opendp() -> ModuleType | None:
     return dp
 
 
-def _opendp_gaussian(q: float, scale: float):
+def _opendp_gaussian(q: float, scale: float) -> Any:
     """OpenDP's Gaussian measurement (ρ-zCDP) of the sum of m = q·n records in [0, 1] (a sized
     dataset: one record substituted is symmetric distance 2, sensitivity 1 plus OpenDP's allowance
     for float rounding, about 10⁻¹³ here, so ρ = 1/(2·scale²))."""
-    dp = _opendp()
+    dp: Any = _opendp()
     space = (
         dp.vector_domain(dp.atom_domain(bounds=(0.0, 1.0), nan=False), size=round(q * POPULATION)),
         dp.symmetric_distance(),
@@ -106,7 +107,7 @@ def opendp_step(q: float, sigma: float, k: int, spend: float = 1.0):
     Gaboardi 2018, Thm 9). δ₀ = spend·δ/(kq), less a relative 10⁻⁹ so that OpenDP's upward-rounded
     sum of k steps' δ stays ≤ δ: basic composition leaves no δ to the composition, and ε₀ falls as
     δ₀ grows, so spend = 1 is OpenDP's best split (``opendp_checks`` prints what less costs)."""
-    dp = _opendp()
+    dp: Any = _opendp()
     step_delta = spend * DELTA / (k * q) * (1 - 1e-9)
     approx = dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(_opendp_gaussian(q, sigma)), step_delta)
     return dp.c.make_population_amplification(approx, POPULATION)
@@ -118,7 +119,7 @@ def opendp_epsilon(q: float, sigma: float, k: int) -> tuple[float, str] | None:
     (ε, δ) (checked by ``opendp_checks``), so k·ε of one step read off OpenDP. "zCDP": the k
     Gaussians composed in zCDP (ρ adds: one Gaussian of scale σ/√k has the same ρ) and converted at
     δ, ignoring the subsampling."""
-    dp = _opendp()
+    dp: Any = _opendp()
     if dp is None:
         return None
     step_epsilon, step_delta = opendp_step(q, sigma, k).map(2)
@@ -133,7 +134,7 @@ def opendp_checks() -> None:
     """OpenDP's ``make_composition`` of 10 and 100 amplified steps against 10 and 100 times one step
     (QUICK cases), and the amplified route's ε on the grid when each step spends only 1/2 or 1/10 of
     its δ share."""
-    dp = _opendp()
+    dp: Any = _opendp()
     if dp is None:
         return
     worst = 0.0

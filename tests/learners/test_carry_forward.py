@@ -222,7 +222,11 @@ def test_default_calibration_is_the_tight_one_the_largest_private_m():
     X, y, _ = realizable_data(C, 60_000, 2)
     learner = CarryForwardLearner(C, random_state=0).fit(X, y)
     target = Target.of(60_000, C.k, 1.0, 1e-6)
-    assert learner.m_ == tight_m(target, paper_m(target)) > paper_m(target) and learner.holds_
+    paper = paper_m(target)
+    assert paper is not None
+    tight = tight_m(target, paper)
+    assert tight is not None
+    assert learner.m_ == tight > paper and learner.holds_
 
 
 def test_theorem_5_1_sample_size_check_says_whether_n_gives_theorem_7_2_m():
@@ -238,11 +242,14 @@ def test_theorem_5_1_sample_size_check_says_whether_n_gives_theorem_7_2_m():
     run = UtilityTarget.of("Theorem 5.1", 2, 2, 0.1, 0.1, 1.0, 1e-6)
     assert check.m_oracle == completion_oracle_m(65, run.tau, run.beta_oracle)
     assert check.m_needed == max(labelboost_term(run), check.m_oracle) and check.calibration == "tight"
+    assert check.n_needed is not None and check.m_needed is not None
     assert check.meets is False and check.n_needed > 60_000 and "NOT met" in check.to_text()
     X, y, _ = realizable_data(C, check.n_needed, 2)
     met = CarryForwardLearner(C, random_state=0).fit(X, y).sample_size_
+    assert met.m_needed is not None
     assert met.meets is True and met.m >= met.m_needed and met.to_text().endswith(": met")
     paper = CarryForwardLearner(C, calibration="paper", random_state=0).fit(X, y).sample_size_
+    assert paper.m_needed is not None
     assert paper.meets is False and paper.n_needed == paper_n(Target.of(3, 2, 1.0, 1e-6), paper.m_needed)
     given = CarryForwardLearner(C, m=20, random_state=0).fit(X, y).sample_size_
     assert given.calibration == "given" and given.n_needed is None and given.meets is False
