@@ -135,7 +135,9 @@ def test_learner_derived_guarantee_meets_its_target_with_paper_m():
     n = needed_n(Target.of(3, C.k, 1, "1e-6"), 3)
     generator = np.random.default_rng(0)
     X = generator.integers(0, 64, size=n)
-    learner = CarryForwardLearner(C, oracle=RelabelOracle(), epsilon=1, delta="1e-6", random_state=0)
+    learner = CarryForwardLearner(
+        C, oracle=RelabelOracle(), epsilon=1, delta="1e-6", calibration="paper", random_state=0
+    )
     learner.fit(X, C.evaluate(((40,), (5,)), X))
     assert learner.m_ == 3 and learner.holds_ is True
     assert learner.guarantee_ is not None and learner.guarantee_.meets(1, "1e-6").holds
