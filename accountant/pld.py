@@ -109,13 +109,40 @@ def _single(event: ev.Event) -> Pair | None:
     return None
 
 
+def composed_mechanisms(event: ev.Event) -> Counter[ev.Event]:
+    """The mechanisms ``event`` composes, with how many times each runs: compositions (their
+    ``repeat`` multiplies), post-processing and claims are looked through; any other event is a
+    mechanism (an adaptive composition of adaptive compositions is one adaptive composition of all
+    their mechanisms).
+
+    Args:
+        event: An event tree.
+
+    Returns:
+        Each mechanism (in first-visit order) and its multiplicity.
+    """
+    found: Counter[ev.Event] = Counter()
+
+    def visit(node: ev.Event, times: int) -> None:
+        if isinstance(node, ev.Composition):
+            for child in node.children:
+                visit(child, times * node.repeat)
+        elif isinstance(node, (ev.PostProcessing, ev.Claim)):
+            visit(node.child, times)
+        else:
+            found[node] += times
+
+    visit(event, 1)
+    return found
+
+
 def tighter_than_pairs(event: ev.Event) -> bool:
     """Whether composing privacy-loss distributions can beat the optimal composition of (ε, δ)
-    pairs for ``event``: a mechanism of it (through compositions, post-processing and claims) is a
-    Laplace mechanism (its own loss distribution is below the worst ε-DP one that
-    Kairouz–Oh–Viswanath's optimum assumes), or a Poisson-subsampled (add/remove) or fixed-size
-    subsampled mechanism with a dominating pair of its own (amplifying each step to an (ε, δ) pair,
-    Balle–Barthe–Gaboardi 2018, Thm 9, then composing the pairs, is far looser).
+    pairs for ``event``: a mechanism of it (:func:`composed_mechanisms`) is a Laplace mechanism
+    (its own loss distribution is below the worst ε-DP one that Kairouz–Oh–Viswanath's optimum
+    assumes), or a Poisson-subsampled (add/remove) or fixed-size subsampled mechanism with a
+    dominating pair of its own (amplifying each step to an (ε, δ) pair, Balle–Barthe–Gaboardi 2018,
+    Thm 9, then composing the pairs, is far looser).
 
     Args:
         event: An event tree.
@@ -123,16 +150,16 @@ def tighter_than_pairs(event: ev.Event) -> bool:
     Returns:
         True when such a mechanism is found.
     """
-    if isinstance(event, ev.Composition):
-        return any(tighter_than_pairs(child) for child in event.children)
-    if isinstance(event, (ev.PostProcessing, ev.Claim)):
-        return tighter_than_pairs(event.child)
-    if isinstance(event, ev.Laplace):
+    return any(_beats_pairs(mechanism) for mechanism in composed_mechanisms(event))
+
+
+def _beats_pairs(mechanism: ev.Event) -> bool:
+    if isinstance(mechanism, ev.Laplace):
         return True
-    if isinstance(event, ev.PoissonSubsample) and event.relation == "add_remove":
-        return _single(event.child) is not None
-    if isinstance(event, ev.SubsampleWithoutReplacement):
-        return _single(event.child) is not None
+    if isinstance(mechanism, ev.PoissonSubsample) and mechanism.relation == "add_remove":
+        return _single(mechanism.child) is not None
+    if isinstance(mechanism, ev.SubsampleWithoutReplacement):
+        return _single(mechanism.child) is not None
     return False
 
 
@@ -141,18 +168,14 @@ def steps(event: ev.Event) -> tuple[list[tuple[Step, int]], list[str]]:
     (the fallback of the module docstring)."""
     found: Counter[Step] = Counter()
     fallbacks: list[str] = []
-    _collect(event, 1, found, fallbacks)
+    for mechanism, times in composed_mechanisms(event).items():
+        _collect(mechanism, times, found, fallbacks)
     return list(found.items()), fallbacks
 
 
 def _collect(event: ev.Event, times: int, found: Counter[Step], fallbacks: list[str]) -> None:
-    if isinstance(event, ev.Composition):
-        for child in event.children:
-            _collect(child, times * event.repeat, found, fallbacks)
-        return
-    if isinstance(event, (ev.PostProcessing, ev.Claim)):
-        _collect(event.child, times, found, fallbacks)
-        return
+    """Add one mechanism (``times`` runs of it) to ``found``: its dominating pair, or its (ε, δ)
+    guarantee named in ``fallbacks``."""
     pair = _single(event)
     if pair is not None:
         found[Step(pair, pair)] += times

@@ -583,30 +583,25 @@ def _optimal(
 
 
 def _flattened(event: ev.Composition) -> list[Member] | None:
-    """The leaves of a composition that nests compositions (through post-processing and claims),
-    with their multiplicities; None when no child is a composition. An adaptive composition of
-    adaptive compositions is one adaptive composition of all their mechanisms, so the leaves may be
-    composed at once at the outer δ (the inner compositions' own δ plays no part)."""
+    """The mechanisms of a composition that nests compositions (through post-processing and
+    claims), with their multiplicities (:func:`dpledger.accountant.pld.composed_mechanisms`); None
+    when no child is a composition. The mechanisms may be composed at once at the outer δ (the
+    inner compositions' own δ plays no part)."""
+    from dpledger.accountant import pld
 
-    def unwrap(node: ev.Event) -> ev.Event:
-        while isinstance(node, (ev.PostProcessing, ev.Claim)):
-            node = node.child
-        return node
-
-    if not any(isinstance(unwrap(child), ev.Composition) for child in event.children):
+    if not any(isinstance(child, ev.Composition) for child in _unwrapped(event.children)):
         return None
-    counts: Counter[ev.Event] = Counter()
+    return [(leaf, account(leaf), times) for leaf, times in pld.composed_mechanisms(event).items()]
 
-    def collect(node: ev.Event, times: int) -> None:
-        node = unwrap(node)
-        if isinstance(node, ev.Composition):
-            for child in node.children:
-                collect(child, times * node.repeat)
-        else:
-            counts[node] += times
 
-    collect(event, 1)
-    return [(leaf, account(leaf), times) for leaf, times in counts.items()]
+def _unwrapped(children: tuple[ev.Event, ...]) -> list[ev.Event]:
+    """Each child with its post-processing and claim wrappers removed."""
+    unwrapped = []
+    for child in children:
+        while isinstance(child, (ev.PostProcessing, ev.Claim)):
+            child = child.child
+        unwrapped.append(child)
+    return unwrapped
 
 
 def _reachable(members: list[Member], target: sympy.Expr) -> bool:
