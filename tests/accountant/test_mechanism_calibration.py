@@ -113,12 +113,15 @@ def test_optimal_gaussian_composition_is_root_k_times_one_release():
 
 
 @pytest.mark.slow
-def test_poisson_rate_and_fixed_size_share_the_amplification_bound_and_beat_no_subsampling():
-    poisson = composition_noise("gaussian", 1, 1, "1e-5", k=50, poisson_rate="0.02")
-    fixed = composition_noise("gaussian", 1, 1, "1e-5", k=50, sample_size=2, population_size=100)
+def test_poisson_rate_and_fixed_size_share_the_amplification_bound_and_distributions_beat_it():
+    sampling = [dict(poisson_rate="0.02"), dict(sample_size=2, population_size=100)]
+    poisson, fixed = (composition_noise("gaussian", 1, 1, "1e-5", k=50, method="advanced", **s) for s in sampling)
     assert poisson.value == fixed.value
     assert poisson.guarantee.relation == "add_remove" and fixed.guarantee.relation == "substitute"
-    assert poisson.value < composition_noise("gaussian", 1, 1, "1e-5", k=50, method="advanced").value
+    unsampled = composition_noise("gaussian", 1, 1, "1e-5", k=50).value
+    for s, bound in zip(sampling, (poisson, fixed)):
+        tight = composition_noise("gaussian", 1, 1, "1e-5", k=50, **s)
+        assert tight.event.method == "pld" and tight.value < bound.value < unsampled
 
 
 @pytest.mark.parametrize("method", ["advanced", "optimal"])

@@ -148,5 +148,7 @@ def test_run_carry_forward_boolean_with_paper_m_meets_its_target(capsys):
         "1",
         "--test-size",
         "1000",
+        "--calibration",
+        "paper",
     )
     assert out["m"] == 3 and out["holds"] is True and out["guarantee"]["epsilon"] <= 1
