@@ -33,7 +33,10 @@ equal pairs by repeated squaring and distinct ones by convolution (:mod:`.numeri
 and returns ε(δ) and δ(ε) as certified upper bounds — the largest over the orientations.
 The δ budget: the tails cut at +∞ (per step and after each product) are limited to
 δ·2^{−14} in total; they, the convolution error bound and the discretisation are all inside
-the certified δ(ε), so nothing is added afterwards. The work is estimated first (the length of the
+the certified δ(ε), so nothing is added afterwards. The convolution's error bound grows with the
+length of the composed vector; when it alone keeps δ above a small target, the grid is coarsened
+(resolution halved, down to :data:`MIN_RESOLUTION`): every grid gives a pessimistic pair, so the
+answer stays an upper bound, a little looser, and the rule names the grid used. The work is estimated first (the length of the
 composed vector from the pairs' loss means and spreads); compositions beyond
 :data:`~dpledger.accountant.numerics.pld_vector.MAX_LENGTH` entries are refused.
 """
@@ -76,6 +79,9 @@ TAIL_SHARE = 2.0**-14
 """The δ the truncated tails may take in total, as a share of the target δ."""
 RESOLUTION = 32
 """Grid points per unit of the smallest loss spread (see :func:`~.pld_pairs.grid_for`)."""
+MIN_RESOLUTION = 4
+"""The coarsest resolution :func:`compose` falls back to when the convolution's error bound keeps
+δ above a small target (a long composed vector: the bound grows with its length)."""
 
 
 @dataclass(frozen=True)
@@ -315,6 +321,11 @@ def _vectors(
     return grid, tuple(_compose_orientation(o, grid, target_delta, certified) for o in orientations)
 
 
+def _error_bound_dominates(vectors: Sequence[LossVector]) -> bool:
+    """Whether the convolution's error bound, not the mass at +∞, keeps some orientation's δ up."""
+    return any(math.isfinite(v.error) and v.error > v.infinity for v in vectors)
+
+
 def compose(
     all_steps: Sequence[tuple[Step, int]],
     target_delta: float,
@@ -329,7 +340,8 @@ def compose(
         target_delta: the δ at which ε is certified, in (0, 1).
         certified: False runs the same construction with float masses (fast, not certified: for
             searches, whose answer is then certified).
-        resolution: grid points per unit of the smallest loss spread.
+        resolution: grid points per unit of the smallest loss spread (halved while the
+            convolution error alone keeps δ above the target, down to :data:`MIN_RESOLUTION`).
 
     Returns:
         The certified ε with the grid and the terms inside δ.
@@ -342,6 +354,10 @@ def compose(
     ordered = tuple(sorted(all_steps, key=lambda item: repr(item[0])))
     grid, vectors = _vectors(ordered, target_delta, certified, resolution)
     epsilon = _epsilon(vectors, target_delta)
+    while epsilon is None and resolution > MIN_RESOLUTION and _error_bound_dominates(vectors):
+        resolution //= 2  # a coarser grid: a shorter vector, a smaller convolution error
+        grid, vectors = _vectors(ordered, target_delta, certified, resolution)
+        epsilon = _epsilon(vectors, target_delta)
     if epsilon is None:
         floor = max(v.infinity + (v.error if math.isfinite(v.error) else 0.0) for v in vectors)
         raise ValueError(

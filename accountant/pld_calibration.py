@@ -61,7 +61,8 @@ def smallest_noise(
         A float scale whose event meets the target (certified by ``account``).
 
     Raises:
-        ValueError: when no scale up to 2²⁰⁰·start meets the target."""
+        ValueError: when no scale up to 2²⁰⁰·start meets the target, or every scale down to
+            2⁻²⁰⁰·start does (no bracket)."""
     target = lower_float(enclose(epsilon))
     target_delta = lower_float(enclose(delta))
     calls = [0]
@@ -84,11 +85,15 @@ def smallest_noise(
         else:
             raise ValueError("no noise scale up to 2^200 times the first guess meets the target")
     else:
+        step = 2.0
         for _ in range(200):
-            high, f_high, low = low, f_low, low / 2
+            high, f_high, low = low, f_low, low / step
             f_low = value(low, COARSE)
             if f_low > 0:
                 break
+            step = min(step * step, 2.0**64)  # a first guess far too large is left fast
+        else:
+            raise ValueError("every noise scale down to 2^-200 times the first guess meets the target")
     low, high = _illinois(lambda x: value(x, COARSE), low, f_low, high, f_high, RELATIVE)
     slope = (value(low, COARSE) - value(high, COARSE)) / (low - high) if high > low else 0.0
     # one Newton step on the fine grid from the coarse root (the two grids differ by ~10⁻³)
@@ -106,11 +111,15 @@ def _illinois(
     f: Callable[[float], float], low: float, f_low: float, high: float, f_high: float, relative: float
 ) -> tuple[float, float]:
     """A bracket [low, high] of the root of a decreasing f (f(low) > 0 ≥ f(high)) of relative width
-    ≤ ``relative``, by the Illinois variant of regula falsi (bisection where f is infinite)."""
+    ≤ ``relative``, by the Illinois variant of regula falsi (bisection where f is infinite or
+    the halved end values no longer differ)."""
     side = 0
     while high / low > 1 + relative:
+        spread = f_high - f_low
         middle = (
-            high - f_high * (high - low) / (f_high - f_low) if math.isfinite(f_low) else math.sqrt(low * high)
+            high - f_high * (high - low) / spread
+            if math.isfinite(f_low) and spread != 0
+            else math.sqrt(low * high)
         )
         if not low < middle < high:
             middle = math.sqrt(low * high)

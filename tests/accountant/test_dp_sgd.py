@@ -96,3 +96,22 @@ def test_gaussian_sigma_is_certified_from_its_closed_form_bracket():
     result = gaussian_sigma(1, "1", "1e-5")
     assert account(result.event).guarantee.meets("1", "1e-5").holds
     assert not account(result.event_for(result.value * (1 - 2**-18))).guarantee.meets("1", "1e-5").holds
+
+
+@pytest.mark.parametrize("epsilon", [1e-308, 1e-30])
+def test_a_vanishing_target_epsilon_gets_the_noise_whose_loss_meets_it_at_delta(epsilon):
+    """At ε → 0 the target is δ(0) ≤ δ (a total-variation bound): a finite noise multiplier meets
+    it, the same for every tiny ε, found from a first guess near 1/ε without overflow."""
+    calibration = dp_sgd_noise(60000, 256, epsilon, "1e-5", epochs=1)
+    assert 1000 < float(calibration.value) < 10000
+    assert calibration.guarantee.meets(epsilon, "1e-5").holds
+
+
+@pytest.mark.slow
+def test_a_small_target_delta_is_reached_on_a_coarser_grid_when_the_convolution_error_is_too_large():
+    """δ = 10⁻¹⁰ for 235 Poisson-subsampled steps: at the default grid the composed vector is so
+    long that the convolution's error bound alone exceeds δ; the coarser grid certifies a finite ε
+    (≈ 1.0005), not a refusal."""
+    accounting = dp_sgd_epsilon(60000, 256, 1.1, "1e-10", epochs=1)
+    assert 0.9 < accounting.guarantee.epsilon_upper < 1.1
+    assert "grid" in account(accounting.event).rule

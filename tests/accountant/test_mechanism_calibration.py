@@ -4,12 +4,14 @@ the analytic Gaussian agrees with an independent 50-digit solution of Balle–Wa
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import mpmath
 import pytest
 import sympy
 
 from dpledger.accountant import account, pld_calibration
+from dpledger.accountant import events as ev
 from dpledger.accountant.mechanism_calibration import (
     RELATIVE_TOLERANCE,
     composition_epsilon,
@@ -114,14 +116,17 @@ def test_optimal_gaussian_composition_is_root_k_times_one_release():
 
 @pytest.mark.slow
 def test_poisson_rate_and_fixed_size_share_the_amplification_bound_and_distributions_beat_it():
-    sampling = [dict(poisson_rate="0.02"), dict(sample_size=2, population_size=100)]
-    poisson, fixed = (composition_noise("gaussian", 1, 1, "1e-5", k=50, method="advanced", **s) for s in sampling)
+    sampling: list[dict[str, Any]] = [dict(poisson_rate="0.02"), dict(sample_size=2, population_size=100)]
+    poisson, fixed = (
+        composition_noise("gaussian", 1, 1, "1e-5", k=50, method="advanced", **s) for s in sampling
+    )
     assert poisson.value == fixed.value
     assert poisson.guarantee.relation == "add_remove" and fixed.guarantee.relation == "substitute"
     unsampled = composition_noise("gaussian", 1, 1, "1e-5", k=50).value
-    for s, bound in zip(sampling, (poisson, fixed)):
+    for s, bound in zip(sampling, (poisson, fixed), strict=True):
         tight = composition_noise("gaussian", 1, 1, "1e-5", k=50, **s)
-        assert tight.event.method == "pld" and tight.value < bound.value < unsampled
+        assert isinstance(tight.event, ev.Composition) and tight.event.method == "pld"
+        assert tight.value < bound.value < unsampled
 
 
 @pytest.mark.parametrize("method", ["advanced", "optimal"])

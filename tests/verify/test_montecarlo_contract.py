@@ -4,6 +4,7 @@ alarm rate within 1 − confidence on every executor."""
 
 from __future__ import annotations
 
+import math
 import random
 from concurrent.futures import ProcessPoolExecutor
 
@@ -45,7 +46,7 @@ def reused_noise(data, n, rng):
 
 def reused_coin(data, n, rng):
     """Randomized response with one coin for the whole batch."""
-    keep = rng.random() < np.e / (1 + np.e)
+    keep = rng.random() < math.e / (1 + math.e)
     return np.full(n, int(data) if keep else 1 - int(data))
 
 

@@ -8,18 +8,19 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from dpledger.accountant.events import ExponentialMechanism, OnRealizableInputs
 from dpledger.learners import component_oracles, releases
-from dpledger.learners.boolean.composition import BooleanComposition, component_class
+from dpledger.learners.boolean.composition import BooleanComposition, HypothesisSpace, component_class
 from dpledger.learners.boolean.formula import parse_formula
 from dpledger.learners.boolean.local_learners import _interval_learner, exponential_learner
 from dpledger.learners.boolean.oracle import RelabelOracle
 from dpledger.learners.carry_forward import CarryForwardLearner
+from dpledger.learners.completion_scores import completion_scores
 from dpledger.learners.component_oracles import CompletionScoreOracle
-from dpledger.learners.concept_classes import Intervals, Rectangles, Thresholds
+from dpledger.learners.concept_classes import ConceptClass, FiniteClass, Intervals, Rectangles, Thresholds
 from dpledger.learners.exponential_mechanism import (
     exponential_mechanism_counted_release,
     exponential_mechanism_ordered_release,
-    exponential_mechanism_release,
 )
 from dpledger.learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle
 from dpledger.learners.halfspaces.depth import SlotScores
@@ -46,30 +47,32 @@ def recorded(run):
 
 
 def listed_case():
+    """B over a listed class (rectangles), redrawn by calling B itself."""
     H = Rectangles(2)
     X, y = noisy_sample(6, 1, 1, dimension=2)
     release = recorded(lambda: exponential_learner(H, X, y, 1, Sampled(0)))
+    index = {tuple(h): i for i, h in enumerate(HypothesisSpace(H))}
+    return release, lambda rng, epsilon: index[tuple(exponential_learner(H, X, y, epsilon, rng))]
 
-    def draw(rng, epsilon):
-        return exponential_mechanism_release(
-            release.statistic.astype(np.int64), epsilon, release.sensitivity, rng
-        )[0]
 
-    return release, draw
+def oracle_listed_case():
+    """The completion-score oracle over listed next values (an explicit finite class), redrawn by
+    calling the oracle itself."""
+    table = np.random.default_rng(6).integers(0, 2, size=(12, 6)).tolist()
+    C = FiniteClass(table, components=[(j // 4, j % 4) for j in range(12)])
+    X, y = noisy_sample(10, 5, 6)
+    release = recorded(lambda: CompletionScoreOracle(1).select(C, (), X, y, Sampled(0)))
+    values, _ = completion_scores(C, (), X, y)
+    index = {value: i for i, value in enumerate(values)}
+    return release, lambda rng, epsilon: index[CompletionScoreOracle(epsilon).select(C, (), X, y, rng)]
 
 
 def runs_case():
-    C, oracle = Thresholds(12), CompletionScoreOracle()
+    """The completion-score oracle over runs of thresholds, redrawn by calling the oracle."""
+    C = Thresholds(12)
     X, y = noisy_sample(10, 11, 2)
-    release = recorded(lambda: oracle.select(C, (), X, y, Sampled(0)))
-
-    def draw(rng, epsilon):
-        scores = release.statistic.astype(np.int64).tolist()
-        return exponential_mechanism_ordered_release(
-            release.breakpoints, scores, epsilon, release.sensitivity, rng
-        )[0]
-
-    return release, draw
+    release = recorded(lambda: CompletionScoreOracle(1).select(C, (), X, y, Sampled(0)))
+    return release, lambda rng, epsilon: CompletionScoreOracle(epsilon).select(C, (), X, y, rng)
 
 
 def cells_case():
@@ -104,6 +107,7 @@ def levels_case():
 
 CASES = {
     "listed": listed_case,
+    "oracle-listed": oracle_listed_case,
     "runs": runs_case,
     "cells": cells_case,
     "slots": slots_case,
@@ -116,7 +120,7 @@ def test_exponential_mechanism_draws_follow_the_pmf_of_their_event(layout):
     """The code's sampler on scores recorded in a real run, at the ε it weighted by, against
     p ∝ c·exp(ε·s/(2Δ)) with the ε of the event and the Δ the release declared."""
     release, draw = CASES[layout]()
-    assert release.layout == layout
+    assert release.layout == layout.removeprefix("oracle-")
     result = exponential_conformance(release, lambda rng: draw(rng, release.epsilon), DRAWS, CONFIDENCE)
     assert result.cells >= 2 and result.conforms, result
 
@@ -184,6 +188,42 @@ def test_the_ledger_holds_the_local_learners_draws_and_arelabel_draws_at_epsilon
     relabels, local = made[1::3], made[2::3]
     assert all(r.event.epsilon == 1 == r.epsilon for r in relabels)
     assert all(r.event in leaves and r.epsilon == r.event.epsilon for r in local)
+
+
+@pytest.mark.parametrize("H", [Thresholds(9), Intervals(6), Rectangles(2)], ids=["runs", "cells", "listed"])
+def test_every_branch_of_the_local_learner_draws_the_event_the_boolean_oracle_declares_for_it(H):
+    """Corollary 8.17's ledger holds B_i as ExponentialMechanism(ε_B, |H_i|) (under Lemma 8.15's
+    with-replacement node); each of B's samplers — runs, interval cells, the listed class — draws
+    with exactly that event and weights at that ε."""
+    X, y = noisy_sample(7, 1 if isinstance(H, Rectangles) else 5, 11, dimension=H.dimension)
+    for epsilon in (Fraction(1), Fraction(1, 4)):
+        with releases.record() as made:
+            exponential_learner(H, X, y, epsilon, Sampled(1))
+        assert [r.event for r in made] == [ExponentialMechanism(epsilon, len(HypothesisSpace(H)))]
+        assert made[0].epsilon == epsilon
+
+
+@pytest.mark.parametrize("case", ["runs", "listed"])
+def test_every_branch_of_the_completion_oracle_draws_the_event_it_declares(case):
+    """Assumption 4.4's oracle declares ExponentialMechanism(ε_A, |Y_i|) on realizable inputs;
+    both of its samplers — runs of thresholds and listed next values — draw with that event."""
+    C: ConceptClass
+    if case == "runs":
+        C, (X, y) = Thresholds(12), noisy_sample(10, 11, 2)
+    else:
+        table = np.random.default_rng(6).integers(0, 2, size=(12, 6)).tolist()
+        C, (X, y) = (
+            FiniteClass(table, components=[(j // 4, j % 4) for j in range(12)]),
+            noisy_sample(10, 5, 6),
+        )
+    for epsilon in (Fraction(4), Fraction(1, 2)):
+        oracle = CompletionScoreOracle(epsilon)
+        with releases.record() as made:
+            oracle.select(C, (), X, y, Sampled(1))
+        declared = oracle.event(C, (), len(y))
+        assert isinstance(declared, OnRealizableInputs)
+        assert [r.event for r in made] == [declared.child]
+        assert made[0].epsilon == epsilon
 
 
 def test_an_oracle_drawing_at_twice_the_epsilon_it_declares_is_caught(monkeypatch):
