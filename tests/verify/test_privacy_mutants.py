@@ -189,12 +189,11 @@ def test_a_privacy_part_that_passed_takes_its_statements_mutation_gate():
     assert theorem.status(passed) == theorem.status(passed, {theorem.key: "killed"}) == "passed"
     gated = {theorem.key: "mutants survive"}
     assert theorem.status(passed, gated) == "mutants survive"
-    assert [p.status(passed, theorem.gate(gated)) for p in theorem.parts if p.kind == "privacy"] == [
-        "mutants survive"
-    ]
+    privacy = [p for p in theorem.parts if p.kind == "privacy"]
+    assert [p.status(passed, theorem.gate(gated)) for p in privacy] == ["mutants survive"] * len(privacy)
     failed = {**passed, theorem.tests[0]: "failed"}
     assert theorem.status(failed, gated) == "failed"
-    assert summary([theorem], passed, gated)["002"]["parts mutants survive"] == 1
+    assert summary([theorem], passed, gated)["002"]["parts mutants survive"] == len(privacy)
 
 
 def test_every_declared_equivalent_is_a_current_mutant():
