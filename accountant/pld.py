@@ -36,9 +36,10 @@ The δ budget: the tails cut at +∞ (per step and after each product) are limit
 the certified δ(ε), so nothing is added afterwards. The convolution's error bound grows with the
 length of the composed vector; when it alone keeps δ above a small target, the grid is coarsened
 (resolution halved, down to :data:`MIN_RESOLUTION`): every grid gives a pessimistic pair, so the
-answer stays an upper bound, a little looser, and the rule names the grid used. The work is estimated first (the length of the
-composed vector from the pairs' loss means and spreads); compositions beyond
-:data:`~dpledger.accountant.numerics.pld_vector.MAX_LENGTH` entries are refused.
+answer stays an upper bound, a little looser, and the rule names the grid used. The work is
+estimated first (the length of the composed vector from the pairs' loss means and spreads);
+compositions beyond :data:`~dpledger.accountant.numerics.pld_vector.MAX_LENGTH` entries are
+refused.
 """
 
 from __future__ import annotations

@@ -111,7 +111,9 @@ def test_a_vanishing_target_epsilon_gets_the_noise_whose_loss_meets_it_at_delta(
 def test_a_small_target_delta_is_reached_on_a_coarser_grid_when_the_convolution_error_is_too_large():
     """δ = 10⁻¹⁰ for 235 Poisson-subsampled steps: at the default grid the composed vector is so
     long that the convolution's error bound alone exceeds δ; the coarser grid certifies a finite ε
-    (≈ 1.0005), not a refusal."""
+    (≈ 1.0005), not a refusal; the rule names the coarser grid (h = 2⁻¹², where δ = 10⁻⁵ is
+    certified on the default h = 2⁻¹³)."""
     accounting = dp_sgd_epsilon(60000, 256, 1.1, "1e-10", epochs=1)
     assert 0.9 < accounting.guarantee.epsilon_upper < 1.1
-    assert "grid" in account(accounting.event).rule
+    assert "the grid h = 2^-12 " in account(accounting.event).rule
+    assert "the grid h = 2^-13 " in account(dp_sgd_epsilon(60000, 256, 1.1, "1e-5", epochs=1).event).rule

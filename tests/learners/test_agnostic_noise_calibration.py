@@ -78,8 +78,11 @@ def test_laplace_scale_makes_the_drawn_discrete_laplace_epsilon_dp_within_a_perc
 
 @pytest.mark.parametrize(("sensitivity", "dimension"), [(Fraction(2, 100), 1), (Fraction(1, 7), 9)])
 def test_sigma_for_pays_the_grid_rounding_and_stays_within_a_percent_of_the_ratio(sensitivity, dimension):
-    """σ = sigma_for(Δ, μ, D): (Δ + √D·γ(σ))/σ ≤ μ, and ≥ 0.99·μ."""
+    """σ = sigma_for(Δ, μ, D): (Δ + √D·γ(σ))/σ ≤ μ, and ≥ 0.99·μ, in exact arithmetic (D is a
+    perfect square here, so √D is an integer)."""
     ratio = certified_ratio(Fraction(1), DELTA)
     sigma = sigma_for(sensitivity, ratio, dimension)
-    achieved = (float(sensitivity) + math.sqrt(dimension) * grid(sigma)) / sigma
-    assert 0.99 * float(ratio) <= achieved <= float(ratio) * (1 + 1e-12)
+    root = math.isqrt(dimension)
+    assert root * root == dimension
+    achieved = (sensitivity + root * Fraction(grid(sigma))) / Fraction(sigma)
+    assert Fraction(99, 100) * ratio <= achieved <= ratio

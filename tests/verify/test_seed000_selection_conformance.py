@@ -55,12 +55,18 @@ def listed_case():
     return release, lambda rng, epsilon: index[tuple(exponential_learner(H, X, y, epsilon, rng))]
 
 
+def listed_class_sample() -> tuple[ConceptClass, np.ndarray, np.ndarray]:
+    """An explicit finite class (12 random concepts over 6 points, components (j // 4, j % 4)),
+    whose next values the completion oracle lists, with a noisy sample of it."""
+    table = np.random.default_rng(6).integers(0, 2, size=(12, 6)).tolist()
+    X, y = noisy_sample(10, 5, 6)
+    return FiniteClass(table, components=[(j // 4, j % 4) for j in range(12)]), X, y
+
+
 def oracle_listed_case():
     """The completion-score oracle over listed next values (an explicit finite class), redrawn by
     calling the oracle itself."""
-    table = np.random.default_rng(6).integers(0, 2, size=(12, 6)).tolist()
-    C = FiniteClass(table, components=[(j // 4, j % 4) for j in range(12)])
-    X, y = noisy_sample(10, 5, 6)
+    C, X, y = listed_class_sample()
     release = recorded(lambda: CompletionScoreOracle(1).select(C, (), X, y, Sampled(0)))
     values, _ = completion_scores(C, (), X, y)
     index = {value: i for i, value in enumerate(values)}
@@ -211,11 +217,7 @@ def test_every_branch_of_the_completion_oracle_draws_the_event_it_declares(case)
     if case == "runs":
         C, (X, y) = Thresholds(12), noisy_sample(10, 11, 2)
     else:
-        table = np.random.default_rng(6).integers(0, 2, size=(12, 6)).tolist()
-        C, (X, y) = (
-            FiniteClass(table, components=[(j // 4, j % 4) for j in range(12)]),
-            noisy_sample(10, 5, 6),
-        )
+        C, X, y = listed_class_sample()
     for epsilon in (Fraction(4), Fraction(1, 2)):
         oracle = CompletionScoreOracle(epsilon)
         with releases.record() as made:
