@@ -14,7 +14,7 @@ from dpledger.learners.agnostic import (
     PrivateProperLearner,
     PrivateSemiAgnosticLearner,
 )
-from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
+from dpledger.learners.agnostic.data import halfspace_data
 from dpledger.learners.agnostic.hermite import HermiteBasis, multi_indices, top_subspace
 from dpledger.learners.agnostic.proper import cover_size, private_correlation, sphere_cover
 from dpledger.learners.agnostic.semi_agnostic import RHO, private_threshold
@@ -260,17 +260,3 @@ def test_predict_checks_the_dimension_seen_in_fit() -> None:
     learner = PrivateProperLearner(None, None, random_state=0).fit(sample.X, sample.y)
     with pytest.raises(ValueError, match="expecting 3 features"):
         learner.predict(np.zeros((2, 4)))
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    "learner_class, slack",
-    [(PrivateImproperLearner, 0.06), (PrivateProperLearner, 0.04), (PrivateSemiAgnosticLearner, 0.08)],
-)
-def test_learners_at_epsilon_4_are_near_opt_under_random_noise(learner_class, slack) -> None:
-    rng = Sampled(5)
-    train = halfspace_data(20_000, 10, 0.1, "random", rng)
-    test = labelled_sample(20_000, train.w, train.t, 0.1, "random", rng)
-    learner = learner_class(4, 1e-5, random_state=0).fit(train.X, train.y)
-    error = 1 - learner.score(test.X, test.y)
-    assert error <= 0.1 + slack

@@ -19,7 +19,7 @@ from dpledger.learners.boolean.composition import BooleanComposition, Hypothesis
 from dpledger.learners.boolean.formula import parse_formula
 from dpledger.learners.boolean.local_learners import empirical_draws, empirical_learner, exponential_learner
 from dpledger.learners.boolean.oracle import RelabelOracle
-from dpledger.learners.calibration.boolean import exponential_learner_m, oracle_m
+from dpledger.learners.calibration.boolean import exponential_learner_m
 from dpledger.learners.carry_forward import CarryForwardLearner
 from dpledger.learners.concept_classes import Intervals, Rectangles, Thresholds
 from dpledger.learners.randomness import Sampled, enumerate_outputs
@@ -99,31 +99,6 @@ def test_oracle_is_total_and_valid_on_non_realizable_samples_assumption_4_4():
     for _ in range(C.k):
         prefix += (oracle.select(C, prefix, X, y, rng),)
         assert C.prefix_valid(prefix)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("depth", [0, 1])
-def test_oracle_utility_on_realizable_prefix_states_corollary_8_17(depth):
-    """|S| = M_{A,i}(τ, β_A) with τ = β_A = 1/4: the chosen y_i leaves a completion within τ of the
-    witness on U(S) in at least a 1 − β_A fraction of runs (binomial slack for 40 runs)."""
-    C = composition("x1 and not x2", ("thresholds", "thresholds"), size=128)
-    tau = beta_a = Fraction(1, 4)
-    size = oracle_m(1, len(C.spaces[0]), tau, beta_a)
-    generator = np.random.default_rng(depth)
-    oracle, failures, runs, worst = RelabelOracle(tau=tau, beta_a=beta_a), 0, 40, 0.0
-    for run in range(runs):
-        witness = ((int(generator.integers(129)),), (int(generator.integers(129)),))
-        X = generator.integers(0, 128, size=size)
-        y = C.evaluate(witness, X)
-        prefix = witness[:depth]
-        chosen = oracle.select(C, prefix, X, y, Sampled(run))
-        P = C.distinct(X)
-        labeling = C.components[depth].evaluate(chosen, C.project(P, depth))[None, :]
-        disc = C.completion_disagreements(prefix, labeling, X, y)[0] / size
-        failures += disc > tau
-        worst = max(worst, disc)
-    assert failures <= runs * float(beta_a) / 2
-    assert worst > 0  # the oracle is not trivially exact: the bound is what is being tested
 
 
 def test_learner_derived_guarantee_meets_its_target_with_paper_m():

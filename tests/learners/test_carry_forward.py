@@ -151,26 +151,6 @@ def test_halfspace_components_are_json_ready():
     assert jsonable((1, Fraction(3, 7), np.int64(2))) == [1, "3/7", 2]
 
 
-def test_theorem_7_2_error_at_most_alpha_with_its_active_sample_size():
-    """Theorem 7.2 (with the substitute constant c = 1 and the completion-score oracle's M_A):
-    with m = max(LabelBoost term, M_A) the returned hypothesis has population error ≤ α in at
-    least a 1 − β fraction of runs (exact population error: the whole grid is evaluated)."""
-    from dpledger.learners.calibration.sample_size import UtilityTarget, labelboost_term
-    from dpledger.learners.component_oracles import completion_oracle_m
-
-    size, alpha, beta = 2**10, 0.2, 0.2
-    concept = Intervals(size)
-    run = UtilityTarget.of("Theorem 7.2", concept.k, concept.vc_dimension, "0.2", "0.2", "0.5", "1e-6")
-    m = max(labelboost_term(run), completion_oracle_m(size + 1, run.tau, run.beta_oracle))
-    grid = np.arange(size)
-    errors = []
-    for seed in range(10):
-        X, y, target = realizable_data(concept, 3 * m, seed)
-        learner = CarryForwardLearner(concept, m=m, alpha=alpha, beta=beta, random_state=seed).fit(X, y)
-        errors.append(np.mean(concept.evaluate(learner.hypothesis_, grid) != concept.evaluate(target, grid)))
-    assert sum(error > alpha for error in errors) <= beta * len(errors), errors
-
-
 PUBLIC_OR_LEDGER = {
     "classes_",
     "n_features_in_",

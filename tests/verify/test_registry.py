@@ -295,7 +295,7 @@ def test_a_statement_passes_only_when_every_part_does():
         ("privacy", "chain"),
         ("privacy", "empirical"),
         ("sample size", "chain"),
-        ("utility", "empirical"),
+        ("utility", "statistical"),
         ("privacy", "empirical"),
         ("privacy", "implementation"),
     ]
@@ -339,6 +339,11 @@ def test_summary_counts_statements_and_parts_with_cited_apart():
         assert table["parts cited"] == sum(len(s.parts) for s in statements if s.cited)
         assert sum(table[f"parts {status}"] for status in registry.PART_STATUSES) == sum(
             len(s.parts) for s in statements if not s.cited
+        )
+        utility = [(s, p) for s in statements if not s.cited for p in s.parts if p.kind == "utility"]
+        assert table["utility parts"] == len(utility)
+        assert table["utility statistical passed"] == sum(
+            p.check == "statistical" and p.status(results) == "passed" for _, p in utility
         )
 
 

@@ -65,6 +65,11 @@ CHECK_KINDS = {
     "empirical": "empirical on the learners (synthetic data, fixed seeds)",
     "chain": "accounting chain (the accountant derives the guarantee from the trace and checks the claim)",
     "implementation": "a definition or algorithm: its implementation is checked against the definition",
+    "statistical": (
+        "a probability claim as a statistical test: R independent runs of the part's trials, passed only "
+        "when a one-sided Clopper–Pearson bound on the failure rate (95 % confidence) is below the claim's β "
+        "(dpledger.verify.paper.utility_trials; R, the failures, the bound and the time in utility-trials.json)"
+    ),
     "unchecked": "not checked by dpledger (the part's note says why, and what is checked instead if anything)",
 }
 """How a part is checked (:attr:`Part.check`)."""
@@ -174,9 +179,14 @@ class Part:
     check: str
     tests: tuple[str, ...] = ()
     note: str = ""
+    trials: tuple[str, ...] = ()
+    """For a ``statistical`` part: the names of the trials its tests run
+    (:data:`dpledger.verify.paper.utility_trials.TRIALS`)."""
 
     def __post_init__(self) -> None:
-        _texts(self, "claim", "tests")
+        _texts(self, "claim", "tests", "trials")
+        if (self.check == "statistical") != bool(self.trials):
+            raise ValueError("a statistical part names its trials, and only a statistical part does")
         _known("part kind", self.kind, PART_KINDS)
         _known("check kind", self.check, CHECK_KINDS)
         _node_ids(self.tests)
@@ -206,6 +216,7 @@ class Part:
             "status": self.status(results, gate),
             "tests": list(self.tests),
             "note": self.note,
+            "trials": list(self.trials),
         }
 
 
@@ -415,8 +426,8 @@ def _findings(tables: Iterable[dict[str, Any]]) -> tuple[Finding, ...]:
 def _part(table: object) -> Part:
     fields = _table(
         table,
-        {"kind": str, "claim": str, "check": str, "tests": list, "note": str},
-        optional=("tests", "note"),
+        {"kind": str, "claim": str, "check": str, "tests": list, "note": str, "trials": list},
+        optional=("tests", "note", "trials"),
     )
     return Part(
         fields["kind"],
@@ -424,6 +435,7 @@ def _part(table: object) -> Part:
         fields["check"],
         tuple(fields.get("tests", ())),
         fields.get("note", ""),
+        tuple(fields.get("trials", ())),
     )
 
 
@@ -655,7 +667,9 @@ def summary(
 ) -> dict[str, dict[str, int]]:
     """Per seed: ``statements`` (how many, and how many of each status: cited apart) and ``parts``
     (how many parts of the seed's own statements have each part status, and how many parts the
-    cited statements have); ``gates`` (statement key → mutation gate) as in :meth:`Statement.status`."""
+    cited statements have), ``utility parts`` and ``utility statistical passed`` (the seed's own
+    utility parts, and those of them checked by statistical trials that passed); ``gates``
+    (statement key → mutation gate) as in :meth:`Statement.status`."""
     counts: dict[str, dict[str, int]] = {}
     for s in statements:
         seed = counts.setdefault(
@@ -664,12 +678,18 @@ def summary(
                 "statements": 0,
                 **{status: 0 for status in (*COUNTED_STATUSES, "cited")},
                 **{f"parts {status}": 0 for status in (*PART_STATUSES, "cited")},
+                "utility parts": 0,
+                "utility statistical passed": 0,
             },
         )
         seed["statements"] += 1
         seed[s.status(results, gates)] += 1
         for part in s.parts:
-            seed["parts cited" if s.cited else f"parts {part.status(results, s.gate(gates))}"] += 1
+            status = part.status(results, s.gate(gates))
+            seed["parts cited" if s.cited else f"parts {status}"] += 1
+            if part.kind == "utility" and not s.cited:
+                seed["utility parts"] += 1
+                seed["utility statistical passed"] += part.check == "statistical" and status == "passed"
     return counts
 
 

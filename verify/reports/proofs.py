@@ -5,11 +5,13 @@ and the findings — from the run recorded in the output folder's ``proofs-statu
 (``dpledger proofs --run --status-file reports/proofs-status.json``), with that run's commit and
 date, or ``not run`` without one — and the privacy-mutant score per statement from the folder's
 ``mutation-status.json`` (``python benchmarks/bench_privacy_mutants.py``), which gates the privacy
-parts (:func:`dpledger.verify.paper.mutation_runs.gates`). The report runs no test and reads no
-clock: given the status files and the source tree it is deterministic."""
+parts (:func:`dpledger.verify.paper.mutation_runs.gates`), and the utility trials' figures from the
+folder's ``utility-trials.json`` (``python benchmarks/bench_utility_trials.py``). The report runs
+no test and reads no clock: given the status files and the source tree it is deterministic."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,7 @@ from dpledger.verify.reports import provenance
 TITLE = "Proof registry (both seeds)"
 STATUS_FILE = "proofs-status.json"
 MUTATION_FILE = "mutation-status.json"
+TRIALS_FILE = "utility-trials.json"
 RECORD_COMMAND = f"dpledger proofs --run --status-file reports/{STATUS_FILE}"
 GOAL = "every checkable part of every statement of both seeds checked"
 
@@ -75,6 +78,7 @@ def write(out: Path) -> tuple[list[Path], str]:
         for t in s.tightness
     ]
     lines += _mutation_lines(mutation, load_status(out / MUTATION_FILE), MUTANT_STATUSES)
+    lines += _trial_lines(out / TRIALS_FILE)
     for seed, name in registry.SEED_FILES.items():
         lines += [
             "",
@@ -111,6 +115,39 @@ def write(out: Path) -> tuple[list[Path], str]:
     report = out / "proofs.md"
     report.write_text("\n".join(lines) + "\n")
     return [report], TITLE
+
+
+def _trial_lines(path: Path) -> list[str]:
+    """The section on utility trials: per trial its statements, setting, R, failures, bound, β,
+    verdict and CPU time, from the record ``benchmarks/bench_utility_trials.py`` writes."""
+    from dpledger.verify.paper.utility_trials import CONFIDENCE
+
+    lines = [
+        "",
+        "## Utility trials",
+        "",
+        (
+            "Probability claims (“with probability ≥ 1 − β the error is ≤ α”) tested as such: R "
+            "independent runs, each from its own seed, and a one-sided Clopper–Pearson upper bound on "
+            f"the failure rate at {CONFIDENCE:.0%} confidence; the part passes only when the bound is "
+            f"below β. Figures recorded in [`{TRIALS_FILE}`]({TRIALS_FILE}) by "
+            "`python benchmarks/bench_utility_trials.py`; the tests run the same trials."
+        ),
+        "",
+    ]
+    if not path.exists():
+        return [*lines, "No trials recorded in this folder."]
+    lines += [
+        "| trial | statements | setting | R | failures | bound | β | verdict | CPU s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, row in json.loads(path.read_text()).items():
+        lines.append(
+            f"| {name} | {', '.join(row['statements'])} | {row['setting']} | {row['runs']} | "
+            f"{row['failures']} | {row['upper']:.4f} | {row['beta']:g} | "
+            f"{'passes' if row['passes'] else 'FAILS'} | {row['seconds']} |"
+        )
+    return lines
 
 
 def _mutation_lines(

@@ -86,7 +86,11 @@ def counts_lines(counts: dict[str, dict[str, int]]) -> list[str]:
             for status in (*PART_STATUSES, "cited")
             if table[f"parts {status}"]
         )
-        lines.append(f"seed {seed}: {table['statements']} statements ({statuses}); parts: {parts}")
+        lines.append(
+            f"seed {seed}: {table['statements']} statements ({statuses}); parts: {parts}; "
+            f"utility parts: {table['utility parts']}, {table['utility statistical passed']} passed as "
+            "statistical tests"
+        )
     return lines
 
 

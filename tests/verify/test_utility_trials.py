@@ -1,0 +1,75 @@
+"""Utility claims of both seeds as statistical tests (:mod:`dpledger.verify.paper.utility_trials`):
+R independent runs, a Clopper–Pearson upper bound on the failure rate at 95 % confidence, passed
+only below the claim's β."""
+
+import pytest
+
+from dpledger.verify.paper.registry import REGISTRY
+from dpledger.verify.paper.utility_trials import (
+    CONFIDENCE,
+    TRIALS,
+    UtilityTrial,
+    failure_rate_bound,
+    runs_needed,
+)
+
+
+def passes(name: str) -> None:
+    result = TRIALS[name].run()
+    assert result.passes, result.describe()
+
+
+def test_a_trial_passes_only_when_the_failure_rate_bound_is_below_beta():
+    """The bound is Clopper–Pearson's: with no failure it is 1 − (1 − c)^{1/R}; R = runs_needed(β)
+    is the first R below β; a learner failing every other run fails a trial of any size."""
+    for beta in (0.05, 0.1, 0.2, 0.25):
+        runs = runs_needed(beta)
+        assert failure_rate_bound(0, runs) < beta <= failure_rate_bound(0, runs - 1)
+        assert failure_rate_bound(0, runs) == pytest.approx(1 - (1 - CONFIDENCE) ** (1 / runs), rel=1e-6)
+    assert not UtilityTrial("coin", (), "", 0.2, 200, lambda seed: seed % 2 == 0).run().passes
+    assert UtilityTrial("never", (), "", 0.2, 14, lambda seed: False).run().passes
+    with pytest.raises(ValueError, match="confidence"):
+        failure_rate_bound(0, 10, 1.0)
+    with pytest.raises(ValueError, match="beta"):
+        runs_needed(0.0)
+
+
+def test_every_statistical_part_names_trials_of_the_catalogue_that_name_its_statement():
+    """A statistical utility part lists its trials; each trial exists and names that statement,
+    and every trial checks some part."""
+    used = set()
+    for statement in REGISTRY:
+        for part in statement.parts:
+            if part.check == "statistical":
+                assert part.trials, statement.key
+                for name in part.trials:
+                    assert statement.key in TRIALS[name].statements, (statement.key, name)
+                    used.add(name)
+    assert used == set(TRIALS)
+
+
+def test_theorem_7_2_carry_forward_errs_above_alpha_in_at_most_a_beta_fraction_of_runs():
+    """Theorem 7.2 (and Corollary 7.3, Theorems 5.1, 1.1): at m = max(LabelBoost term, M_A) the
+    population error exceeds α = 0.2 with probability below β = 0.2 (60 runs)."""
+    passes("carry-forward on intervals")
+
+
+def test_corollary_3_13_labelboost_errs_above_two_alpha_in_at_most_a_beta_fraction_of_runs():
+    """Corollary 3.13: with m ≥ (cv/α)·log(2/(αβ)) and a target within α on S, err_S(h) ≤ 2α with
+    probability ≥ 1 − β = 0.95 (200 runs)."""
+    passes("LabelBoost on intervals")
+
+
+@pytest.mark.parametrize("component", ["first", "second"])
+def test_corollary_8_17_oracle_is_tau_accurate_in_all_but_a_beta_a_fraction_of_runs(component):
+    """Corollary 8.17 (Lemma 8.18, Corollary B.1): at |S| = M_{A,i}(τ, β_A), τ = β_A = 1/4, the
+    chosen y_i leaves a completion within τ of the sample's labels with probability ≥ 1 − β_A
+    (60 runs per component)."""
+    passes(f"relabelling oracle, {component} component")
+
+
+@pytest.mark.parametrize("learner", ["improper", "proper", "semi-agnostic"])
+def test_theorems_2_1_3_1_4_1_agnostic_learners_err_above_opt_plus_alpha_in_at_most_a_beta_fraction(learner):
+    """Theorems 2.1, 3.1, 4.1 (utility) at n = 20,000, d = 10, ε = 4, random flips at 0.1: the
+    error exceeds OPT + 0.03 with probability below β = 0.1 (60 runs each)."""
+    passes(f"{learner} learner near OPT")

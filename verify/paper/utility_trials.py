@@ -1,0 +1,332 @@
+"""Utility claims as statistical tests: "with probability ≥ 1 − β the error is ≤ α" checked by R
+independent runs and an exact upper confidence bound on the failure rate.
+
+A trial (:class:`UtilityTrial`) runs a configuration of the paper R times, run ``r`` on data and
+learner randomness drawn from seed ``r`` alone (so the runs are independent and the trial is
+reproducible), and counts the runs that *fail* the claim (error above α, or, where the claim has a
+precondition such as a target within α on the sample, the precondition not met: those runs count
+against the claim, so the count can only be too high). The claim's failure probability p is then
+bounded above by the one-sided Clopper–Pearson bound at the trial's confidence
+(:func:`~dpledger.verify.audit.montecarlo.statistics.clopper_pearson_upper`, exact and widened
+outward until the binomial tail check holds), and the trial passes only when that bound is below β
+(:attr:`TrialResult.passes`): a learner failing more often than β fails the trial with probability
+at least the confidence. Nothing is rounded in the claim's favour: the count is an integer, the bound
+is an upper bound on p at the stated level, and the comparison with β is exact on floats.
+
+Errors are measured where they can be exact: population error over the whole grid for the seed-000
+learners on finite domains (every point of the domain evaluated, uniform marginal), the empirical
+errors the statement itself names (err_S) for LabelBoost and the oracle. The agnostic learners of
+seed 002 have continuous marginals; their error is estimated on fresh test points, and the claim's α
+is stated for that estimate.
+
+:data:`TRIALS` is the catalogue, by name, each naming the statements whose utility parts it checks
+(a registry part lists its trials, :attr:`~dpledger.verify.paper.registry.Part.trials`); the tests
+run them, and
+``benchmarks/bench_utility_trials.py`` prints and records R, the failures, the bound and the time.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from dpledger.verify.audit.montecarlo.statistics import clopper_pearson_upper
+
+CONFIDENCE = 0.95
+"""The confidence at which every trial's bound on the failure rate holds."""
+
+TRIALS_FILE = "utility-trials.json"
+"""The record of the trials' figures in the reports folder (``benchmarks/bench_utility_trials.py``)."""
+
+
+@dataclass(frozen=True)
+class TrialResult:
+    """The outcome of a trial: R runs, the failures among them, the bound and the time."""
+
+    trial: str
+    runs: int
+    failures: int
+    beta: float
+    confidence: float
+    upper: float
+    """One-sided Clopper–Pearson upper bound on the failure probability at ``confidence``."""
+    seconds: float
+    """CPU seconds of the R runs (this process)."""
+
+    @property
+    def passes(self) -> bool:
+        """Whether the bound on the failure rate is below β."""
+        return self.upper < self.beta
+
+    def describe(self) -> str:
+        """One line: runs, failures, the bound against β, the verdict and the time."""
+        verdict = "passes" if self.passes else "FAILS"
+        return (
+            f"{self.trial}: {self.failures} of {self.runs} runs fail; failure rate ≤ {self.upper:.4f} "
+            f"at {self.confidence:.0%} confidence (Clopper–Pearson) against β = {self.beta:g}: {verdict} "
+            f"({self.seconds:.1f} CPU s)"
+        )
+
+    def to_dict(self) -> dict[str, object]:
+        """The result as JSON-ready data (``passes`` included)."""
+        return {
+            "trial": self.trial,
+            "runs": self.runs,
+            "failures": self.failures,
+            "beta": self.beta,
+            "confidence": self.confidence,
+            "upper": self.upper,
+            "passes": self.passes,
+            "seconds": round(self.seconds, 2),
+        }
+
+
+def failure_rate_bound(failures: int, runs: int, confidence: float = CONFIDENCE) -> float:
+    """An upper bound on a failure probability from ``failures`` of ``runs`` independent runs.
+
+    Args:
+        failures: How many runs failed (0 ≤ failures ≤ runs).
+        runs: How many independent runs (≥ 1).
+        confidence: The level at which the bound holds, in (0, 1).
+
+    Returns:
+        The one-sided Clopper–Pearson upper bound: P[p ≤ bound] ≥ confidence.
+
+    Raises:
+        ValueError: counts out of range or a confidence outside (0, 1).
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence!r}")
+    return clopper_pearson_upper(failures, runs, 1 - confidence)
+
+
+def runs_needed(beta: float, confidence: float = CONFIDENCE) -> int:
+    """The fewest runs at which a trial with no failure passes: 1 − (1 − c)^{1/R} < β.
+
+    Args:
+        beta: The claim's failure probability, in (0, 1).
+        confidence: The trial's confidence, in (0, 1).
+
+    Returns:
+        The smallest R whose zero-failure bound is below β.
+
+    Raises:
+        ValueError: β or the confidence outside (0, 1).
+    """
+    if not 0 < beta < 1:
+        raise ValueError(f"beta must lie in (0, 1), got {beta!r}")
+    runs = max(1, math.ceil(math.log(1 - confidence) / math.log(1 - beta)))
+    while failure_rate_bound(0, runs, confidence) >= beta:
+        runs += 1
+    return runs
+
+
+@dataclass(frozen=True)
+class UtilityTrial:
+    """A utility claim as a statistical test: the configuration run R times.
+
+    Attributes:
+        name: The trial's name, by which registry parts list it.
+        statements: The registry keys of the statements whose utility parts it checks.
+        setting: What is run, in words (the class, sizes, α, the error measured).
+        beta: The claim's failure probability.
+        runs: R.
+        fails: Run ``r`` from seed ``r`` alone; True when it fails the claim.
+    """
+
+    name: str
+    statements: tuple[str, ...]
+    setting: str
+    beta: float
+    runs: int
+    fails: Callable[[int], bool]
+
+    def run(self, confidence: float = CONFIDENCE) -> TrialResult:
+        """Run the R runs and bound the failure rate.
+
+        Args:
+            confidence: The level of the bound.
+
+        Returns:
+            The :class:`TrialResult`.
+        """
+        start = time.process_time()
+        failures = sum(bool(self.fails(seed)) for seed in range(self.runs))
+        return TrialResult(
+            self.name,
+            self.runs,
+            failures,
+            self.beta,
+            confidence,
+            failure_rate_bound(failures, self.runs, confidence),
+            time.process_time() - start,
+        )
+
+
+def _carry_forward_intervals(seed: int) -> bool:
+    """Theorem 7.2 on intervals over [0, 1024), α = β = 0.2: m = max(LabelBoost term, M_A) with the
+    substitute constant c = 1, n = 3m realizable uniform records; fails when the population error
+    (every grid point) exceeds α."""
+    from dpledger.learners.calibration.sample_size import UtilityTarget, labelboost_term
+    from dpledger.learners.carry_forward import CarryForwardLearner
+    from dpledger.learners.component_oracles import completion_oracle_m
+    from dpledger.learners.concept_classes import Intervals
+    from dpledger.learners.synthetic import random_concept
+
+    concept, alpha = Intervals(2**10), 0.2
+    target = UtilityTarget.of("Theorem 7.2", concept.k, concept.vc_dimension, "0.2", "0.2", "0.5", "1e-6")
+    m = max(
+        labelboost_term(target), completion_oracle_m(concept.domain_size + 1, target.tau, target.beta_oracle)
+    )
+    data = np.random.default_rng(seed)
+    concept_target = random_concept(concept, data)
+    X = data.integers(0, concept.domain_size, size=3 * m)
+    y = concept.evaluate(concept_target, X).astype(int)
+    learner = CarryForwardLearner(concept, m=m, alpha=alpha, beta=0.2, random_state=seed).fit(X, y)
+    grid = np.arange(concept.domain_size)
+    error = np.mean(concept.evaluate(learner.hypothesis_, grid) != concept.evaluate(concept_target, grid))
+    return bool(error > alpha)
+
+
+def _labelboost_intervals(seed: int) -> bool:
+    """Corollary 3.13 on intervals over [0, 10⁶) (v = 2), α = 0.05, m = |S| = |T| = 400 (≥ 268, the
+    bound with c = 1 at β = 0.05), the target [2·10⁵, 7·10⁵) with labels flipped at rate α/2; fails
+    when err_S(target) > α (the precondition, counted against the claim) or err_S(h) > 2α."""
+    from dpledger.learners.concept_classes import Intervals
+    from dpledger.learners.labelboost import labelboost
+    from dpledger.learners.randomness import Sampled
+
+    alpha, m = 0.05, 400
+    data = np.random.default_rng(seed)
+    xs = data.integers(0, 10**6, m)
+    clean = ((xs >= 200_000) & (xs < 700_000)).astype(int)
+    ys = np.where(data.random(m) < alpha / 2, 1 - clean, clean)
+    result = labelboost(Intervals(10**6), xs, ys, data.integers(0, 10**6, m), Sampled(seed))
+    return bool(np.mean(ys != clean) > alpha or np.mean(result.labeled != ys) > 2 * alpha)
+
+
+def _relabel_oracle(depth: int) -> Callable[[int], bool]:
+    """Corollary 8.17's oracle on x1 ∧ ¬x2 over thresholds on [0, 128], τ = β_A = 1/4, |S| = M_{A,i}
+    realizable records of a uniformly drawn witness, prefix the witness's first ``depth``
+    components; a run fails when the chosen y_i leaves no completion within τ of S's labels
+    (the least disagreement over completions, err_S, above τ)."""
+
+    def fails(seed: int) -> bool:
+        from dpledger.learners.boolean.composition import BooleanComposition, component_class
+        from dpledger.learners.boolean.formula import parse_formula
+        from dpledger.learners.boolean.oracle import RelabelOracle
+        from dpledger.learners.calibration.boolean import oracle_m
+        from dpledger.learners.randomness import Sampled
+
+        C = BooleanComposition(parse_formula("x1 and not x2"), [component_class("thresholds", 128)] * 2)
+        tau = Fraction(1, 4)
+        size = oracle_m(1, len(C.spaces[0]), tau, tau)
+        data = np.random.default_rng([depth, seed])
+        witness = ((int(data.integers(129)),), (int(data.integers(129)),))
+        X = data.integers(0, 128, size=size)
+        y = C.evaluate(witness, X)
+        prefix = witness[:depth]
+        chosen = RelabelOracle(tau=tau, beta_a=tau).select(C, prefix, X, y, Sampled(seed))
+        labeling = C.components[depth].evaluate(chosen, C.project(C.distinct(X), depth))[None, :]
+        return bool(C.completion_disagreements(prefix, labeling, X, y)[0] / size > tau)
+
+    return fails
+
+
+def _agnostic_near_opt(name: str, alpha: float) -> Callable[[int], bool]:
+    """An agnostic learner of seed 002 at ε = 4, δ = 10⁻⁵ on d = 10 Gaussian points, n = 20,000, a
+    random halfspace's labels flipped at rate 0.1 (OPT = 0.1); a run fails when the error on 20,000
+    fresh points exceeds OPT + α."""
+
+    def fails(seed: int) -> bool:
+        from dpledger.learners.agnostic import (
+            PrivateImproperLearner,
+            PrivateProperLearner,
+            PrivateSemiAgnosticLearner,
+        )
+        from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
+        from dpledger.learners.randomness import Sampled
+
+        learner_class = {
+            "improper": PrivateImproperLearner,
+            "proper": PrivateProperLearner,
+            "semi-agnostic": PrivateSemiAgnosticLearner,
+        }[name]
+        rng = Sampled(seed)
+        train = halfspace_data(20_000, 10, 0.1, "random", rng)
+        test = labelled_sample(20_000, train.w, train.t, 0.1, "random", rng)
+        learner = learner_class(4, 1e-5, random_state=seed).fit(train.X, train.y)
+        return bool(1 - learner.score(test.X, test.y) > 0.1 + alpha)
+
+    return fails
+
+
+TRIALS: dict[str, UtilityTrial] = {
+    trial.name: trial
+    for trial in (
+        UtilityTrial(
+            "carry-forward on intervals",
+            ("000:Theorem 7.2", "000:Corollary 7.3", "000:Theorem 5.1", "000:Theorem 1.1"),
+            "CarryForwardLearner, intervals on [0, 1024), α = β = 0.2, Theorem 7.2's m (c = 1), n = 3m, "
+            "population error over the whole grid",
+            0.2,
+            60,
+            _carry_forward_intervals,
+        ),
+        UtilityTrial(
+            "LabelBoost on intervals",
+            ("000:Corollary 3.13",),
+            "LabelBoost, intervals on [0, 10⁶), α = β = 0.05, m = 400, flips at α/2, err_S(h) ≤ 2α",
+            0.05,
+            200,
+            _labelboost_intervals,
+        ),
+        UtilityTrial(
+            "relabelling oracle, first component",
+            ("000:Corollary 8.17", "000:Lemma 8.18", "000:Corollary B.1"),
+            "the relabelling oracle, x1 ∧ ¬x2 over thresholds on [0, 128], τ = β_A = 1/4, |S| = M_{A,1}, "
+            "first component (empty prefix)",
+            0.25,
+            60,
+            _relabel_oracle(0),
+        ),
+        UtilityTrial(
+            "relabelling oracle, second component",
+            ("000:Corollary 8.17", "000:Lemma 8.18", "000:Corollary B.1"),
+            "the relabelling oracle as in Corollary 8.17, second component (prefix: the witness's first)",
+            0.25,
+            60,
+            _relabel_oracle(1),
+        ),
+        UtilityTrial(
+            "improper learner near OPT",
+            ("002:Theorem 2.1 (utility)",),
+            "the improper learner, d = 10 Gaussian, n = 20,000, flips at 0.1, ε = 4: error ≤ OPT + 0.03",
+            0.1,
+            60,
+            _agnostic_near_opt("improper", 0.03),
+        ),
+        UtilityTrial(
+            "proper learner near OPT",
+            ("002:Theorem 3.1 (utility)",),
+            "the proper learner, d = 10 Gaussian, n = 20,000, flips at 0.1, ε = 4: error ≤ OPT + 0.03",
+            0.1,
+            60,
+            _agnostic_near_opt("proper", 0.03),
+        ),
+        UtilityTrial(
+            "semi-agnostic learner near OPT",
+            ("002:Theorem 4.1 (utility)",),
+            "the semi-agnostic learner, d = 10 Gaussian, n = 20,000, flips at 0.1, ε = 4: error ≤ OPT + 0.03",
+            0.1,
+            60,
+            _agnostic_near_opt("semi-agnostic", 0.03),
+        ),
+    )
+}
+"""The utility trials by name."""
