@@ -68,6 +68,14 @@ def test_corollary_8_17_oracle_is_tau_accurate_in_all_but_a_beta_a_fraction_of_r
     passes(f"relabelling oracle, {component} component")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("sample", ["uniform sample", "sample at the boundary"])
+def test_lemma_8_15_empirical_learner_errs_above_alpha_on_its_sample_in_at_most_a_beta_fraction(sample):
+    """Lemma 8.15: B̂ (m of 9m records drawn with replacement, then the exponential learner) has
+    err_S ≤ α = 1/10 on its realizable sample with probability ≥ 1 − β = 0.9 (60 runs per law)."""
+    passes(f"empirical learner, {sample}")
+
+
 @pytest.mark.parametrize("learner", ["improper", "proper", "semi-agnostic"])
 def test_theorems_2_1_3_1_4_1_agnostic_learners_err_above_opt_plus_alpha_in_at_most_a_beta_fraction(learner):
     """Theorems 2.1, 3.1, 4.1 (utility) at n = 20,000, d = 10, ε = 4, random flips at 0.1: the

@@ -238,6 +238,39 @@ def _relabel_oracle(depth: int) -> Callable[[int], bool]:
     return fails
 
 
+def _empirical_learner(boundary: bool) -> Callable[[int], bool]:
+    """Lemma 8.15's B̂ over intervals on [0, 128) with B the exponential learner at ε_B = 1 and
+    α = β = 1/10: m = m_B(α, β, ε_B) (:func:`~dpledger.learners.calibration.boolean.exponential_learner_m`,
+    the learner's PAC sample size), a realizable sample S of 9m records of a random target interval
+    — uniform on the domain, or (``boundary``) a third of the records within two points of the
+    target's ends, where a wrong hypothesis costs least — and a run fails when err_S(B̂(S)) > α."""
+
+    def fails(seed: int) -> bool:
+        from dpledger.learners.boolean.composition import HypothesisSpace
+        from dpledger.learners.boolean.local_learners import empirical_learner
+        from dpledger.learners.calibration.boolean import exponential_learner_m
+        from dpledger.learners.concept_classes import Intervals
+        from dpledger.learners.randomness import Sampled
+        from dpledger.learners.synthetic import random_concept
+
+        H, alpha = Intervals(128), Fraction(1, 10)
+        m = exponential_learner_m(len(HypothesisSpace(H)), alpha, alpha, 1)
+        data = np.random.default_rng([int(boundary), seed])
+        target = random_concept(H, data)
+        X = data.integers(0, 128, size=9 * m)
+        if boundary:
+            ends = np.array(target[:2])
+            near = data.integers(0, len(X), size=3 * m)
+            X[near] = np.clip(
+                ends[data.integers(0, 2, size=3 * m)] + data.integers(-2, 3, size=3 * m), 0, 127
+            )
+        y = H.evaluate(target, X)
+        h = empirical_learner(H, X, y, 1, m, Sampled(seed))
+        return bool(np.mean(H.evaluate(h, X) != y) > alpha)
+
+    return fails
+
+
 def _agnostic_near_opt(name: str, alpha: float) -> Callable[[int], bool]:
     """An agnostic learner of seed 002 at ε = 4, δ = 10⁻⁵ on d = 10 Gaussian points, n = 20,000, a
     random halfspace's labels flipped at rate 0.1 (OPT = 0.1); a run fails when the error on 20,000
@@ -302,6 +335,23 @@ TRIALS: dict[str, UtilityTrial] = {
             0.25,
             60,
             _relabel_oracle(1),
+        ),
+        UtilityTrial(
+            "empirical learner, uniform sample",
+            ("000:Lemma 8.15",),
+            "B̂ (exponential learner, ε_B = 1) over intervals on [0, 128), α = β = 1/10, |S| = 9·m_B(α, β), "
+            "uniform realizable S, err_S(B̂(S)) ≤ α",
+            0.1,
+            60,
+            _empirical_learner(False),
+        ),
+        UtilityTrial(
+            "empirical learner, sample at the boundary",
+            ("000:Lemma 8.15",),
+            "as the uniform case, a third of S within two points of the target's ends",
+            0.1,
+            60,
+            _empirical_learner(True),
         ),
         UtilityTrial(
             "improper learner near OPT",
