@@ -73,7 +73,8 @@ def proofs(
 
 
 def counts_lines(counts: dict[str, dict[str, int]]) -> list[str]:
-    """One line per seed: its statements by status and its parts by status (cited apart)."""
+    """One line per seed: its statements by status, its parts by status (cited apart) and, where
+    it has utility parts, how many passed as statistical tests."""
     from dpledger.verify.paper.registry import COUNTED_STATUSES, PART_STATUSES
 
     lines = []
@@ -86,11 +87,13 @@ def counts_lines(counts: dict[str, dict[str, int]]) -> list[str]:
             for status in (*PART_STATUSES, "cited")
             if table[f"parts {status}"]
         )
-        lines.append(
-            f"seed {seed}: {table['statements']} statements ({statuses}); parts: {parts}; "
-            f"utility parts: {table['utility parts']}, {table['utility statistical passed']} passed as "
+        utility = (
+            f"; utility parts: {table['utility parts']}, {table['utility statistical passed']} passed as "
             "statistical tests"
+            if table["utility parts"]
+            else ""
         )
+        lines.append(f"seed {seed}: {table['statements']} statements ({statuses}); parts: {parts}{utility}")
     return lines
 
 
