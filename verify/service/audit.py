@@ -265,7 +265,7 @@ def mechanism(
             function,
             pairs,
             claimed_epsilon,
-            delta=delta,
+            claimed_delta=delta,
             samples=samples,
             confidence=confidence,
             seed=seed,
