@@ -723,7 +723,7 @@ def _black_box_learner(
             extreme=extreme,
             featurize=FittedState(RELEASED[algorithm]),
             executor=executor,
-            delta=delta,
+            claimed_delta=delta,
             samples=samples,
             confidence=confidence,
             seed=seed,
