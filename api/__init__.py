@@ -14,7 +14,9 @@ Audit a mechanism
 * :func:`audit_exact` — the exact worst pure ε of a small discrete mechanism over all neighbour
   pairs, from its exact output distributions (:class:`ExactAuditResult`; :class:`Randomness`,
   :func:`enumerate_outputs`);
-  :func:`hockey_stick`, :func:`pure_epsilon`, :func:`privacy_profile` on two distributions.
+  :func:`hockey_stick`, :func:`pure_epsilon`, :func:`privacy_profile` on two distributions. A
+  certified number is an :class:`Enclosure`: ``lower`` and ``upper`` floats rounded outward (the
+  true value lies between them) beside the exact ``mpmath`` ``interval``.
 
 Account and calibrate
 
@@ -25,7 +27,7 @@ Account and calibrate
 * calibration for a target (ε, δ): :func:`laplace_scale`, :func:`gaussian_sigma`,
   :func:`discrete_laplace_scale`, :func:`discrete_gaussian_sigma`, :func:`composition_epsilon`,
   :func:`composition_noise` — each a certified :class:`Calibration` (the value rounded the safe
-  way, the event tree that proves it, its guarantee); ``composition="pld"`` composes
+  way, the event tree that proves it, its guarantee); ``method="pld"`` composes
   privacy-loss distributions (subsampled mechanisms at the tightness of dp_accounting's PLD).
 * DP-SGD: :func:`dp_sgd_epsilon` (the certified ε of a run) and :func:`dp_sgd_noise` (the noise
   multiplier for a target), with Poisson or fixed-size batches, stated with each result.
@@ -63,11 +65,12 @@ _EXPORTS: dict[str, tuple[str, str | None]] = {
     "dask_executor": ("dpledger.verify.audit.montecarlo.executors", "dask_executor"),
     "audit_exact": ("dpledger.verify.audit.exact", "worst_case"),
     "ExactAuditResult": ("dpledger.verify.audit.exact", "ExactAuditResult"),
-    "hockey_stick": ("dpledger.verify.audit.exact", "hockey_stick"),
-    "pure_epsilon": ("dpledger.verify.audit.exact", "pure_epsilon"),
+    "hockey_stick": ("dpledger.verify.audit.exact", "hockey_stick_enclosure"),
+    "pure_epsilon": ("dpledger.verify.audit.exact", "pure_epsilon_enclosure"),
     "privacy_profile": ("dpledger.verify.audit.exact", "privacy_profile"),
     "Randomness": ("dpledger.learners.randomness", "Randomness"),
-    "enumerate_outputs": ("dpledger.learners.randomness", "enumerate_outputs"),
+    "enumerate_outputs": ("dpledger.learners.randomness", "enumerate_enclosures"),
+    "Enclosure": ("dpledger.accountant.numerics.certified", "Enclosure"),
     # account
     "events": ("dpledger.events", None),
     "account": ("dpledger.accountant.rules", "account"),

@@ -212,7 +212,7 @@ def assert_private(
         mechanism,
         neighbours,
         claimed,
-        delta=slack,
+        claimed_delta=slack,
         samples=int(budget),
         confidence=level,
         seed=int(used_seed),

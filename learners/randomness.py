@@ -31,7 +31,7 @@ import numpy as np
 from mpmath import iv
 from mpmath.libmp import libmpi
 
-from dpledger.accountant.numerics.certified import interval_precision
+from dpledger.accountant.numerics.certified import Enclosure, interval_precision
 
 Number = int | float | Fraction
 
@@ -580,3 +580,26 @@ def enumerate_outputs(
         with interval_precision(prec):
             distribution[output] = distribution.get(output, iv.mpf(0)) + rng.probability
     return distribution
+
+
+def enumerate_enclosures(
+    algorithm: Callable[[Randomness], Hashable], *, limit: int = DEFAULT_LEAF_LIMIT, prec: int = 128
+) -> dict[Hashable, Enclosure]:
+    """The exact output distribution of ``algorithm(rng)`` (:func:`enumerate_outputs`), each
+    probability as an :class:`~dpledger.accountant.numerics.certified.Enclosure`: the certified
+    interval and its ends rounded outward to floats (``lower`` down, ``upper`` up), so the true
+    probability lies between the two floats.
+
+    Args:
+        algorithm: ``algorithm(rng) -> output``, drawing all randomness from ``rng``.
+        limit: Bound on the leaves visited or pending.
+        prec: Interval precision in bits.
+
+    Returns:
+        Output → certified probability.
+
+    Raises:
+        ValueError: more than ``limit`` leaves, or a continuous draw (not enumerable).
+    """
+    distribution = enumerate_outputs(algorithm, limit=limit, prec=prec)
+    return {output: Enclosure.of(p) for output, p in distribution.items()}

@@ -6,17 +6,20 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import inspect
+import math
 import re
 import subprocess
 import sys
 from collections.abc import Callable
 from typing import Any
 
+import mpmath
 import numpy as np
 import pytest
 
 import dpledger
 import dpledger.testing
+from dpledger.accountant.numerics.certified import lower_end, upper_end
 from dpledger.verify.audit.results import AuditResultBase
 
 
@@ -228,6 +231,116 @@ def test_former_result_names_warn_where_they_were_public_and_keep_working() -> N
     )
     with pytest.warns(DeprecationWarning, match="use MonteCarloAuditResult.claimed_delta"):
         assert result.delta == result.claimed_delta
+
+
+def test_audit_claim_is_named_claimed_delta_and_the_old_keyword_warns() -> None:
+    """audit(claimed_delta=) is the claimed δ; delta=, its former name, gives the same audit after a
+    DeprecationWarning, and passing both is an error."""
+    pairs = [dpledger.NeighbourPair(0, 1)]
+    serial = dpledger.InProcessExecutor()
+    new = dpledger.audit(
+        _flip, pairs, claimed_epsilon=0.5, claimed_delta=0.01, samples=20_000, executor=serial
+    )
+    with pytest.warns(DeprecationWarning, match=r"audit\(delta=\.\.\.\) is deprecated .*use claimed_delta="):
+        old = dpledger.audit(_flip, pairs, claimed_epsilon=0.5, delta=0.01, samples=20_000, executor=serial)
+    assert new.claimed_delta == old.claimed_delta == 0.01
+    assert (new.epsilon_lower, new.verdict) == (old.epsilon_lower, old.verdict)
+    with pytest.raises(TypeError, match="pass claimed_delta= only"):
+        dpledger.audit(_flip, pairs, 0.5, claimed_delta=0.01, delta=0.01, samples=20_000, executor=serial)
+
+
+CLAIMS = {
+    "audit": ("claimed_epsilon", "claimed_delta"),
+    "audit_exact": ("claimed_epsilon",),
+    "testing.assert_private": ("claimed_epsilon", "claimed_delta"),
+    "testing.assert_guarantee": ("claimed_epsilon", "claimed_delta"),
+    "testing.assert_exact_private": ("claimed_epsilon", "claimed_delta"),
+}
+"""The public functions that check a claim, and the claim's keywords."""
+
+RULES = ("gaussian_sigma", "composition_epsilon", "composition_noise")
+"""The public functions that let the caller choose the rule."""
+
+FORMER = {"audit": {"delta"}, "audit_exact": {"bound"}, "composition_noise": {"composition"}}
+"""Former keyword names still accepted, each with a DeprecationWarning."""
+
+
+def test_every_public_claim_is_named_claimed_epsilon_or_claimed_delta_and_every_rule_method() -> None:
+    """One vocabulary: a claim is claimed_epsilon/claimed_delta, a rule is method=, and each former
+    keyword left is documented as the deprecated name of the new one."""
+    for name, claim in CLAIMS.items():
+        function = getattr(dpledger.testing if name.startswith("testing.") else dpledger, name.split(".")[-1])
+        parameters = list(inspect.signature(function).parameters)
+        assert [p for p in parameters if p in claim] == list(claim), f"{name}: {parameters}"
+    for name in RULES:
+        assert "method" in inspect.signature(getattr(dpledger, name)).parameters, name
+    for name, former in FORMER.items():
+        doc = inspect.getdoc(getattr(dpledger, name)) or ""
+        for keyword in former:
+            assert re.search(rf"^    {keyword}: Deprecated name of ``\w+``", doc, re.M), f"{name}({keyword}=)"
+
+
+def _two_coins() -> tuple[dict[Any, Any], dict[Any, Any]]:
+    first = dpledger.enumerate_outputs(lambda rng: rng.choice([3, 1]))  # weights 3:1
+    second = dpledger.enumerate_outputs(lambda rng: rng.choice([1, 1]))  # weights 1:1
+    return first, second
+
+
+def _outward(enclosure: Any) -> None:
+    """``lower`` is the largest float ≤ the exact lower end, ``upper`` the smallest float ≥ the upper end."""
+    low, high = lower_end(enclosure.interval), upper_end(enclosure.interval)
+    assert type(enclosure.lower) is float and type(enclosure.upper) is float
+    assert mpmath.mpf(enclosure.lower) <= low and mpmath.mpf(math.nextafter(enclosure.lower, math.inf)) > low
+    assert (
+        mpmath.mpf(enclosure.upper) >= high and mpmath.mpf(math.nextafter(enclosure.upper, -math.inf)) < high
+    )
+
+
+def test_enumerate_outputs_returns_float_ends_outward_rounded_around_the_exact_probabilities() -> None:
+    first, _ = _two_coins()
+    assert set(first) == {0, 1}
+    for probability in first.values():
+        assert isinstance(probability, dpledger.Enclosure)
+        _outward(probability)
+    assert first[0].lower <= 0.75 <= first[0].upper and first[1].lower <= 0.25 <= first[1].upper
+
+
+def test_hockey_stick_returns_float_ends_outward_rounded_around_the_exact_interval() -> None:
+    """δ(ε) of weights 3:4, 1:4 against 1:2, 1:2 at ε = 1/10 is the larger direction,
+    max(3/4 − e^ε/2, 0) + max(1/4 − e^ε/2, 0) = 3/4 − e^ε/2 against
+    max(1/2 − 3e^ε/4, 0) + max(1/2 − e^ε/4, 0) = 1/2 − e^ε/4 (the larger); the floats bracket it
+    and round outward."""
+    first, second = _two_coins()
+    delta = dpledger.hockey_stick(first, second, "0.1")
+    assert isinstance(delta, dpledger.Enclosure)
+    _outward(delta)
+    with mpmath.workdps(40):
+        exact = mpmath.mpf(1) / 2 - mpmath.exp(mpmath.mpf(1) / 10) / 4
+        assert delta.lower <= exact <= delta.upper
+    assert delta.upper - delta.lower < 1e-15
+
+
+def test_pure_epsilon_returns_float_ends_outward_rounded_around_the_exact_log_two() -> None:
+    """The pure ε of weights 3:4, 1:4 against 1:2, 1:2 is max(log(3/2), log 2) = log 2."""
+    first, second = _two_coins()
+    epsilon = dpledger.pure_epsilon(first, second)
+    _outward(epsilon)
+    with mpmath.workdps(40):
+        assert epsilon.lower <= mpmath.log(2) <= epsilon.upper
+    assert dpledger.pure_epsilon(first, {0: first[0]}).lower == math.inf  # supports differ
+    exact_intervals = {output: p.interval for output, p in first.items()}
+    assert dpledger.pure_epsilon(exact_intervals, second) == epsilon  # the exact intervals are accepted too
+
+
+def test_privacy_profile_accepts_the_public_distributions_and_reports_outward_float_pairs() -> None:
+    first, second = _two_coins()
+    profile = dpledger.privacy_profile(first, second, ["0.1"])
+    epsilon = dpledger.pure_epsilon(first, second)
+    delta = dpledger.hockey_stick(first, second, "0.1")
+    assert profile == {
+        "epsilon": [epsilon.lower, epsilon.upper],
+        "curve": [{"epsilon": "0.1", "delta": [delta.lower, delta.upper]}],
+    }
 
 
 def test_the_package_docstring_names_every_public_name() -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -214,6 +215,38 @@ def lower_float(interval: iv.mpf) -> float:
         return math.inf if bottom > 0 else -math.inf
     value = float(bottom)
     return value if mpf(value) <= bottom else math.nextafter(value, -math.inf)
+
+
+@dataclass(frozen=True)
+class Enclosure:
+    """A certified real value: the exact interval that encloses it and that interval's ends as floats.
+
+    ``lower`` is the largest float ≤ the interval's lower end and ``upper`` the smallest float ≥ its
+    upper end (:func:`lower_float`, :func:`upper_float`): rounding outward, so the true value lies
+    in [``lower``, ``upper``] and a reported upper bound is never below it. There is no
+    ``__float__``: which end answers depends on the question (``upper`` for a privacy bound).
+    """
+
+    lower: float
+    upper: float
+    interval: iv.mpf
+
+    @classmethod
+    def of(cls, interval: iv.mpf) -> Enclosure:
+        """The enclosure of a certified interval.
+
+        Args:
+            interval: The exact ``mpmath.iv`` interval.
+
+        Returns:
+            The :class:`Enclosure` with its ends rounded outward to floats.
+        """
+        return cls(lower_float(interval), upper_float(interval), interval)
+
+
+def as_interval(value: Enclosure | iv.mpf) -> iv.mpf:
+    """The exact interval of an :class:`Enclosure`, or the interval itself."""
+    return value.interval if isinstance(value, Enclosure) else value
 
 
 def _compare(expr: sympy.Expr, bound: sympy.Expr, strict: bool) -> bool | None:

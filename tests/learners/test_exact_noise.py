@@ -186,7 +186,7 @@ def test_auditor_does_not_flag_the_exact_gaussian_noise_step() -> None:
         exact_gaussian_step,  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
         PAIR,
         1.0,
-        delta=1e-5,
+        claimed_delta=1e-5,
         samples=100_000,
         executor=InProcessExecutor(),
         seed=4,

@@ -101,7 +101,7 @@ def test_delta_claim_broken_through_delta_is_a_violation_with_a_delta_bound_abov
         laplace_leaking_on_one,  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
         ZERO_ONE,
         1.0,
-        delta=LEAK / 4,
+        claimed_delta=LEAK / 4,
         samples=100_000,
         stages=1,
         executor=SERIAL,
@@ -115,7 +115,7 @@ def test_delta_claim_that_holds_is_not_flagged_and_its_delta_bound_stays_below_t
         laplace_leaking_on_one,  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
         ZERO_ONE,
         1.0,
-        delta=2 * LEAK,
+        claimed_delta=2 * LEAK,
         samples=100_000,
         stages=1,
         executor=SERIAL,

@@ -52,7 +52,14 @@ def test_one_sided_leak_of_probability_1e_4_is_flagged_at_50_to_100_runs_per_lea
 @pytest.mark.slow
 def test_unique_output_of_probability_3e_5_is_a_certified_delta_violation():
     # With probability 3e-5 input 1 outputs a value input 0 never does: δ(ε) ≥ 3e-5 > 1e-5 at every ε.
-    result = audit(OneSidedLeak("bulk", 3e-5), ZERO_ONE, 1.0, delta=1e-5, samples=4_000_000, executor=SERIAL)  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
+    result = audit(
+        OneSidedLeak("bulk", 3e-5),  # type: ignore[arg-type]  # Mechanism.__call__ is not positional-only
+        ZERO_ONE,
+        1.0,
+        claimed_delta=1e-5,
+        samples=4_000_000,
+        executor=SERIAL,
+    )
     assert result.delta_lower is not None  # a δ claim is audited at δ
     assert result.violation and result.delta_violation and 1e-5 < result.delta_lower <= 3e-5
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -38,6 +38,8 @@ from mpmath import iv
 
 from dpledger.accountant.deprecation import renamed_attributes, renamed_keyword, warn_renamed
 from dpledger.accountant.numerics.certified import (
+    Enclosure,
+    as_interval,
     enclose,
     exact,
     interval_precision,
@@ -49,6 +51,7 @@ from dpledger.verify.audit.montecarlo.executors import InProcessExecutor
 from dpledger.verify.audit.results import AuditResultBase
 
 Distribution = dict[Hashable, iv.mpf]
+PublicDistribution = Mapping[Hashable, Enclosure | iv.mpf]
 FloatDistribution = dict[Hashable, tuple[float, float]]
 Progress = Callable[[int, str], Callable[[int], None]]
 
@@ -119,18 +122,59 @@ def pure_epsilon(P: Distribution, Q: Distribution, prec: int = 128) -> iv.mpf:
         return worst
 
 
-def privacy_profile(P: Distribution, Q: Distribution, epsilons: Sequence[Any]) -> dict[str, Any]:
-    """The exact pure ε and the hockey-stick curve δ(ε) at ``epsilons`` of a neighbour pair,
-    as JSON-ready [lower, upper] pairs rounded outward (see :func:`json_number`).
+def hockey_stick_enclosure(
+    P: PublicDistribution, Q: PublicDistribution, epsilon: Any, prec: int = 128
+) -> Enclosure:
+    """The hockey-stick divergence δ(ε) of a neighbour pair (:func:`hockey_stick`), certified: the
+    exact interval and its ends rounded outward to floats (``lower`` down, ``upper`` up), so δ(ε)
+    lies between the two floats and ``upper`` is never below it.
 
     Args:
-        P: A distribution, output → certified probability.
+        P: A distribution, output → certified probability (an ``Enclosure`` or ``mpmath.iv`` interval).
+        Q: The neighbouring distribution.
+        epsilon: The ε at which δ is computed (exact: int, Fraction, decimal string, sympy).
+        prec: Interval precision in bits.
+
+    Returns:
+        The :class:`~dpledger.accountant.numerics.certified.Enclosure` of δ(ε).
+    """
+    return Enclosure.of(hockey_stick(_exact(P), _exact(Q), epsilon, prec))
+
+
+def pure_epsilon_enclosure(P: PublicDistribution, Q: PublicDistribution, prec: int = 128) -> Enclosure:
+    """The pure ε of a neighbour pair, max_o |log(P(o)/Q(o))| (:func:`pure_epsilon`; ∞ when the
+    supports differ), certified: the exact interval and its ends rounded outward to floats
+    (``lower`` down, ``upper`` up), so ε lies between the two floats and ``upper`` is never below it.
+
+    Args:
+        P: A distribution, output → certified probability (an ``Enclosure`` or ``mpmath.iv`` interval).
+        Q: The neighbouring distribution.
+        prec: Interval precision in bits.
+
+    Returns:
+        The :class:`~dpledger.accountant.numerics.certified.Enclosure` of the pure ε.
+    """
+    return Enclosure.of(pure_epsilon(_exact(P), _exact(Q), prec))
+
+
+def _exact(distribution: PublicDistribution) -> Distribution:
+    return {output: as_interval(p) for output, p in distribution.items()}
+
+
+def privacy_profile(P: PublicDistribution, Q: PublicDistribution, epsilons: Sequence[Any]) -> dict[str, Any]:
+    """The exact pure ε and the hockey-stick curve δ(ε) at ``epsilons`` of a neighbour pair, as
+    JSON-ready [lower, upper] float pairs rounded outward — lower end down, upper end up, so each
+    pair encloses the exact value (see :func:`json_number` for infinities).
+
+    Args:
+        P: A distribution, output → certified probability (an ``Enclosure`` or ``mpmath.iv`` interval).
         Q: The neighbouring distribution.
         epsilons: The ε at which δ(ε) is computed (exact).
 
     Returns:
-        ``{"pure_epsilon": [lo, hi], "delta": {ε: [lo, hi], ...}}``.
+        ``{"epsilon": [lo, hi], "curve": [{"epsilon": "ε", "delta": [lo, hi]}, ...]}``.
     """
+    P, Q = _exact(P), _exact(Q)
     return {
         "epsilon": _float_pair(pure_epsilon(P, Q)),
         "curve": [{"epsilon": str(e), "delta": _float_pair(hockey_stick(P, Q, e))} for e in epsilons],

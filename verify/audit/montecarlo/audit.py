@@ -81,7 +81,7 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.accountant.deprecation import renamed_attributes, warn_renamed
+from dpledger.accountant.deprecation import renamed_attributes, renamed_keyword, warn_renamed
 from dpledger.verify.audit.montecarlo.contract import ProbeTask, check_probe
 from dpledger.verify.audit.montecarlo.events import Event, StatisticEvent
 from dpledger.verify.audit.montecarlo.mechanism import Mechanism
@@ -481,7 +481,7 @@ def audit(
     pairs: Sequence[NeighbourPair],
     claimed_epsilon: float,
     *,
-    delta: float = 0.0,
+    claimed_delta: float | None = None,
     samples: int = 100_000,
     confidence: float = 0.95,
     seed: int = 0,
@@ -491,10 +491,12 @@ def audit(
     on_progress: Progress | None = None,
     timeout: float | None = None,
     network: bool = False,
+    delta: float | None = None,
 ) -> MonteCarloAuditResult:
     """Audit ``mechanism`` on ``pairs`` against the claim (ε, δ) with ``samples`` runs per input.
 
-    Returns lower bounds on the mechanism's ε at ``delta`` — from real-number events and from
+    Returns lower bounds on the mechanism's ε at ``claimed_delta`` (``delta=``, its former name, is
+    deprecated) — from real-number events and from
     float-artefact events — that hold together with probability at least ``confidence`` (see the
     module docstring for the correction), and the verdict: ``VIOLATION`` when the real-number
     bound exceeds ``claimed_epsilon``, ``FLOAT LEAK`` when only the float-artefact one does. Without an executor, runs go to local processes. A mechanism
@@ -519,7 +521,7 @@ def audit(
         mechanism: ``mechanism(data, n_samples, rng) -> array`` of ``n_samples`` outputs.
         pairs: The neighbour pairs to run it on.
         claimed_epsilon: The claimed ε.
-        delta: The claimed δ.
+        claimed_delta: The claimed δ (0 when not given).
         samples: Runs per input.
         confidence: The probability with which every reported bound holds at once.
         seed: Seed of the runs (None: fresh entropy, reported in the result).
@@ -529,13 +531,17 @@ def audit(
         on_progress: Called with (runs done, runs planned).
         timeout: Seconds a chunk may take before the audit fails.
         network: Also fit the perceptron distinguisher on vector outputs.
+        delta: Deprecated name of ``claimed_delta``.
 
     Returns:
         The :class:`MonteCarloAuditResult`: the bounds, the verdict and its witness.
 
     Raises:
         ValueError: invalid arguments, or a mechanism that fails, times out or cannot be shipped.
+        TypeError: both ``claimed_delta`` and ``delta``.
     """
+    claimed_delta = renamed_keyword("audit", "delta", "claimed_delta", delta, claimed_delta)
+    delta = 0.0 if claimed_delta is None else claimed_delta
     claimed_epsilon, delta, confidence, samples, stages, candidates = validate(
         claimed_epsilon, delta, confidence, samples, stages, candidates
     )

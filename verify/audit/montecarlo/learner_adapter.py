@@ -158,7 +158,7 @@ def audit_learner_hard(
     label changed; canaries at the domain's extreme), of ``records`` records (default: the fewest
     the learner accepts, :func:`smallest_size`) in ``dimension`` dimensions. The release is
     ``featurize`` of the fitted estimator (default :class:`DecisionsAt` the :func:`probe_points`).
-    ``options`` go to :func:`~dpledger.verify.audit.montecarlo.audit.audit` (delta, samples,
+    ``options`` go to :func:`~dpledger.verify.audit.montecarlo.audit.audit` (claimed_delta, samples,
     confidence, seed, stages, on_progress, timeout)."""
     size = smallest_size(factory, dimension, labels) if records is None else records
     pairs = hard_learner_pairs(size, dimension, labels=labels, extreme=extreme)
@@ -182,7 +182,7 @@ def audit_learner(
     """Audit a learner on the canary pairs of ``(features, labels)`` (substitution; with
     ``relation="both"`` also addition, see :func:`dpledger.verify.audit.montecarlo.pairs.canary_pairs`).
 
-    ``options`` are passed to :func:`dpledger.verify.audit.montecarlo.audit.audit` (delta, samples, confidence,
+    ``options`` are passed to :func:`dpledger.verify.audit.montecarlo.audit.audit` (claimed_delta, samples, confidence,
     seed, …).
     """
     pairs = canary_pairs(features, labels, canary_features, canary_label, relation=relation)

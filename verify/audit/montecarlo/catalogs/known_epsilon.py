@@ -613,7 +613,7 @@ def run_catalog(
                 entry.mechanism,  # type: ignore[arg-type]  # the catalogue's callables have Mechanism's signature
                 entry.pairs,
                 entry.claimed_epsilon,
-                delta=entry.delta,
+                claimed_delta=entry.delta,
                 samples=samples,
                 confidence=confidence,
                 seed=seed,
