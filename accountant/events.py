@@ -9,6 +9,7 @@ theirs in ``relation``, and :mod:`dpledger.accountant.relations` says what each 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
@@ -76,6 +77,31 @@ class Event:
 def _child(event: Any, name: str = "child") -> None:
     if not isinstance(getattr(event, name), Event):
         raise ValueError(f"{name} must be an event, got {type(getattr(event, name)).__name__}")
+    _nest(event)
+
+
+def _children(event: Any) -> None:
+    children = event.children
+    if isinstance(children, (str, bytes, Event)) or not isinstance(children, Iterable):
+        raise ValueError(f"children must be a non-empty sequence of events, got {type(children).__name__}")
+    _set(event, "children", tuple(children))
+    if not event.children or not all(isinstance(c, Event) for c in event.children):
+        raise ValueError("children must be a non-empty sequence of events")
+    _nest(event)
+
+
+MAX_DEPTH = 100
+"""The deepest nesting of events accepted: the accountant's rules, hashing and serialisation walk
+a tree recursively, and the learners' trees are fewer than 10 levels deep."""
+
+
+def _nest(event: Any) -> None:
+    """Record the nesting depth of ``event`` (1 + its deepest subevent's), refused beyond
+    :data:`MAX_DEPTH`."""
+    depth = 1 + max((getattr(child, "_depth", 1) for child in event.subevents), default=0)
+    if depth > MAX_DEPTH:
+        raise ValueError(f"events nested more than {MAX_DEPTH} deep are refused; compose them flat instead")
+    _set(event, "_depth", depth)
 
 
 # --- primitives -------------------------------------------------------------------------
@@ -411,9 +437,7 @@ class Composition(Event):
     repeat: int = 1
 
     def __post_init__(self) -> None:
-        _set(self, "children", tuple(self.children))
-        if not self.children or not all(isinstance(c, Event) for c in self.children):
-            raise ValueError("children must be a non-empty sequence of events")
+        _children(self)
         if self.method not in COMPOSITION_METHODS:
             raise ValueError(f"method must be one of {COMPOSITION_METHODS}, got {self.method!r}")
         _count(self, "repeat")
@@ -443,9 +467,7 @@ class ParallelComposition(Event):
     children: tuple[Event, ...]
 
     def __post_init__(self) -> None:
-        _set(self, "children", tuple(self.children))
-        if not self.children or not all(isinstance(c, Event) for c in self.children):
-            raise ValueError("children must be a non-empty sequence of events")
+        _children(self)
 
 
 @dataclass(frozen=True)

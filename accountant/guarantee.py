@@ -40,6 +40,10 @@ class Guarantee:
     relation: str = "substitute"
 
     def __post_init__(self) -> None:
+        for name in ("epsilon", "delta"):
+            value = getattr(self, name)
+            if not isinstance(value, sympy.Basic):  # numbers and arithmetic text, read exactly
+                object.__setattr__(self, name, exact(value, name))
         if self.domain not in DOMAINS:
             raise ValueError(f"domain must be one of {DOMAINS}, got {self.domain!r}")
         if self.relation not in RELATIONS:

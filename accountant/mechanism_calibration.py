@@ -206,7 +206,8 @@ def _upper(value: Fraction | sympy.Expr) -> float:
 
 def _float_noise(value: Fraction | sympy.Expr, parameter: str) -> float:
     """:func:`_upper` of a closed-form noise (Δ/ε and its kin), or ``ValueError`` when it
-    exceeds the largest float.
+    lies outside the float range (rounded up to the smallest float 5e-324 it would be shown as a
+    value it is not).
 
     Args:
         value: The exact noise.
@@ -216,18 +217,28 @@ def _float_noise(value: Fraction | sympy.Expr, parameter: str) -> float:
         The smallest float ≥ ``value``.
 
     Raises:
-        ValueError: ``value`` is above the largest float.
+        ValueError: ``value`` is above the largest float or below the smallest positive one.
     """
+    symbol = "σ" if parameter == "sigma" else "scale Δ/ε"
     try:
         rounded = _upper(value)
     except OverflowError:
         rounded = math.inf
     if math.isinf(rounded):
-        symbol = "σ" if parameter == "sigma" else "scale Δ/ε"
         raise ValueError(
             f"the noise {symbol} overflows a float (it exceeds 1.8e308): use a larger epsilon or a smaller sensitivity"
         )
+    if isinstance(value, Fraction):
+        value = sympy.Rational(value.numerator, value.denominator)
+    if rounded == SMALLEST_FLOAT and certainly_le(sympy.Rational(SMALLEST_FLOAT), value) is not True:
+        raise ValueError(
+            f"the noise {symbol} underflows a float (it is below 5e-324): use a smaller epsilon or a larger sensitivity"
+        )
     return rounded
+
+
+SMALLEST_FLOAT = math.ulp(0.0)
+"""The smallest positive float, 2⁻¹⁰⁷⁴ ≈ 4.9e-324."""
 
 
 def _lower(value: Fraction) -> float:

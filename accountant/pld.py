@@ -295,6 +295,31 @@ def _plan(all_steps: Sequence[tuple[Step, int]], resolution: int, tail: float) -
         grid -= 1
 
 
+def estimated_work(all_steps: Sequence[tuple[Step, int]], target_delta: float) -> float:
+    """The work of one :func:`compose` of ``all_steps``, estimated before any of it is done: the
+    composed vector's length on the grid :func:`compose` picks, times the repeated squarings and
+    convolutions that build it (one per distinct pair, plus log₂ of its multiplicity).
+
+    Args:
+        all_steps: the (step, multiplicity) pairs of :func:`steps`.
+        target_delta: the δ at which ε is certified, in (0, 1).
+
+    Returns:
+        The estimate, in vector entries processed.
+
+    Raises:
+        ValueError: the composed vector would not fit in memory (as :func:`compose`).
+    """
+    ordered = tuple(sorted(all_steps, key=lambda item: repr(item[0])))
+    tail = _budget(target_delta) / sum(t for _, t in ordered)
+    grid = _plan(ordered, RESOLUTION, tail)
+    length = max(
+        _estimated_length([(s.remove, t) for s, t in ordered], grid, tail),
+        _estimated_length([(s.add, t) for s, t in ordered], grid, tail),
+    )
+    return length * sum(1 + math.log2(t) for _, t in ordered)
+
+
 def _budget(target_delta: float) -> float:
     """The δ each kind of cut tail may take (per-step tails, upper and lower truncations)."""
     return target_delta * TAIL_SHARE / 3

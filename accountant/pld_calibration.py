@@ -26,6 +26,10 @@ from dpledger.accountant.rules import account
 
 COARSE = 16
 """Grid points per loss spread while bracketing."""
+MAX_SEARCH_WORK = 6e7
+"""The most work (:func:`dpledger.accountant.pld.estimated_work`) one evaluation of a search may take:
+a search makes tens of them, so beyond it the answer would take minutes (a Laplace mechanism
+composed 3·10⁶ times is about 4·10⁷, 10⁷ times about 9·10⁷)."""
 RELATIVE = 2.0**-14
 """The fine search stops within this relative width; the certified value is then at most about
 (1 + 2⁻¹⁰)⁸ above it, and typically within 2⁻¹³."""
@@ -61,10 +65,20 @@ def smallest_noise(
         A float scale whose event meets the target (certified by ``account``).
 
     Raises:
-        ValueError: when no scale up to 2²⁰⁰·start meets the target, or every scale down to
-            2⁻²⁰⁰·start does (no bracket)."""
+        ValueError: when no scale up to 2²⁰⁰·start meets the target, every scale down to
+            2⁻²⁰⁰·start does (no bracket), or one evaluation's estimated work at ``start`` exceeds
+            :data:`MAX_SEARCH_WORK`."""
     target = lower_float(enclose(epsilon))
     target_delta = lower_float(enclose(delta))
+    scale = start if math.isfinite(start) and start > 0 else 1.0
+    found, _ = pld.steps(event_for(Fraction(scale)))
+    work = pld.estimated_work(found, target_delta)
+    if work > MAX_SEARCH_WORK:
+        raise ValueError(
+            f"a PLD search would process about {work:.2g} vector entries per evaluation, over tens of "
+            f"evaluations (at most {MAX_SEARCH_WORK:.0e}): too many steps for a PLD calibration; use "
+            "fewer steps or another composition method"
+        )
     calls = [0]
 
     def value(scale: float, resolution: int) -> float:
@@ -73,7 +87,6 @@ def smallest_noise(
             on_evaluation(calls[0])
         return _estimate(event_for(Fraction(scale)), target_delta, resolution) - target
 
-    scale = start if math.isfinite(start) and start > 0 else 1.0
     low, high = scale, scale
     f_low = f_high = value(scale, COARSE)
     if f_high > 0:

@@ -364,6 +364,8 @@ class CarryForwardLearner(PrivateClassifier):
         points = grid_points(self.concept_class, X, type(self).__name__, min_samples=2)
         labels = positive_mask(y, len(points), self._declare_classes(self.concept_class.dimension))
         oracle = self.oracle if self.oracle is not None else CompletionScoreOracle()
+        if not isinstance(oracle, ComponentOracle):
+            raise ValueError(f"oracle must be a ComponentOracle or None, got {type(oracle).__name__}")
         if oracle.k is not None and oracle.k != self.concept_class.k:
             raise ValueError(
                 f"the oracle is built for k = {oracle.k} components, the class has k = {self.concept_class.k}"

@@ -512,9 +512,18 @@ def search_event(search: Any, scorer: PrivateScorer) -> Composition:
 
     Raises:
         ValueError: the scorer did not see every fit of the search (a parallel search, a second
-            search, train scores, a fit that failed), or the refit pipeline has a data-fitted step.
+            search, train scores, a fit that failed), the refit pipeline has a data-fitted step,
+            ``scorer`` is not a :class:`PrivateScorer` or ``search`` is not a fitted search.
     """
-    n_fits = len(search.cv_results_["params"]) * search.n_splits_
+    if not isinstance(scorer, PrivateScorer):
+        raise ValueError(f"scorer must be a PrivateScorer, got {type(scorer).__name__}")
+    results = getattr(search, "cv_results_", None)
+    splits = getattr(search, "n_splits_", None)
+    if not isinstance(results, dict) or "params" not in results or not isinstance(splits, int):
+        raise ValueError(
+            f"search must be a fitted GridSearchCV or RandomizedSearchCV, got {type(search).__name__}"
+        )
+    n_fits = len(results["params"]) * splits
     if len(scorer.fits) != n_fits:
         raise ValueError(
             f"the scorer recorded {len(scorer.fits)} fits but the search ran {n_fits}: run the search "
@@ -539,6 +548,9 @@ def search_guarantee(search: Any, scorer: PrivateScorer) -> Guarantee:
 
     Returns:
         The certified :class:`Guarantee` of the whole search.
+
+    Raises:
+        ValueError: as :func:`search_event`.
     """
     return account(search_event(search, scorer)).guarantee
 

@@ -125,12 +125,18 @@ def snapping_scale(epsilon: float, bound: float, sensitivity: float = 1.0) -> fl
         The noise scale λ.
 
     Raises:
-        ValueError: a non-positive ε, bound or sensitivity.
+        ValueError: a non-positive ε, bound or sensitivity, or a scale beyond the float range.
     """
     exact = (_unit(sensitivity) + Fraction(_positive("bound", bound)) / 2**49) / Fraction(
         _positive("epsilon", epsilon)
     )
-    scale = float(exact)
+    try:
+        scale = float(exact)
+    except OverflowError:
+        raise ValueError(
+            "snapping mechanism: the noise scale (Δ* + 2^-49·B)/ε overflows a float (it exceeds 1.8e308): "
+            "use a larger epsilon, a smaller bound or a smaller sensitivity"
+        ) from None
     if Fraction(scale) < exact:
         scale = math.nextafter(scale, math.inf)
     _check_range(scale, bound)

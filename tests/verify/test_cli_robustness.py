@@ -559,3 +559,152 @@ def test_carry_forward_delta_beyond_the_float_range_is_a_value_error(delta):
     X = [3] * 30
     with pytest.raises(ValueError, match="delta must be ≤ beta"):
         CarryForwardLearner(Intervals(64), delta=delta).fit(X, [0] * 30)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda api: api.laplace_scale(1, 10**400),
+        lambda api: api.laplace_scale("1e-400", 1),
+        lambda api: api.discrete_laplace_scale("1e-400", 1),
+    ],
+    ids=["laplace-epsilon-1e400", "laplace-sensitivity-1e-400", "discrete-laplace"],
+)
+def test_a_noise_scale_below_the_float_range_is_a_value_error_not_5e_324(call):
+    import dpledger
+
+    with pytest.raises(ValueError, match="underflows a float"):
+        call(dpledger)
+
+
+def test_a_noise_scale_at_the_smallest_float_is_still_returned():
+    from dpledger import laplace_scale
+
+    assert laplace_scale(5e-324, 1).value == 5e-324
+
+
+def test_calibrate_noise_refuses_a_sensitivity_below_the_float_range_in_one_line(capsys):
+    argv = ["calibrate", "noise", "--mechanism", "laplace", "--sensitivity", "1e-400", "--epsilon", "1"]
+    assert "underflows a float" in one_line_error(capsys, main(argv))
+
+
+def test_snapping_laplace_with_a_scale_beyond_float_range_is_a_value_error():
+    import numpy as np
+
+    from dpledger import snapping_laplace
+
+    with pytest.raises(ValueError, match=r"noise scale .* overflows a float"):
+        snapping_laplace(0.0, epsilon=1e-300, bound=1e300, rng=np.random.default_rng(0))
+
+
+@pytest.mark.parametrize(
+    "P, message",
+    [
+        ({}, "P must be a non-empty dict"),
+        ([1], "P must be a non-empty dict"),
+        ({"a": 0.5}, "must sum to 1, got 0.5"),
+        ({"a": -1, "b": 2}, "must be a probability in \\[0, 1\\], got -1"),
+        ({"a": float("nan")}, "must be a probability in \\[0, 1\\], got nan"),
+        ({"a": "1"}, "must be a probability, got str"),
+    ],
+    ids=["empty", "list", "half", "negative", "nan", "text"],
+)
+def test_exact_divergences_refuse_what_is_not_a_distribution(P, message):
+    from dpledger import hockey_stick, pure_epsilon
+
+    for divergence in (lambda: hockey_stick(P, {"a": 1}, 1), lambda: pure_epsilon(P, {"a": 1})):
+        with pytest.raises(ValueError, match=message):
+            divergence()
+
+
+def test_pure_epsilon_of_an_output_of_zero_mass_on_one_side_is_infinite():
+    from dpledger import pure_epsilon
+
+    assert pure_epsilon({"a": Fraction(1, 3), "b": Fraction(2, 3)}, {"a": 1, "b": 0}).a == math.inf
+    assert pure_epsilon({"a": 0.1, "b": 0.2, "c": 0.7}, {"a": 0.1, "b": 0.2, "c": 0.7}).b == 0
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"datasets": []}, "no neighbour pairs to audit"),
+        ({"datasets": [0, 1], "neighbours": lambda d: []}, "no neighbour pairs to audit"),
+        ({"datasets": [0, 1], "workers": 0}, "workers must be an integer ≥ 1, got 0"),
+    ],
+    ids=["no-datasets", "no-neighbours", "no-workers"],
+)
+def test_audit_exact_refuses_an_audit_that_would_hold_vacuously_or_run_nowhere(options, message):
+    from dpledger import audit_exact
+
+    arguments = {"neighbours": lambda d: [1 - d], **options}
+    with pytest.raises(ValueError, match=message):
+        audit_exact(lambda d, r: r.integer(2), claimed_epsilon=1, leaves_per_run=2, **arguments)
+
+
+def test_mechanism_loaders_refuse_what_is_not_a_function_or_a_spec():
+    from dpledger import per_sample
+
+    with pytest.raises(ValueError, match="per_sample needs a function f\\(data, rng\\), got NoneType"):
+        per_sample(None)
+    with pytest.raises(ValueError, match="a string module:function, got NoneType"):
+        load_mechanism(None)  # type: ignore[arg-type]
+
+
+def test_search_guarantee_refuses_what_is_not_a_fitted_search_or_a_private_scorer():
+    from dpledger import PrivateScorer, search_guarantee
+
+    with pytest.raises(ValueError, match="search must be a fitted GridSearchCV"):
+        search_guarantee(None, PrivateScorer())
+    with pytest.raises(ValueError, match="scorer must be a PrivateScorer, got str"):
+        search_guarantee(object(), "scorer")
+
+
+def test_events_nested_beyond_the_depth_limit_are_refused_at_construction():
+    from dpledger.accountant import events as ev
+
+    event: ev.Event = ev.PureDP(1)
+    for _ in range(ev.MAX_DEPTH - 1):
+        event = ev.PostProcessing(event)
+    with pytest.raises(ValueError, match=f"nested more than {ev.MAX_DEPTH} deep"):
+        ev.PostProcessing(event)
+    with pytest.raises(ValueError, match=f"nested more than {ev.MAX_DEPTH} deep"):
+        ev.Composition((event, ev.PureDP(1)))
+
+
+@pytest.mark.parametrize("children", [None, "ab", 5, "event"], ids=["none", "text", "number", "one-event"])
+def test_compositions_refuse_children_that_are_not_a_sequence_of_events(children):
+    from dpledger.accountant import events as ev
+
+    given = ev.PureDP(1) if children == "event" else children
+    for kind in (ev.Composition, ev.ParallelComposition):
+        with pytest.raises(ValueError, match="children must be a non-empty sequence of events"):
+            kind(given)  # type: ignore[arg-type]
+
+
+def test_a_guarantee_reads_its_numbers_exactly_and_refuses_text_that_is_not_one():
+    import sympy
+
+    from dpledger import Guarantee
+
+    assert Guarantee("1/3", 0.5).epsilon == sympy.Rational(1, 3)
+    with pytest.raises(ValueError, match="epsilon is not a number"):
+        Guarantee("abc", 0)
+    with pytest.raises(ValueError, match="delta must be finite"):
+        Guarantee(1, float("nan"))
+
+
+def test_carry_forward_refuses_an_oracle_that_is_not_a_component_oracle():
+    from dpledger.learners.carry_forward import CarryForwardLearner
+    from dpledger.learners.concept_classes import Intervals
+
+    with pytest.raises(ValueError, match="oracle must be a ComponentOracle or None, got str"):
+        CarryForwardLearner(Intervals(64), oracle="abc").fit([3] * 30, [0] * 30)  # type: ignore[arg-type]
+
+
+def test_a_pld_noise_search_over_10_to_the_7_releases_is_refused_at_once_with_the_estimate():
+    from dpledger import composition_noise
+
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=r"a PLD search would process about 8.9e\+07 vector entries"):
+        composition_noise("laplace", 1, 1, "1e-6", k=10**7)
+    assert time.monotonic() - start < 10

@@ -39,7 +39,6 @@ from mpmath import iv
 from dpledger.accountant.deprecation import renamed_attributes, renamed_keyword, warn_renamed
 from dpledger.accountant.numerics.certified import (
     Enclosure,
-    as_interval,
     enclose,
     exact,
     interval_precision,
@@ -72,7 +71,7 @@ def _down(x: float) -> float:
 # -- one pair, full precision --------------------------------------------------------------
 
 
-def hockey_stick(P: Distribution, Q: Distribution, epsilon: Any, prec: int = 128) -> iv.mpf:
+def hockey_stick(P: PublicDistribution, Q: PublicDistribution, epsilon: Any, prec: int = 128) -> iv.mpf:
     """δ(ε) = max(Σ_o max(P(o) − e^ε Q(o), 0), Σ_o max(Q(o) − e^ε P(o), 0)) as a certified interval.
     ``epsilon`` is exact (int, Fraction, decimal string, sympy expression).
 
@@ -84,7 +83,11 @@ def hockey_stick(P: Distribution, Q: Distribution, epsilon: Any, prec: int = 128
 
     Returns:
         The certified interval enclosing δ(ε).
+
+    Raises:
+        ValueError: ``P`` or ``Q`` is not a distribution (see :func:`checked_distribution`).
     """
+    P, Q = checked_distribution(P, "P"), checked_distribution(Q, "Q")
     with interval_precision(prec):
         factor = enclose(sympy.exp(exact(epsilon, "epsilon")), prec)
         zero = iv.mpf(0)
@@ -100,7 +103,7 @@ def hockey_stick(P: Distribution, Q: Distribution, epsilon: Any, prec: int = 128
         return iv.mpf([max(forward.a, backward.a), max(forward.b, backward.b)])
 
 
-def pure_epsilon(P: Distribution, Q: Distribution, prec: int = 128) -> iv.mpf:
+def pure_epsilon(P: PublicDistribution, Q: PublicDistribution, prec: int = 128) -> iv.mpf:
     """max_o |log(P(o)/Q(o))| as a certified interval; [∞, ∞] when the supports differ.
 
     Args:
@@ -110,16 +113,61 @@ def pure_epsilon(P: Distribution, Q: Distribution, prec: int = 128) -> iv.mpf:
 
     Returns:
         The certified interval enclosing the pure ε of the pair.
+
+    Raises:
+        ValueError: ``P`` or ``Q`` is not a distribution (see :func:`checked_distribution`).
     """
-    if set(P) != set(Q):
+    P, Q = checked_distribution(P, "P"), checked_distribution(Q, "Q")
+    support = {output for output, mass in P.items() if mass.b > 0}
+    if support != {output for output, mass in Q.items() if mass.b > 0}:
         return iv.mpf([math.inf, math.inf])
     with interval_precision(prec):
         worst = iv.mpf(0)
-        for output in P:
+        for output in support:
             ratio = iv.log(P[output] / Q[output])
             for side in (ratio, -ratio):
                 worst = iv.mpf([max(worst.a, side.a), max(worst.b, side.b)])
         return worst
+
+
+def checked_distribution(distribution: Any, name: str) -> Distribution:
+    """``distribution`` as output → certified probability, checked to be one: a non-empty dict
+    whose masses (intervals or real numbers) are ≥ 0 and whose total is 1, within
+    :data:`MASS_TOLERANCE` for masses given as rounded floats.
+
+    Args:
+        distribution: The candidate, as :func:`~dpledger.enumerate_outputs` returns it.
+        name: The argument's name, for the message.
+
+    Returns:
+        The same masses as intervals.
+
+    Raises:
+        ValueError: not a dict, an empty one, a mass that is not a number or is negative or
+            non-finite, or masses whose total excludes 1.
+    """
+    if not isinstance(distribution, dict) or not distribution:
+        raise ValueError(f"{name} must be a non-empty dict output → probability, got {distribution!r:.80}")
+    masses: Distribution = {}
+    for output, mass in distribution.items():
+        if isinstance(mass, Fraction):
+            mass = iv.mpf(mass.numerator) / mass.denominator
+        elif isinstance(mass, Enclosure):
+            mass = mass.interval
+        if isinstance(mass, bool) or not isinstance(mass, (int, float, type(iv.mpf(0)))):
+            raise ValueError(f"{name}[{output!r:.40}] must be a probability, got {type(mass).__name__}")
+        interval = iv.mpf(mass)
+        if not (0 <= interval.a and interval.b < math.inf):
+            raise ValueError(f"{name}[{output!r:.40}] must be a probability in [0, 1], got {mass}")
+        masses[output] = interval
+    total = sum(masses.values(), iv.mpf(0))
+    if not (total.a <= 1 + MASS_TOLERANCE and 1 - MASS_TOLERANCE <= total.b):
+        raise ValueError(f"the probabilities of {name} must sum to 1, got {float(total.mid):.6g}")
+    return masses
+
+
+MASS_TOLERANCE = 1e-9
+"""How far from 1 the total of a distribution's masses may lie (floats such as 0.1 + 0.2 + 0.7)."""
 
 
 def hockey_stick_enclosure(
@@ -138,7 +186,7 @@ def hockey_stick_enclosure(
     Returns:
         The :class:`~dpledger.accountant.numerics.certified.Enclosure` of δ(ε).
     """
-    return Enclosure.of(hockey_stick(_exact(P), _exact(Q), epsilon, prec))
+    return Enclosure.of(hockey_stick(P, Q, epsilon, prec))
 
 
 def pure_epsilon_enclosure(P: PublicDistribution, Q: PublicDistribution, prec: int = 128) -> Enclosure:
@@ -154,11 +202,7 @@ def pure_epsilon_enclosure(P: PublicDistribution, Q: PublicDistribution, prec: i
     Returns:
         The :class:`~dpledger.accountant.numerics.certified.Enclosure` of the pure ε.
     """
-    return Enclosure.of(pure_epsilon(_exact(P), _exact(Q), prec))
-
-
-def _exact(distribution: PublicDistribution) -> Distribution:
-    return {output: as_interval(p) for output, p in distribution.items()}
+    return Enclosure.of(pure_epsilon(P, Q, prec))
 
 
 def privacy_profile(P: PublicDistribution, Q: PublicDistribution, epsilons: Sequence[Any]) -> dict[str, Any]:
@@ -174,7 +218,7 @@ def privacy_profile(P: PublicDistribution, Q: PublicDistribution, epsilons: Sequ
     Returns:
         ``{"epsilon": [lo, hi], "curve": [{"epsilon": "ε", "delta": [lo, hi]}, ...]}``.
     """
-    P, Q = _exact(P), _exact(Q)
+    P, Q = checked_distribution(P, "P"), checked_distribution(Q, "Q")
     return {
         "epsilon": _float_pair(pure_epsilon(P, Q)),
         "curve": [{"epsilon": str(e), "delta": _float_pair(hockey_stick(P, Q, e))} for e in epsilons],
@@ -414,13 +458,16 @@ def worst_case(
         The :class:`ExactAuditResult`: the certified worst ε, the verdict and its witness pairs.
 
     Raises:
-        ValueError: the predicted work exceeds ``limit``, or a mechanism fails.
+        ValueError: the predicted work exceeds ``limit``, a mechanism fails, ``workers`` is not a
+            positive integer, or no neighbour pair is among the datasets.
         TypeError: no claim given, or both ``claimed_epsilon`` and ``bound``.
     """
     claimed = renamed_keyword("audit_exact", "bound", "claimed_epsilon", bound, claimed_epsilon)
     if claimed is None:
         raise TypeError("audit_exact() needs claimed_epsilon, the claimed pure ε")
     bound = exact(claimed, "claimed_epsilon")  # numbers and arithmetic text only, never evaluated as code
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer ≥ 1, got {workers!r:.40}")
     key_of = {d: key(d) for d in datasets}
     keys = list(dict.fromkeys(key_of.values()))
     reduced: dict[Any, tuple[Any, Callable[[Hashable], Hashable] | None]] = (
@@ -465,18 +512,9 @@ def worst_case(
         if advance is not None:
             advance(min(start + batch, len(key_pairs)))
     if not key_pairs:
-        return ExactAuditResult(
-            claimed_epsilon=bound,
-            claimed_delta=0.0,
-            holds=True,
-            epsilon=(0.0, 0.0),
-            pairs=0,
-            datasets=len(datasets),
-            distributions=len(enumerated),
-            worst_pair=None,
-            delta_at_bound=0.0,
-            worst_delta_pair=None,
-            unlisted=unlisted,
+        raise ValueError(
+            f"no neighbour pairs to audit: none of the {len(datasets)} datasets has a neighbour among "
+            f"the others ({unlisted} neighbours not listed); a claim checked on no pair would hold vacuously"
         )
     worst, worst_delta = int(np.argmax(high)), int(np.argmax(delta))
     low_max, high_max = float(low.max()), float(high.max())

@@ -71,7 +71,12 @@ def per_sample(function: Callable[[Any, np.random.Generator], Any]) -> PerSample
 
     Returns:
         The mechanism ``(data, n_samples, rng) -> array`` that calls ``function`` once per run.
+
+    Raises:
+        ValueError: ``function`` is not callable.
     """
+    if not callable(function):
+        raise ValueError(f"per_sample needs a function f(data, rng), got {type(function).__name__}")
     return PerSample(function)
 
 
@@ -149,6 +154,8 @@ def load_mechanism(spec: str, per_run: bool = False) -> Mechanism:
     Raises:
         ValueError: the module or the function cannot be loaded.
     """
+    if not isinstance(spec, str):
+        raise ValueError(f"mechanism must be given as a string module:function, got {type(spec).__name__}")
     module_name, colon, attribute = spec.partition(":")
     if not colon or not module_name or not attribute:
         raise ValueError(f"mechanism must be given as module:function, got {spec!r}")
