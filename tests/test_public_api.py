@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Callable
+from fractions import Fraction
 from typing import Any
 
 import mpmath
@@ -327,7 +328,7 @@ def test_pure_epsilon_returns_float_ends_outward_rounded_around_the_exact_log_tw
     _outward(epsilon)
     with mpmath.workdps(40):
         assert epsilon.lower <= mpmath.log(2) <= epsilon.upper
-    assert dpledger.pure_epsilon(first, {0: first[0]}).lower == math.inf  # supports differ
+    assert dpledger.pure_epsilon(first, {0: Fraction(1)}).lower == math.inf  # supports differ
     exact_intervals = {output: p.interval for output, p in first.items()}
     assert dpledger.pure_epsilon(exact_intervals, second) == epsilon  # the exact intervals are accepted too
 
