@@ -55,10 +55,11 @@ def numbers(markdown: str) -> list[str]:
 
 
 def regenerate(writer, folder: Path) -> Path:
-    """Run one report writer into a fresh folder holding the committed proof-status and
-    privacy-mutant records (the registry report reads them); the path of its Markdown."""
+    """Run one report writer into a fresh folder holding the committed proof-status,
+    privacy-mutant and utility-trial records (the registry report reads them); the path of its
+    Markdown."""
     folder.mkdir()
-    for name in (proofs.STATUS_FILE, proofs.MUTATION_FILE):
+    for name in (proofs.STATUS_FILE, proofs.MUTATION_FILE, proofs.TRIALS_FILE):
         if (COMMITTED / name).exists():
             shutil.copy(COMMITTED / name, folder / name)
     return writer(folder)[0][0]
