@@ -36,7 +36,10 @@ The δ budget: the tails cut at +∞ (per step and after each product) are limit
 the certified δ(ε), so nothing is added afterwards. The convolution's error bound grows with the
 length of the composed vector; when it alone keeps δ above a small target, the grid is coarsened
 (resolution halved, down to :data:`MIN_RESOLUTION`): every grid gives a pessimistic pair, so the
-answer stays an upper bound, a little looser, and the rule names the grid used. The work is
+answer stays an upper bound, a little looser, and the rule names the grid used — only while the
+error bound is within reach of the halvings left. Every convolution's rounding adds at least
+u = 2^{−53} to the certified δ (its error bound is at least γ₂ times the product of masses near 1),
+so a composition of more than one step is refused at once for a target δ below u. The work is
 estimated first (the length of the composed vector from the pairs' loss means and spreads);
 compositions beyond :data:`~dpledger.accountant.numerics.pld_vector.MAX_LENGTH` entries are
 refused.
@@ -70,6 +73,7 @@ from dpledger.accountant.numerics.pld_pairs import (
 )
 from dpledger.accountant.numerics.pld_vector import (
     MAX_LENGTH,
+    UNIT,
     LossVector,
     compose_many,
     delta_upper,
@@ -99,12 +103,20 @@ def _up(expr: sympy.Expr) -> float:
     return upper_float(enclose(expr))
 
 
+def _ratio(expr: sympy.Expr, name: str) -> float:
+    """``expr`` rounded up to a float; ValueError when that overflows."""
+    ratio = _up(expr)
+    if not math.isfinite(ratio):
+        raise ValueError(f"{name} = {sympy.N(expr, 3)} is beyond the float range: add noise")
+    return ratio
+
+
 def _single(event: ev.Event) -> Pair | None:
     """The pair of one mechanism, or None when it has none of its own."""
     if isinstance(event, ev.Gaussian):
-        return GaussianPair(_up(event.sensitivity / event.sigma))
+        return GaussianPair(_ratio(event.sensitivity / event.sigma, "the Gaussian's Δ/σ"))
     if isinstance(event, ev.Laplace):
-        return LaplacePair(_up(event.sensitivity / event.scale))
+        return LaplacePair(_ratio(event.sensitivity / event.scale, "the Laplace mechanism's Δ/b"))
     if isinstance(event, ev.RandomizedResponse):
         return RandomizedResponsePair(_up(event.epsilon), event.num_values)
     if isinstance(event, (ev.PureDP, ev.ExponentialMechanism)):
@@ -352,6 +364,21 @@ def _error_bound_dominates(vectors: Sequence[LossVector]) -> bool:
     return any(math.isfinite(v.error) and v.error > v.infinity for v in vectors)
 
 
+COARSENING_REACH = 16
+"""How far below the error bound at the finest grid (times the halvings left) a coarser grid's
+error bound is taken to reach: the bound shrinks about as the vector's length does."""
+
+
+def _coarser_grid_may_help(vectors: Sequence[LossVector], target_delta: float, resolution: int) -> bool:
+    """Whether halving the resolution may bring δ down to ``target_delta``: the error bound, not
+    the mass at +∞, keeps δ up, and it is within reach of the halvings left (an error bound of
+    10⁻¹¹ will not reach a δ of 10⁻³⁰, and trying would cost minutes)."""
+    if not _error_bound_dominates(vectors):
+        return False
+    reach = COARSENING_REACH * resolution / MIN_RESOLUTION
+    return max(v.error for v in vectors) <= reach * target_delta
+
+
 def compose(
     all_steps: Sequence[tuple[Step, int]],
     target_delta: float,
@@ -373,14 +400,24 @@ def compose(
         The certified ε with the grid and the terms inside δ.
 
     Raises:
-        ValueError: when no finite ε reaches the target (the mass at +∞ already exceeds it) or the
+        ValueError: when no finite ε reaches the target (the mass at +∞ already exceeds it, or,
+            for more than one step, the target is below the rounding floor 2⁻⁵³) or the
             composition does not fit in memory."""
     if not 0 < target_delta < 1:
         raise ValueError(f"target δ must be in (0, 1), got {target_delta!r}")
+    if certified and target_delta < UNIT and sum(t for _, t in all_steps) > 1:
+        raise ValueError(
+            f"no ε reaches δ = {target_delta:.3g}: each convolution's float64 rounding adds at least "
+            "2^-53 ≈ 1.1e-16 to the certified δ; certify a larger δ or account the steps another way"
+        )
     ordered = tuple(sorted(all_steps, key=lambda item: repr(item[0])))
     grid, vectors = _vectors(ordered, target_delta, certified, resolution)
     epsilon = _epsilon(vectors, target_delta)
-    while epsilon is None and resolution > MIN_RESOLUTION and _error_bound_dominates(vectors):
+    while (
+        epsilon is None
+        and resolution > MIN_RESOLUTION
+        and _coarser_grid_may_help(vectors, target_delta, resolution)
+    ):
         resolution //= 2  # a coarser grid: a shorter vector, a smaller convolution error
         grid, vectors = _vectors(ordered, target_delta, certified, resolution)
         epsilon = _epsilon(vectors, target_delta)

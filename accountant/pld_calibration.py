@@ -13,6 +13,7 @@ The returned value always passed the certified check.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
@@ -66,7 +67,7 @@ def smallest_noise(
 
     Raises:
         ValueError: when no scale up to 2²⁰⁰·start meets the target, every scale down to
-            2⁻²⁰⁰·start does (no bracket), or one evaluation's estimated work at ``start`` exceeds
+            2⁻²⁰⁰·start (or to the smallest float) does (no bracket), or one evaluation's estimated work at ``start`` exceeds
             :data:`MAX_SEARCH_WORK`."""
     target = lower_float(enclose(epsilon))
     target_delta = lower_float(enclose(delta))
@@ -101,6 +102,12 @@ def smallest_noise(
         step = 2.0
         for _ in range(200):
             high, f_high, low = low, f_low, low / step
+            if low < sys.float_info.min:
+                raise ValueError(
+                    f"the PLD estimate meets the target at every noise scale down to {high:.3g}, and "
+                    "smaller ones leave the float range: no scale to certify (at a sampling rate this "
+                    "small use another composition method)"
+                )
             f_low = value(low, COARSE)
             if f_low > 0:
                 break

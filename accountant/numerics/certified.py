@@ -9,7 +9,8 @@ never below the true value because of rounding. Conversions:
   mechanism that used the float really used).
 * ``enclose(expr)`` evaluates an expression to an interval containing its true value.
   Custom sympy functions take part by defining ``_enclose(self, prec) -> iv.mpf``.
-* ``upper_float``/``lower_float`` round an interval's end outward to a float.
+* ``upper_float``/``lower_float`` round an interval's end outward to a float; ``upper_text``
+  to a decimal of any exponent.
 * ``certainly_le`` decides ``expr ≤ bound`` rigorously, refining the precision when the
   enclosure straddles the bound and trying a symbolic proof of equality (sympy simplifies
   the difference to 0); it answers ``None`` when even 2048 bits cannot decide.
@@ -17,6 +18,7 @@ never below the true value because of rounding. Conversions:
 
 from __future__ import annotations
 
+import decimal
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -206,6 +208,49 @@ def upper_float(interval: iv.mpf) -> float:
         return math.inf if top > 0 else -math.inf
     value = float(top)
     return value if mpf(value) >= top else math.nextafter(value, math.inf)
+
+
+MAX_TEXT_EXPONENT = 10**6
+"""Binary exponents up to this size are written out by :func:`upper_text`; beyond, the float."""
+
+
+def upper_text(expr: sympy.Expr, digits: int = 12) -> str:
+    """``expr`` rounded up to ``digits`` significant decimal digits, at any exponent (``"3e-400"``,
+    where the float would be the smallest subnormal; ``"3e+400"``, where it would be ``inf``):
+    the text of a certified upper bound, never below it. A rational is rounded from its exact
+    value, anything else from the upper end of its enclosure (beyond 2^±10⁶, where the decimal
+    would take long to write, from the float that rounds that end up).
+
+    Args:
+        expr: An exact number or expression.
+        digits: Significant digits kept.
+
+    Returns:
+        The decimal, written as ``format(float, "g")`` would write it; ``"inf"`` for an unbounded
+        enclosure.
+    """
+    expr = sympy.sympify(expr)
+    if expr.is_Rational:
+        value = Fraction(int(expr.p), int(expr.q))
+    else:
+        interval = enclose(expr)
+        top = upper_end(interval)
+        if mpmath.isinf(top):
+            return "inf" if top > 0 else "-inf"
+        mantissa, exponent = top.man_exp
+        if abs(int(exponent)) > MAX_TEXT_EXPONENT:  # beyond 2^±10⁶: the float's outward rounding
+            return format(upper_float(interval), "g")
+        value = Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
+    with decimal.localcontext() as context:
+        context.prec, context.rounding = digits, decimal.ROUND_CEILING
+        context.Emax, context.Emin = decimal.MAX_EMAX, decimal.MIN_EMIN
+        rounded = (decimal.Decimal(value.numerator) / decimal.Decimal(value.denominator)).normalize()
+    power = rounded.adjusted()
+    if -4 <= power < digits or rounded == 0:
+        return format(rounded, "f")
+    sign, figures, _ = rounded.as_tuple()
+    tail = "".join(map(str, figures[1:]))
+    return f"{'-' if sign else ''}{figures[0]}{'.' + tail if tail else ''}e{power:+03d}"
 
 
 def lower_float(interval: iv.mpf) -> float:

@@ -40,6 +40,7 @@ support is valid, the choice only affects tightness.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -353,6 +354,10 @@ class SymmetrizedPair(Pair):
         return self.base.scale()
 
 
+LARGEST_LOSS = math.log(sys.float_info.max)
+"""The largest privacy loss a discretised pair may carry mass at: e^loss must be a float."""
+
+
 @lru_cache(maxsize=128)
 def _support_points(pair: Pair, grid: int, tail: float) -> np.ndarray:
     """Integer indices i (losses i·h) of the support: the grid points of [lo, hi] with the float
@@ -369,10 +374,17 @@ def _support_points(pair: Pair, grid: int, tail: float) -> np.ndarray:
         )
     indices = np.arange(first, last + 1, dtype=np.int64)
     eps = np.ldexp(indices.astype(np.float64), -grid)
-    values = pair.hockey_float(eps)
+    with np.errstate(over="ignore", invalid="ignore"):  # e^ε past the float range: refused below
+        values = pair.hockey_float(eps)
     beyond = np.nonzero(values <= tail)[0]
     if beyond.size:
         indices, values = indices[: beyond[0] + 1], values[: beyond[0] + 1]
+    if math.ldexp(float(indices[-1]), -grid) > LARGEST_LOSS or np.isnan(values).any():
+        raise ValueError(
+            "a step's privacy-loss distribution is not representable in float64 (its losses "
+            f"reach beyond {LARGEST_LOSS:.0f} nats, where e^loss overflows): its ε is "
+            "astronomically large; add noise (a larger σ, scale or noise multiplier)"
+        )
     if indices.size < 3:
         return indices
     alpha = np.exp(np.ldexp(indices.astype(np.float64), -grid))

@@ -38,11 +38,13 @@ from dpledger.learners.noise import grid
 from dpledger.learners.randomness import as_fraction
 
 MARGIN = 1e-6
+SMALLEST_DELTA = Fraction(1, 10**300)
+"""The smallest target δ the noise search takes: its starting point is a float computation."""
 COMPOSITION_METHODS = ("advanced", "optimal")
 
 
 def check_privacy(epsilon: Any, delta: Any) -> tuple[Fraction, Fraction] | None:
-    """(ε, δ) as Fractions with 0 < ε ≤ 100 and 0 < δ < 1; None when ``epsilon`` is None
+    """(ε, δ) as Fractions with 0 < ε ≤ 100 and 10⁻³⁰⁰ ≤ δ < 1; None when ``epsilon`` is None
     (privacy off)."""
     if epsilon is None:
         return None
@@ -54,6 +56,11 @@ def check_privacy(epsilon: Any, delta: Any) -> tuple[Fraction, Fraction] | None:
     dlt = as_fraction(delta, "delta")
     if not 0 < dlt < 1:
         raise ValueError(f"delta must be in (0, 1), got {delta}")
+    if dlt < SMALLEST_DELTA:
+        raise ValueError(
+            f"delta = {delta} is below 1e-300: the noise search starts from a float estimate, "
+            "which cannot represent it; use δ ≥ 1e-300"
+        )
     return eps, dlt
 
 

@@ -21,6 +21,7 @@ from dpledger.accountant.numerics.certified import (
     lower_float,
     upper_end,
     upper_float,
+    upper_text,
 )
 
 E = sympy.E
@@ -199,3 +200,25 @@ def test_non_sympy_objects_are_never_turned_into_expressions_through_their_text(
     with pytest.raises(ValueError, match="must be a number"):
         certainly_le(Sneaky(), 1)
     assert certainly_le(Fraction(1, 3), 0.5) is True
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        ("1e-400", "1e-400"),
+        ("3e400", "3e+400"),
+        ("0.1234567890123", "0.123456789013"),
+        ("100", "100"),
+        ("1e-6", "1e-06"),
+        ("-2.5e-9", "-2.5e-09"),
+        ("0", "0"),
+    ],
+)
+def test_upper_text_rounds_up_at_any_exponent_and_writes_as_float_g_does(value, text):
+    assert upper_text(exact(value, "x")) == text
+    assert Fraction(text) >= Fraction(value)
+
+
+def test_upper_text_of_an_irrational_is_above_it():
+    assert upper_text(sympy.sqrt(2)) == "1.41421356238"
+    assert upper_text(sympy.log(2) / sympy.Integer(10) ** 400) == "6.9314718056e-401"

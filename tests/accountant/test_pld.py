@@ -232,3 +232,24 @@ def test_discrete_gaussian_pld_is_the_exact_discrete_epsilon_from_above(sigma):
     exact = _discrete_gaussian_exact_epsilon(sigma, mpmath.mpf("1e-5"))
     assert exact * (1 - 1e-12) <= certified <= exact * (1 + 1e-6)
     assert certified < account(ev.DiscreteGaussian(sigma, 1, "1e-5")).guarantee.epsilon_upper
+
+
+def test_a_composition_below_the_float_rounding_floor_is_refused_before_any_convolution():
+    gaussian = ev.Gaussian(1, "1e-6", 1, relation="add_remove")
+    two, _ = steps(ev.Composition((gaussian,), method="pld", target_delta="1e-20", repeat=2))
+    with pytest.raises(ValueError, match="2\\^-53"):
+        compose(two, 1e-20)
+    one, _ = steps(gaussian)
+    assert math.isfinite(compose(one, 1e-20).epsilon)  # one step: no convolution, no floor
+
+
+def test_a_subsampled_step_whose_losses_pass_e_to_the_709_is_refused_not_computed_as_nan():
+    event = ev.PoissonSubsample(ev.Gaussian("0.01", "1e-6", 1, relation="add_remove"), "0.004")
+    found, _ = steps(ev.Composition((event,), method="pld", target_delta="1e-5", repeat=2))
+    with pytest.raises(ValueError, match="not representable in float64"):
+        compose(found, 1e-5)
+
+
+def test_a_gaussian_ratio_beyond_the_float_range_is_refused():
+    with pytest.raises(ValueError, match="beyond the float range"):
+        steps(ev.Gaussian("1e-400", "1e-6", 1))

@@ -7,6 +7,7 @@ import importlib
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -66,6 +67,10 @@ def audit_mechanism(name: str, *extra: str) -> list[str]:
         "1",
         *extra,
     ]
+
+
+PROGRESS = re.compile(r"^.* \[[# ]+\] \d+/\d+$")
+"""A progress-bar line on stderr (drawn while a search runs)."""
 
 
 def one_line_error(capsys, status: int) -> str:
@@ -409,7 +414,7 @@ def test_proofs_run_into_an_unwritable_status_file_is_refused_before_the_tests_r
     (tmp_path / "a-file").write_text("")
     started = time.perf_counter()
     status = main(["proofs", "--run", "--fast", "--status-file", str(tmp_path / "a-file" / "status.json")])
-    assert "cannot be written to" in one_line_error(capsys, status)
+    assert "cannot be written" in one_line_error(capsys, status)
     assert time.perf_counter() - started < 20  # no test ran
 
 
@@ -708,3 +713,78 @@ def test_a_pld_noise_search_over_10_to_the_7_releases_is_refused_at_once_with_th
     with pytest.raises(ValueError, match=r"a PLD search would process about 8.9e\+07 vector entries"):
         composition_noise("laplace", 1, 1, "1e-6", k=10**7)
     assert time.monotonic() - start < 10
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["calibrate", "agnostic", "--epsilon", "1", "--delta", "1e-400"], "below 1e-300"),
+        (
+            "calibrate composition --k 10 --epsilon 1 --delta 1e-6 --method pld --poisson-rate 1e-308".split(),
+            "leave the float range",
+        ),
+        (
+            "calibrate dp-sgd --dataset-size 60000 --batch-size 256 --epochs 1 --delta 1e-308 --noise-multiplier 1".split(),
+            "2^-53",
+        ),
+        (
+            "calibrate dp-sgd --dataset-size 60000 --batch-size 256 --epochs 1 --delta 1e-5 --noise-multiplier 1e-400".split(),
+            "beyond the float range",
+        ),
+        (
+            "calibrate dp-sgd --dataset-size 60000 --batch-size 256 --epochs 1 --delta 1e-5 --noise-multiplier 0.01".split(),
+            "not representable in float64",
+        ),
+        (
+            "calibrate carry-forward --n 1e7 --k 2 --epsilon 1 --delta 1e-6 --alpha 0".split(),
+            "alpha must be in (0, 1)",
+        ),
+        (
+            "calibrate carry-forward --n 1e7 --k 2 --epsilon 1 --delta 1e-6 --beta 1".split(),
+            "beta must be in (0, 1)",
+        ),
+    ],
+    ids=[
+        "agnostic-delta-below-float",
+        "pld-rate-below-float",
+        "dp-sgd-delta-below-rounding",
+        "dp-sgd-noise-below-float",
+        "dp-sgd-loss-beyond-exp",
+        "carry-forward-alpha-0",
+        "carry-forward-beta-1",
+    ],
+)
+def test_extreme_parameters_are_refused_in_one_line_naming_the_limit(argv, message, capsys):
+    status = main(argv)
+    captured = capsys.readouterr()
+    lines = [line for line in captured.err.splitlines() if not PROGRESS.match(line)]
+    assert status == 2 and len(lines) == 1 and lines[0].startswith("dpledger: error:"), captured.err
+    assert message in lines[0] and not captured.out
+
+
+@pytest.mark.parametrize("argv", [["report", "--out", ""], ["proofs", "--status-file", ""]])
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(argv, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    error = capsys.readouterr().err.strip()
+    assert exit_.value.code == 2 and error.endswith("must be a path, got empty text") and "\n" not in error
+
+
+@pytest.mark.parametrize("option", ["--status-file", "--mutation-status-file"])
+def test_a_folder_given_as_a_status_file_is_refused_in_one_line(option, tmp_path, capsys):
+    assert "cannot be read: Is a directory" in one_line_error(capsys, main(["proofs", option, str(tmp_path)]))
+
+
+def test_input_json_nested_beyond_the_parsers_depth_is_refused_in_one_line(user_code, capsys):
+    deep = "[" * 5000 + "]" * 5000
+    argv = audit_mechanism("laplace")
+    argv[argv.index("--input-a") + 1] = deep
+    assert "--input-a nests its JSON too deeply" in one_line_error(capsys, main(argv))
+
+
+@pytest.mark.parametrize(
+    ("epsilon", "shown"), [("1e-400", "ε ≤ 3e-400"), ("1e400", "ε ≤ 3e+400"), ("0.1", "ε ≤ 0.3")]
+)
+def test_compose_writes_bounds_beyond_the_float_range_as_decimals_not_as_0_or_inf(epsilon, shown, capsys):
+    assert main(["compose", "--epsilon", epsilon, "--k", "3", "--method", "basic"]) == 0
+    assert f"  {shown}" in capsys.readouterr().out.splitlines()

@@ -252,7 +252,7 @@ def load_status(path: Path) -> dict[str, Any] | None:
     """The recorded mutation status (None without a file).
 
     Raises:
-        ValueError: If the file is not a mutation status file.
+        ValueError: If the file cannot be read or is not a mutation status file.
     """
     if not path.exists():
         return None
@@ -261,6 +261,8 @@ def load_status(path: Path) -> dict[str, Any] | None:
         entries = data["mutants"]
         if not isinstance(entries, dict) or any(e["status"] not in MUTANT_STATUSES for e in entries.values()):
             raise ValueError(f"statuses outside {MUTANT_STATUSES}")
+    except OSError as error:
+        raise ValueError(f"mutation status file {path} cannot be read: {error.strerror}") from None
     except (json.JSONDecodeError, KeyError, TypeError, ValueError) as error:
         raise ValueError(f"{path} is not a dpledger mutation status file: {error}") from None
     return data

@@ -597,7 +597,7 @@ def load_run(path: Path, root: Path | None = None) -> Run | None:
             checkout dpledger runs from; outside a checkout, not checked).
 
     Raises:
-        ValueError: If the file is not a status file, holds an unknown outcome, or records an
+        ValueError: If the file cannot be read or is not a status file, holds an unknown outcome, or records an
             outcome other than ``not collected`` for a test function that does not exist under
             ``root`` (a result of a removed or renamed test cannot stand for the current one).
     """
@@ -617,7 +617,9 @@ def load_run(path: Path, root: Path | None = None) -> Run | None:
             str(data.get("date", "unknown")),
             recorded or None,
         )
-    except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as error:
+    except OSError as error:
+        raise ValueError(f"status file {path} cannot be read: {error.strerror}") from None
+    except (json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError, AttributeError) as error:
         raise ValueError(f"status file {path} is not a dpledger proofs status file: {error}") from None
     if not isinstance(results, dict) or any(v not in TEST_OUTCOMES for v in results.values()):
         raise ValueError(f"status file {path} has outcomes outside {TEST_OUTCOMES}")

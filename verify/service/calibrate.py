@@ -18,6 +18,7 @@ from typing import Any
 
 from dpledger.accountant.numerics.certified import enclose, upper_float
 from dpledger.accountant.section6 import PaperChain, Target, TightCalibration, paper_chain, tight_calibration
+from dpledger.learners.calibration.sample_size import open_unit
 from dpledger.verify.paper import theorem_calibration
 from dpledger.verify.service import Exact, Output
 from dpledger.verify.service.progress import progress, progress_callback
@@ -135,6 +136,8 @@ def carry_forward(
         raise ValueError(
             f"n has {len(str(n))} digits: the chain's values are reported as floats, so n must be below 1e308"
         )
+    for value, name in ((alpha, "alpha"), (beta, "beta")):
+        open_unit(value, name, "Theorem 5.1")
     report = progress_callback("tight calibration (accountings)")  # its delay counts from here
     target = Target.of(n, k, epsilon, delta)
     utility_run = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dpledger.accountant import account
 from dpledger.accountant.events import ApproxDP, Composition
-from dpledger.accountant.numerics.certified import certainly_le, exact
+from dpledger.accountant.numerics.certified import certainly_le, exact, upper_text
 from dpledger.verify.service import Exact, Output
 
 
@@ -38,7 +38,7 @@ def compose(
     }
     text = (
         f"{method} composition of {k} × ({epsilon}, {delta})-DP ({derivation.source}; {derivation.rule}):\n"
-        f"  ε ≤ {g.epsilon_upper:.12g}\n  δ ≤ {g.delta_upper:.12g}\n  (certified upper bounds)"
+        f"  ε ≤ {upper_text(g.epsilon)}\n  δ ≤ {upper_text(g.delta)}\n  (certified upper bounds, rounded up)"
     )
     if g.vacuous:
         text += "\n  VACUOUS: δ ≥ 1, so this guarantee says nothing"

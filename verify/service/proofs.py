@@ -4,7 +4,6 @@ of the checks is recorded by :func:`dpledger.verify.paper.proof_runs.record_run`
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -99,7 +98,8 @@ def counts_lines(counts: dict[str, dict[str, int]]) -> list[str]:
 
 def check_writable(path: Path) -> None:
     """Refuse, before any test runs, a status file that cannot be written: its folder missing (and
-    not creatable) or read-only, or the path a folder.
+    not creatable) or read-only, the file read-only, or the path a folder — found by creating the
+    folder and opening the file for appending, as the record will.
 
     Args:
         path: the status file ``--run`` records into.
@@ -110,12 +110,15 @@ def check_writable(path: Path) -> None:
     path = Path(path)
     if path.is_dir():
         raise ValueError(f"--status-file {path} is a folder, not a file")
-    folder = path.parent
-    existing = next((parent for parent in (folder, *folder.parents) if parent.exists()), None)
-    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise ValueError(f"--status-file {path}: {existing or folder} cannot be written to")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise ValueError(f"--status-file {path} is read-only")
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a"):  # opened for appending: an existing record is left as it is
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as error:
+        raise ValueError(f"--status-file {path} cannot be written: {error.strerror}") from None
 
 
 def _source(status_file: Path, recorded: object) -> str:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from pathlib import Path
 from typing import Any, NoReturn
 
 from dpledger.verify.service import Output
@@ -203,3 +204,11 @@ def positive_int(text: str) -> int:
 def names(text: str) -> list[str]:
     """argparse type: comma-separated names (``thresholds,intervals``); empty text gives none."""
     return [name.strip() for name in text.split(",")] if text else []
+
+
+def path(text: str) -> Path:
+    """argparse type: a file or folder path; empty text is refused (it would mean the current
+    folder, which an unset shell variable gives unasked)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must be a path, got empty text")
+    return Path(text)

@@ -326,3 +326,5 @@ def _read_json(text: str, option: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"{option} is not valid JSON: {error}") from None
+    except RecursionError:
+        raise ValueError(f"{option} nests its JSON too deeply to read") from None

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from dpledger.verify.cli.commands import SUMMARIES, leaf
+from dpledger.verify.cli.commands import SUMMARIES, leaf, path
 from dpledger.verify.service.proofs import proofs
 
 
@@ -34,13 +33,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--status-file",
-        type=Path,
+        type=path,
         help="where outcomes are read and recorded (default: the committed reports/proofs-status.json "
         "in a source checkout, else ~/.cache/dpledger/proofs-status.json)",
     )
     parser.add_argument(
         "--mutation-status-file",
-        type=Path,
+        type=path,
         help="the recorded privacy-mutant runs that gate privacy parts (default: the committed "
         "reports/mutation-status.json; written by benchmarks/bench_privacy_mutants.py)",
     )

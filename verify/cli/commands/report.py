@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from dpledger.verify.cli.commands import SUMMARIES, leaf
+from dpledger.verify.cli.commands import SUMMARIES, leaf, path
 from dpledger.verify.reports import report
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = leaf(subparsers, "report", SUMMARIES["report"], report)
-    parser.add_argument("--out", type=Path, help="output folder (default: reports)")
+    parser.add_argument("--out", type=path, help="output folder (default: reports)")
