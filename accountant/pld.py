@@ -379,6 +379,25 @@ def _coarser_grid_may_help(vectors: Sequence[LossVector], target_delta: float, r
     return max(v.error for v in vectors) <= reach * target_delta
 
 
+def check_rounding_floor(all_steps: Sequence[tuple[Step, int]], target_delta: float) -> None:
+    """Refuse a target δ below the rounding floor of composing more than one step: each
+    convolution's float64 rounding adds at least u = 2⁻⁵³ to the certified δ (module docstring).
+
+    Args:
+        all_steps: the (step, multiplicity) pairs of :func:`steps`.
+        target_delta: the δ at which ε is to be certified.
+
+    Raises:
+        ValueError: ``target_delta`` < 2⁻⁵³ and more than one step is composed.
+    """
+    if target_delta < UNIT and sum(t for _, t in all_steps) > 1:
+        shown = f"δ = {target_delta:.3g}" if target_delta > 0 else "a δ below the float range"
+        raise ValueError(
+            f"no ε reaches {shown}: each convolution's float64 rounding adds at least "
+            "2^-53 ≈ 1.1e-16 to the certified δ; certify a larger δ or account the steps another way"
+        )
+
+
 def compose(
     all_steps: Sequence[tuple[Step, int]],
     target_delta: float,
@@ -405,11 +424,8 @@ def compose(
             composition does not fit in memory."""
     if not 0 < target_delta < 1:
         raise ValueError(f"target δ must be in (0, 1), got {target_delta!r}")
-    if certified and target_delta < UNIT and sum(t for _, t in all_steps) > 1:
-        raise ValueError(
-            f"no ε reaches δ = {target_delta:.3g}: each convolution's float64 rounding adds at least "
-            "2^-53 ≈ 1.1e-16 to the certified δ; certify a larger δ or account the steps another way"
-        )
+    if certified:
+        check_rounding_floor(all_steps, target_delta)
     ordered = tuple(sorted(all_steps, key=lambda item: repr(item[0])))
     grid, vectors = _vectors(ordered, target_delta, certified, resolution)
     epsilon = _epsilon(vectors, target_delta)

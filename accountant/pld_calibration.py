@@ -66,13 +66,15 @@ def smallest_noise(
         A float scale whose event meets the target (certified by ``account``).
 
     Raises:
-        ValueError: when no scale up to 2²⁰⁰·start meets the target, every scale down to
+        ValueError: when the target δ is below the rounding floor of the composition
+            (:func:`~dpledger.accountant.pld.check_rounding_floor`), no scale up to 2²⁰⁰·start meets the target, every scale down to
             2⁻²⁰⁰·start (or to the smallest float) does (no bracket), or one evaluation's estimated work at ``start`` exceeds
             :data:`MAX_SEARCH_WORK`."""
     target = lower_float(enclose(epsilon))
     target_delta = lower_float(enclose(delta))
     scale = start if math.isfinite(start) and start > 0 else 1.0
     found, _ = pld.steps(event_for(Fraction(scale)))
+    pld.check_rounding_floor(found, target_delta)
     work = pld.estimated_work(found, target_delta)
     if work > MAX_SEARCH_WORK:
         raise ValueError(

@@ -58,7 +58,7 @@ def check_privacy(epsilon: Any, delta: Any) -> tuple[Fraction, Fraction] | None:
         raise ValueError(f"delta must be in (0, 1), got {delta}")
     if dlt < SMALLEST_DELTA:
         raise ValueError(
-            f"delta = {delta} is below 1e-300: the noise search starts from a float estimate, "
+            "delta is below 1e-300: the noise search starts from a float estimate, "
             "which cannot represent it; use δ ≥ 1e-300"
         )
     return eps, dlt

@@ -41,7 +41,7 @@ import mpmath
 from mpmath import iv
 
 from dpledger.accountant.numerics.certified import interval_precision, lower_end, upper_end, upper_float
-from dpledger.learners.calibration.agnostic_noise import certified_ratio
+from dpledger.learners.calibration.agnostic_noise import certified_ratio, check_privacy
 from dpledger.learners.randomness import as_fraction
 
 PREC = 96
@@ -49,6 +49,9 @@ PREC = 96
 
 THEOREMS = ("Theorem 2.1", "Theorem 3.1", "Theorem 4.1")
 ACCOUNTINGS = ("paper", "tight")
+MAX_DEGREE = 10**12
+"""The largest polynomial degree D taken (α ≥ 10⁻⁶ at c = 1): beyond, the sample sizes run to
+thousands of digits, past what Python writes out as text."""
 DEGREE_CONSTANT = 1
 """SUBSTITUTE: c in the default degree D = ⌈c/α²⌉ (Lemma B.10 / Diakonikolas–Kane–Nelson 2010:
 degree O(1/η²) gives L1 error η; the universal constant is hidden). Measured (tests of Lemma
@@ -338,6 +341,7 @@ def sample_size(
             f"epsilon must be in (0, 100] (the learners' range; hypothesis of {name}), got {epsilon!r}"
         )
     dl = _check_unit(delta, "delta", name)
+    check_privacy(e, dl)  # the noise search's own range (δ ≥ 1e-300)
     d = _check_dimension(dim, "dim", name)
     if name == "Theorem 4.1":
         if degree is not None:
@@ -349,6 +353,11 @@ def sample_size(
         D = -((-DEGREE_CONSTANT * a.denominator**2) // a.numerator**2)  # ⌈c/α²⌉ exactly
     else:
         D = _check_dimension(degree, "degree", name)
+    if D is not None and D > MAX_DEGREE:
+        raise ValueError(
+            f"alpha = {alpha} asks for polynomial degree D with about {int(D.bit_length() * 0.30103)} "
+            "digits (D ≤ 10^12 is taken): the sample size could not be written out; use a larger alpha"
+        )
     target = {
         "alpha": str(a),
         "beta": str(b),

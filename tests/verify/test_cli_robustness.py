@@ -743,6 +743,15 @@ def test_a_pld_noise_search_over_10_to_the_7_releases_is_refused_at_once_with_th
             "calibrate carry-forward --n 1e7 --k 2 --epsilon 1 --delta 1e-6 --beta 1".split(),
             "beta must be in (0, 1)",
         ),
+        (
+            "calibrate 2.1 --alpha 1e-400 --beta 0.1 --epsilon 1 --delta 1e-6".split(),
+            "polynomial degree D with about 800 digits",
+        ),
+        ("calibrate 2.1 --alpha 0.1 --beta 0.1 --epsilon 1 --delta 1e-400".split(), "below 1e-300"),
+        (
+            "calibrate dp-sgd --dataset-size 60000 --batch-size 256 --epochs 1 --delta 1e-400 --epsilon 2".split(),
+            "a δ below the float range",
+        ),
     ],
     ids=[
         "agnostic-delta-below-float",
@@ -752,6 +761,9 @@ def test_a_pld_noise_search_over_10_to_the_7_releases_is_refused_at_once_with_th
         "dp-sgd-loss-beyond-exp",
         "carry-forward-alpha-0",
         "carry-forward-beta-1",
+        "theorem-2-1-alpha-below-float",
+        "theorem-2-1-delta-below-float",
+        "dp-sgd-noise-search-below-rounding",
     ],
 )
 def test_extreme_parameters_are_refused_in_one_line_naming_the_limit(argv, message, capsys):
