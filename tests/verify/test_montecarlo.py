@@ -402,3 +402,15 @@ def test_estimation_runs_from_the_chunk_shape_equal_the_listed_chunks_and_never_
     found = minimum_samples(30.0, 0.0, 0.01)
     assert found is not None and found > 2**45  # found without listing 2^30 chunks of the budgets it tries
     assert minimum_samples(40.0, 0.0, 0.01) is None  # beyond any budget of 2^50 runs
+
+
+def test_the_shortlist_of_best_cells_is_the_same_set_and_order_whatever_sort_the_cpu_uses():
+    from dpledger.verify.audit.montecarlo.search.objective import _best_indices
+
+    values = np.array([0.5, 2.0, 1.0, 2.0, 1.0, -np.inf, 1.0, 3.0])
+    assert _best_indices(values, 4).tolist() == [1, 3, 7, 2]  # above the cut by index, then the first tie
+    rng = np.random.default_rng(0)
+    ties = rng.integers(0, 5, size=1000).astype(float)
+    expected = np.sort(np.argsort(-ties, kind="stable")[:37])
+    assert sorted(_best_indices(ties, 37).tolist()) == expected.tolist()
+    assert _best_indices(values, 20).tolist() == list(range(8))

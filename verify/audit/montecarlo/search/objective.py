@@ -127,7 +127,7 @@ def best_cells(
     if valid is not None:
         by_epsilon = np.where(valid, by_epsilon, -np.inf)
     flat = by_epsilon.reshape(-1)
-    top = np.argpartition(-flat, shortlist - 1)[:shortlist] if shortlist < flat.size else np.arange(flat.size)
+    top = _best_indices(flat, shortlist)
     top = top[flat[top] > -np.inf]
     chosen = [(int(top[np.argmax(score[top])]), "")] if top.size else []
     if objective.claim is not None:
@@ -138,6 +138,18 @@ def best_cells(
         if not chosen or best_delta != chosen[0][0]:
             chosen.append((best_delta, " δ"))
     return [(index, float(score[index]), suffix) for index, suffix in chosen if score[index] > -np.inf]
+
+
+def _best_indices(values: np.ndarray, count: int) -> np.ndarray:
+    """The indices of the ``count`` largest ``values``, ties at the cut broken by the lower index,
+    in index order among those above the cut, then the tied ones: the same on every machine
+    (``np.argpartition``'s order, and which of tied entries it keeps, depend on the SIMD sort
+    the CPU dispatches to)."""
+    if count >= values.size:
+        return np.arange(values.size)
+    cut = -np.partition(-values, count - 1)[count - 1]  # the count-th largest value itself
+    above = np.flatnonzero(values > cut)
+    return np.concatenate([above, np.flatnonzero(values == cut)[: count - above.size]])
 
 
 def cut_points(sorted_a: np.ndarray, sorted_b: np.ndarray) -> np.ndarray:
