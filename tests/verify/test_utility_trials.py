@@ -81,3 +81,47 @@ def test_theorems_2_1_3_1_4_1_agnostic_learners_err_above_opt_plus_alpha_in_at_m
     """Theorems 2.1, 3.1, 4.1 (utility) at n = 20,000, d = 10, ε = 4, random flips at 0.1: the
     error exceeds OPT + 0.03 with probability below β = 0.1 (60 runs each)."""
     passes(f"{learner} learner near OPT")
+
+
+@pytest.mark.parametrize("component", [1, 2, 3])
+def test_lemma_8_7_coordinate_oracle_leaves_depth_within_tau_in_all_but_a_beta_a_fraction_of_runs(component):
+    """Lemma 8.7 (the exponential-mechanism substitute for QCOpt): at |S| = ⌈(E + d)/τ⌉, τ = β_A =
+    1/4, the chosen coordinate's depth is at least m − (τm − d) with probability ≥ 1 − β_A (60 runs
+    per component of halfspaces on [[±16]]²)."""
+    passes(f"coordinate oracle (exponential), component {component}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("component", [1, 2, 3])
+def test_lemma_8_13_ipconcave_oracle_keeps_depth_one_minus_rho_in_all_but_a_beta_a_fraction_of_runs(
+    component,
+):
+    """Lemma 8.13: at |S| = max(t·r, ⌈2d/τ⌉), τ = β_A = 1/4, IPConcave's output has depth at least
+    (1 − τ/2)m with probability ≥ 1 − β_A (60 runs per component of halfspaces on [[±16]]²)."""
+    passes(f"IPConcave oracle, component {component}")
+
+
+def test_a_coordinate_drawn_uniformly_from_the_domain_would_fail_the_lemma_8_7_trial():
+    """The trial's criterion can fail: for the third component, the share of Ỹ_3 whose depth is
+    below m − (τm − d) — a uniform chooser's failure probability, computed exactly from the slot
+    counts — exceeds β_A = 1/4 on average over ten states (about 0.6 here)."""
+    import math
+
+    import numpy as np
+
+    from dpledger.learners.halfspaces import GridHalfspaces
+    from dpledger.learners.halfspaces.oracles import objective_slots
+    from dpledger.learners.synthetic import random_concept
+
+    C, shares = GridHalfspaces(2, 16), []
+    for seed in range(10):
+        data = np.random.default_rng([2, seed])
+        target = random_concept(C, data)
+        prefix = tuple(target[:2])
+        domain = C.next_values(prefix)
+        m = math.ceil((2 * (math.log(domain.size) + math.log(4)) / 4 + 2) * 4)
+        X = data.integers(-16, 17, size=(m, 2))
+        objective = objective_slots(X, C.evaluate(target, X), prefix)
+        counts = np.array(domain.counts(objective.breakpoints), dtype=float)
+        shares.append(counts[objective.scores < m - (m / 4 - 2)].sum() / counts.sum())
+    assert np.mean(shares) > 0.25

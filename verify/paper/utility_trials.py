@@ -238,6 +238,52 @@ def _relabel_oracle(depth: int) -> Callable[[int], bool]:
     return fails
 
 
+def _coordinate_oracle(oracle: str, component: int) -> Callable[[int], bool]:
+    """A coordinate oracle of Section 8 on halfspaces over [[±16]]², ε_A = 4, τ = β_A = 1/4, at
+    component ``component`` (0: w, 1: a₁, 2: a₂) of a realizable prefix state: the first
+    ``component`` components of a uniformly drawn target, its own labels on |S| = M_A uniform grid
+    points, M_A from the lemma's argument with the actual domain size N of Ỹ_i —
+
+    * ``"exponential"`` (Lemma 8.7 with the exponential-mechanism substitute for QCOpt): its loss
+      E = 2(ln N + ln(1/β_A))/ε_A, M_A = ⌈(E + d)/τ⌉; a run fails when Q_i^S(y_i) < m − (τm − d),
+      i.e. when the completion Corollary 8.4 builds from y_i could disagree on more than τm points;
+    * ``"ipconcave"`` (Lemma 8.13 with the exponential interior-point substitute): ρ = τ/2,
+      β_IP = β_net = β_A/2, t the oracle's own block count, r = ⌈(d ln(2/ρ) + ln(t/β_net))/ρ⌉
+      records per block (Lemma 8.12), M_A = max(t·r, ⌈2d/τ⌉); a run fails when
+      Q_i^S(y_i) < (1 − ρ)m, the step of the proof that precedes Corollary 8.4."""
+
+    def fails(seed: int) -> bool:
+        from dpledger.learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle
+        from dpledger.learners.halfspaces.oracles import objective_slots
+        from dpledger.learners.randomness import Sampled
+        from dpledger.learners.synthetic import random_concept
+
+        d, grid, tau, beta_a, epsilon_a = 2, 16, 0.25, 0.25, 4
+        C = GridHalfspaces(d, grid)
+        data = np.random.default_rng([component, seed])
+        target = random_concept(C, data)
+        prefix = tuple(target[:component])
+        domain = C.next_values(prefix)
+        if oracle == "exponential":
+            loss = 2 * (math.log(domain.size) + math.log(1 / beta_a)) / epsilon_a
+            m = math.ceil((loss + d) / tau)
+            chooser: ExponentialDepthOracle | IPConcaveOracle = ExponentialDepthOracle(epsilon=epsilon_a)
+            least = m - (tau * m - d)
+        else:
+            rho = tau / 2
+            chooser = IPConcaveOracle(epsilon=epsilon_a, beta=beta_a / 2)
+            t = chooser.block_count(domain.size, 2**62)
+            r = math.ceil((d * math.log(2 / rho) + math.log(t / (beta_a / 2))) / rho)
+            m = max(t * r, math.ceil(2 * d / tau))
+            least = (1 - rho) * m
+        X = data.integers(-grid, grid + 1, size=(m, d))
+        y = C.evaluate(target, X)
+        value = chooser.select(C, prefix, X, y, Sampled(seed))
+        return bool(objective_slots(X, y, prefix)(value) < least)
+
+    return fails
+
+
 def _empirical_learner(boundary: bool) -> Callable[[int], bool]:
     """Lemma 8.15's B̂ over intervals on [0, 128) with B the exponential learner at ε_B = 1 and
     α = β = 1/10: m = m_B(α, β, ε_B) (:func:`~dpledger.learners.calibration.boolean.exponential_learner_m`,
@@ -335,6 +381,32 @@ TRIALS: dict[str, UtilityTrial] = {
             0.25,
             60,
             _relabel_oracle(1),
+        ),
+        *(
+            UtilityTrial(
+                f"coordinate oracle (exponential), component {i + 1}",
+                ("000:Lemma 8.7",),
+                f"the exponential-mechanism coordinate oracle (QCOpt substitute), halfspaces on [[±16]]², "
+                f"ε_A = 4, τ = β_A = 1/4, |S| = ⌈(E + d)/τ⌉ with E = 2 ln(N/β_A)/ε_A, component {i + 1} of a "
+                "realizable prefix state, Q_i^S(y_i) ≥ m − (τm − d)",
+                0.25,
+                60,
+                _coordinate_oracle("exponential", i),
+            )
+            for i in range(3)
+        ),
+        *(
+            UtilityTrial(
+                f"IPConcave oracle, component {i + 1}",
+                ("000:Lemma 8.13",),
+                f"the IPConcave coordinate oracle (exponential interior point), halfspaces on [[±16]]², "
+                f"ε_A = 4, τ = β_A = 1/4, |S| = max(t·r, ⌈2d/τ⌉) (ρ = τ/2, Lemma 8.12's r), component "
+                f"{i + 1} of a realizable prefix state, Q_i^S(y_i) ≥ (1 − ρ)m",
+                0.25,
+                60,
+                _coordinate_oracle("ipconcave", i),
+            )
+            for i in range(3)
         ),
         UtilityTrial(
             "empirical learner, uniform sample",
