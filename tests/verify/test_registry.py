@@ -316,7 +316,7 @@ def test_a_statement_passes_only_when_every_part_does():
     [
         ("000:Theorem 8.5", "utility"),
         ("000:Theorem 8.19", "utility"),
-        ("000:Lemma 8.7", "utility"),
+        ("000:Theorem 8.14", "utility"),
         ("002:Lemma B.10", "utility"),
     ],
 )

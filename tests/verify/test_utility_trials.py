@@ -125,3 +125,26 @@ def test_a_coordinate_drawn_uniformly_from_the_domain_would_fail_the_lemma_8_7_t
         counts = np.array(domain.counts(objective.breakpoints), dtype=float)
         shares.append(counts[objective.scores < m - (m / 4 - 2)].sum() / counts.sum())
     assert np.mean(shares) > 0.25
+
+
+def test_theorem_3_1_private_subspace_step_misses_the_direction_in_at_most_a_beta_fraction_of_runs():
+    """Theorem 3.1's subspace step at ε = 4, δ = 10⁻⁵, d = 6, n = 20,000, flips at 0.1: the top-1
+    direction has |cos| ≤ 0.9 to the target with probability below β = 0.1 (60 runs)."""
+    passes("private subspace step")
+
+
+def test_lemma_3_2_noiseless_subspace_misses_the_direction_in_at_most_a_beta_fraction_of_runs():
+    """Lemma 3.2 with noiseless labels: the top-1 subspace misses the target's direction by |cos| ≤
+    0.99 with probability below β = 0.1 (60 runs)."""
+    passes("noiseless subspace step")
+
+
+def test_lemma_4_4_threshold_estimate_misses_by_more_than_a_tenth_in_at_most_a_beta_fraction_of_runs():
+    """Lemma 4.4: from 2,000 labels at ε = 4, |t̂ − t| > 0.1 with probability below β = 0.1 (60 runs)."""
+    passes("private threshold estimate")
+
+
+def test_claim_4_5_noisy_initialization_leaves_sixty_degrees_in_at_most_a_beta_fraction_of_runs():
+    """Claim 4.5: the noisy initialization from 900 records at ε = 4 has cos(w₀, w*) ≤ 1/2 with
+    probability below β = 0.1 (60 runs)."""
+    passes("noisy initialization")

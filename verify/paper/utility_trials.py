@@ -345,6 +345,68 @@ def _agnostic_near_opt(name: str, alpha: float) -> Callable[[int], bool]:
     return fails
 
 
+PRIVACY_002 = (Fraction(4), Fraction(1, 10**5))
+"""(ε, δ) of the seed-002 step trials: one release at the learners' ε = 4 (disjoint blocks compose
+in parallel, so a step spends the whole budget)."""
+
+
+def _subspace_step(private: bool) -> Callable[[int], bool]:
+    """The proper learner's subspace step (Algorithm 2's correlation polynomial, degree 2 Hermite
+    features, top-1 subspace of its coefficients) on d = 6 Gaussian points, n = 20,000: with
+    ``private``, labels flipped at rate 0.1 and the exact discrete Gaussian at ε = 4, δ = 10⁻⁵
+    (Theorem 3.1's step); without, noiseless labels and no noise (Lemma 3.2's statement). A run
+    fails when the subspace's direction has |cos| to the target at most 0.9 (private) or 0.99."""
+
+    def fails(seed: int) -> bool:
+        from dpledger.learners.agnostic.data import halfspace_data
+        from dpledger.learners.agnostic.hermite import HermiteBasis, multi_indices, top_subspace
+        from dpledger.learners.agnostic.proper import private_correlation
+        from dpledger.learners.randomness import Sampled
+
+        rng = Sampled(np.random.SeedSequence([int(private), seed]))
+        sample = halfspace_data(20_000, 6, 0.1 if private else 0.0, "random", rng)
+        features = HermiteBasis(6, 2).features(sample.X)
+        bound = float(np.max(np.linalg.norm(features, axis=1)))
+        coef, _ = private_correlation(features, sample.y, bound, PRIVACY_002 if private else None, rng)
+        cosine = abs(top_subspace(coef, multi_indices(6, 2), 1)[:, 0] @ sample.w)
+        return bool(cosine <= (0.9 if private else 0.99))
+
+    return fails
+
+
+def _threshold_estimate(seed: int) -> bool:
+    """Lemma 4.4's estimate t̂ = Φ⁻¹(clip((1 − μ̂)/2, ρ, 1 − ρ)) from a block of 2,000 labels
+    sign(x − t), x standard Gaussian, t uniform on [−1, 1], μ̂ with exact discrete Laplace noise at
+    ε = 4; a run fails when |t̂ − t| > 0.1."""
+    from dpledger.learners.agnostic.semi_agnostic import private_threshold
+    from dpledger.learners.randomness import Sampled
+
+    rng = Sampled(seed)
+    t = float(np.random.default_rng(seed).uniform(-1, 1))
+    labels = np.where(np.asarray(rng.gaussian(1.0, 2000)) >= t, 1.0, -1.0)
+    estimate, _ = private_threshold(labels, PRIVACY_002, rng)
+    return bool(abs(estimate - t) > 0.1)
+
+
+def _noisy_initialization(seed: int) -> bool:
+    """Claim 4.5's initialization w₀ = u/‖u‖, u the mean of y·clip(x, R) over a block of 900 records
+    (the semi-agnostic learner's block at n = 20,000) plus the exact discrete Gaussian at ε = 4,
+    δ = 10⁻⁵, R the learner's default clip radius, on d = 10 Gaussian points of a random halfspace
+    with labels flipped at rate 0.1; a run fails when cos(w₀, w*) ≤ 1/2 (an angle of 60° or more)."""
+    from dpledger.learners.agnostic.data import halfspace_data
+    from dpledger.learners.agnostic.hermite import clip_rows
+    from dpledger.learners.agnostic.semi_agnostic import default_clip_radius, noisy_mean, normalise
+    from dpledger.learners.randomness import Sampled
+
+    rng = Sampled(seed)
+    sample = halfspace_data(900, 10, 0.1, "random", rng)
+    radius = default_clip_radius(20_000, 10)
+    u, _ = noisy_mean(
+        sample.y[:, None] * clip_rows(sample.X, radius), 2 * Fraction(radius) / 900, PRIVACY_002, rng
+    )
+    return bool(normalise(u) @ sample.w <= 0.5)
+
+
 TRIALS: dict[str, UtilityTrial] = {
     trial.name: trial
     for trial in (
@@ -424,6 +486,42 @@ TRIALS: dict[str, UtilityTrial] = {
             0.1,
             60,
             _empirical_learner(True),
+        ),
+        UtilityTrial(
+            "private subspace step",
+            ("002:Theorem 3.1 (utility)",),
+            "the proper learner's subspace step, d = 6 Gaussian, n = 20,000, flips at 0.1, degree 2, "
+            "ε = 4, δ = 10⁻⁵: the top-1 direction has |cos| > 0.9 to the target",
+            0.1,
+            60,
+            _subspace_step(True),
+        ),
+        UtilityTrial(
+            "noiseless subspace step",
+            ("002:Lemma 3.2",),
+            "the correlation polynomial's top-1 subspace, d = 6 Gaussian, n = 20,000, noiseless labels, "
+            "degree 2, no privacy noise: |cos| > 0.99 to the target",
+            0.1,
+            60,
+            _subspace_step(False),
+        ),
+        UtilityTrial(
+            "private threshold estimate",
+            ("002:Lemma 4.4",),
+            "t̂ from 2,000 labels of a threshold t uniform on [−1, 1] (Gaussian x), exact discrete Laplace "
+            "noise at ε = 4: |t̂ − t| ≤ 0.1",
+            0.1,
+            60,
+            _threshold_estimate,
+        ),
+        UtilityTrial(
+            "noisy initialization",
+            ("002:Claim 4.5",),
+            "w₀ from a block of 900 records, d = 10 Gaussian, flips at 0.1, exact discrete Gaussian at "
+            "ε = 4, δ = 10⁻⁵: cos(w₀, w*) > 1/2",
+            0.1,
+            60,
+            _noisy_initialization,
         ),
         UtilityTrial(
             "improper learner near OPT",
