@@ -148,3 +148,16 @@ def test_claim_4_5_noisy_initialization_leaves_sixty_degrees_in_at_most_a_beta_f
     """Claim 4.5: the noisy initialization from 900 records at ε = 4 has cos(w₀, w*) ≤ 1/2 with
     probability below β = 0.1 (60 runs)."""
     passes("noisy initialization")
+
+
+@pytest.mark.slow
+def test_lemma_3_4_private_regression_step_exceeds_the_excess_loss_in_at_most_a_beta_fraction_of_runs():
+    """Lemma 3.4: the private correlation step at ε = 4, δ = 10⁻⁵ (d = 6, n = 20,000) has excess
+    squared loss above 0.01 with probability below β = 0.1 (60 runs)."""
+    passes("private regression step")
+
+
+def test_proposition_4_2_correct_guess_errs_above_1_3_opt_in_at_most_a_beta_fraction_of_runs():
+    """Proposition 4.2: with the correct guess OPT = 0.1 the semi-agnostic learner errs above
+    1.3·OPT with probability below β = 0.1 (60 runs, d = 10, n = 20,000, ε = 4)."""
+    passes("semi-agnostic learner, correct guess")
