@@ -32,10 +32,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from dpledger.verify.audit.montecarlo.statistics import clopper_pearson_upper
+
+if TYPE_CHECKING:
+    from dpledger.learners.agnostic.data import HalfspaceSample
+    from dpledger.learners.agnostic.hermite import HermiteBasis
+    from dpledger.learners.randomness import Randomness
 
 CONFIDENCE = 0.95
 """The confidence at which every trial's bound on the failure rate holds."""
@@ -387,6 +393,24 @@ def threshold_error(scores: np.ndarray, labels: np.ndarray, validation: int) -> 
     return float(np.mean(predictions != labels[validation:]))
 
 
+def _private_polynomial(rng: Randomness, fresh: int) -> tuple[HalfspaceSample, HermiteBasis, np.ndarray]:
+    """The private correlation polynomial of Lemma 3.4's setting: 20,000 d = 6 Gaussian points of
+    a random halfspace, labels flipped at 0.1, degree-2 Hermite features, the exact discrete
+    Gaussian at ε = 4, δ = 10⁻⁵; returns ``fresh`` further points of the same distribution, the
+    basis and the released coefficients."""
+    from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
+    from dpledger.learners.agnostic.hermite import HermiteBasis
+    from dpledger.learners.agnostic.proper import private_correlation
+
+    sample = halfspace_data(20_000, 6, 0.1, "random", rng)
+    other = labelled_sample(fresh, sample.w, sample.t, 0.1, "random", rng)
+    basis = HermiteBasis(6, 2)
+    features = basis.features(sample.X)
+    bound = float(np.max(np.linalg.norm(features, axis=1)))
+    coef, _ = private_correlation(features, sample.y, bound, PRIVACY_002, rng)
+    return other, basis, coef
+
+
 def _polynomial_to_halfspace(through_subspace: bool) -> Callable[[int], bool]:
     """From the private correlation polynomial p (degree-2 Hermite features, d = 6 Gaussian
     points, n = 20,000, labels flipped at 0.1, ε = 4, δ = 10⁻⁵) to a classifier, judged on 20,000
@@ -396,18 +420,11 @@ def _polynomial_to_halfspace(through_subspace: bool) -> Callable[[int], bool]:
     OPT + 0.03."""
 
     def fails(seed: int) -> bool:
-        from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
-        from dpledger.learners.agnostic.hermite import HermiteBasis, multi_indices, top_subspace
-        from dpledger.learners.agnostic.proper import private_correlation
+        from dpledger.learners.agnostic.hermite import multi_indices, top_subspace
         from dpledger.learners.randomness import Sampled
 
         rng = Sampled(np.random.SeedSequence([2 + int(through_subspace), seed]))
-        sample = halfspace_data(20_000, 6, 0.1, "random", rng)
-        fresh = labelled_sample(25_000, sample.w, sample.t, 0.1, "random", rng)
-        basis = HermiteBasis(6, 2)
-        features = basis.features(sample.X)
-        bound = float(np.max(np.linalg.norm(features, axis=1)))
-        coef, _ = private_correlation(features, sample.y, bound, PRIVACY_002, rng)
+        fresh, basis, coef = _private_polynomial(rng, 25_000)
         if through_subspace:
             direction = top_subspace(coef, multi_indices(6, 2), 1)[:, 0]
             error = min(threshold_error(sign * fresh.X @ direction, fresh.y, 5000) for sign in (1, -1))
@@ -495,18 +512,11 @@ def _regression_step(seed: int) -> bool:
     Gaussian, so the excess squared loss over the best degree-2 polynomial is ‖c − c*‖²; c* is
     the same correlation on 200,000 fresh points of the same distribution (its own error, about
     F/200,000 ≈ 1.4·10⁻⁴, is below the tolerance). A run fails when ‖c − c*‖² > 0.01."""
-    from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
-    from dpledger.learners.agnostic.hermite import HermiteBasis
     from dpledger.learners.agnostic.proper import private_correlation
     from dpledger.learners.randomness import Sampled
 
     rng = Sampled(seed)
-    sample = halfspace_data(20_000, 6, 0.1, "random", rng)
-    reference = labelled_sample(200_000, sample.w, sample.t, 0.1, "random", rng)
-    basis = HermiteBasis(6, 2)
-    features = basis.features(sample.X)
-    bound = float(np.max(np.linalg.norm(features, axis=1)))
-    coef, _ = private_correlation(features, sample.y, bound, PRIVACY_002, rng)
+    reference, basis, coef = _private_polynomial(rng, 200_000)
     best, _ = private_correlation(basis.features(reference.X), reference.y, 1e9, None, rng)
     return bool(np.sum((coef - best) ** 2) > 0.01)
 
