@@ -229,7 +229,7 @@ def upper_text(expr: sympy.Expr, digits: int = 12) -> str:
         The decimal, written as ``format(float, "g")`` would write it; ``"inf"`` for an unbounded
         enclosure.
     """
-    expr = sympy.sympify(expr)
+    expr = as_expression(expr)
     if expr.is_Rational:
         value = Fraction(int(expr.p), int(expr.q))
     else:

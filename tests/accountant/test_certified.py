@@ -222,3 +222,9 @@ def test_upper_text_rounds_up_at_any_exponent_and_writes_as_float_g_does(value, 
 def test_upper_text_of_an_irrational_is_above_it():
     assert upper_text(sympy.sqrt(2)) == "1.41421356238"
     assert upper_text(sympy.log(2) / sympy.Integer(10) ** 400) == "6.9314718056e-401"
+
+
+def test_upper_text_reads_text_as_a_number_never_as_code():
+    assert upper_text("1e-400") == "1e-400"
+    with pytest.raises(ValueError):
+        upper_text("__import__('os').getcwd()")
