@@ -66,9 +66,10 @@ def smallest_noise(
         A float scale whose event meets the target (certified by ``account``).
 
     Raises:
-        ValueError: when the target δ is below the rounding floor of the composition
-            (:func:`~dpledger.accountant.pld.check_rounding_floor`), no scale up to 2²⁰⁰·start meets the target, every scale down to
-            2⁻²⁰⁰·start (or to the smallest float) does (no bracket), or one evaluation's estimated work at ``start`` exceeds
+        ValueError: when the target δ is below the composition's rounding floor
+            (:func:`~dpledger.accountant.pld.check_rounding_floor`), no scale up to 2²⁰⁰·start
+            meets the target, every scale down to 2⁻²⁰⁰·start (or to the smallest float) does (no
+            bracket), or one evaluation's estimated work at ``start`` exceeds
             :data:`MAX_SEARCH_WORK`."""
     target = lower_float(enclose(epsilon))
     target_delta = lower_float(enclose(delta))

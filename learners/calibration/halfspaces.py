@@ -125,10 +125,27 @@ class OracleRequirement:
 
 
 def oracle_requirement(oracle: str, d: int, run: UtilityTarget, ln_n: sympy.Expr) -> OracleRequirement:
-    """M_A(τ, β_A, 4, δ_A) of ``oracle`` on domains of size N = e^{ln_n} (module docstring)."""
+    """M_A(τ, β_A, 4, δ_A) of ``oracle`` on domains of size N = e^{ln_n} at the run's τ, β_A and
+    δ_A (Algorithm 2 line 3; module docstring)."""
+    return requirement_at(oracle, d, ln_n, run.tau, run.beta_oracle, run.delta_oracle)
+
+
+def requirement_at(
+    oracle: str, d: int, ln_n: sympy.Expr, tau: sympy.Expr, beta_a: sympy.Expr, delta_a: sympy.Expr
+) -> OracleRequirement:
+    """M_A(τ, β_A, 4, δ_A) of ``oracle`` on domains of size N = e^{ln_n} (module docstring): the
+    exponential oracle's ⌈(E + d)/τ⌉ with E = 2(ln N − ln β_A)/ε_A (Lemma 8.7 with the substitute's
+    loss), QCOpt's with E = 2^{log* N} ln(1/δ_A)/ε_A, and IPConcave's max(t·r, ⌈2d/τ⌉) with
+    Lemma 8.12's r = ⌈(d ln(2/ρ) + ln(t/β_net))/ρ⌉, ρ = τ/2, β_net = β_IP = β_A/2 (Lemma 8.13), t
+    the interior point's blocks (the paper's PrivateIP, or the exponential one's
+    ⌈4(ln N − ln β_IP)/ε_A⌉).
+
+    Raises:
+        ValueError: an unknown oracle.
+    """
     if oracle not in ORACLES:
         raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, got {oracle!r}")
-    tau, beta_a, delta_a, eps_a = run.tau, run.beta_oracle, run.delta_oracle, EPSILON_ORACLE
+    eps_a = EPSILON_ORACLE
     stars = log_star(ln_n)
     ln_float = upper_float(enclose(ln_n))
     if oracle in ("qcopt", "exponential"):

@@ -105,10 +105,10 @@ def test_a_coordinate_drawn_uniformly_from_the_domain_would_fail_the_lemma_8_7_t
     """The trial's criterion can fail: for the third component, the share of Ỹ_3 whose depth is
     below m − (τm − d) — a uniform chooser's failure probability, computed exactly from the slot
     counts — exceeds β_A = 1/4 on average over ten states (about 0.6 here)."""
-    import math
-
     import numpy as np
+    import sympy
 
+    from dpledger.learners.calibration.halfspaces import requirement_at
     from dpledger.learners.halfspaces import GridHalfspaces
     from dpledger.learners.halfspaces.oracles import objective_slots
     from dpledger.learners.synthetic import random_concept
@@ -119,7 +119,10 @@ def test_a_coordinate_drawn_uniformly_from_the_domain_would_fail_the_lemma_8_7_t
         target = random_concept(C, data)
         prefix = tuple(target[:2])
         domain = C.next_values(prefix)
-        m = math.ceil((2 * (math.log(domain.size) + math.log(4)) / 4 + 2) * 4)
+        quarter = sympy.Rational(1, 4)
+        m = requirement_at(
+            "exponential", 2, sympy.log(domain.size), quarter, quarter, sympy.Integer(0)
+        ).m_oracle
         X = data.integers(-16, 17, size=(m, 2))
         objective = objective_slots(X, C.evaluate(target, X), prefix)
         counts = np.array(domain.counts(objective.breakpoints), dtype=float)

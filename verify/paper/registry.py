@@ -597,8 +597,8 @@ def load_run(path: Path, root: Path | None = None) -> Run | None:
             checkout dpledger runs from; outside a checkout, not checked).
 
     Raises:
-        ValueError: If the file cannot be read or is not a status file, holds an unknown outcome, or records an
-            outcome other than ``not collected`` for a test function that does not exist under
+        ValueError: If the file cannot be read or is not a status file, holds an unknown outcome,
+            or records an outcome other than ``not collected`` for a test function that does not exist under
             ``root`` (a result of a removed or renamed test cannot stand for the current one).
     """
     if not path.exists():

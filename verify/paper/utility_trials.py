@@ -248,40 +248,40 @@ def _coordinate_oracle(oracle: str, component: int) -> Callable[[int], bool]:
     """A coordinate oracle of Section 8 on halfspaces over [[±16]]², ε_A = 4, τ = β_A = 1/4, at
     component ``component`` (0: w, 1: a₁, 2: a₂) of a realizable prefix state: the first
     ``component`` components of a uniformly drawn target, its own labels on |S| = M_A uniform grid
-    points, M_A from the lemma's argument with the actual domain size N of Ỹ_i —
+    points, M_A the calibration's (:func:`~dpledger.learners.calibration.halfspaces.requirement_at`)
+    at the actual domain size N of Ỹ_i —
 
-    * ``"exponential"`` (Lemma 8.7 with the exponential-mechanism substitute for QCOpt): its loss
-      E = 2(ln N + ln(1/β_A))/ε_A, M_A = ⌈(E + d)/τ⌉; a run fails when Q_i^S(y_i) < m − (τm − d),
-      i.e. when the completion Corollary 8.4 builds from y_i could disagree on more than τm points;
-    * ``"ipconcave"`` (Lemma 8.13 with the exponential interior-point substitute): ρ = τ/2,
-      β_IP = β_net = β_A/2, t the oracle's own block count, r = ⌈(d ln(2/ρ) + ln(t/β_net))/ρ⌉
-      records per block (Lemma 8.12), M_A = max(t·r, ⌈2d/τ⌉); a run fails when
-      Q_i^S(y_i) < (1 − ρ)m, the step of the proof that precedes Corollary 8.4."""
+    * ``"exponential"`` (Lemma 8.7 with the exponential-mechanism substitute for QCOpt): M_A =
+      ⌈(E + d)/τ⌉, E = 2(ln N − ln β_A)/ε_A; a run fails when Q_i^S(y_i) < m − (τm − d), i.e. when
+      the completion Corollary 8.4 builds from y_i could disagree on more than τm points;
+    * ``"ipconcave-em"`` (Lemma 8.13 with the exponential interior-point substitute): ρ = τ/2,
+      β_IP = β_net = β_A/2, M_A = max(t·r, ⌈2d/τ⌉) with t the interior point's blocks and Lemma
+      8.12's r; a run fails when Q_i^S(y_i) < (1 − ρ)m, the step of the proof that precedes
+      Corollary 8.4."""
 
     def fails(seed: int) -> bool:
+        import sympy
+
+        from dpledger.learners.calibration.halfspaces import EPSILON_ORACLE, requirement_at
         from dpledger.learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle
         from dpledger.learners.halfspaces.oracles import objective_slots
         from dpledger.learners.randomness import Sampled
         from dpledger.learners.synthetic import random_concept
 
-        d, grid, tau, beta_a, epsilon_a = 2, 16, 0.25, 0.25, 4
+        d, grid, tau = 2, 16, sympy.Rational(1, 4)
         C = GridHalfspaces(d, grid)
         data = np.random.default_rng([component, seed])
         target = random_concept(C, data)
         prefix = tuple(target[:component])
         domain = C.next_values(prefix)
+        # τ = β_A = 1/4; δ_A plays no part in these two (pure) oracles
+        m = requirement_at(oracle, d, sympy.log(domain.size), tau, tau, sympy.Integer(0)).m_oracle
+        share, epsilon_a = Fraction(1, 4), int(EPSILON_ORACLE)  # τ exactly, for the comparisons
+        chooser: ExponentialDepthOracle | IPConcaveOracle
         if oracle == "exponential":
-            loss = 2 * (math.log(domain.size) + math.log(1 / beta_a)) / epsilon_a
-            m = math.ceil((loss + d) / tau)
-            chooser: ExponentialDepthOracle | IPConcaveOracle = ExponentialDepthOracle(epsilon=epsilon_a)
-            least = m - (tau * m - d)
+            chooser, least = ExponentialDepthOracle(epsilon=epsilon_a), m - (share * m - d)
         else:
-            rho = tau / 2
-            chooser = IPConcaveOracle(epsilon=epsilon_a, beta=beta_a / 2)
-            t = chooser.block_count(domain.size, 2**62)
-            r = math.ceil((d * math.log(2 / rho) + math.log(t / (beta_a / 2))) / rho)
-            m = max(t * r, math.ceil(2 * d / tau))
-            least = (1 - rho) * m
+            chooser, least = IPConcaveOracle(epsilon=epsilon_a, beta=float(share / 2)), (1 - share / 2) * m
         X = data.integers(-grid, grid + 1, size=(m, d))
         y = C.evaluate(target, X)
         value = chooser.select(C, prefix, X, y, Sampled(seed))
@@ -323,6 +323,16 @@ def _empirical_learner(boundary: bool) -> Callable[[int], bool]:
     return fails
 
 
+def _train_and_test(rng: Randomness, marginal: str = "gaussian") -> tuple[HalfspaceSample, HalfspaceSample]:
+    """The agnostic trials' data: 20,000 training points of ``marginal`` in d = 10, a random
+    halfspace's labels flipped at rate 0.1 (OPT = 0.1), and 20,000 fresh test points of the same
+    distribution."""
+    from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
+
+    train = halfspace_data(20_000, 10, 0.1, "random", rng, marginal=marginal)
+    return train, labelled_sample(20_000, train.w, train.t, 0.1, "random", rng, marginal=marginal)
+
+
 def _agnostic_near_opt(name: str, alpha: float) -> Callable[[int], bool]:
     """An agnostic learner of seed 002 at ε = 4, δ = 10⁻⁵ on d = 10 Gaussian points, n = 20,000, a
     random halfspace's labels flipped at rate 0.1 (OPT = 0.1); a run fails when the error on 20,000
@@ -334,7 +344,6 @@ def _agnostic_near_opt(name: str, alpha: float) -> Callable[[int], bool]:
             PrivateProperLearner,
             PrivateSemiAgnosticLearner,
         )
-        from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
         from dpledger.learners.randomness import Sampled
 
         learner_class = {
@@ -343,8 +352,7 @@ def _agnostic_near_opt(name: str, alpha: float) -> Callable[[int], bool]:
             "semi-agnostic": PrivateSemiAgnosticLearner,
         }[name]
         rng = Sampled(seed)
-        train = halfspace_data(20_000, 10, 0.1, "random", rng)
-        test = labelled_sample(20_000, train.w, train.t, 0.1, "random", rng)
+        train, test = _train_and_test(rng)
         learner = learner_class(4, 1e-5, random_state=seed).fit(train.X, train.y)
         return bool(1 - learner.score(test.X, test.y) > 0.1 + alpha)
 
@@ -440,13 +448,11 @@ def _log_concave_improper(seed: int) -> bool:
     halfspace's labels flipped at rate 0.1; a run fails when the error on 20,000 fresh points
     exceeds OPT + 0.06."""
     from dpledger.learners.agnostic import PrivateImproperLearner
-    from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
     from dpledger.learners.agnostic.logconcave_basis import ProductMarginal
     from dpledger.learners.randomness import Sampled
 
     rng = Sampled(seed)
-    train = halfspace_data(20_000, 10, 0.1, "random", rng, marginal="uniform")
-    test = labelled_sample(20_000, train.w, train.t, 0.1, "random", rng, marginal="uniform")
+    train, test = _train_and_test(rng, "uniform")
     learner = PrivateImproperLearner(4, 1e-5, marginal=ProductMarginal("uniform"), random_state=seed)
     learner.fit(train.X, train.y)
     return bool(1 - learner.score(test.X, test.y) > 0.1 + 0.06)
@@ -459,12 +465,10 @@ def _noisy_descent(seed: int) -> bool:
     when the private learner's error on 20,000 fresh points exceeds the non-private one's by more
     than 0.02."""
     from dpledger.learners.agnostic import PrivateSemiAgnosticLearner
-    from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
     from dpledger.learners.randomness import Sampled
 
     rng = Sampled(seed)
-    train = halfspace_data(20_000, 10, 0.1, "random", rng)
-    test = labelled_sample(20_000, train.w, train.t, 0.1, "random", rng)
+    train, test = _train_and_test(rng)
     private, exact = (
         PrivateSemiAgnosticLearner(epsilon, delta, random_state=seed).fit(train.X, train.y)
         for epsilon, delta in ((4, 1e-5), (None, None))
@@ -527,12 +531,10 @@ def _correct_guess(seed: int) -> bool:
     rate 0.1; a run fails when the error on 20,000 fresh points exceeds 1.3·OPT (our constant for
     the proposition's O(OPT))."""
     from dpledger.learners.agnostic import PrivateSemiAgnosticLearner
-    from dpledger.learners.agnostic.data import halfspace_data, labelled_sample
     from dpledger.learners.randomness import Sampled
 
     rng = Sampled(seed)
-    train = halfspace_data(20_000, 10, 0.1, "random", rng)
-    test = labelled_sample(20_000, train.w, train.t, 0.1, "random", rng)
+    train, test = _train_and_test(rng)
     learner = PrivateSemiAgnosticLearner(4, 1e-5, n_guesses=1, first_guess=0.1, random_state=seed)
     learner.fit(train.X, train.y)
     return bool(1 - learner.score(test.X, test.y) > 1.3 * 0.1)
@@ -597,7 +599,7 @@ TRIALS: dict[str, UtilityTrial] = {
                 f"{i + 1} of a realizable prefix state, Q_i^S(y_i) ≥ (1 − ρ)m",
                 0.25,
                 60,
-                _coordinate_oracle("ipconcave", i),
+                _coordinate_oracle("ipconcave-em", i),
             )
             for i in range(3)
         ),
