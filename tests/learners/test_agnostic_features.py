@@ -168,3 +168,41 @@ def test_degree_one_over_alpha_squared_leaves_l1_error_above_alpha_not_alpha_ove
                 ),
             )
         assert alpha < worst < 2 * alpha
+
+
+def _best_l1_on_nodes(t: float, degree: int) -> float:
+    """min over every polynomial p of degree ≤ D (no norm constraint) of E|sign(x − t) − p(x)|,
+    x ~ N(0, 1), on the nodes of :func:`_gaussian_integral` — a linear program (HiGHS) in the
+    Hermite coefficients and one slack per node; up to quadrature error a lower bound on the best
+    L1 approximation, unit-norm or not."""
+    from scipy import sparse
+    from scipy.optimize import linprog
+    from scipy.stats import norm
+
+    nodes, weights = np.polynomial.legendre.leggauss(600)
+    parts = [
+        ((high - low) / 2 * nodes + (high + low) / 2, (high - low) / 2 * weights, side)
+        for low, high, side in ((-12.0, t, -1.0), (t, 12.0, 1.0))
+    ]
+    x = np.concatenate([p[0] for p in parts])
+    w = np.concatenate([p[1] * norm.pdf(p[0]) for p in parts])
+    f = np.concatenate([np.full(p[0].shape, p[2]) for p in parts])
+    H, slack = sparse.csr_matrix(hermite_1d(x, degree)), sparse.identity(x.size)
+    result = linprog(
+        np.concatenate([np.zeros(degree + 1), w]),
+        A_ub=sparse.vstack([sparse.hstack([H, -slack]), sparse.hstack([-H, -slack])]),
+        b_ub=np.concatenate([f, -f]),
+        bounds=[(None, None)] * (degree + 1) + [(0, None)] * x.size,
+        method="highs",
+    )
+    assert result.status == 0, result.message
+    return float(result.fun)
+
+
+def test_lemma_b_10_constant_one_is_too_small_for_the_alpha_over_three_the_chain_assumes() -> None:
+    """Not only the L2 projection: at α = 0.2, D = ⌈1/α²⌉ = 25 even the best polynomial of degree
+    ≤ D (any norm) errs about α in L1 at t = 0 (0.195), three times the α/3 of Theorem 2.1's chain —
+    c = 1 is too small for that bound (about 9 is needed: the error is ≈ 0.98/√D)."""
+    best = _best_l1_on_nodes(0.0, 25)
+    assert 0.19 < best < 0.2
+    assert best > 0.2 / 3

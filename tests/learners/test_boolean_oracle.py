@@ -15,11 +15,16 @@ from hypothesis import strategies as st
 
 from dpledger.accountant.events import ExponentialMechanism, SubsampleWithReplacement
 from dpledger.accountant.rules import account
-from dpledger.learners.boolean.composition import BooleanComposition, HypothesisSpace, component_class
+from dpledger.learners.boolean.composition import (
+    BooleanComposition,
+    HypothesisSpace,
+    component_class,
+    composition_vc_bound,
+)
 from dpledger.learners.boolean.formula import parse_formula
 from dpledger.learners.boolean.local_learners import empirical_draws, empirical_learner, exponential_learner
 from dpledger.learners.boolean.oracle import RelabelOracle
-from dpledger.learners.calibration.boolean import exponential_learner_m
+from dpledger.learners.calibration.boolean import exponential_learner_m, theorem_8_19
 from dpledger.learners.carry_forward import CarryForwardLearner
 from dpledger.learners.concept_classes import Intervals, Rectangles, Thresholds
 from dpledger.learners.randomness import Sampled, enumerate_outputs
@@ -143,3 +148,26 @@ def test_learner_event_with_relabel_oracles_meets_target_at_paper_m_theorem_8_19
         events.append(oracle.event(C, prefix, m))
         prefix += (C.spaces[i][0],)
     assert account(learner_event(target, m, events)).guarantee.meets(target.epsilon, target.delta).holds
+
+
+@pytest.mark.slow
+def test_theorem_8_19_n_is_one_multiple_of_sqrt_k_over_epsilon_times_the_larger_requirement():
+    """Theorem 8.19's rate Õ(√k/ε · max{(k/α)·max(VC(C), max d_i), max_i m_i(α/(80k), β/(8k), 1, δ/(64e²k))}):
+    over k thresholds on [0, N), the paper n over √k/ε times that max is one constant whatever k,
+    α, ε and N (the Õ's factors at δ = 10⁻⁶: Lemma 8.15's 9 and Algorithm 2's constant) — here the
+    components' m_i is the larger term, the relabelled sample being 9·m_i."""
+    ratios = []
+    for k, alpha, epsilon, size in [
+        (2, "0.1", "0.5", 128),
+        (2, "0.01", "0.5", 128),
+        (2, "0.1", "0.05", 128),
+        (4, "0.1", "0.5", 128),
+        (2, "0.1", "0.5", 2**16),
+    ]:
+        vc = composition_vc_bound([1] * k)
+        result = theorem_8_19([("thresholds", 1, size + 1)] * k, vc, alpha, "0.1", epsilon, "1e-6")
+        m_i = max(row.m_b for row in result.components)
+        stated = math.sqrt(k) / float(epsilon) * max(k * vc / float(alpha), m_i)
+        assert result.sample.m == 9 * m_i
+        ratios.append(result.sample.n_paper / stated)
+    assert max(ratios) / min(ratios) < 1 + 1e-9

@@ -169,6 +169,64 @@ def test_theorems_8_8_and_8_14_need_more_samples_in_higher_dimension():
         assert high.n_paper > low.n_paper and high.n_tight > low.n_tight
 
 
+def _paper_n(
+    oracle: str, d: int, alpha: str = "0.1", epsilon: str = "0.5", delta: str = "1e-6"
+) -> tuple[int, int]:
+    """Theorem 8.5's paper n with ``oracle`` over [[±16]]^d at β = 0.1, and log* N at that n."""
+    result = theorem_8_5(oracle, d, 16, alpha, "0.1", epsilon, delta)
+    return result.result.n_paper, result.oracle.log_star
+
+
+@pytest.mark.slow
+def test_theorem_8_5_n_is_one_multiple_of_sqrt_k_log_4_over_delta_over_epsilon_times_the_larger_requirement():
+    """Theorem 8.5's rate, n = O(√(k log(4/δ))/ε · max{(kd/α) log(1280k²/(αβ)), M_A}): the paper n over
+    √(k ln(4/δ))/ε times m = max(LabelBoost term, M_A) is one constant (Algorithm 2's, 97,237)
+    whatever α, ε, δ, d and the oracle — the stated form with its hidden constant measured."""
+    ratios = []
+    for oracle, d, alpha, epsilon, delta in [
+        ("exponential", 1, "0.1", "0.5", "1e-6"),
+        ("exponential", 2, "0.01", "0.5", "1e-6"),
+        ("exponential", 2, "0.1", "0.05", "1e-6"),
+        ("exponential", 2, "0.1", "0.5", "1e-12"),
+        ("qcopt", 8, "0.1", "0.5", "1e-6"),
+    ]:
+        sample = theorem_8_5(oracle, d, 16, alpha, "0.1", epsilon, delta).result
+        ratios.append(
+            sample.n_paper * float(epsilon) / (math.sqrt((d + 1) * math.log(4 / float(delta))) * sample.m)
+        )
+    assert max(ratios) / min(ratios) < 1 + 1e-9 and 97_236 < ratios[0] < 97_238
+
+
+@pytest.mark.slow
+def test_theorem_8_8_n_follows_d_2_5_plus_d_1_5_2_log_star_n_over_epsilon_alpha():
+    """Theorem 8.8's rate Õ((d^{5/2} + d^{3/2}·2^{log* N})/(εα)): n·α and n·ε stay constant (to 0.1 %)
+    as α and ε shrink tenfold, and n·εα over d^{5/2} + d^{3/2}·2^{log* N} stays within a factor 3
+    from d = 2 to 32 while d^{5/2} grows 1,000-fold (a d^{7/2} rate would move it 30-fold)."""
+    base, _ = _paper_n("qcopt", 2)
+    assert _paper_n("qcopt", 2, alpha="0.01")[0] / base == pytest.approx(10, rel=1e-3)
+    assert _paper_n("qcopt", 2, epsilon="0.05")[0] / base == pytest.approx(10, rel=1e-3)
+    ratios = []
+    for d in (2, 8, 32):
+        n, stars = _paper_n("qcopt", d)
+        ratios.append(n * 0.05 / (d**2.5 + d**1.5 * 2**stars))
+    assert max(ratios) / min(ratios) < 3
+
+
+@pytest.mark.slow
+def test_theorem_8_14_n_follows_d_2_5_log_star_n_over_epsilon_alpha():
+    """Theorem 8.14's rate Õ(d^{5/2} log* N/(εα)): n·ε is constant as ε shrinks tenfold, n grows by
+    10–12 as α shrinks tenfold (1/α and its logarithms), and n·εα over d^{5/2} log* N stays within a
+    factor 2 from d = 2 to 32."""
+    base, _ = _paper_n("ipconcave", 2)
+    assert _paper_n("ipconcave", 2, epsilon="0.05")[0] / base == pytest.approx(10, rel=1e-3)
+    assert 10 < _paper_n("ipconcave", 2, alpha="0.01")[0] / base < 12
+    ratios = []
+    for d in (2, 8, 32):
+        n, stars = _paper_n("ipconcave", d)
+        ratios.append(n * 0.05 / (d**2.5 * stars))
+    assert max(ratios) / min(ratios) < 2
+
+
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [

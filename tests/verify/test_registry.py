@@ -303,20 +303,19 @@ def test_a_statement_passes_only_when_every_part_does():
     assert theorem.status(passed) == "passed" and theorem.unchecked(passed) == ()
     assert theorem.status({**passed, theorem.parts[3].tests[0]: "failed"}) == "failed"
     assert theorem.status({node: "passed" for node in theorem.parts[0].tests}) == "not run"
-    lemma = next(s for s in registry.REGISTRY if s.key == "000:Lemma 7.1")
-    results = {node: "passed" for node in lemma.tests}
-    assert lemma.status(results) == "partial" and [p.claim[:8] for p in lemma.unchecked(results)] == [
-        "disc_{D_"
-    ]
-    assert "β_VC" in lemma.unchecked(results)[0].claim and "β_VC" not in lemma.parts[0].claim
+    corollary = next(s for s in registry.REGISTRY if s.key == "000:Corollary C.8")
+    results = {node: "passed" for node in corollary.tests}
+    assert corollary.status(results) == "partial"
+    assert [p.claim[:16] for p in corollary.unchecked(results)] == ["With probability"]
+    assert "β_GP" in corollary.unchecked(results)[0].claim and "β_GP" not in corollary.parts[0].claim
 
 
 @pytest.mark.parametrize(
     "key, missing",
     [
-        ("000:Theorem 8.5", "utility"),
-        ("000:Theorem 8.19", "utility"),
         ("000:Theorem 8.14", "utility"),
+        ("002:Theorem 4.1 (utility)", "utility"),
+        ("002:Claim 4.3", "utility"),
         ("002:Lemma B.10", "utility"),
     ],
 )
@@ -370,7 +369,7 @@ def test_findings_carry_a_witness_and_a_dpledger_command():
     findings = [f for s in registry.REGISTRY for f in s.findings] + list(registry.EXTERNAL_FINDINGS)
     assert len(findings) >= 3
     for f in findings:
-        assert f.witness and f.kind in ("slack", "confirms", "violation") and "dpledger" in f.command
+        assert f.witness and f.kind in registry.FINDING_KINDS and "dpledger" in f.command
 
 
 def test_proofs_json_without_a_run_claims_nothing_verified(capsys, tmp_path):

@@ -2,15 +2,32 @@
 R independent runs, a Clopper–Pearson upper bound on the failure rate at 95 % confidence, passed
 only below the claim's β."""
 
-import pytest
+import math
+from fractions import Fraction
 
+import pytest
+import sympy
+
+from dpledger.learners.boolean.oracle import RelabelOracle
+from dpledger.learners.component_oracles import CompletionScoreOracle, ComponentOracle
+from dpledger.learners.halfspaces import ExponentialDepthOracle
 from dpledger.verify.paper.registry import REGISTRY
 from dpledger.verify.paper.utility_trials import (
     CONFIDENCE,
     TRIALS,
     UtilityTrial,
+    boolean_learner_error,
+    boolean_theorem_requirement,
+    clip_radius_exceeded,
     failure_rate_bound,
+    halfspace_learner_error,
+    halfspace_theorem_m,
+    lemma_7_1_m,
+    lemma_7_1_split,
+    one_round_disagreements,
     runs_needed,
+    threshold_argument_misses,
+    threshold_block,
 )
 
 
@@ -214,3 +231,136 @@ def test_lemma_c_12_noise_leaves_the_additive_error_in_all_but_a_beta_fraction_o
     """Lemma C.12 (the DP analogue): the noise raises the semi-agnostic learner's error by more
     than 0.02 with probability below β = 0.1 (the trial of Claim 4.6, 60 runs)."""
     passes("noisy gradient descent")
+
+
+class DataBlindOracle(ComponentOracle):
+    """A broken oracle for the negative controls: the next component drawn uniformly from its
+    domain whatever the sample (declaring the event of the oracle it stands in for)."""
+
+    def __init__(self, declared: ComponentOracle) -> None:
+        self.declared = declared
+
+    def select(self, concept_class, prefix, X, y, rng):
+        values = concept_class.next_values(prefix)
+        return values[rng.integer(len(values))]
+
+    def event(self, concept_class, prefix, sample_size):
+        return self.declared.event(concept_class, prefix, sample_size)
+
+
+def test_lemma_7_1_trials_take_m_and_beta_from_the_free_constant_split():
+    """The two trials of Lemma 7.1 run at the split's τ, with β = β_A + β_LB and β_A + β_LB + β_VC,
+    and m is the larger of M_A and the lemma's term (1490: M_A)."""
+    split = lemma_7_1_split()
+    assert split.tau == sympy.Rational(1, 300)
+    assert TRIALS["one round of carry-forward, on the sample"].beta == float(
+        split.beta_oracle + split.beta_labelboost
+    )
+    assert TRIALS["one round of carry-forward, on the population"].beta == float(
+        split.beta_oracle + split.beta_labelboost + split.beta_vc
+    )
+    assert lemma_7_1_m() == 1490
+
+
+@pytest.mark.slow
+def test_lemma_7_1_one_round_errs_above_2_tau_on_its_sample_in_at_most_a_beta_fraction_of_runs():
+    """Lemma 7.1 at its m (M_A of the completion-score oracle; the lemma's term with c = 1/40),
+    intervals on [0, 1024), τ = 1/300: err_{S₀}(g₁) > 2τ with probability below β_A + β_LB = 0.07
+    (60 runs)."""
+    passes("one round of carry-forward, on the sample")
+
+
+@pytest.mark.slow
+def test_lemma_7_1_one_round_disagrees_by_20_tau_on_the_population_in_at_most_a_beta_fraction_of_runs():
+    """Lemma 7.1's second half on the same runs: disc_D(g₁, h₀) ≥ 20τ with probability below
+    β_A + β_LB + β_VC = 0.09 (60 runs)."""
+    passes("one round of carry-forward, on the population")
+
+
+def _blind_rounds() -> list[tuple[Fraction, Fraction]]:
+    return [one_round_disagreements(DataBlindOracle(CompletionScoreOracle()), seed) for seed in range(10)]
+
+
+def test_a_data_blind_oracle_would_fail_the_lemma_7_1_sample_trial():
+    """The criterion can fail: with y₁ drawn uniformly from its domain, err_{S₀}(g₁) exceeds 2τ in
+    at least 9 of 10 runs (β = 0.07)."""
+    assert sum(sample > 2 * Fraction(1, 300) for sample, _ in _blind_rounds()) >= 9
+
+
+def test_a_data_blind_oracle_would_fail_the_lemma_7_1_population_trial():
+    """The criterion can fail: with y₁ drawn uniformly from its domain, disc_D(g₁, h₀) reaches 20τ
+    in at least 4 of 10 runs (β = 0.09)."""
+    assert sum(population >= 20 * Fraction(1, 300) for _, population in _blind_rounds()) >= 4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("theorem", ["8.5", "8.8"])
+def test_theorems_8_5_8_8_halfspace_learner_at_the_theorems_n_errs_above_alpha_in_at_most_a_beta_fraction(
+    theorem,
+):
+    """Theorems 8.5 and 8.8 (and 1.2, 1.3) at d = 1, grid 16, α = β = 0.2: with the theorem's m
+    (94,709 with the exponential oracle, 122,237 with QCOptOracle) the population error exceeds α
+    with probability below β (30 runs each)."""
+    passes(f"halfspace learner at Theorem {theorem}'s n")
+
+
+def test_a_data_blind_oracle_would_fail_the_halfspace_learner_trials():
+    """The criterion can fail: the learner at Theorem 8.5's m with coordinates drawn uniformly from
+    their domains errs above α = 0.2 in at least 4 of 10 runs (β = 0.2)."""
+    m = halfspace_theorem_m("exponential")
+    errors = [
+        halfspace_learner_error(DataBlindOracle(ExponentialDepthOracle()), m, seed) for seed in range(10)
+    ]
+    assert sum(error > 0.2 for error in errors) >= 4
+
+
+@pytest.mark.slow
+def test_theorem_8_19_boolean_learner_at_the_theorems_n_errs_above_alpha_in_at_most_a_beta_fraction():
+    """Theorem 8.19 (and 1.4) on x1 ∧ ¬x2 over thresholds on [0, 32), α = β = 0.2: with the
+    theorem's m (493,731) and the relabel oracles at its τ, β_A the population error exceeds α
+    with probability below β (30 runs)."""
+    passes("Boolean learner at Theorem 8.19's n")
+
+
+@pytest.mark.slow
+def test_a_data_blind_oracle_would_fail_the_boolean_learner_trial():
+    """The criterion can fail: the learner at Theorem 8.19's m with components drawn uniformly
+    errs above α = 0.2 in at least 5 of 10 runs (β = 0.2)."""
+    m, tau, beta_a = boolean_theorem_requirement()
+    blind = DataBlindOracle(RelabelOracle(tau=tau, beta_a=beta_a))
+    assert sum(boolean_learner_error(blind, m, seed) > 0.2 for seed in range(10)) >= 5
+
+
+def test_lemma_f_3_no_point_beyond_the_clip_radius_in_all_but_a_beta_fraction_of_runs():
+    """Lemma F.3 (Laurent–Massart per point, a union bound over the sample) at the semi-agnostic
+    learner's radius, n = 20,000, d = 10: some point lies beyond it with probability below
+    β = 0.01 (300 runs)."""
+    passes("clip radius over the whole sample")
+
+
+def test_the_per_point_radius_without_the_union_bound_would_fail_the_lemma_f_3_trial():
+    """The criterion can fail: Laurent–Massart's radius at u = ln 100 (one point's 1 % bound, no
+    union over the 20,000) is exceeded by some point in every one of 10 runs."""
+    u = math.log(100)
+    radius = math.sqrt(10 + 2 * math.sqrt(10 * u) + 2 * u)
+    assert all(clip_radius_exceeded(20_000, 10, radius, seed) for seed in range(10))
+
+
+def test_claim_c_9_trial_takes_block_tolerance_and_beta_from_theorem_4_1s_calibration():
+    """The block (64,993 labels), ŏ_min = 1/8 and β = 1/560 are the chain's: its threshold
+    requirement, smallest guess and the runs' share β/4 over J(T + 2) = 14 blocks."""
+    block, smallest, beta = threshold_block()
+    assert (block, smallest, beta) == (64_993, Fraction(1, 8), Fraction(1, 560))
+    assert TRIALS["clipped threshold argument"].beta == float(beta)
+
+
+def test_claim_c_9_clipped_threshold_argument_misses_in_at_most_a_beta_fraction_of_runs():
+    """Claim C.9 (DP analogue, argument clipped to ρ) at Theorem 4.1's calibrated threshold block:
+    |Φ(t̂) − (1 − μ)/2| > ŏ_min/8 with probability below β = 1/560 (2,000 runs)."""
+    passes("clipped threshold argument")
+
+
+def test_a_block_of_200_labels_would_fail_the_claim_c_9_trial():
+    """The criterion can fail: on blocks of 200 labels the clipped argument misses by more than
+    ŏ_min/8 in more than half of 40 runs."""
+    assert sum(threshold_argument_misses(200, seed) for seed in range(40)) > 20

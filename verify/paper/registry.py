@@ -13,8 +13,8 @@ Statements the paper only cites are ``cited`` whatever their tests do, and never
 
 Tightness (:class:`Tightness`): for a bound an exact or Monte Carlo audit reaches, the measured
 privacy loss, the bound on the same instance, their ratio and the command that prints them.
-Findings — a stated inequality that fails for allowed parameters, a constant with slack, a release
-no lemma covers — are recorded with a witness and the command that prints it; findings about
+Findings — a stated inequality that fails for allowed parameters, a constant with slack, a constant
+dpledger substitutes that is too small for its bound, a release no lemma covers — are recorded with a witness and the command that prints it; findings about
 cited tools are kept apart in :data:`EXTERNAL_FINDINGS`.
 
 The data lives in TOML files in the ``statements/`` folder next to this module (installed as
@@ -89,7 +89,7 @@ whose bound each measures: a statement may check one claim several ways, one par
 (an exact audit, a Monte Carlo run, the accountant's rule), and a tightness belongs to the part its
 audit checks."""
 
-FINDING_KINDS = ("slack", "confirms", "violation")
+FINDING_KINDS = ("slack", "confirms", "violation", "too small")
 """What a finding can say (:attr:`Finding.kind`)."""
 
 TEST_OUTCOMES = ("passed", "failed", "skipped", "error", "not collected")
@@ -156,8 +156,9 @@ class Finding:
     witness: str
     command: str
     kind: str = "slack"
-    """``slack`` (a bound holds but with room), ``confirms`` (agrees with what the seed says) or
-    ``violation`` (a stated inequality fails for allowed parameters)."""
+    """``slack`` (a bound holds but with room), ``confirms`` (agrees with what the seed says),
+    ``violation`` (a stated inequality fails for allowed parameters) or ``too small`` (a constant
+    dpledger substitutes for one the seed hides is too small for the bound it stands in)."""
 
     def __post_init__(self) -> None:
         _texts(self, "summary", "witness", "command")

@@ -27,6 +27,7 @@ run them, and
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -41,6 +42,10 @@ from dpledger.verify.audit.montecarlo.statistics import clopper_pearson_upper
 if TYPE_CHECKING:
     from dpledger.learners.agnostic.data import HalfspaceSample
     from dpledger.learners.agnostic.hermite import HermiteBasis
+    from dpledger.learners.boolean.composition import BooleanComposition
+    from dpledger.learners.calibration.free_constants import UtilitySplit
+    from dpledger.learners.component_oracles import ComponentOracle
+    from dpledger.learners.concept_classes import Components, ConceptClass
     from dpledger.learners.randomness import Randomness
 
 CONFIDENCE = 0.95
@@ -323,6 +328,210 @@ def _empirical_learner(boundary: bool) -> Callable[[int], bool]:
     return fails
 
 
+LEARNER_TARGET = ("0.2", "0.2", "0.5", "1e-6")
+"""(α, β, ε, δ) of the trials that run a seed-000 learner at its theorem's n."""
+
+
+@functools.cache
+def halfspace_theorem_m(oracle: str) -> int:
+    """Theorem 8.5's active sample size m for halfspaces over [[±16]]¹ (d = 1, k = 2) at
+    :data:`LEARNER_TARGET` with ``oracle``'s M_A (``"exponential"``: Theorem 8.5 with the
+    exponential oracle; ``"qcopt"``: Theorem 8.8) on the perturbed grid at the theorem's n —
+    :func:`~dpledger.learners.calibration.halfspaces.theorem_8_5`, as ``dpledger calibrate``."""
+    from dpledger.learners.calibration.halfspaces import theorem_8_5
+
+    return theorem_8_5(oracle, 1, 16, *LEARNER_TARGET).result.m
+
+
+def _learner_error(
+    C: ConceptClass,
+    oracle: ComponentOracle,
+    m: int,
+    points: tuple[np.ndarray, np.ndarray],
+    target: Components,
+    halved: bool,
+    seed: int,
+) -> float:
+    """CarryForwardLearner on ``C`` with ``oracle`` and active sample size m at (α, β, ε, δ) =
+    :data:`LEARNER_TARGET` — α, β and δ halved when ``halved``, as Theorem 8.5's proof runs
+    Algorithm 2 — fitted on the first of ``points`` labelled by ``target``; returns the error over
+    the second, the whole domain (uniform marginal: the population error, exactly)."""
+    from dpledger.learners.carry_forward import CarryForwardLearner
+
+    alpha, beta, epsilon, delta = (Fraction(value) for value in LEARNER_TARGET)
+    scale = 2 if halved else 1
+    learner = CarryForwardLearner(
+        C,
+        oracle=oracle,
+        epsilon=epsilon,
+        delta=delta / scale,
+        alpha=float(alpha / scale),
+        beta=float(beta / scale),
+        m=m,
+        random_state=seed,
+    )
+    X, domain = points
+    learner.fit(X, C.evaluate(target, X))
+    return float(np.mean(C.evaluate(learner.hypothesis_, domain) != C.evaluate(target, domain)))
+
+
+def halfspace_learner_error(oracle: ComponentOracle, m: int, seed: int) -> float:
+    """CarryForwardLearner on halfspaces over [[±16]]¹ with ``oracle``, run as Theorem 8.5's proof
+    runs Algorithm 2 — at (α/2, β/2, ε, δ/2) of :data:`LEARNER_TARGET` — on n = 3m uniform grid
+    points labelled by a target drawn component by component from seed ``seed``; returns the
+    population error over the whole grid (33 points, uniform marginal, exact).
+
+    The learner reads only the m records it draws from each of its three reservoirs, each
+    reservoir once for k = 2, so its output has the same law at n = 3m as at the theorem's n."""
+    from dpledger.learners.halfspaces import GridHalfspaces
+    from dpledger.learners.synthetic import random_concept
+
+    C = GridHalfspaces(1, 16)
+    data = np.random.default_rng([85, seed])
+    target = random_concept(C, data)
+    points = (data.integers(-16, 17, size=(3 * m, 1)), np.arange(-16, 17)[:, None])
+    return _learner_error(C, oracle, m, points, target, True, seed)
+
+
+def _halfspaces_at_theorem_n(oracle: str) -> Callable[[int], bool]:
+    """Theorem 8.5 (``"exponential"``) or 8.8 (``"qcopt"``) on halfspaces over [[±16]]¹: the
+    learner with dpledger's oracle for it (the exponential mechanism; QCOptOracle, whose optimizer
+    is the named substitute) at :func:`halfspace_theorem_m`; a run fails when the population error
+    exceeds α = 0.2."""
+
+    def fails(seed: int) -> bool:
+        from dpledger.learners.halfspaces import ExponentialDepthOracle, QCOptOracle
+
+        chooser = ExponentialDepthOracle() if oracle == "exponential" else QCOptOracle()
+        return halfspace_learner_error(chooser, halfspace_theorem_m(oracle), seed) > float(
+            Fraction(LEARNER_TARGET[0])
+        )
+
+    return fails
+
+
+def boolean_composition() -> BooleanComposition:
+    """x1 ∧ ¬x2 over thresholds on [0, 32): the intervals [t₁, t₂) as a Boolean composition (k = 2)."""
+    from dpledger.learners.boolean.composition import BooleanComposition, component_class
+    from dpledger.learners.boolean.formula import parse_formula
+
+    return BooleanComposition(parse_formula("x1 and not x2"), [component_class("thresholds", 32)] * 2)
+
+
+@functools.cache
+def boolean_theorem_requirement() -> tuple[int, Fraction, Fraction]:
+    """Theorem 8.19's active sample size m and its oracles' (τ, β_A) = (α/(40k), β/(4k)) for
+    :func:`boolean_composition` at :data:`LEARNER_TARGET`
+    (:func:`~dpledger.learners.calibration.boolean.theorem_8_19`, as ``dpledger calibrate 8.19 --k 2
+    --domain-size 32``)."""
+    from dpledger.learners.calibration.boolean import theorem_8_19
+
+    C = boolean_composition()
+    rows = [
+        ("thresholds", H.vc_dimension, len(space)) for H, space in zip(C.components, C.spaces, strict=True)
+    ]
+    sample = theorem_8_19(rows, C.vc_dimension, *LEARNER_TARGET).sample
+    return sample.m, Fraction(str(sample.run.tau)), Fraction(str(sample.run.beta_oracle))
+
+
+def boolean_learner_error(oracle: ComponentOracle, m: int, seed: int) -> float:
+    """CarryForwardLearner on :func:`boolean_composition` with ``oracle`` at (α, β, ε, δ) =
+    :data:`LEARNER_TARGET` on n = 3m uniform points of [0, 32) labelled by [t₁, t₂), t₁ < t₂
+    drawn uniformly from seed ``seed``; returns the population error over the whole domain
+    (exact). As for :func:`halfspace_learner_error`, k = 2 makes the law of the output at
+    n = 3m the law at the theorem's n."""
+    data = np.random.default_rng([819, seed])
+    low, high = sorted(int(t) for t in data.choice(33, size=2, replace=False))
+    points = (data.integers(0, 32, size=3 * m), np.arange(32))
+    return _learner_error(boolean_composition(), oracle, m, points, ((low,), (high,)), False, seed)
+
+
+def _boolean_at_theorem_n(seed: int) -> bool:
+    """Theorem 8.19 on :func:`boolean_composition`: the learner with the relabel-and-learn oracles
+    (Proposition 8.16) tuned to the theorem's (τ, β_A), at the theorem's m; a run fails when the
+    population error exceeds α = 0.2."""
+    from dpledger.learners.boolean.oracle import RelabelOracle
+
+    m, tau, beta_a = boolean_theorem_requirement()
+    error = boolean_learner_error(RelabelOracle(tau=tau, beta_a=beta_a), m, seed)
+    return error > float(Fraction(LEARNER_TARGET[0]))
+
+
+def lemma_7_1_split() -> UtilitySplit:
+    """Lemma 7.1's parameters as dpledger's free-constant calibration chooses them for intervals
+    (k = v = 2) at α = β = 0.2 with the oracles' share ρ = 1/2 of β: τ = α/(20(k + 1)) = 1/300,
+    β_A = ρβ/k = 1/20, β_LB = β_VC = (1 − ρ)β/(2k + 1) = 1/50
+    (:meth:`~dpledger.learners.calibration.free_constants.UtilitySplit.of`)."""
+    import sympy
+
+    from dpledger.learners.calibration.free_constants import UtilitySplit
+    from dpledger.learners.calibration.sample_size import UtilityTarget
+
+    run = UtilityTarget.of("Lemma 7.1", 2, 2, "0.2", "0.2", "0.5", "1e-6")
+    return UtilitySplit.of(run, sympy.Rational(1, 2))
+
+
+@functools.cache
+def lemma_7_1_m() -> int:
+    """Lemma 7.1's m = max(M_A(τ, β_A), (c/τ)(v ln(2/(τβ_LB)) + ln(1/β_VC))) at
+    :func:`lemma_7_1_split` for intervals on [0, 1024): M_A of the completion-score oracle (ε_A = 4)
+    and the free-constant calibration's substitute c = 1/40
+    (:func:`~dpledger.learners.calibration.free_constants.labelboost_term`)."""
+    from dpledger.learners.calibration.free_constants import labelboost_term
+    from dpledger.learners.component_oracles import completion_oracle_m, largest_component_domain
+    from dpledger.learners.concept_classes import Intervals
+
+    C, split = Intervals(1024), lemma_7_1_split()
+    return max(
+        completion_oracle_m(largest_component_domain(C), split.tau, split.beta_oracle),
+        labelboost_term(C.vc_dimension, split),
+    )
+
+
+def one_round_disagreements(oracle: ComponentOracle, seed: int) -> tuple[Fraction, Fraction]:
+    """Round i = 1 < k = 2 of CarryForwardLearner on intervals over [0, 1024) with ``oracle`` at
+    m = :func:`lemma_7_1_m`, n = 3m uniform points of a target drawn from seed ``seed``: the
+    realizable prefix state (∅, S₀) is the preliminary LabelBoost's relabelled R₀, witnessed by
+    its h₀; returns err_{S₀}(g₁) = disc_{U(S₀)}(g₁, h₀) and disc_D(g₁, h₀) over the whole grid
+    (uniform D, exact), g₁ the hypothesis the round's LabelBoost selects (the learner's
+    round telemetry)."""
+    from dpledger.learners.carry_forward import CarryForwardLearner
+    from dpledger.learners.concept_classes import Intervals
+    from dpledger.learners.synthetic import random_concept
+
+    C, m = Intervals(1024), lemma_7_1_m()
+    data = np.random.default_rng([71, seed])
+    target = random_concept(C, data)
+    X = data.integers(0, 1024, size=3 * m)
+    grid = np.arange(1024)
+    learner = CarryForwardLearner(C, oracle=oracle, m=m, random_state=seed, telemetry=True)
+    first = learner.fit(X, C.evaluate(target, X), X_holdout=grid).rounds_[0]
+    assert first.population_disagreement is not None  # the holdout was given
+    return (
+        Fraction(round(first.labelboost_disagreement * m), m),
+        Fraction(round(first.population_disagreement * len(grid)), len(grid)),
+    )
+
+
+@functools.cache
+def _one_round(seed: int) -> tuple[Fraction, Fraction]:
+    """:func:`one_round_disagreements` with the completion-score oracle (ε_A = 4), kept so that
+    the two trials of Lemma 7.1 share their runs."""
+    from dpledger.learners.component_oracles import CompletionScoreOracle
+
+    return one_round_disagreements(CompletionScoreOracle(), seed)
+
+
+def _one_round_on_the_sample(seed: int) -> bool:
+    """Lemma 7.1's first half: a run fails when err_{S₀}(g₁) > 2τ."""
+    return _one_round(seed)[0] > 2 * Fraction(str(lemma_7_1_split().tau))
+
+
+def _one_round_on_the_population(seed: int) -> bool:
+    """Lemma 7.1's second half: a run fails when disc_D(g₁, h₀) ≥ 20τ."""
+    return _one_round(seed)[1] >= 20 * Fraction(str(lemma_7_1_split().tau))
+
+
 def _train_and_test(rng: Randomness, marginal: str = "gaussian") -> tuple[HalfspaceSample, HalfspaceSample]:
     """The agnostic trials' data: 20,000 training points of ``marginal`` in d = 10, a random
     halfspace's labels flipped at rate 0.1 (OPT = 0.1), and 20,000 fresh test points of the same
@@ -509,6 +718,69 @@ def _noisy_initialization(seed: int) -> bool:
     return bool(normalise(u) @ sample.w <= 0.5)
 
 
+def clip_radius_exceeded(n: int, dim: int, radius: float, seed: int) -> bool:
+    """Whether some of n standard Gaussian points in ``dim`` dimensions, drawn from seed ``seed``,
+    lies beyond ``radius`` (would be clipped)."""
+    points = np.random.default_rng([63, seed]).standard_normal((n, dim))
+    return bool(np.max(np.einsum("ij,ij->i", points, points)) > radius**2)
+
+
+def _clip_radius(seed: int) -> bool:
+    """Lemma F.3 as the semi-agnostic learner uses it: Laurent–Massart's per-point bound at
+    u = ln(100n), a union bound over the n points — R = ``default_clip_radius(n, d)`` — at n =
+    20,000, d = 10; a run fails when some point lies beyond R (β = 0.01)."""
+    from dpledger.learners.agnostic.semi_agnostic import default_clip_radius
+
+    return clip_radius_exceeded(20_000, 10, default_clip_radius(20_000, 10), seed)
+
+
+@functools.cache
+def threshold_block() -> tuple[int, Fraction, Fraction]:
+    """Theorem 4.1's calibration at ``dpledger calibrate 4.1``'s defaults (α = 0.2, β = 0.1, ε =
+    0.5, δ = 10⁻⁶, d = 10; :func:`~dpledger.learners.calibration.agnostic_sample_size.sample_size`):
+    the block size it asks for the threshold tolerance |μ̂ − μ| ≤ ŏ_min/4 (the requirement named
+    "threshold (Claim 4.6)": its sampling part ŏ/8 by Hoeffding plus its Laplace part ŏ/8), ŏ_min,
+    and the tolerance's failure probability — the Algorithm 3 runs' share of β spread evenly over
+    their J(T + 2) blocks."""
+    from dpledger.learners.calibration.agnostic_sample_size import sample_size
+
+    chain = sample_size("Theorem 4.1", alpha="0.2", beta="0.1", epsilon="0.5", delta="1e-6", dim=10)
+    parameters = chain.parameters
+    requirement = parameters["requirements"]["threshold (Claim 4.6)"]
+    blocks = parameters["guesses"] * (parameters["T"] + 2)
+    return (
+        requirement["statistical"] + requirement["privacy"],
+        Fraction(parameters["smallest_guess"]),
+        Fraction(parameters["failure_shares"]["Algorithm 3 runs"]) / blocks,
+    )
+
+
+def threshold_argument_misses(block: int, seed: int) -> bool:
+    """The private threshold estimate of Algorithm 3 step 7 (``private_threshold``: t̂ = Φ⁻¹(clip((1 −
+    μ̂)/2, ρ, 1 − ρ)), μ̂ the label mean plus exact discrete Laplace noise at ε = 0.5) on a block
+    of ``block`` labels sign(x − t), x standard Gaussian, t uniform on [−1, 1], flipped at rate
+    0.1 (the block's count of +1 labels drawn from its exact binomial law); whether the clipped
+    argument Φ(t̂) misses the population's (1 − μ)/2, μ = E[y], by more than ŏ_min/8
+    (:func:`threshold_block`) — i.e. |μ̂ − μ| ≤ ŏ_min/4 failed, the clip to [ρ, 1 − ρ] being a
+    contraction towards (1 − μ)/2 ∈ [ρ, 1 − ρ]."""
+    from scipy.special import ndtr
+
+    from dpledger.learners.agnostic.semi_agnostic import private_threshold
+    from dpledger.learners.randomness import Sampled
+
+    data = np.random.default_rng([49, seed])
+    t = float(data.uniform(-1, 1))
+    positive = 0.9 * float(ndtr(-t)) + 0.1 * float(ndtr(t))  # P[y = 1]
+    labels = np.where(np.arange(block) < data.binomial(block, positive), 1.0, -1.0)
+    estimate, _ = private_threshold(labels, (Fraction(1, 2), Fraction(1, 10**6)), Sampled(seed))
+    return bool(abs(float(ndtr(estimate)) - (1 - positive)) > float(threshold_block()[1] / 8))
+
+
+def _threshold_argument(seed: int) -> bool:
+    """Claim C.9's DP analogue at the chain's threshold block (:func:`threshold_argument_misses`)."""
+    return threshold_argument_misses(threshold_block()[0], seed)
+
+
 def _regression_step(seed: int) -> bool:
     """Lemma 3.4's private regression step (``private_correlation``: the mean of y·φ(x) over the
     degree-2 Hermite features plus the exact discrete Gaussian at ε = 4, δ = 10⁻⁵) on d = 6
@@ -619,6 +891,76 @@ TRIALS: dict[str, UtilityTrial] = {
             0.1,
             60,
             _empirical_learner(True),
+        ),
+        UtilityTrial(
+            "one round of carry-forward, on the sample",
+            ("000:Lemma 7.1",),
+            "round 1 of CarryForwardLearner (completion-score oracle, ε_A = 4), intervals on [0, 1024), "
+            "τ = 1/300, β_A = 1/20, β_LB = β_VC = 1/50, m = max(M_A, the lemma's term with c = 1/40): "
+            "err_{S₀}(g₁) ≤ 2τ, β = β_A + β_LB",
+            0.07,
+            60,
+            _one_round_on_the_sample,
+        ),
+        UtilityTrial(
+            "one round of carry-forward, on the population",
+            ("000:Lemma 7.1",),
+            "the runs of Lemma 7.1's first trial: disc_D(g₁, h₀) < 20τ over the whole grid, β = β_A + "
+            "β_LB + β_VC",
+            0.09,
+            60,
+            _one_round_on_the_population,
+        ),
+        UtilityTrial(
+            "halfspace learner at Theorem 8.5's n",
+            ("000:Theorem 8.5", "000:Theorem 1.2"),
+            "CarryForwardLearner with the exponential coordinate oracle (ε_A = 4), halfspaces over "
+            "[[±16]]¹ (d = 1, k = 2), α = β = 0.2, ε = 0.5, δ = 10⁻⁶, Theorem 8.5's m (M_A on the "
+            "perturbed grid at the theorem's n), population error over the whole grid ≤ α",
+            0.2,
+            30,
+            _halfspaces_at_theorem_n("exponential"),
+        ),
+        UtilityTrial(
+            "halfspace learner at Theorem 8.8's n",
+            ("000:Theorem 8.8", "000:Theorem 1.3"),
+            "CarryForwardLearner with QCOptOracle (its optimizer the named substitute), halfspaces over "
+            "[[±16]]¹ (d = 1, k = 2), α = β = 0.2, ε = 0.5, δ = 10⁻⁶, Theorem 8.8's m (Lemma 8.7's M_A "
+            "with E_QC on the perturbed grid), population error over the whole grid ≤ α",
+            0.2,
+            30,
+            _halfspaces_at_theorem_n("qcopt"),
+        ),
+        UtilityTrial(
+            "Boolean learner at Theorem 8.19's n",
+            ("000:Theorem 8.19", "000:Theorem 1.4"),
+            "CarryForwardLearner with the relabel-and-learn oracles (Proposition 8.16, ε_B = 1) at the "
+            "theorem's τ = α/(40k), β_A = β/(4k), x1 ∧ ¬x2 over thresholds on [0, 32) (targets [t₁, t₂), "
+            "t₁ < t₂), α = β = 0.2, ε = 0.5, δ = 10⁻⁶, Theorem 8.19's m, population error ≤ α",
+            0.2,
+            30,
+            _boolean_at_theorem_n,
+        ),
+        UtilityTrial(
+            "clip radius over the whole sample",
+            ("002:Lemma F.3",),
+            "the semi-agnostic learner's clip radius R² = d + 2√(du) + 2u, u = ln(100n) (Laurent–Massart "
+            "per point, a union bound over the n points), n = 20,000 standard Gaussian points in d = 10: "
+            "no point beyond R, β = 0.01",
+            0.01,
+            300,
+            _clip_radius,
+        ),
+        UtilityTrial(
+            "clipped threshold argument",
+            ("002:Claim C.9",),
+            "the label-mean threshold estimate t̂ = Φ⁻¹(clip((1 − μ̂)/2, ρ, 1 − ρ)) (exact discrete Laplace, "
+            "ε = 0.5) on the block Theorem 4.1's calibration asks for its threshold tolerance (α = 0.2, "
+            "β = 0.1, d = 10; ŏ_min = 1/8), labels of a threshold t uniform on [−1, 1] flipped at 0.1: "
+            "|Φ(t̂) − (1 − μ)/2| ≤ ŏ_min/8, β = the runs' share β/4 over the chain's J(T + 2) = 14 blocks = 1/560",
+            1 / 560,
+            2000,
+            _threshold_argument,
         ),
         UtilityTrial(
             "private subspace step",
