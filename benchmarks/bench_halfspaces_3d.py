@@ -9,7 +9,7 @@ learner with the exponential coordinate oracle at the command's ε_A = 4 and at 
 the exact maximizer of Q_i^S: not a private configuration, it shows what the oracle's privacy
 costs at this m; LabelBoost stays as it is).
 
-    python benchmarks/bench_halfspaces_3d.py [--m 200] [--grid 8] [--seeds 3] [--n 100000] [--diagnose]
+    python benchmarks/bench_halfspaces_3d.py [--m 200] [--grid 8] [--seeds 5] [--first-seed 0] [--n 100000] [--diagnose]
 """
 
 from __future__ import annotations
@@ -55,7 +55,10 @@ def main() -> None:
     parser.add_argument("--m", type=int, default=200)
     parser.add_argument("--grid", type=int, default=8)
     parser.add_argument("--n", type=int, default=100_000)
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument(
+        "--first-seed", type=int, default=0, help="seeds first-seed, …, first-seed + seeds − 1"
+    )
     parser.add_argument("--diagnose", action="store_true")
     args = parser.parse_args()
     print(
@@ -67,7 +70,7 @@ def main() -> None:
         header += f" {'EM ε_A=4':>9} {'EM ε_A=1000':>11}"
     print(header)
     rows = []
-    for seed in range(args.seeds):
+    for seed in range(args.first_seed, args.first_seed + args.seeds):
         start, cpu = time.perf_counter(), time.process_time()
         out = carry_forward(concept="halfspaces", n=args.n, m=args.m, seed=seed, dim=3, grid=args.grid)
         row = [time.process_time() - cpu, time.perf_counter() - start, out.payload["test_error"]]

@@ -16,13 +16,15 @@ empty) and never to be released with a model.
 * :class:`IPConcaveOracle` — Algorithm 3 (Nissim et al.) with the exponential-mechanism
   interior point as PrivateIP (a named substitute, :data:`~dpledger.learners.halfspaces.private_ip.PRIVATE_IP_SUBSTITUTE`):
   random partition into t blocks (line 2), a full-depth block maximizer per block (line 4,
-  deterministic: the simplest domain element of the first best slot), the private interior
+  deterministic: the median domain element of the best slots), the private interior
   point of the maximizers (line 5). One record changes one block, hence one maximizer, and the
   interior-point score by ≤ 1: ε_A-DP on every input (Theorem 8.10 for this PrivateIP).
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -79,10 +81,9 @@ def objective_slots(X: np.ndarray, y: np.ndarray, prefix: Components) -> SlotSco
     return SlotScores([Fraction(-1), Fraction(1)], np.array([0, low, 0, high, 0], dtype=np.int64))
 
 
-def _domain_maximum(domain: Any, scores: SlotScores) -> int:
-    """max of Q over the domain's elements (slots without elements are skipped)."""
-    counts = domain.counts(scores.breakpoints)
-    return max(int(s) for s, c in zip(scores.scores.tolist(), counts, strict=True) if c)
+def _domain_maximum(scores: list[int], counts: list[int]) -> int:
+    """max of Q over the domain's elements: the largest slot score among slots with ``counts`` > 0."""
+    return max(int(s) for s, c in zip(scores, counts, strict=True) if c)
 
 
 class _DepthOracle(ComponentOracle):
@@ -115,7 +116,7 @@ class _DepthOracle(ComponentOracle):
         if not self.telemetry:
             return value
         objective = objective_slots(X, y, prefix)  # telemetry: Q_i^S at the output and over Ỹ_i
-        best = _domain_maximum(domain, objective)
+        best = _domain_maximum(objective.scores.tolist(), domain.counts(objective.breakpoints))
         self.history_.append(
             OracleRound(len(prefix) + 1, value, objective(value), len(y), best, best == len(y))
         )
@@ -208,8 +209,17 @@ class IPConcaveOracle(_DepthOracle):
 
 def block_maximizer(X: np.ndarray, y: np.ndarray, prefix: Components, domain: Any) -> Fraction:
     """argmax_{z ∈ Ỹ_i} Q_i^B(z) (Algorithm 3 line 4), a deterministic function of the block: the
-    simplest element of the first slot of highest score that holds a domain element (w = −1 on ties)."""
+    median maximizer — of the domain's elements in the slots of highest score, in increasing
+    order and counted as the domain counts them (its representation pairs), the one of rank
+    ⌊(M − 1)/2⌋ of M (w = −1 on ties). The line leaves the choice among maximizers open; on a
+    realizable block they form an interval (Lemma 8.3) that contains the full sample's, wide when
+    the block is small, and its median keeps the blocks' maximizers on both sides of the full
+    sample's interval, where an end or the simplest element (0 whenever 0 is inside) would not."""
     objective = objective_slots(X, y, prefix)
-    order = sorted(range(len(objective.scores)), key=lambda j: (-int(objective.scores[j]), j))
-    # the slots partition the line, so some slot holds an element of the non-empty domain
-    return next(c for j in order if (c := domain.simplest(objective.slot(j))) is not None)
+    scores, counts = objective.scores.tolist(), domain.counts(objective.breakpoints)
+    best = _domain_maximum(scores, counts)  # the slots partition the line: some slot holds an element
+    slots = [j for j, (s, c) in enumerate(zip(scores, counts, strict=True)) if c and s == best]
+    cumulative = list(itertools.accumulate(counts[j] for j in slots))
+    rank = (cumulative[-1] - 1) // 2
+    k = bisect.bisect_right(cumulative, rank)  # the slot holding that rank
+    return domain.select(objective.slot(slots[k]), rank - (cumulative[k - 1] if k else 0))
