@@ -37,7 +37,7 @@ from dpledger.accountant.events import Event, ExponentialMechanism, OnRealizable
 from dpledger.learners.component_oracles import ComponentOracle
 from dpledger.learners.concept_classes import Components, ConceptClass
 from dpledger.learners.halfspaces.depth import SlotScores, coordinate_objective, threshold_objective
-from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain
+from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain, Slot
 from dpledger.learners.halfspaces.private_ip import (
     PRIVATE_IP_SUBSTITUTE,
     QCOPT_SUBSTITUTE,
@@ -81,9 +81,10 @@ def objective_slots(X: np.ndarray, y: np.ndarray, prefix: Components) -> SlotSco
     return SlotScores([Fraction(-1), Fraction(1)], np.array([0, low, 0, high, 0], dtype=np.int64))
 
 
-def _domain_maximum(scores: list[int], counts: list[int]) -> int:
-    """max of Q over the domain's elements: the largest slot score among slots with ``counts`` > 0."""
-    return max(int(s) for s, c in zip(scores, counts, strict=True) if c)
+def _domain_maximum(domain: Any, scores: SlotScores) -> int:
+    """max of Q over the domain's elements (slots without elements are skipped)."""
+    counts = domain.counts(scores.breakpoints)
+    return max(int(s) for s, c in zip(scores.scores.tolist(), counts, strict=True) if c)
 
 
 class _DepthOracle(ComponentOracle):
@@ -116,7 +117,7 @@ class _DepthOracle(ComponentOracle):
         if not self.telemetry:
             return value
         objective = objective_slots(X, y, prefix)  # telemetry: Q_i^S at the output and over Ỹ_i
-        best = _domain_maximum(objective.scores.tolist(), domain.counts(objective.breakpoints))
+        best = _domain_maximum(domain, objective)
         self.history_.append(
             OracleRound(len(prefix) + 1, value, objective(value), len(y), best, best == len(y))
         )
@@ -214,12 +215,46 @@ def block_maximizer(X: np.ndarray, y: np.ndarray, prefix: Components, domain: An
     ⌊(M − 1)/2⌋ of M (w = −1 on ties). The line leaves the choice among maximizers open; on a
     realizable block they form an interval (Lemma 8.3) that contains the full sample's, wide when
     the block is small, and its median keeps the blocks' maximizers on both sides of the full
-    sample's interval, where an end or the simplest element (0 whenever 0 is inside) would not."""
+    sample's interval, where an end or the simplest element (0 whenever 0 is inside) would not.
+    Levels are tried from the highest down, each counted by its runs of adjacent slots."""
     objective = objective_slots(X, y, prefix)
-    scores, counts = objective.scores.tolist(), domain.counts(objective.breakpoints)
-    best = _domain_maximum(scores, counts)  # the slots partition the line: some slot holds an element
-    slots = [j for j, (s, c) in enumerate(zip(scores, counts, strict=True)) if c and s == best]
-    cumulative = list(itertools.accumulate(counts[j] for j in slots))
+    scores = objective.scores.tolist()
+    # the slots partition the line, so some level holds an element of the non-empty domain
+    for level in sorted(set(scores), reverse=True):
+        counted = [(piece, domain.count(piece)) for piece in _level_pieces(objective, level)]
+        pieces = [(piece, count) for piece, count in counted if count]
+        if pieces:
+            break
+    cumulative = list(itertools.accumulate(count for _, count in pieces))
     rank = (cumulative[-1] - 1) // 2
-    k = bisect.bisect_right(cumulative, rank)  # the slot holding that rank
-    return domain.select(objective.slot(slots[k]), rank - (cumulative[k - 1] if k else 0))
+    k = bisect.bisect_right(cumulative, rank)  # the piece holding that rank
+    return domain.select(pieces[k][0], rank - (cumulative[k - 1] if k else 0))
+
+
+def _level_pieces(objective: SlotScores, level: int) -> list[Slot]:
+    """{z : Q(z) = level} in increasing order as points and open intervals: each maximal run of
+    adjacent slots of that score as its first point (if it starts at a breakpoint), the open
+    interval between its ends, and its last point (if it ends at one)."""
+    inside = [s == level for s in objective.scores.tolist()]
+    pieces = []
+    for first, last in _runs(inside):
+        if first % 2:  # slot 2j + 1 is the breakpoint b_j, slot 2j the interval (b_{j−1}, b_j)
+            pieces.append(objective.slot(first))
+        if first != last or not first % 2:
+            low = objective.breakpoints[first // 2] if first % 2 else objective.slot(first).low
+            high = objective.breakpoints[last // 2] if last % 2 else objective.slot(last).high
+            pieces.append(Slot(low, high))
+        if last % 2 and last != first:
+            pieces.append(objective.slot(last))
+    return pieces
+
+
+def _runs(flags: list[bool]) -> list[tuple[int, int]]:
+    """The maximal runs [first, last] of consecutive True entries."""
+    runs: list[tuple[int, int]] = []
+    for j, flag in enumerate(flags):
+        if flag and runs and runs[-1][1] == j - 1:
+            runs[-1] = (runs[-1][0], j)
+        elif flag:
+            runs.append((j, j))
+    return runs
