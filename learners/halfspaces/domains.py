@@ -14,8 +14,10 @@ coordinates of Lemma C.4 stay representable (and the learner checks full depth o
 
 Queries are exact and cost O(log(S·C)) big-integer steps (floor sums): the number of pairs
 whose value lies in a point or an open interval (:meth:`RationalDomain.count`), a uniform pair
-in such a set (:meth:`RationalDomain.sample`) and its simplest value
-(:meth:`RationalDomain.simplest`, the Stern–Brocot simplest rational).
+in such a set (:meth:`RationalDomain.sample`), its simplest value
+(:meth:`RationalDomain.simplest`, the Stern–Brocot simplest rational) and the value of its pair
+of a given rank in value order (:meth:`RationalDomain.select`: bisection on the prefix counts,
+O(log(S·C·t₀)) of them, then the one rational of small enough denominator in the bracket).
 """
 
 from __future__ import annotations
@@ -111,6 +113,13 @@ class SignDomain:
     def simplest(self, slot: Slot) -> Fraction | None:
         members = self._members(slot)
         return Fraction(members[0]) if members else None
+
+    def select(self, slot: Slot, rank: int) -> Fraction:
+        """The element of rank ``rank`` (from 0, increasing) in ``slot``."""
+        members = self._members(slot)
+        if not 0 <= rank < len(members):
+            raise ValueError(f"rank must be in [0, {len(members)}), got {rank}")
+        return Fraction(members[rank])
 
     @property
     def minimum(self) -> Fraction:
@@ -251,6 +260,35 @@ class RationalDomain:
         # pairs of this c below the slot: value < low for a point, value ≤ low for an open interval
         first_s = (0 if slot.low is None else self._below(slot.low, slot.point, c)) - self.S
         return Fraction(first_s + within, c * self.scale)
+
+    def select(self, slot: Slot, rank: int) -> Fraction:
+        """The value of the pair of rank ``rank`` (from 0) among the pairs whose value lies in
+        ``slot``, in increasing value (pairs of equal value are counted each, as :meth:`count`
+        does): the smallest v with ``below(v, False)`` > the pairs below the slot + rank, by
+        bisection until the bracket is narrower than 1/(2D²), D = C·t₀ the largest reduced
+        denominator of a value; two values differ by at least 1/D², so the simplest rational of
+        the final bracket is v. O(log(S·D)) prefix counts.
+
+        Raises:
+            ValueError: rank outside [0, count(slot)).
+        """
+        total = self.count(slot)
+        if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < total:
+            raise ValueError(f"rank must be an integer in [0, {total}), got {rank!r}")
+        if slot.point:
+            assert slot.low is not None  # a point slot is a value
+            return slot.low
+        target = rank + (0 if slot.low is None else self.below(slot.low, False))
+        low = self.minimum - 1 if slot.low is None else slot.low  # below(low, False) ≤ target
+        high = Fraction(self.S, self.scale) if slot.high is None else slot.high  # below(high, False) > target
+        gap = Fraction(1, 2 * (self.C * self.scale) ** 2)
+        while high - low >= gap:
+            middle = (low + high) / 2
+            if self.below(middle, False) > target:
+                high = middle
+            else:
+                low = middle
+        return simplest_between(low, high + gap)
 
     def simplest(self, slot: Slot) -> Fraction | None:
         """The simplest domain value in ``slot`` (smallest denominator), or None when it holds none."""

@@ -16,13 +16,15 @@ empty) and never to be released with a model.
 * :class:`IPConcaveOracle` — Algorithm 3 (Nissim et al.) with the exponential-mechanism
   interior point as PrivateIP (a named substitute, :data:`~dpledger.learners.halfspaces.private_ip.PRIVATE_IP_SUBSTITUTE`):
   random partition into t blocks (line 2), a full-depth block maximizer per block (line 4,
-  deterministic: the simplest domain element of the first best slot), the private interior
+  deterministic: the median domain element of the best slots), the private interior
   point of the maximizers (line 5). One record changes one block, hence one maximizer, and the
   interior-point score by ≤ 1: ε_A-DP on every input (Theorem 8.10 for this PrivateIP).
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from abc import abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,7 +37,7 @@ from dpledger.accountant.events import Event, ExponentialMechanism, OnRealizable
 from dpledger.learners.component_oracles import ComponentOracle
 from dpledger.learners.concept_classes import Components, ConceptClass
 from dpledger.learners.halfspaces.depth import SlotScores, coordinate_objective, threshold_objective
-from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain
+from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain, Slot
 from dpledger.learners.halfspaces.private_ip import (
     PRIVATE_IP_SUBSTITUTE,
     QCOPT_SUBSTITUTE,
@@ -208,8 +210,51 @@ class IPConcaveOracle(_DepthOracle):
 
 def block_maximizer(X: np.ndarray, y: np.ndarray, prefix: Components, domain: Any) -> Fraction:
     """argmax_{z ∈ Ỹ_i} Q_i^B(z) (Algorithm 3 line 4), a deterministic function of the block: the
-    simplest element of the first slot of highest score that holds a domain element (w = −1 on ties)."""
+    median maximizer — of the domain's elements in the slots of highest score, in increasing
+    order and counted as the domain counts them (its representation pairs), the one of rank
+    ⌊(M − 1)/2⌋ of M (w = −1 on ties). The line leaves the choice among maximizers open; on a
+    realizable block they form an interval (Lemma 8.3) that contains the full sample's, wide when
+    the block is small, and its median keeps the blocks' maximizers on both sides of the full
+    sample's interval, where an end or the simplest element (0 whenever 0 is inside) would not.
+    Levels are tried from the highest down, each counted by its runs of adjacent slots."""
     objective = objective_slots(X, y, prefix)
-    order = sorted(range(len(objective.scores)), key=lambda j: (-int(objective.scores[j]), j))
-    # the slots partition the line, so some slot holds an element of the non-empty domain
-    return next(c for j in order if (c := domain.simplest(objective.slot(j))) is not None)
+    scores = objective.scores.tolist()
+    # the slots partition the line, so some level holds an element of the non-empty domain
+    for level in sorted(set(scores), reverse=True):
+        counted = [(piece, domain.count(piece)) for piece in _level_pieces(objective, level)]
+        pieces = [(piece, count) for piece, count in counted if count]
+        if pieces:
+            break
+    cumulative = list(itertools.accumulate(count for _, count in pieces))
+    rank = (cumulative[-1] - 1) // 2
+    k = bisect.bisect_right(cumulative, rank)  # the piece holding that rank
+    return domain.select(pieces[k][0], rank - (cumulative[k - 1] if k else 0))
+
+
+def _level_pieces(objective: SlotScores, level: int) -> list[Slot]:
+    """{z : Q(z) = level} in increasing order as points and open intervals: each maximal run of
+    adjacent slots of that score as its first point (if it starts at a breakpoint), the open
+    interval between its ends, and its last point (if it ends at one)."""
+    inside = [s == level for s in objective.scores.tolist()]
+    pieces = []
+    for first, last in _runs(inside):
+        if first % 2:  # slot 2j + 1 is the breakpoint b_j, slot 2j the interval (b_{j−1}, b_j)
+            pieces.append(objective.slot(first))
+        if first != last or not first % 2:
+            low = objective.breakpoints[first // 2] if first % 2 else objective.slot(first).low
+            high = objective.breakpoints[last // 2] if last % 2 else objective.slot(last).high
+            pieces.append(Slot(low, high))
+        if last % 2 and last != first:
+            pieces.append(objective.slot(last))
+    return pieces
+
+
+def _runs(flags: list[bool]) -> list[tuple[int, int]]:
+    """The maximal runs [first, last] of consecutive True entries."""
+    runs: list[tuple[int, int]] = []
+    for j, flag in enumerate(flags):
+        if flag and runs and runs[-1][1] == j - 1:
+            runs[-1] = (runs[-1][0], j)
+        elif flag:
+            runs.append((j, j))
+    return runs

@@ -46,15 +46,7 @@ def test_rational_domain_counts_and_simplest_agree_with_the_listed_domain(S, C, 
     counts = domain.counts(breakpoints)
     for index in range(2 * len(breakpoints) + 1):
         slot = slots.slot(index)
-        inside = (
-            [v for v in pairs if v == slot.low]
-            if slot.point
-            else [
-                v
-                for v in pairs
-                if (slot.low is None or v > slot.low) and (slot.high is None or v < slot.high)
-            ]
-        )
+        inside = [v for v in pairs if _inside_slot(v, slot)]
         assert counts[index] == domain.count(slot) == len(inside)
         simplest = domain.simplest(slot)
         if inside:
@@ -62,6 +54,51 @@ def test_rational_domain_counts_and_simplest_agree_with_the_listed_domain(S, C, 
             assert (simplest * scale).denominator == min((v * scale).denominator for v in inside)
         else:
             assert simplest is None
+
+
+@settings(max_examples=40)
+@given(
+    st.integers(1, 6),
+    st.integers(1, 5),
+    st.integers(1, 4),
+    st.lists(st.fractions(-4, 4, max_denominator=9), max_size=3),
+)
+def test_select_gives_the_pair_of_each_rank_in_value_order_as_the_listed_domain(S, C, scale, cuts):
+    """select(slot, r) is the r-th smallest of the slot's pairs (each pair counted, as count does),
+    for every slot of the cuts and every rank; a rank outside [0, count) is refused."""
+    domain = RationalDomain(S, C, scale)
+    pairs = sorted(_pairs(domain))
+    breakpoints = sorted(set(cuts))
+    slots = SlotScores(breakpoints, np.zeros(2 * len(breakpoints) + 1, dtype=np.int64))
+    for index in range(2 * len(breakpoints) + 1):
+        slot = slots.slot(index)
+        inside = [v for v in pairs if _inside_slot(v, slot)]
+        assert [domain.select(slot, rank) for rank in range(len(inside))] == inside
+        with pytest.raises(ValueError, match="rank"):
+            domain.select(slot, len(inside))
+    signs = SignDomain()
+    assert [signs.select(Slot(None, None), rank) for rank in (0, 1)] == [-1, 1]
+    assert signs.select(Slot(Fraction(0), None), 0) == 1
+
+
+def test_select_on_an_astronomical_domain_stays_exact():
+    """The median pair of a slot of a domain of ~10^41 pairs: exact, inside, with its rank's counts."""
+    domain = RationalDomain(10**20, 10**21, 7)
+    slot = Slot(Fraction(-1, 3), None)
+    rank = (domain.count(slot) - 1) // 2
+    value = domain.select(slot, rank)
+    assert value in domain and value > Fraction(-1, 3)
+    assert (
+        domain.count(Slot(Fraction(-1, 3), value))
+        <= rank
+        < domain.count(Slot(Fraction(-1, 3), value)) + domain.count(Slot(value, value, True))
+    )
+
+
+def _inside_slot(value, slot):
+    if slot.point:
+        return value == slot.low
+    return (slot.low is None or value > slot.low) and (slot.high is None or value < slot.high)
 
 
 def test_rational_domain_sample_is_uniform_over_the_pairs_of_a_slot():
