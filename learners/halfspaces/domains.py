@@ -108,6 +108,10 @@ class SignDomain:
         members = self._members(slot)
         return Fraction(members[rng.integer(len(members))])
 
+    def value_at(self, position: int) -> Fraction:
+        """The element of rank ``position`` (0: −1, 1: 1)."""
+        return Fraction((-1, 1)[_rank(position, 2)])
+
     def simplest(self, slot: Slot) -> Fraction | None:
         members = self._members(slot)
         return Fraction(members[0]) if members else None
@@ -252,6 +256,26 @@ class RationalDomain:
         first_s = (0 if slot.low is None else self._below(slot.low, slot.point, c)) - self.S
         return Fraction(first_s + within, c * self.scale)
 
+    def value_at(self, position: int) -> Fraction:
+        """The value of the pair of rank ``position`` in value order (pairs of equal value in any
+        order: they share it), exactly: bisection on dyadic points keeps #pairs ≤ lo ≤ position <
+        #pairs ≤ hi until hi − lo < 1/(C²t₀), below the gap between two distinct values
+        |s/c − s′/c′|/t₀ ≥ 1/(cc′t₀); (lo, hi] then holds one value, hi or the simplest rational of
+        (lo, hi), whose denominator and numerator are at most that value's. O(log(S·C²)) counts."""
+        rank = _rank(position, self.size)
+        low, high = Fraction(-self.S - 1, self.scale), Fraction(self.S, self.scale)
+        gap = Fraction(1, self.C**2 * self.scale)
+        while high - low >= gap:
+            middle = (low + high) / 2
+            if self.below(middle, False) > rank:
+                high = middle
+            else:
+                low = middle
+        value = high if high in self else simplest_between(low * self.scale, high * self.scale) / self.scale
+        if not self.below(value, True) <= rank < self.below(value, False):
+            raise RuntimeError(f"value_at({position}): bisection ended at {value}, which does not hold it")
+        return value
+
     def simplest(self, slot: Slot) -> Fraction | None:
         """The simplest domain value in ``slot`` (smallest denominator), or None when it holds none."""
         if slot.point:
@@ -264,6 +288,12 @@ class RationalDomain:
         if candidate.denominator <= self.C and abs(candidate.numerator) <= self.S:
             return candidate / t0
         return None
+
+
+def _rank(position: int, size: int) -> int:
+    if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < size:
+        raise ValueError(f"position must be an integer in [0, {size}), got {position!r}")
+    return position
 
 
 def slot_counts(domain: SignDomain | RationalDomain, breakpoints: list[Fraction]) -> list[int]:
