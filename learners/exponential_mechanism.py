@@ -249,14 +249,15 @@ def choosing_mechanism_release(
         :mod:`dpledger.learners.releases` with ``candidates``.
 
     Raises:
-        ValueError: more than ``positives`` candidates, a score below 1, or ε not positive.
+        ValueError: more than ``positives`` candidates, a score below 1, ε not positive, or a
+            threshold leaving δ ≥ 1.
     """
     if len(scores) > positives or any(s < 1 for s in scores):
         raise ValueError(
             f"scores: the choosing mechanism takes at most {positives} candidates of positive score, got {list(scores)}"
         )
+    event = ChoosingMechanism(as_fraction(epsilon, "epsilon"), threshold, positives)
     weights = [*scores, threshold]
     index = exponential_mechanism(weights, epsilon, 1, rng)
-    event = ChoosingMechanism(as_fraction(epsilon, "epsilon"), threshold, positives)
     chosen = _observed(index, np.asarray(weights).reshape(-1), epsilon, 1, event, candidates=candidates)
     return (None if chosen == len(scores) else int(chosen)), event

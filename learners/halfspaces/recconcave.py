@@ -424,15 +424,35 @@ def recconcave(
         )
         return position, [event]
     step = plan.levels[level]
-    low = promise - (2 * step.inner_promise - 1)
-    profile = Q.window_profile()
-    widths = [*profile, 0]
-    inner = StepQuality.of_values(
-        [min(widths[j] - low, promise - widths[j + 1]) for j in range(len(profile))]
+    k, events = recconcave(
+        recursion_quality(Q, promise, step.inner_promise), step.inner_promise, plan, rng, level + 1
     )
-    k, events = recconcave(inner, step.inner_promise, plan, rng, level + 1)
     if k is None:
         return None, events
+    position, drawn = interval_point(Q, promise, step, k, rng)
+    return position, events + drawn
+
+
+def recursion_quality(Q: StepQuality, promise: int, inner_promise: int) -> StepQuality:
+    """Step 2's q(j) = min(L(j) − a, r − L(j + 1)) on j ∈ {0, …, ⌊log₂ size⌋}, a = r − (2r′ − 1),
+    L(J + 1) = 0 (module docstring)."""
+    low = promise - (2 * inner_promise - 1)
+    profile = [*Q.window_profile(), 0]
+    return StepQuality.of_values(
+        [min(profile[j] - low, promise - profile[j + 1]) for j in range(len(profile) - 1)]
+    )
+
+
+def interval_point(
+    Q: StepQuality, promise: int, step: Level, k: int, rng: Randomness
+) -> tuple[int | None, list[Event]]:
+    """Steps 3–4 of a level (module docstring), given the recursion's k: the choosing mechanism
+    over the blocks of 2^k positions, then the exponential mechanism over the chosen block's two
+    ends; a position or None (⊥), and the events drawn.
+
+    Raises:
+        ValueError: more than :data:`POSITIVES` blocks of positive score (Q not quasi-concave).
+    """
     width = 1 << k
     theta = promise - (step.guaranteed + 1) // 2
     blocks = _positive_blocks(Q, width, theta)
@@ -444,14 +464,12 @@ def recconcave(
         rng,
         tuple(c for c, _ in blocks),
     )
-    events.append(event)
     if chosen is None:
-        return None, events
+        return None, [event]
     block = blocks[chosen][0]
     points = [p for p in (block * width, (block + 1) * width) if p < Q.size]
     index, final = exponential_mechanism_release([Q.at(p) for p in points], step.final_epsilon, 1, rng)
-    events.append(final)
-    return points[index], events
+    return points[index], [event, final]
 
 
 def _positive_blocks(Q: StepQuality, width: int, theta: int) -> list[tuple[int, int]]:
@@ -466,16 +484,17 @@ def _positive_blocks(Q: StepQuality, width: int, theta: int) -> list[tuple[int, 
         run = list(group)
         first, last = Q.starts[run[0]] // width, (Q.starts[run[-1] + 1] - 1) // width
         candidates.update(range(max(first, last - 2), min(last, first + 2) + 1))
-    found = []
-    for c in sorted(candidates):
-        score = min(
-            Q.block_maximum(c, width) - theta,
-            theta - Q.block_maximum(c - 3, width),
-            theta - Q.block_maximum(c + 3, width),
-        )
-        if score >= 1:
-            found.append((c, score))
-    return found
+    scored = [(c, block_score(Q, width, theta, c)) for c in sorted(candidates)]
+    return [(c, score) for c, score in scored if score >= 1]
+
+
+def block_score(Q: StepQuality, width: int, theta: int, block: int) -> int:
+    """Step 3's s(c) = min(F(c) − θ, θ − F(c − 3), θ − F(c + 3)) for blocks of ``width`` positions."""
+    return min(
+        Q.block_maximum(block, width) - theta,
+        theta - Q.block_maximum(block - 3, width),
+        theta - Q.block_maximum(block + 3, width),
+    )
 
 
 def slot_quality(domain: SignDomain | RationalDomain, scores: SlotScores) -> StepQuality:
