@@ -36,3 +36,16 @@ def test_proposition_8_6_recconcave_meets_the_accountants_composed_guarantee():
     low, high = result.epsilon_at_delta or (0.0, 0.0)
     assert result.holds is True and result.pairs > 10_000
     assert 0 < low <= high <= float(claim.epsilon)
+
+
+def test_dpledger_audit_qcopt_prints_the_choosing_mechanisms_measured_epsilon(capsys):
+    from dpledger.verify.cli.main import main
+
+    assert main(["audit", "qcopt", "--step", "choosing", "--json"]) == 0
+    import json
+
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["holds"] is True and 0.95 < payload["tightness"] <= 1
+    with pytest.raises(SystemExit) as refused:
+        main(["audit", "qcopt", "--step", "everything"])
+    assert refused.value.code == 2
