@@ -49,3 +49,11 @@ def test_dpledger_audit_qcopt_prints_the_choosing_mechanisms_measured_epsilon(ca
     with pytest.raises(SystemExit) as refused:
         main(["audit", "qcopt", "--step", "everything"])
     assert refused.value.code == 2
+
+
+def test_proposition_8_6_depth_0_is_the_exponential_mechanism_exactly_at_its_epsilon():
+    """Below the crossover the plan has no recursion: the base exponential mechanism over the
+    positions, ε = 1 pure, on every quasi-concave quality of 4 positions in [0, 6]."""
+    claim, result = audit_recconcave(1, 0, size=4, top=6, depth=0)
+    assert float(claim.epsilon) == 1 and claim.delta == 0
+    assert result.holds is True and 0.9 < result.epsilon[0] <= result.epsilon[1] <= 1
