@@ -91,6 +91,12 @@ def objective_slots(X: np.ndarray, y: np.ndarray, prefix: Components) -> SlotSco
     return SlotScores([Fraction(-1), Fraction(1)], np.array([0, low, 0, high, 0], dtype=np.int64))
 
 
+def domain_size(concept_class: ConceptClass, prefix: Components) -> int:
+    """|Ỹ_i(y≤i−1)|, the number of elements of the next coordinate's domain (any size)."""
+    values = concept_class.next_values(prefix)
+    return values.size if isinstance(values, (SignDomain, RationalDomain)) else len(values)
+
+
 def _domain_maximum(domain: Any, scores: SlotScores) -> int:
     """max of Q over the domain's elements (slots without elements are skipped)."""
     counts = domain.counts(scores.breakpoints)
@@ -115,9 +121,7 @@ class _DepthOracle(ComponentOracle):
 
     def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
         """ε_A-DP (pure) on every input whatever its size, recorded as required on realizable inputs."""
-        values = concept_class.next_values(prefix)
-        size = values.size if isinstance(values, (SignDomain, RationalDomain)) else len(values)
-        return OnRealizableInputs(ExponentialMechanism(self._epsilon(), size))
+        return OnRealizableInputs(ExponentialMechanism(self._epsilon(), domain_size(concept_class, prefix)))
 
     def select(
         self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
@@ -211,7 +215,7 @@ class QCOptOracle(_RecConcaveParameters, _DepthOracle):
         """RecConcave's composed mechanisms under Proposition 8.6's claim (ε_A, δ_A), or ε_A-DP."""
         if self.optimizer != "recconcave":
             return super().event(concept_class, prefix, sample_size)
-        plan = self.plan(concept_class.next_values(prefix).size)
+        plan = self.plan(domain_size(concept_class, prefix))
         return OnRealizableInputs(plan.event("Proposition 8.6"))
 
     def _optimize(
@@ -287,7 +291,7 @@ class IPConcaveOracle(_RecConcaveParameters, _DepthOracle):
         IPConcave's (Theorem 8.10), or ε_A-DP."""
         if not self._recconcave():
             return super().event(concept_class, prefix, sample_size)
-        plan = self.plan(concept_class.next_values(prefix).size)
+        plan = self.plan(domain_size(concept_class, prefix))
         return OnRealizableInputs(Claim("Theorem 8.10", plan.event("Theorem 8.9"), plan.epsilon, plan.delta))
 
     def _optimize(

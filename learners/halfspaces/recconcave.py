@@ -418,11 +418,8 @@ def recconcave(
     """
     Q = quality.clamped()
     if level == plan.depth:
-        breakpoints = Q.starts
-        position, event = exponential_mechanism_ordered_release(
-            breakpoints, Q.scores, plan.base_epsilon, 1, rng
-        )
-        return position, [event]
+        point, event = exponential_mechanism_ordered_release(Q.starts, Q.scores, plan.base_epsilon, 1, rng)
+        return point, [event]
     step = plan.levels[level]
     k, events = recconcave(
         recursion_quality(Q, promise, step.inner_promise), step.inner_promise, plan, rng, level + 1

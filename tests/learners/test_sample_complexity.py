@@ -143,16 +143,15 @@ def test_lemma_8_7_qcopt_requirement_is_recconcaves_error_plus_d_over_tau():
     2 ln(N/β_A)/ε_A on small domains, the recursion's near-constant bound on huge ones."""
     run = UtilityTarget.of("Theorem 8.8", 3, 3, "0.1", "0.1", "0.5", "1e-6").scaled(2)
     small, huge = (oracle_requirement("qcopt", 2, run, ln) for ln in (sympy.log(10**6), sympy.Integer(10**6)))
+    baseline = oracle_requirement("exponential", 2, run, sympy.Integer(10**6)).loss
+    assert small.loss is not None and huge.loss is not None and baseline is not None
     e_em = 2 * math.log(10**6 / float(run.beta_oracle)) / 4
     assert (
         small.depth == 0
         and small.loss == pytest.approx(e_em)
         and small.m_oracle == math.ceil((e_em + 2) / float(run.tau))
     )
-    assert (
-        huge.depth == 1
-        and huge.loss < 200 < oracle_requirement("exponential", 2, run, sympy.Integer(10**6)).loss
-    )
+    assert huge.depth == 1 and huge.loss < 200 < baseline
     lower = Fraction(float(run.delta_oracle)) * Fraction(1 - 2**-40)
     plan = recconcave_error_bound(sympy.Integer(10**6), 4, lower, Fraction(str(run.beta_oracle)))
     assert huge.loss >= plan.error * (1 - 1e-12) and huge.m_oracle == math.ceil(
@@ -169,6 +168,7 @@ def test_lemma_8_13_ipconcave_requirement_is_blocks_times_block_size():
         req = oracle_requirement("ipconcave", 2, run, ln_n)
         plan = recconcave_error_bound(ln_n, 4, lower, Fraction(str(run.beta_oracle)) / 2)
         t = req.blocks
+        assert t is not None
         r = math.ceil((2 * math.log(2 / rho) + math.log(t / beta_half)) / rho)
         assert (req.block_size, req.m_oracle) == (r, t * r) and t == 2 * math.floor(plan.error) + 1
 

@@ -326,7 +326,7 @@ def epsilon_at_delta(batches: Sequence[tuple[np.ndarray, ...]], delta: float) ->
 
     def worst(epsilon: float) -> tuple[float, float]:
         factors = _exp_bounds(epsilon)
-        bounds = [delta_bounds(*batch, *factors) for batch in batches]
+        bounds = [delta_bounds(*batch, *factors) for batch in batches]  # type: ignore[call-arg, arg-type]
         return max(float(b[0].max()) for b in bounds), max(float(b[1].max()) for b in bounds)
 
     if worst(math.inf)[0] > delta:

@@ -7,6 +7,7 @@ win, and figures. Every number comes from :mod:`dpledger.learners.calibration.ha
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
@@ -60,7 +61,7 @@ def _oracle_row(bits: int, d: int = 2) -> dict[str, float]:
     }
 
 
-def _first(predicate, low: int, high: int) -> int:  # type: ignore[no-untyped-def]
+def _first(predicate: Callable[[int], bool], low: int, high: int) -> int:
     """The smallest integer in [low, high] where the monotone ``predicate`` holds (high if none)."""
     while low < high:
         middle = (low + high) // 2
