@@ -121,7 +121,7 @@ def audit_choosing(
             f"candidates must be in [1, {POSITIVES}] (the positive set's bound), got {candidates}"
         )
     event = ChoosingMechanism(epsilon, threshold, candidates)
-    claim = Claimed("choosing mechanism", *choosing_guarantee(event))
+    claim = Claimed("Proposition 8.6 (the choosing mechanism)", *choosing_guarantee(event))
     vectors = list(itertools.product(range(top + 1), repeat=candidates))
     members = set(vectors)
 

@@ -188,6 +188,8 @@ def qcopt(*, step: str = "level") -> Output:
         "claimed_epsilon": claimed[0],
         "claimed_delta": claimed[1],
         "epsilon_at_delta": list(measured),
+        "epsilon_exact": measured[1],
+        "bound": claimed[0],
         "tightness": measured[1] / claimed[0],
         "holds": result.holds,
         "pairs": result.pairs,
