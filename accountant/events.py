@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
+import sympy
+
 from dpledger.accountant.numerics.certified import certainly_le, certainly_lt, exact
 
 COMPOSITION_METHODS = ("basic", "advanced", "optimal", "pld")
@@ -226,6 +228,37 @@ class ExponentialMechanism(Event):
         _positive(self, "epsilon")
         _count(self, "candidates")
         _relation(self)
+
+
+@dataclass(frozen=True)
+class ChoosingMechanism(Event):
+    """The choosing mechanism (after Beimel–Nissim–Stemmer 2013) in the form of
+    :mod:`dpledger.learners.choosing_mechanism`: for a score s(S, c) of sensitivity 1 whose
+    positive set P(S) = {c : s(S, c) > 0} has at most ``positives`` = k members on every input,
+    output ⊥ with probability ∝ e^{εt/2} (``threshold`` t) and c ∈ P(S) with probability
+    ∝ e^{ε·s(S, c)/2}. (ε + ln(1 + k e^{−εt/2}), k e^{ε(1−t)/2})-DP.
+
+    Proof (η = ε/2, W(S) = e^{ηt} + Σ_{P(S)} e^{ηs(S,c)} ≥ e^{ηt}): for a neighbour S′, the
+    members of P(S′) − P(S) — at most k — score at most 1 in S′, the others at most one more
+    than in S, so W(S′) ≤ e^η W(S) + k e^η ≤ e^η W(S)(1 + k e^{−ηt}). Hence ⊥ and every c of
+    P(S) ∩ P(S′) have Pr_S ≤ e^{2η}(1 + k e^{−ηt})·Pr_{S′}, and each c ∈ P(S) − P(S′) (score
+    ≤ 1 in S) has Pr_S(c) ≤ e^η/W(S) ≤ e^{η(1−t)}: summed over at most k of them, the δ."""
+
+    epsilon: Any
+    threshold: Any
+    positives: int = 1
+    relation: str = "substitute"
+
+    def __post_init__(self) -> None:
+        _positive(self, "epsilon")
+        _set(self, "threshold", exact(self.threshold, "threshold"))
+        _count(self, "positives")
+        _relation(self)
+        delta = self.positives * sympy.exp(self.epsilon * (1 - self.threshold) / 2)
+        if not certainly_lt(delta, 1):
+            raise ValueError(
+                f"threshold must make δ = k·e^(ε(1−t)/2) < 1, got t = {self.threshold} at ε = {self.epsilon}"
+            )
 
 
 @dataclass(frozen=True)
@@ -502,6 +535,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         DiscreteGaussian,
         DiscreteLaplace,
         ExponentialMechanism,
+        ChoosingMechanism,
         RandomizedResponse,
         OnRealizableInputs,
         PostProcessing,

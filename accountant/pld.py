@@ -16,7 +16,7 @@ Mechanisms and their pairs:
   LaplaceDpEvent);
 * ``RandomizedResponse``, ``PureDP``, ``ExponentialMechanism`` — k-ary randomized response, and
   binary randomized response at ε for the pure ones (it dominates every ε-DP mechanism);
-  ``ApproxDP`` — the pair that dominates every (ε, δ)-DP mechanism;
+  ``ApproxDP`` and ``ChoosingMechanism`` — the pair that dominates every (ε, δ)-DP mechanism;
 * ``DiscreteLaplace`` — binary randomized response at Δ′₁/t: the exact pair for a unit shift
   (Δ′₁ < 2) and a dominating one for any shift (the mechanism is Δ′₁/t-DP);
 * ``DiscreteGaussian`` with Δ′ < 2 and s ≤ 100 — ⌊Δ′²⌋ (at least one) unit-shift discrete Gaussian
@@ -123,6 +123,11 @@ def _single(event: ev.Event) -> Pair | None:
         return RandomizedResponsePair(_up(event.epsilon))
     if isinstance(event, ev.ApproxDP):
         return ApproximateDPPair(_up(event.epsilon), _up(event.delta))
+    if isinstance(event, ev.ChoosingMechanism):
+        from dpledger.accountant.rules import choosing_guarantee
+
+        epsilon, delta = choosing_guarantee(event)
+        return ApproximateDPPair(_up(epsilon), _up(delta))
     if isinstance(event, ev.DiscreteLaplace):
         return RandomizedResponsePair(_up(event.sensitivity_units / event.scale_units))
     return None

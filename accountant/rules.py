@@ -311,6 +311,24 @@ def _exponential(event: ev.ExponentialMechanism, _: list[Derivation]) -> Derivat
     )
 
 
+def choosing_guarantee(event: ev.ChoosingMechanism) -> tuple[sympy.Expr, sympy.Expr]:
+    """(ε + ln(1 + k e^{−εt/2}), k e^{ε(1−t)/2}) of a choosing mechanism (its event's docstring
+    has the proof), exactly."""
+    eps, t, k = event.epsilon, event.threshold, event.positives
+    return eps + sympy.log(1 + k * sympy.exp(-eps * t / 2)), k * sympy.exp(eps * (1 - t) / 2)
+
+
+@_rule(ev.ChoosingMechanism)
+def _choosing(event: ev.ChoosingMechanism, _: list[Derivation]) -> Derivation:
+    return Derivation(
+        event,
+        Guarantee(*choosing_guarantee(event)),
+        f"choosing mechanism (≤ {event.positives} positive candidates, reserve score t)",
+        "Beimel–Nissim–Stemmer 2013 (choosing mechanism); proof in the event",
+        r"(\varepsilon + \ln(1 + k e^{-\varepsilon t/2}),\ k e^{\varepsilon(1-t)/2})",
+    )
+
+
 @_rule(ev.RandomizedResponse)
 def _randomized_response(event: ev.RandomizedResponse, _: list[Derivation]) -> Derivation:
     return Derivation(

@@ -15,17 +15,17 @@ whose degenerate vertices (frequent on small grids) take the slow exact path.
 from __future__ import annotations
 
 import argparse
-import math
 import time
-from fractions import Fraction
 
 import numpy as np
+import sympy
 from scipy.optimize import linprog
 
+from dpledger.learners.calibration.halfspaces import ORACLES, requirement_at
 from dpledger.learners.carry_forward import CarryForwardLearner
 from dpledger.learners.halfspaces import ExponentialDepthOracle, GridHalfspaces, IPConcaveOracle, QCOptOracle
 from dpledger.learners.halfspaces.depth import coordinate_objective
-from dpledger.learners.halfspaces.private_ip import interior_point_sample_size
+from dpledger.learners.halfspaces.oracles import ORACLE_DELTA
 from dpledger.learners.synthetic import random_concept
 
 
@@ -88,36 +88,31 @@ def objective_timings(grid: int, sizes: tuple[int, ...] = (50, 100, 200)) -> lis
     return rows
 
 
-def requirements(
-    dimension: int, grid: int, alpha: float = 0.1, beta: float = 0.1, epsilon_a: float = 4
-) -> list[str]:
-    """M_A(τ) at τ = α/(40k), β_A = β/(4k) from each oracle's utility argument."""
+def requirements(dimension: int, grid: int, alpha: float = 0.1, beta: float = 0.1) -> list[str]:
+    """M_A(τ) of each oracle at τ = α/(40k), β_A = β/(4k), ε_A = 4 and the oracles' default δ_A,
+    from the calibration (:func:`~dpledger.learners.calibration.halfspaces.requirement_at`)."""
     C = GridHalfspaces(dimension, grid)
     k = dimension + 1
-    tau, beta_a = alpha / (40 * k), beta / (4 * k)
+    tau = sympy.nsimplify(alpha) / (40 * k)
+    beta_a = sympy.nsimplify(beta) / (4 * k)
     prefix: tuple = (1,)
     N = 2
     for _ in range(dimension):
         domain = C.next_values(prefix)
         N = max(N, domain.size)
         prefix += (domain[0],)
-    em_loss = 2 * math.log(N / beta_a) / epsilon_a  # Proposition 3.12: score ≥ m − 2 ln(N/β)/ε
-    t = interior_point_sample_size(N, beta_a / 2, Fraction(epsilon_a))
-    rho = tau / 2
-    block = (1 / rho) * (
-        (dimension + 1) * math.log(2 / rho) + math.log(t / (beta_a / 2))
-    )  # Lemma 8.12, c = 1
-    log_star = 0
-    value = float(N)
-    while value > 1:
-        value, log_star = math.log2(value), log_star + 1
-    return [
-        f"d = {dimension}, X = {grid}: N = {N:.3e} (log* N = {log_star}), τ = {tau:.3g}, β_A = {beta_a:.3g}",
-        f"  exponential baseline: E = 2 ln(N/β_A)/ε_A = {em_loss:.1f}, M_A = (E + d)/τ = {(em_loss + dimension) / tau:,.0f}",
-        f"  IPConcave (EM interior point): t = {t} blocks × r = {block:,.0f} (c = 1) → M_A = {max(t * block, 2 * dimension / tau):,.0f}",
-        f"  QCOpt: substitute = the exponential mechanism (M_A as the baseline); goal "
-        f"E_QC = Õ(2^(log* N)·ln(1/δ_A)/ε_A), 2^(log* N) = {2**log_star}",
+    delta_a = sympy.Rational(ORACLE_DELTA.numerator, ORACLE_DELTA.denominator)
+    lines = [
+        f"d = {dimension}, X = {grid}: N = {N:.3e}, τ = {float(tau):.3g}, β_A = {float(beta_a):.3g}, δ_A = {float(delta_a):.0e}"
     ]
+    for name, label in ORACLES.items():
+        req = requirement_at(name, dimension, sympy.log(N), tau, beta_a, delta_a)
+        detail = (
+            f"E = {req.loss:.1f}" if req.loss is not None else f"t = {req.blocks} × r = {req.block_size:,}"
+        )
+        depth = "" if req.depth is None else f", recursion depth {req.depth}"
+        lines.append(f"  {label}: {detail}{depth} → M_A = {req.m_oracle:,}")
+    return lines
 
 
 def main() -> None:

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from dpledger.accountant.events import ExponentialMechanism
+from dpledger.accountant.events import ChoosingMechanism, Event, ExponentialMechanism
 from dpledger.learners import releases
 from dpledger.learners.randomness import Number, Randomness, as_fraction, choice_by_value
 
@@ -66,7 +66,7 @@ def _observed(
     scores: Sequence[Number] | np.ndarray,
     epsilon: Number,
     sensitivity: Number,
-    event: ExponentialMechanism,
+    event: Event,
     **grouping: Any,
 ) -> T:
     """Report a draw to the tap (:mod:`dpledger.learners.releases`) and return what to output."""
@@ -220,3 +220,44 @@ def exponential_mechanism_ordered_release(
     lengths = tuple(b - a for a, b in itertools.pairwise(bounds))
     grouping = {"layout": "runs", "counts": lengths, "breakpoints": bounds}
     return _observed(point, scores, epsilon, sensitivity, event, **grouping), event
+
+
+def choosing_mechanism_release(
+    scores: Sequence[int],
+    threshold: int,
+    epsilon: Number,
+    positives: int,
+    rng: Randomness,
+    candidates: Hashable,
+) -> tuple[int | None, ChoosingMechanism]:
+    """Draw and record in one call: the choosing mechanism of
+    :class:`~dpledger.accountant.events.ChoosingMechanism` over the candidates of positive score —
+    ⊥ with probability ∝ e^{ε·threshold/2}, candidate i with probability ∝ e^{ε·scores[i]/2} (the
+    exponential mechanism over them and a reserve output of score ``threshold``) — and its event.
+
+    Args:
+        scores: The scores (≥ 1, sensitivity 1) of the positive candidates, at most ``positives``.
+        threshold: t, the reserve output's score.
+        epsilon: The ε of the weights e^{ε·score/2}.
+        positives: k, the most candidates of positive score on any input (the score's structure).
+        rng: The randomness.
+        candidates: A key naming the positive candidates (they depend on the data).
+
+    Returns:
+        The index of the chosen candidate, or None for ⊥, and ``ChoosingMechanism(epsilon,
+        threshold, positives)``; the release (scores, then the reserve's) is reported to
+        :mod:`dpledger.learners.releases` with ``candidates``.
+
+    Raises:
+        ValueError: more than ``positives`` candidates, a score below 1, ε not positive, or a
+            threshold leaving δ ≥ 1.
+    """
+    if len(scores) > positives or any(s < 1 for s in scores):
+        raise ValueError(
+            f"scores: the choosing mechanism takes at most {positives} candidates of positive score, got {list(scores)}"
+        )
+    event = ChoosingMechanism(as_fraction(epsilon, "epsilon"), threshold, positives)
+    weights = [*scores, threshold]
+    index = exponential_mechanism(weights, epsilon, 1, rng)
+    chosen = _observed(index, np.asarray(weights).reshape(-1), epsilon, 1, event, candidates=candidates)
+    return (None if chosen == len(scores) else int(chosen)), event

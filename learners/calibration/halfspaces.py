@@ -9,21 +9,28 @@ CarryForwardLearner with (α/2, β/2, ε, δ/2) and k = d + 1: τ = α/(80k), β
 (Appendix C), so N — and with it M_A — grows with n; :func:`theorem_8_5` iterates (m, n).
 Everything is kept as logarithms (X̃ has millions of digits already at d = 10).
 
-The oracles' requirements M_A(τ, β_A, ε_A, δ_A) (``ORACLES``):
+The oracles' requirements M_A(τ, β_A, ε_A, δ_A) (``ORACLES``), each with the constants of the
+algorithm the learner runs:
 
-* ``qcopt`` — Lemma 8.7 / Theorem 8.8: M_A = ⌈(E_QC + d)/τ⌉ with
-  E_QC = 2^{log* N}·ln(1/δ_A)/ε_A (Proposition 8.6; the Õ's constant and its poly(log* N) factors
-  are SUBSTITUTED by 1).
-* ``ipconcave`` — Lemma 8.13 / Theorem 8.14: t = ⌈log* N·ln²(log* N/(β_IP δ_A))/ε_A⌉ blocks
-  (Theorem 8.9, constant 1 — a SUBSTITUTE), ρ = τ/2, β_IP = β_net = β_A/2, blocks of
-  r = ⌈(1/ρ)(d ln(2/ρ) + ln(t/β_net))⌉ (Lemma 8.12, c = 1 — a SUBSTITUTE),
-  M_A = max(t·r, ⌈2d/τ⌉).
-* ``exponential`` — the oracle our learner runs in place of QCOpt (the exponential mechanism on
-  Q_i^S, :class:`~dpledger.learners.halfspaces.oracles.ExponentialDepthOracle`): E = 2 ln(N/β_A)/ε_A
+* ``qcopt`` — Lemma 8.7 / Theorem 8.8 with QCOpt = RecConcave
+  (:mod:`~dpledger.learners.halfspaces.recconcave`): M_A = ⌈(E + d)/τ⌉ with E the error bound of
+  RecConcave's plan at (ε_A, δ_A) and failure probability β_A on a domain of N elements
+  (:func:`~dpledger.learners.halfspaces.recconcave.recconcave_error_bound`: the recursion depth
+  with the smallest bound, 0 — the exponential mechanism — below N ≈ 2^350 at ε_A = 4).
+* ``ipconcave`` — Lemma 8.13 / Theorem 8.14 with PrivateIP = the RecConcave interior point:
+  t = 2⌊E⌋ + 1 blocks (E of the plan at (ε_A, δ_A, β_IP)), ρ = τ/2, β_IP = β_net = β_A/2, blocks of
+  r = ⌈(1/ρ)(d ln(2/ρ) + ln(t/β_net))⌉ (Lemma 8.12, c = 1 — a SUBSTITUTE for the seed's unstated
+  constant), M_A = max(t·r, ⌈2d/τ⌉).
+* ``exponential`` — the baseline for QCOpt, the exponential mechanism on Q_i^S
+  (:class:`~dpledger.learners.halfspaces.oracles.ExponentialDepthOracle`): E = 2 ln(N/β_A)/ε_A
   (Proposition 3.12), M_A = ⌈(E + d)/τ⌉.
-* ``ipconcave-em`` — IPConcave as our learner runs it (PrivateIP = the exponential-mechanism
-  interior point): t = ⌈4 ln(N/β_IP)/ε_A⌉ (:func:`~dpledger.learners.halfspaces.private_ip.interior_point_sample_size`),
+* ``ipconcave-em`` — IPConcave with the baseline interior point, the exponential mechanism:
+  t = ⌈4 ln(N/β_IP)/ε_A⌉ (:func:`~dpledger.learners.halfspaces.private_ip.interior_point_sample_size`),
   r and M_A as for ``ipconcave``.
+
+Certification: E is RecConcave's outward-rounded bound (its thresholds are ceilings of upper
+bounds), taken at an upper bound on ln N, and E does not decrease with N; every M_A and t is a
+certified ceiling of an exact expression in E.
 """
 
 from __future__ import annotations
@@ -31,11 +38,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import sympy
 
-from dpledger.accountant.numerics.certified import enclose, upper_float
+from dpledger.accountant.numerics.certified import enclose, lower_float, upper_float
 from dpledger.learners.calibration.sample_size import (
     SampleComplexity,
     UtilityTarget,
@@ -43,12 +51,18 @@ from dpledger.learners.calibration.sample_size import (
     ceiling,
     count,
 )
+from dpledger.learners.halfspaces.recconcave import (
+    RECCONCAVE,
+    RECCONCAVE_INTERIOR_POINT,
+    RecConcavePlan,
+    recconcave_error_bound,
+)
 
 ORACLES = {
-    "qcopt": "QCOpt (Cohen et al.; Theorem 8.8) — the paper's oracle",
-    "ipconcave": "IPConcave with PrivateIP (Nissim et al., Cohen et al.; Theorem 8.14) — the paper's oracle",
-    "exponential": "exponential mechanism on Q_i^S — the SUBSTITUTE our learner runs for QCOpt",
-    "ipconcave-em": "IPConcave with the exponential-mechanism interior point — the SUBSTITUTE our learner runs",
+    "qcopt": f"QCOpt = {RECCONCAVE}",
+    "ipconcave": f"IPConcave with PrivateIP = {RECCONCAVE_INTERIOR_POINT}",
+    "exponential": "the exponential mechanism on Q_i^S — the baseline for QCOpt",
+    "ipconcave-em": "IPConcave with the exponential-mechanism interior point — the baseline for PrivateIP",
 }
 THEOREM_OF_ORACLE = {
     "qcopt": "Theorem 8.8",
@@ -110,6 +124,7 @@ class OracleRequirement:
     blocks: int | None
     block_size: int | None
     m_oracle: int
+    depth: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -118,6 +133,7 @@ class OracleRequirement:
             "ln_N": self.ln_domain,
             "log_star_N": self.log_star,
             "depth_loss_E": self.loss,
+            "recursion_depth": self.depth,
             "blocks_t": self.blocks,
             "block_size_r": self.block_size,
             "M_A": self.m_oracle,
@@ -133,12 +149,11 @@ def oracle_requirement(oracle: str, d: int, run: UtilityTarget, ln_n: sympy.Expr
 def requirement_at(
     oracle: str, d: int, ln_n: sympy.Expr, tau: sympy.Expr, beta_a: sympy.Expr, delta_a: sympy.Expr
 ) -> OracleRequirement:
-    """M_A(τ, β_A, 4, δ_A) of ``oracle`` on domains of size N = e^{ln_n} (module docstring): the
-    exponential oracle's ⌈(E + d)/τ⌉ with E = 2(ln N − ln β_A)/ε_A (Lemma 8.7 with the substitute's
-    loss), QCOpt's with E = 2^{log* N} ln(1/δ_A)/ε_A, and IPConcave's max(t·r, ⌈2d/τ⌉) with
-    Lemma 8.12's r = ⌈(d ln(2/ρ) + ln(t/β_net))/ρ⌉, ρ = τ/2, β_net = β_IP = β_A/2 (Lemma 8.13), t
-    the interior point's blocks (the paper's PrivateIP, or the exponential one's
-    ⌈4(ln N − ln β_IP)/ε_A⌉).
+    """M_A(τ, β_A, 4, δ_A) of ``oracle`` on domains of size N = e^{ln_n} (module docstring): QCOpt's
+    (RecConcave's) and the exponential oracle's ⌈(E + d)/τ⌉ — E RecConcave's plan bound at
+    (ε_A, δ_A, β_A), or 2(ln N − ln β_A)/ε_A — and IPConcave's max(t·r, ⌈2d/τ⌉) with Lemma 8.12's
+    r = ⌈(d ln(2/ρ) + ln(t/β_net))/ρ⌉, ρ = τ/2, β_net = β_IP = β_A/2 (Lemma 8.13), t the interior
+    point's points (RecConcave's 2⌊E⌋ + 1 at β_IP, or the exponential one's ⌈4(ln N − ln β_IP)/ε_A⌉).
 
     Raises:
         ValueError: an unknown oracle.
@@ -149,22 +164,34 @@ def requirement_at(
     stars = log_star(ln_n)
     ln_float = upper_float(enclose(ln_n))
     if oracle in ("qcopt", "exponential"):
-        loss = (
-            2**stars * sympy.log(1 / delta_a) / eps_a
-            if oracle == "qcopt"
-            else 2 * (ln_n - sympy.log(beta_a)) / eps_a
-        )
-        return OracleRequirement(
-            oracle, ln_float, stars, upper_float(enclose(loss)), None, None, ceiling((loss + d) / tau)
-        )
+        plan = _plan(ln_n, delta_a, beta_a) if oracle == "qcopt" else None
+        loss = sympy.Rational(plan.error) if plan else 2 * (ln_n - sympy.log(beta_a)) / eps_a
+        depth = plan.depth if plan else None
+        m_a = ceiling((loss + d) / tau)
+        return OracleRequirement(oracle, ln_float, stars, upper_float(enclose(loss)), None, None, m_a, depth)
     beta_half = beta_a / 2
     if oracle == "ipconcave":
-        t = ceiling(stars * sympy.log(stars / (beta_half * delta_a)) ** 2 / eps_a)
+        plan = _plan(ln_n, delta_a, beta_half)
+        t, depth = 2 * math.floor(plan.error) + 1, plan.depth
     else:
-        t = ceiling(4 * (ln_n - sympy.log(beta_half)) / eps_a)
+        t, depth = ceiling(4 * (ln_n - sympy.log(beta_half)) / eps_a), None
     rho = tau / 2
     r = ceiling((d * sympy.log(2 / rho) + sympy.log(t / beta_half)) / rho)
-    return OracleRequirement(oracle, ln_float, stars, None, t, r, max(t * r, ceiling(2 * d / tau)))
+    return OracleRequirement(oracle, ln_float, stars, None, t, r, max(t * r, ceiling(2 * d / tau)), depth)
+
+
+def _plan(ln_n: sympy.Expr, delta_a: sympy.Expr, beta: sympy.Expr) -> RecConcavePlan:
+    """RecConcave's plan at ε_A = 4 on a domain with ln N ≤ ``ln_n``, at rationals below δ_A and
+    β (δ_A = δ/(32ek) is irrational): E does not decrease as δ or β decrease, so it stays an
+    upper bound."""
+    return recconcave_error_bound(ln_n, Fraction(int(EPSILON_ORACLE)), _below(delta_a), _below(beta))
+
+
+def _below(value: sympy.Expr) -> Fraction:
+    """A rational ≤ ``value`` (the value itself when rational)."""
+    if value.is_Rational:
+        return Fraction(int(value.p), int(value.q))
+    return Fraction(lower_float(enclose(value)))
 
 
 @dataclass(frozen=True)

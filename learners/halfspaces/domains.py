@@ -15,9 +15,10 @@ coordinates of Lemma C.4 stay representable (and the learner checks full depth o
 Queries are exact and cost O(log(S·C)) big-integer steps (floor sums): the number of pairs
 whose value lies in a point or an open interval (:meth:`RationalDomain.count`), a uniform pair
 in such a set (:meth:`RationalDomain.sample`), its simplest value
-(:meth:`RationalDomain.simplest`, the Stern–Brocot simplest rational) and the value of its pair
-of a given rank in value order (:meth:`RationalDomain.select`: bisection on the prefix counts,
-O(log(S·C·t₀)) of them, then the one rational of small enough denominator in the bracket).
+(:meth:`RationalDomain.simplest`, the Stern–Brocot simplest rational) and the value of a given
+rank in value order, over the whole domain (:meth:`RationalDomain.value_at`: bisection on the
+prefix counts, then the one rational of small enough denominator in the bracket) or within a
+slot (:func:`select`).
 """
 
 from __future__ import annotations
@@ -110,16 +111,13 @@ class SignDomain:
         members = self._members(slot)
         return Fraction(members[rng.integer(len(members))])
 
+    def value_at(self, position: int) -> Fraction:
+        """The element of rank ``position`` (0: −1, 1: 1)."""
+        return Fraction((-1, 1)[_rank(position, 2)])
+
     def simplest(self, slot: Slot) -> Fraction | None:
         members = self._members(slot)
         return Fraction(members[0]) if members else None
-
-    def select(self, slot: Slot, rank: int) -> Fraction:
-        """The element of rank ``rank`` (from 0, increasing) in ``slot``."""
-        members = self._members(slot)
-        if not 0 <= rank < len(members):
-            raise ValueError(f"rank must be in [0, {len(members)}), got {rank}")
-        return Fraction(members[rank])
 
     @property
     def minimum(self) -> Fraction:
@@ -261,34 +259,25 @@ class RationalDomain:
         first_s = (0 if slot.low is None else self._below(slot.low, slot.point, c)) - self.S
         return Fraction(first_s + within, c * self.scale)
 
-    def select(self, slot: Slot, rank: int) -> Fraction:
-        """The value of the pair of rank ``rank`` (from 0) among the pairs whose value lies in
-        ``slot``, in increasing value (pairs of equal value are counted each, as :meth:`count`
-        does): the smallest v with ``below(v, False)`` > the pairs below the slot + rank, by
-        bisection until the bracket is narrower than 1/(2D²), D = C·t₀ the largest reduced
-        denominator of a value; two values differ by at least 1/D², so the simplest rational of
-        the final bracket is v. O(log(S·D)) prefix counts.
-
-        Raises:
-            ValueError: rank outside [0, count(slot)).
-        """
-        total = self.count(slot)
-        if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < total:
-            raise ValueError(f"rank must be an integer in [0, {total}), got {rank!r}")
-        if slot.point:
-            assert slot.low is not None  # a point slot is a value
-            return slot.low
-        target = rank + (0 if slot.low is None else self.below(slot.low, False))
-        low = self.minimum - 1 if slot.low is None else slot.low  # below(low, False) ≤ target
-        high = Fraction(self.S, self.scale) if slot.high is None else slot.high  # below(high, False) > target
-        gap = Fraction(1, 2 * (self.C * self.scale) ** 2)
+    def value_at(self, position: int) -> Fraction:
+        """The value of the pair of rank ``position`` in value order (pairs of equal value in any
+        order: they share it), exactly: bisection on dyadic points keeps #pairs ≤ lo ≤ position <
+        #pairs ≤ hi until hi − lo < 1/(C²t₀), below the gap between two distinct values
+        |s/c − s′/c′|/t₀ ≥ 1/(cc′t₀); (lo, hi] then holds one value, hi or the simplest rational of
+        (lo, hi), whose denominator and numerator are at most that value's. O(log(S·C²)) counts."""
+        rank = _rank(position, self.size)
+        low, high = Fraction(-self.S - 1, self.scale), Fraction(self.S, self.scale)
+        gap = Fraction(1, self.C**2 * self.scale)
         while high - low >= gap:
             middle = (low + high) / 2
-            if self.below(middle, False) > target:
+            if self.below(middle, False) > rank:
                 high = middle
             else:
                 low = middle
-        return simplest_between(low, high + gap)
+        value = high if high in self else simplest_between(low * self.scale, high * self.scale) / self.scale
+        if not self.below(value, True) <= rank < self.below(value, False):
+            raise RuntimeError(f"value_at({position}): bisection ended at {value}, which does not hold it")
+        return value
 
     def simplest(self, slot: Slot) -> Fraction | None:
         """The simplest domain value in ``slot`` (smallest denominator), or None when it holds none."""
@@ -302,6 +291,35 @@ class RationalDomain:
         if candidate.denominator <= self.C and abs(candidate.numerator) <= self.S:
             return candidate / t0
         return None
+
+
+def select(domain: SignDomain | RationalDomain, slot: Slot, rank: int) -> Fraction:
+    """The element of rank ``rank`` (from 0, in increasing value; pairs of equal value counted each,
+    as :meth:`~RationalDomain.count` does) among those in ``slot``: the domain's element of rank
+    ``rank`` plus the number of elements below the slot.
+
+    Args:
+        domain: The coordinate domain.
+        slot: A point or an open interval of values.
+        rank: The rank within the slot.
+
+    Returns:
+        The element, exactly.
+
+    Raises:
+        ValueError: If ``rank`` is not an integer in [0, count(slot)).
+    """
+    total = domain.count(slot)
+    if isinstance(rank, bool) or not isinstance(rank, int) or not 0 <= rank < total:
+        raise ValueError(f"rank must be an integer in [0, {total}), got {rank!r}")
+    before = 0 if slot.low is None else domain.below(slot.low, slot.point)
+    return domain.value_at(before + rank)
+
+
+def _rank(position: int, size: int) -> int:
+    if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < size:
+        raise ValueError(f"position must be an integer in [0, {size}), got {position!r}")
+    return position
 
 
 def slot_counts(domain: SignDomain | RationalDomain, breakpoints: list[Fraction]) -> list[int]:

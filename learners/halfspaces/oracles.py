@@ -10,15 +10,18 @@ empty) and never to be released with a model.
 
 * :class:`ExponentialDepthOracle` — the baseline: the exponential mechanism over Ỹ_i with score
   Q_i^S (sensitivity one, Definition 8.1): ε_A-DP on every input; loses O(log N/ε_A) depth.
-* :class:`QCOptOracle` — Section 8.2's A_i^QC with its total extension; the optimizer is a
-  named substitute (:data:`~dpledger.learners.halfspaces.private_ip.QCOPT_SUBSTITUTE`): the
-  exponential mechanism with quality Q_i^S, so it behaves as the baseline.
-* :class:`IPConcaveOracle` — Algorithm 3 (Nissim et al.) with the exponential-mechanism
-  interior point as PrivateIP (a named substitute, :data:`~dpledger.learners.halfspaces.private_ip.PRIVATE_IP_SUBSTITUTE`):
-  random partition into t blocks (line 2), a full-depth block maximizer per block (line 4,
-  deterministic: the median domain element of the best slots), the private interior
-  point of the maximizers (line 5). One record changes one block, hence one maximizer, and the
-  interior-point score by ≤ 1: ε_A-DP on every input (Theorem 8.10 for this PrivateIP).
+* :class:`QCOptOracle` — Section 8.2's A_i^QC with its total extension; QCOpt is RecConcave
+  (:mod:`~dpledger.learners.halfspaces.recconcave`, (ε_A, δ_A)-DP on realizable prefix states,
+  where Q_i^S is quasi-concave) with promise m = |S| (Lemma 8.3), or with
+  ``optimizer="exponential"`` the exponential-mechanism baseline
+  (:data:`~dpledger.learners.halfspaces.private_ip.QCOPT_SUBSTITUTE`, ε_A-DP).
+* :class:`IPConcaveOracle` — Algorithm 3 (Nissim et al.): random partition into t blocks (line 2),
+  a full-depth block maximizer per block (line 4, deterministic: the median domain element of
+  the best slots), the private interior point of the maximizers (line 5) — the RecConcave
+  interior point ((ε_A, δ_A)-DP on every input), or with ``interior_point="exponential"`` the
+  exponential-mechanism baseline (:data:`~dpledger.learners.halfspaces.private_ip.PRIVATE_IP_SUBSTITUTE`,
+  ε_A-DP). One record changes one block, hence one maximizer, and the interior-point score by
+  ≤ 1: IPConcave has PrivateIP's guarantee (Theorem 8.10).
 """
 
 from __future__ import annotations
@@ -33,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from dpledger.accountant.events import Event, ExponentialMechanism, OnRealizableInputs
+from dpledger.accountant.events import Claim, Event, ExponentialMechanism, OnRealizableInputs
 from dpledger.learners.component_oracles import ComponentOracle
 from dpledger.learners.concept_classes import Components, ConceptClass
 from dpledger.learners.halfspaces.depth import SlotScores, coordinate_objective, threshold_objective
-from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain, Slot
+from dpledger.learners.halfspaces.domains import RationalDomain, SignDomain, Slot, select
 from dpledger.learners.halfspaces.private_ip import (
     PRIVATE_IP_SUBSTITUTE,
     QCOPT_SUBSTITUTE,
@@ -45,6 +48,15 @@ from dpledger.learners.halfspaces.private_ip import (
     domain_exponential_mechanism_release,
     exponential_interior_point,
     interior_point_sample_size,
+)
+from dpledger.learners.halfspaces.recconcave import (
+    RECCONCAVE,
+    RECCONCAVE_INTERIOR_POINT,
+    RecConcavePlan,
+    interior_point_points,
+    recconcave_interior_point,
+    recconcave_plan,
+    recconcave_release,
 )
 from dpledger.learners.randomness import Randomness, as_fraction
 
@@ -81,6 +93,12 @@ def objective_slots(X: np.ndarray, y: np.ndarray, prefix: Components) -> SlotSco
     return SlotScores([Fraction(-1), Fraction(1)], np.array([0, low, 0, high, 0], dtype=np.int64))
 
 
+def domain_size(concept_class: ConceptClass, prefix: Components) -> int:
+    """|Ỹ_i(y≤i−1)|, the number of elements of the next coordinate's domain (any size)."""
+    values = concept_class.next_values(prefix)
+    return values.size if isinstance(values, (SignDomain, RationalDomain)) else len(values)
+
+
 def _domain_maximum(domain: Any, scores: SlotScores) -> int:
     """max of Q over the domain's elements (slots without elements are skipped)."""
     counts = domain.counts(scores.breakpoints)
@@ -105,9 +123,7 @@ class _DepthOracle(ComponentOracle):
 
     def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
         """ε_A-DP (pure) on every input whatever its size, recorded as required on realizable inputs."""
-        values = concept_class.next_values(prefix)
-        size = values.size if isinstance(values, (SignDomain, RationalDomain)) else len(values)
-        return OnRealizableInputs(ExponentialMechanism(self._epsilon(), size))
+        return OnRealizableInputs(ExponentialMechanism(self._epsilon(), domain_size(concept_class, prefix)))
 
     def select(
         self, concept_class: ConceptClass, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
@@ -146,48 +162,121 @@ class ExponentialDepthOracle(_DepthOracle):
 Optimizer = Callable[[Any, SlotScores, Fraction, Randomness], Fraction]
 """A private optimizer over a domain: (domain, quality on slots, ε, rng) → an element."""
 
+ORACLE_DELTA = Fraction(1, 10**9)
+"""The default δ_A of the RecConcave oracles (Algorithm 2 line 3 asks δ_A = δ/(16ek): below it
+for k ≤ 4 and the learner's default δ = 10⁻⁶)."""
 
-class QCOptOracle(_DepthOracle):
+
+class _RecConcaveParameters:
+    """δ_A, the failure probability and the recursion depth of the RecConcave oracles, and the
+    plan (:func:`~dpledger.learners.halfspaces.recconcave.recconcave_plan`) per domain size."""
+
+    delta: Any
+    beta: Any
+    depth: int | None
+    _epsilon: Callable[[], Fraction]
+
+    def plan(self, domain_size: int) -> RecConcavePlan:
+        """RecConcave's public constants on a domain of ``domain_size`` elements at (ε_A, δ_A, β)."""
+        return recconcave_plan(domain_size, self._epsilon(), self.delta, self.beta, self.depth)
+
+
+class QCOptOracle(_RecConcaveParameters, _DepthOracle):
     """A_i^QC of Section 8.2: QCOpt(S, Q_i^S, Ỹ_i) with the total extension (an output outside
-    Ỹ_i, or a failed construction signalled by ``ValueError``, becomes min Ỹ_i).
+    Ỹ_i, ⊥, or a failed construction signalled by ``ValueError``, becomes min Ỹ_i).
 
-    QCOpt itself is **substituted**: the default ``optimizer`` is the exponential mechanism with
-    quality Q_i^S (ε_A-DP, loss O(log N/ε_A)) instead of Cohen et al.'s quasi-concave optimizer
-    (Proposition 8.6, loss Õ(2^{log* N} log(1/δ_A)/ε_A)); hence ``event`` stays pure ε_A."""
-
-    description = f"QCOpt with the total extension (Section 8.2); optimizer = {QCOPT_SUBSTITUTE}"
+    ``optimizer``: ``"recconcave"`` — RecConcave with promise m = |S|, failure probability
+    ``beta``, δ_A = ``delta`` and ``depth`` recursion levels (None: the depth with the smallest
+    error bound, 0 — the exponential mechanism — below about 2^1000 elements); ``"exponential"`` —
+    the exponential mechanism with quality Q_i^S (ε_A-DP, loss O(log N/ε_A)), the baseline; or a
+    callable (domain, slots, ε_A, rng) → element, declared ε_A-DP."""
 
     def __init__(
-        self, epsilon: Any = 4, optimizer: Optimizer = domain_exponential_mechanism, telemetry: bool = False
+        self,
+        epsilon: Any = 4,
+        optimizer: str | Optimizer = "recconcave",
+        telemetry: bool = False,
+        delta: Any = ORACLE_DELTA,
+        beta: Any = Fraction(1, 20),
+        depth: int | None = None,
     ) -> None:
         super().__init__(epsilon, telemetry)
         self.optimizer = optimizer
+        self.delta = delta
+        self.beta = beta
+        self.depth = depth
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        chosen = {"recconcave": RECCONCAVE, "exponential": QCOPT_SUBSTITUTE}.get(
+            self.optimizer if isinstance(self.optimizer, str) else "", "a given optimizer"
+        )
+        return f"QCOpt with the total extension (Section 8.2); optimizer = {chosen}"
+
+    def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
+        """RecConcave's composed mechanisms under Proposition 8.6's claim (ε_A, δ_A), or ε_A-DP."""
+        if self.optimizer != "recconcave":
+            return super().event(concept_class, prefix, sample_size)
+        plan = self.plan(domain_size(concept_class, prefix))
+        return OnRealizableInputs(plan.event("Proposition 8.6"))
 
     def _optimize(
         self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
     ) -> Fraction:
         slots, epsilon = objective_slots(X, y, prefix), self._epsilon()  # bad input raises here
         try:
-            value = self.optimizer(domain, slots, epsilon, rng)
+            if self.optimizer == "recconcave":
+                value = recconcave_release(domain, slots, len(y), self.plan(domain.size), rng)[0]
+            elif self.optimizer == "exponential":
+                value = domain_exponential_mechanism(domain, slots, epsilon, rng)
+            elif callable(self.optimizer):
+                value = self.optimizer(domain, slots, epsilon, rng)
+            else:
+                raise TypeError(
+                    f"optimizer must be 'recconcave', 'exponential' or a callable, got {self.optimizer!r}"
+                )
         except ValueError:  # the optimizer's failed construction: the total extension
             return domain.minimum
-        return value if value in domain else domain.minimum
+        return value if value is not None and value in domain else domain.minimum
 
 
-class IPConcaveOracle(_DepthOracle):
-    """IPConcave (Algorithm 3) with PrivateIP = the exponential-mechanism interior point.
+class IPConcaveOracle(_RecConcaveParameters, _DepthOracle):
+    """IPConcave (Algorithm 3) with PrivateIP = ``interior_point``: ``"recconcave"`` — the
+    RecConcave interior point at failure probability β_IP = ``beta``, δ_A = ``delta`` and
+    ``depth`` (None: the smallest error bound) — or ``"exponential"``, the exponential-mechanism
+    interior point (the baseline).
 
-    ``blocks``: t, or None for the smallest t with N·exp(−ε_A t/4) ≤ β_IP (Lemma 8.13 with
-    this PrivateIP), capped at |S|; ``beta``: β_IP."""
-
-    description = f"IPConcave (Algorithm 3) with PrivateIP = {PRIVATE_IP_SUBSTITUTE}"
+    ``blocks``: t, or None for the interior point's requirement at β_IP (Lemma 8.13: RecConcave's
+    2⌊E⌋ + 1, the exponential one's ⌈4 ln(N/β_IP)/ε_A⌉), capped at |S|."""
 
     def __init__(
-        self, epsilon: Any = 4, blocks: int | None = None, beta: float = 0.05, telemetry: bool = False
+        self,
+        epsilon: Any = 4,
+        blocks: int | None = None,
+        beta: float = 0.05,
+        telemetry: bool = False,
+        interior_point: str = "recconcave",
+        delta: Any = ORACLE_DELTA,
+        depth: int | None = None,
     ) -> None:
         super().__init__(epsilon, telemetry)
         self.blocks = blocks
         self.beta = beta
+        self.interior_point = interior_point
+        self.delta = delta
+        self.depth = depth
+
+    @property
+    def description(self) -> str:  # type: ignore[override]
+        chosen = RECCONCAVE_INTERIOR_POINT if self.interior_point == "recconcave" else PRIVATE_IP_SUBSTITUTE
+        return f"IPConcave (Algorithm 3) with PrivateIP = {chosen}"
+
+    def _recconcave(self) -> bool:
+        if self.interior_point not in ("recconcave", "exponential"):
+            raise ValueError(
+                f"interior_point must be 'recconcave' or 'exponential', got {self.interior_point!r}"
+            )
+        return self.interior_point == "recconcave"
 
     def block_count(self, domain_size: int, m: int) -> int:
         """t (Algorithm 3 line 2): the user's, or enough for the interior point, at most m."""
@@ -195,7 +284,17 @@ class IPConcaveOracle(_DepthOracle):
             if isinstance(self.blocks, bool) or not isinstance(self.blocks, int) or self.blocks < 1:
                 raise ValueError(f"blocks must be an integer ≥ 1, got {self.blocks!r}")
             return min(self.blocks, m)
+        if self._recconcave():
+            return min(interior_point_points(self.plan(domain_size)), m)
         return min(interior_point_sample_size(domain_size, self.beta, self._epsilon()), m)
+
+    def event(self, concept_class: ConceptClass, prefix: Components, sample_size: int) -> Event:
+        """The RecConcave interior point's mechanisms under Theorem 8.9's claim (ε_A, δ_A), as
+        IPConcave's (Theorem 8.10), or ε_A-DP."""
+        if not self._recconcave():
+            return super().event(concept_class, prefix, sample_size)
+        plan = self.plan(domain_size(concept_class, prefix))
+        return OnRealizableInputs(Claim("Theorem 8.10", plan.event("Theorem 8.9"), plan.epsilon, plan.delta))
 
     def _optimize(
         self, domain: Any, prefix: Components, X: np.ndarray, y: np.ndarray, rng: Randomness
@@ -205,7 +304,10 @@ class IPConcaveOracle(_DepthOracle):
         maximizers = [
             block_maximizer(X[block], y[block], prefix, domain) for block in np.array_split(order, t)
         ]
-        return exponential_interior_point(maximizers, domain, self._epsilon(), rng)  # line 5
+        if not self._recconcave():
+            return exponential_interior_point(maximizers, domain, self._epsilon(), rng)  # line 5
+        value = recconcave_interior_point(maximizers, domain, self.plan(domain.size), rng)[0]  # line 5
+        return domain.minimum if value is None else value
 
 
 def block_maximizer(X: np.ndarray, y: np.ndarray, prefix: Components, domain: Any) -> Fraction:
@@ -228,7 +330,7 @@ def block_maximizer(X: np.ndarray, y: np.ndarray, prefix: Components, domain: An
     cumulative = list(itertools.accumulate(count for _, count in pieces))
     rank = (cumulative[-1] - 1) // 2
     k = bisect.bisect_right(cumulative, rank)  # the piece holding that rank
-    return domain.select(pieces[k][0], rank - (cumulative[k - 1] if k else 0))
+    return select(domain, pieces[k][0], rank - (cumulative[k - 1] if k else 0))
 
 
 def _level_pieces(objective: SlotScores, level: int) -> list[Slot]:

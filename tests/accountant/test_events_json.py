@@ -18,6 +18,7 @@ leaves = st.one_of(
     st.builds(ev.Laplace, decimals, decimals),
     st.builds(ev.ExponentialMechanism, decimals, st.integers(1, 1000)),
     st.builds(ev.RandomizedResponse, decimals, st.integers(2, 10)),
+    st.builds(ev.ChoosingMechanism, decimals, st.integers(10**5, 10**6).map(str), st.integers(1, 4)),
     st.just(ev.LabelBoostCarrier()),
 )
 

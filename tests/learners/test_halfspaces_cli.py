@@ -1,4 +1,4 @@
-"""``dpledger run carry-forward --class halfspaces``: end to end, the substitute named, bad input."""
+"""``dpledger run carry-forward --class halfspaces``: end to end, the oracle's algorithm named, bad input."""
 
 from __future__ import annotations
 
@@ -22,16 +22,20 @@ BASE = [
 ]
 
 
-@pytest.mark.parametrize("oracle", ["ipconcave", "qcopt", "exponential"])
-def test_run_halfspaces_end_to_end_names_the_oracle_and_its_substitute(oracle, capsys):
+@pytest.mark.parametrize("oracle", ["ipconcave", "qcopt", "exponential", "ipconcave-em"])
+def test_run_halfspaces_end_to_end_names_the_oracle_and_its_algorithm(oracle, capsys):
     # n = 600 is far too small for (1, 1e-6) at m = 30: the run says so and exits 1 (a claim that fails)
     assert main([*BASE, "--dim", "2", "--grid", "6", "--oracle", oracle]) == 1
     out = capsys.readouterr().out
     assert "DOES NOT HOLD" in out
     assert "GridHalfspaces(dimension=2, grid=6)" in out and "round 3:" in out
-    ip = "exponential-mechanism interior point (substitute for Cohen et al.'s log* interior point)"
-    qc = "exponential-mechanism quasi-concave optimizer (substitute for Cohen et al.'s 2^(log* N) QCOpt"
-    assert (ip in out) == (oracle == "ipconcave") and (qc in out) == (oracle == "qcopt")
+    named = {
+        "ipconcave": "the RecConcave interior point (Beimel–Nissim–Stemmer 2013)",
+        "qcopt": "RecConcave (Beimel–Nissim–Stemmer 2013), recursion on interval lengths",
+        "exponential": "exponential mechanism over the finite coordinate domain",
+        "ipconcave-em": "exponential-mechanism interior point (substitute for Cohen et al.'s log* interior point)",
+    }
+    assert all((text in out) == (name == oracle) for name, text in named.items())
 
 
 def test_run_halfspaces_in_three_dimensions_runs_every_round_with_full_depth_domains(capsys):
@@ -49,7 +53,10 @@ def test_run_halfspaces_in_three_dimensions_runs_every_round_with_full_depth_dom
         (["--dim", "4"], "dimension must be one of (1, 2, 3)"),
         (["--grid", "0"], "grid must be an integer X in [1, 256]"),
         (["--dim", "3", "--grid", "15"], "d = 3 needs X ≤ 14"),
-        (["--oracle", "exponential", "--blocks", "3"], "blocks: --blocks applies to --oracle ipconcave only"),
+        (
+            ["--oracle", "exponential", "--blocks", "3"],
+            "blocks: --blocks applies to --oracle ipconcave or ipconcave-em only",
+        ),
     ],
 )
 def test_run_halfspaces_out_of_range_is_one_line_exit_2(arguments, message, capsys):

@@ -44,7 +44,9 @@ def _worst_epsilon(oracle, C, prefix, size):
     return worst
 
 
-@pytest.mark.parametrize("make", [ExponentialDepthOracle, QCOptOracle])
+@pytest.mark.parametrize(
+    "make", [ExponentialDepthOracle, QCOptOracle, functools.partial(QCOptOracle, optimizer="exponential")]
+)
 @pytest.mark.parametrize("prefix", [(), (1,), (-1,)])
 def test_exponential_and_qcopt_oracles_are_exactly_epsilon_a_dp_on_every_input(make, prefix):
     """Assumption 4.4 privacy for the baseline and the QCOpt substitute: worst exact ε over all
@@ -55,10 +57,12 @@ def test_exponential_and_qcopt_oracles_are_exactly_epsilon_a_dp_on_every_input(m
     assert account(oracle.event(C, prefix, 10)).guarantee.epsilon_upper == 1
 
 
-def test_ipconcave_oracle_is_exactly_epsilon_a_dp_on_every_input():
-    """IPConcave (Algorithm 3) with the exponential interior point, t = 2 blocks of one record,
-    random partition enumerated: worst exact ε ≤ ε_A = 1 (Theorem 8.10 for this PrivateIP)."""
-    C, oracle = GridHalfspaces(1, 1), IPConcaveOracle(epsilon=1, blocks=2)
+@pytest.mark.parametrize("interior_point", ["recconcave", "exponential"])
+def test_ipconcave_oracle_is_exactly_epsilon_a_dp_on_every_input(interior_point):
+    """IPConcave (Algorithm 3) with the RecConcave interior point (depth 0 on this domain) or the
+    exponential one, t = 2 blocks of one record, random partition enumerated: worst exact ε ≤
+    ε_A = 1 (Theorem 8.10 for this PrivateIP)."""
+    C, oracle = GridHalfspaces(1, 1), IPConcaveOracle(epsilon=1, blocks=2, interior_point=interior_point)
     worst = _worst_epsilon(oracle, C, (1,), 2)
     assert 0 < worst <= 1 + 1e-12
 

@@ -26,6 +26,7 @@ from dpledger.learners.calibration.sample_size import (
 from dpledger.learners.component_oracles import completion_oracle_m, largest_component_domain
 from dpledger.learners.concept_classes import make_class
 from dpledger.learners.halfspaces.domains import coordinate_domain
+from dpledger.learners.halfspaces.recconcave import recconcave_error_bound
 from dpledger.verify.paper.theorem_calibration import theorem_5_1
 
 RUN = UtilityTarget.of("Theorem 5.1", 3, 3, "0.1", "0.1", "0.5", "1e-6")
@@ -136,20 +137,40 @@ def test_log_star_counts_iterated_logarithms(n, stars):
     assert log_star(sympy.log(n)) == stars
 
 
-def test_lemma_8_7_qcopt_requirement_is_e_qc_plus_d_over_tau():
+def test_lemma_8_7_qcopt_requirement_is_recconcaves_error_plus_d_over_tau():
+    """M_A = ⌈(E + d)/τ⌉ with E RecConcave's plan bound at (ε_A, δ_A, β_A) — at δ_A rounded down to a
+    rational (δ/(32ek) is irrational; E does not decrease as δ_A does): the exponential mechanism's
+    2 ln(N/β_A)/ε_A on small domains, the recursion's near-constant bound on huge ones."""
     run = UtilityTarget.of("Theorem 8.8", 3, 3, "0.1", "0.1", "0.5", "1e-6").scaled(2)
-    req = oracle_requirement("qcopt", 2, run, sympy.log(10**6))
-    e_qc = 2**5 * math.log(1 / float(run.delta_oracle)) / 4
-    assert req.m_oracle == math.ceil((e_qc + 2) / float(run.tau))
+    small, huge = (oracle_requirement("qcopt", 2, run, ln) for ln in (sympy.log(10**6), sympy.Integer(10**6)))
+    baseline = oracle_requirement("exponential", 2, run, sympy.Integer(10**6)).loss
+    assert small.loss is not None and huge.loss is not None and baseline is not None
+    e_em = 2 * math.log(10**6 / float(run.beta_oracle)) / 4
+    assert (
+        small.depth == 0
+        and small.loss == pytest.approx(e_em)
+        and small.m_oracle == math.ceil((e_em + 2) / float(run.tau))
+    )
+    assert huge.depth == 1 and huge.loss < 200 < baseline
+    lower = Fraction(float(run.delta_oracle)) * Fraction(1 - 2**-40)
+    plan = recconcave_error_bound(sympy.Integer(10**6), 4, lower, Fraction(str(run.beta_oracle)))
+    assert huge.loss >= plan.error * (1 - 1e-12) and huge.m_oracle == math.ceil(
+        (huge.loss + 2) / float(run.tau)
+    )
 
 
 def test_lemma_8_13_ipconcave_requirement_is_blocks_times_block_size():
+    """t = 2⌊E⌋ + 1 (RecConcave's interior point at β_IP = β_A/2), r of Lemma 8.12, M_A = t·r."""
     run = UtilityTarget.of("Theorem 8.14", 3, 3, "0.1", "0.1", "0.5", "1e-6").scaled(2)
-    req = oracle_requirement("ipconcave", 2, run, sympy.log(10**6))
     beta_half, rho = float(run.beta_oracle) / 2, float(run.tau) / 2
-    t = math.ceil(5 * math.log(5 / (beta_half * float(run.delta_oracle))) ** 2 / 4)
-    r = math.ceil((2 * math.log(2 / rho) + math.log(t / beta_half)) / rho)
-    assert (req.blocks, req.block_size, req.m_oracle) == (t, r, t * r)
+    lower = Fraction(float(run.delta_oracle)) * Fraction(1 - 2**-40)
+    for ln_n in (sympy.log(10**6), sympy.Integer(10**6)):
+        req = oracle_requirement("ipconcave", 2, run, ln_n)
+        plan = recconcave_error_bound(ln_n, 4, lower, Fraction(str(run.beta_oracle)) / 2)
+        t = req.blocks
+        assert t is not None
+        r = math.ceil((2 * math.log(2 / rho) + math.log(t / beta_half)) / rho)
+        assert (req.block_size, req.m_oracle) == (r, t * r) and t == 2 * math.floor(plan.error) + 1
 
 
 def test_theorem_8_5_runs_the_learner_at_half_the_parameters_and_m_covers_m_a_at_the_final_n():

@@ -10,6 +10,7 @@ import math
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -88,31 +89,34 @@ def test_lemma_8_11_full_depth_on_a_random_submultiset_transfers_to_every_parame
     assert too_small > 0
 
 
+@pytest.mark.parametrize("interior_point", ["recconcave", "exponential"])
 def test_algorithm_3_ipconcave_partitions_at_random_takes_each_blocks_full_depth_maximizer_then_privateip(
-    monkeypatch,
+    monkeypatch, interior_point
 ):
     """Algorithm 3 (IPConcave) as the coordinate oracle runs it: line 2, a random partition of S
     into t blocks of size ≥ ⌊n/t⌋ (a uniformly random permutation cut into t runs); line 4, for each
     block the y_j it hands on maximizes Q_i^{B_j} over the finite domain Ỹ_i (here the full depth
-    |B_j|, the state being realizable); line 5, PrivateIP (the exponential interior-point
-    substitute, named) on exactly (y_1, …, y_t), its output in Ỹ_i."""
+    |B_j|, the state being realizable); line 5, PrivateIP (the RecConcave interior point, or the
+    exponential baseline) on exactly (y_1, …, y_t), its output in Ỹ_i."""
     permutations: list[np.ndarray] = []
     handed: list[list] = []
-    original_permutation, original_ip = Sampled.permutation, oracles.exponential_interior_point
+    name = f"{interior_point}_interior_point"
+    original_permutation, original_ip = Sampled.permutation, getattr(oracles, name)
 
     def permutation(self, n):
         permutations.append(np.array(original_permutation(self, n)))
         return permutations[-1]
 
-    def interior_point(values, domain, epsilon, rng):
+    def interior_point_spy(values, domain, *rest):
         handed.append(list(values))
-        return original_ip(values, domain, epsilon, rng)
+        return original_ip(values, domain, *rest)
 
     monkeypatch.setattr(Sampled, "permutation", permutation)
-    monkeypatch.setattr(oracles, "exponential_interior_point", interior_point)
+    monkeypatch.setattr(oracles, name, interior_point_spy)
     C, X, y, target, _ = _realizable(2, 16, 60, 11)
     prefix, t = tuple(target[:1]), 5
-    value = IPConcaveOracle(epsilon=4, blocks=t).select(C, prefix, X, y, Sampled(3))
+    oracle = IPConcaveOracle(epsilon=4, blocks=t, interior_point=interior_point)
+    value = oracle.select(C, prefix, X, y, Sampled(3))
     domain = C.next_values(prefix)
     assert len(permutations) == 1 and sorted(permutations[0].tolist()) == list(range(60)) and len(handed) == 1
     blocks = np.array_split(permutations[0], t)

@@ -163,8 +163,9 @@ def test_a_statement_is_gated_on_its_modules_mutants():
     killed = {"mutants": {i: _entry(i, "killed") for i in ids}}
     assert (
         gates(killed, REPO_ROOT, PLAN, MUTANTS.values())["000:Lemma 8.13"]["gate"] == "mutants not run"
-    )  # oracles.py missing
-    both = [i for i, m in MUTANTS.items() if m.module in (module, "learners/halfspaces/oracles.py")]
+    )  # oracles.py and recconcave.py missing
+    others = ("learners/halfspaces/oracles.py", "learners/halfspaces/recconcave.py")
+    both = [i for i, m in MUTANTS.items() if m.module in (module, *others)]
     status = {"mutants": {i: _entry(i, "killed") for i in both}}
     assert gates(status, REPO_ROOT, PLAN, MUTANTS.values())["000:Lemma 8.13"]["gate"] == "killed"
     status["mutants"][ids[0]]["status"] = "survived"
@@ -204,7 +205,11 @@ def test_dpledger_proofs_shows_the_mutation_gate(capsys, tmp_path):
     (lemma,) = select(["000:Lemma 8.13"])
     proofs_status = tmp_path / "proofs.json"
     proofs_status.write_text(json.dumps({"results": dict.fromkeys(lemma.tests, "passed")}))
-    modules = {"learners/halfspaces/private_ip.py", "learners/halfspaces/oracles.py"}
+    modules = {
+        "learners/halfspaces/private_ip.py",
+        "learners/halfspaces/oracles.py",
+        "learners/halfspaces/recconcave.py",
+    }
     entries = {i: _entry(i, "killed") for i, m in MUTANTS.items() if m.module in modules}
     mutation_status = tmp_path / "mutation.json"
     command = ["proofs", "--only", lemma.key, "--status-file", str(proofs_status)]

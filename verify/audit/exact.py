@@ -278,13 +278,87 @@ def screen_pairs(
     return Screen(*(np.maximum(f, b) for f, b in zip(forward, backward, strict=True)))
 
 
+def delta_bounds(
+    P_lo: np.ndarray,
+    P_hi: np.ndarray,
+    Q_lo: np.ndarray,
+    Q_hi: np.ndarray,
+    factor_low: float,
+    factor_high: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Certified lower and upper bounds on δ(ε) = max of Σ_o max(P − e^ε Q, 0) and the same with P
+    and Q swapped, for pairs given as in :func:`screen_pairs`, from factor_low ≤ e^ε ≤ factor_high
+    (factor_high may be ∞: δ(∞), the mass outside the other support). Rounding as in
+    :func:`screen_pairs`, each bound pushed outward."""
+    with np.errstate(invalid="ignore", over="ignore"):
+
+        def one_way(
+            A_lo: np.ndarray, A_hi: np.ndarray, B_lo: np.ndarray, B_hi: np.ndarray
+        ) -> tuple[np.ndarray, ...]:
+            width = A_lo.shape[1]
+            slack = 2 * (width + 1) * 2.0**-53
+            upper = np.nextafter(A_hi - np.nextafter(factor_low * B_lo, -np.inf), np.inf).clip(min=0.0)
+            scaled = np.where(B_hi > 0, np.nextafter(factor_high * B_hi, np.inf), 0.0)
+            lower = np.nextafter(A_lo - scaled, -np.inf)
+            lower = np.where(np.isnan(lower), 0.0, lower).clip(min=0.0)
+            high = np.nextafter(upper.sum(axis=1) * (1 + slack), np.inf)
+            low = np.nextafter(lower.sum(axis=1) * (1 - slack), -np.inf).clip(min=0.0)
+            return low, high
+
+        (f_low, f_high), (b_low, b_high) = one_way(P_lo, P_hi, Q_lo, Q_hi), one_way(Q_lo, Q_hi, P_lo, P_hi)
+    return np.maximum(f_low, b_low), np.maximum(f_high, b_high)
+
+
+def _exp_bounds(epsilon: float) -> tuple[float, float]:
+    """Floats around e^ε (certified)."""
+    if epsilon == math.inf:
+        return math.inf, math.inf
+    with interval_precision(64):
+        value = iv.exp(iv.mpf(epsilon))
+    return lower_float(value), upper_float(value)
+
+
+def epsilon_at_delta(batches: Sequence[tuple[np.ndarray, ...]], delta: float) -> tuple[float, float]:
+    """An interval [lo, hi] around min{ε ≥ 0 : δ(ε) ≤ ``delta`` for every pair} for the aligned
+    pairs of ``batches`` (:func:`screen_pairs`' arrays): every pair is certified to have
+    δ(hi) ≤ delta, and some pair δ(lo) > delta (lo = 0 when none is at 0); hi = ∞ when some pair's
+    mass outside the other's support alone exceeds delta. Bisection, 60 halvings at most."""
+
+    def worst(epsilon: float) -> tuple[float, float]:
+        factors = _exp_bounds(epsilon)
+        bounds = [delta_bounds(*batch, *factors) for batch in batches]  # type: ignore[call-arg, arg-type]
+        return max(float(b[0].max()) for b in bounds), max(float(b[1].max()) for b in bounds)
+
+    if worst(math.inf)[0] > delta:
+        return (math.inf, math.inf)
+    low, high = 0.0, 1.0
+    while worst(high)[1] > delta:
+        low, high = high, 2 * high
+        if high > 2.0**20:
+            return (low, math.inf)
+    if worst(0.0)[0] <= delta:
+        low = 0.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        lowest, highest = worst(middle)
+        if highest <= delta:
+            high = middle
+        elif lowest > delta:
+            low = middle
+        else:
+            break
+    return low, high
+
+
 @dataclass(frozen=True)
 class ExactAuditResult(AuditResultBase[sympy.Expr]):
     """Worst case over all neighbour pairs: ``epsilon`` the certified [lower, upper] worst pure ε
-    (∞ when some pair's supports differ), ``claimed_epsilon`` the claimed ε (``claimed_delta`` is
-    0: the claim is pure), ``holds`` the rigorous verdict (None: undecided), ``worst_pair`` the
+    (∞ when some pair's supports differ), ``claimed_epsilon`` and ``claimed_delta`` the claim (δ
+    rounded up; 0 for a pure claim), ``holds`` the rigorous verdict (None: undecided), ``worst_pair`` the
     witness, ``delta_at_bound`` the largest certified upper bound on δ(claimed ε) over the pairs
-    (how far from (claimed ε, 0)-DP the mechanism is), and ``worst_profile`` /
+    (how far from (claimed ε, 0)-DP the mechanism is; for an (ε, δ) claim, ``holds`` compares it
+    with ``claimed_delta`` and ``epsilon_at_delta`` encloses the smallest ε at which every pair
+    has δ(ε) ≤ ``claimed_delta``), and ``worst_profile`` /
     ``worst_delta_profile`` the exact profiles (:func:`privacy_profile`) of the ε witness and of
     the pair attaining that δ. ``unlisted`` counts the neighbours D′ ∈ neighbours(D) that are not
     among the datasets: their pairs are outside the audit (0 when the datasets are closed under
@@ -300,6 +374,7 @@ class ExactAuditResult(AuditResultBase[sympy.Expr]):
     worst_profile: dict[str, Any] = field(default_factory=dict)
     worst_delta_profile: dict[str, Any] = field(default_factory=dict)
     unlisted: int = 0
+    epsilon_at_delta: tuple[float, float] | None = None
 
     @property
     def bound(self) -> sympy.Expr:
@@ -418,6 +493,7 @@ def worst_case(
     progress: Progress | None = None,
     reduce: Callable[[Any], tuple[Any, Callable[[Hashable], Hashable]]] | None = None,
     bound: Any = None,
+    claimed_delta: Any = 0,
 ) -> ExactAuditResult:
     """The worst pure ε of ``mechanism`` over all unordered pairs {D, D′} with D′ ∈ neighbours(D),
     against the claim ``claimed_epsilon`` (``bound=``, its former name, is deprecated).
@@ -453,6 +529,9 @@ def worst_case(
         progress: ``progress(total, label) -> advance(done)``, a progress bar.
         reduce: ``reduce(k) = (r, rename)``, an exact invariance of the mechanism.
         bound: Deprecated name of ``claimed_epsilon``.
+        claimed_delta: The claimed δ (exact; 0: a pure claim). With δ > 0 the verdict is
+            δ(claimed ε) ≤ claimed δ on every pair, and ``epsilon_at_delta`` is measured (the pairs'
+            outputs are kept in memory for it).
 
     Returns:
         The :class:`ExactAuditResult`: the certified worst ε, the verdict and its witness pairs.
@@ -466,6 +545,10 @@ def worst_case(
     if claimed is None:
         raise TypeError("audit_exact() needs claimed_epsilon, the claimed pure ε")
     bound = exact(claimed, "claimed_epsilon")  # numbers and arithmetic text only, never evaluated as code
+    delta_claim = exact(claimed_delta, "claimed_delta")
+    if not (delta_claim.is_nonnegative and delta_claim < 1):
+        raise ValueError(f"claimed_delta must be in [0, 1), got {delta_claim}")
+    delta_low, delta_high = lower_float(enclose(delta_claim)), upper_float(enclose(delta_claim))
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer ≥ 1, got {workers!r:.40}")
     key_of = {d: key(d) for d in datasets}
@@ -495,7 +578,8 @@ def worst_case(
     factor = enclose(sympy.exp(bound))
     factor_low, factor_high = lower_float(factor), upper_float(factor)
     key_pairs = list(witness)
-    low, high, delta = (np.zeros(len(key_pairs)) for _ in range(3))
+    low, high, delta, delta_floor = (np.zeros(len(key_pairs)) for _ in range(4))
+    kept: list[tuple[np.ndarray, ...]] = []
     batch = 4096
     advance = progress(len(key_pairs), "pairs") if progress else None
     for start in range(0, len(key_pairs), batch):
@@ -509,6 +593,9 @@ def worst_case(
         screen = screen_pairs(*aligned, factor_low)  # type: ignore[call-arg, arg-type]  # aligned: P_lo, P_hi, Q_lo, Q_hi
         low[start : start + batch], high[start : start + batch] = screen.ratio_low, screen.ratio_high
         delta[start : start + batch] = screen.delta_high
+        if delta_claim > 0:
+            delta_floor[start : start + batch] = delta_bounds(*aligned, factor_low, factor_high)[0]  # type: ignore[call-arg, arg-type]
+            kept.append(aligned)
         if advance is not None:
             advance(min(start + batch, len(key_pairs)))
     if not key_pairs:
@@ -523,7 +610,10 @@ def worst_case(
         lower_end = iv.log(iv.mpf(max(low_max, 1.0))).a if low_max < _INF else math.inf
         upper_end = iv.log(iv.mpf(max(high_max, 1.0))).b if high_max < _INF else math.inf
         epsilon = iv.mpf([lower_end, upper_end])
-    holds = True if high_max <= factor_low else (False if low_max > factor_high else None)
+    if delta_claim > 0:
+        holds = True if delta.max() <= delta_low else (False if delta_floor.max() > delta_high else None)
+    else:
+        holds = True if high_max <= factor_low else (False if low_max > factor_high else None)
 
     def profile(a: Any, b: Any) -> dict[str, Any]:
         P, Q = ({o: iv.make_mpf(raw) for o, raw in raw_of[k].items()} for k in (a, b))
@@ -533,7 +623,7 @@ def worst_case(
 
     return ExactAuditResult(
         claimed_epsilon=bound,
-        claimed_delta=0.0,
+        claimed_delta=delta_high,
         holds=holds,
         epsilon=(lower_float(epsilon), upper_float(epsilon)),
         pairs=pairs,
@@ -545,6 +635,7 @@ def worst_case(
         worst_profile=profile(*key_pairs[worst]),
         worst_delta_profile=profile(*key_pairs[worst_delta]),
         unlisted=unlisted,
+        epsilon_at_delta=epsilon_at_delta(kept, delta_low) if delta_claim > 0 else None,
     )
 
 

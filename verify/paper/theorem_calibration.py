@@ -257,6 +257,8 @@ def halfspace_theorem(
     details = (
         f"E = {o.loss:.6g}" if o.loss is not None else f"t = {o.blocks} blocks × r = {o.block_size} per block"
     )
+    if o.depth is not None:
+        details += f" (RecConcave at recursion depth {o.depth}{': the exponential mechanism' if o.depth == 0 else ''})"
     text = [
         f"{statement} (halfspaces over [[±{grid}]]^{dimension}, k = {dimension + 1}) with {ORACLES[oracle]}:",
         f"  α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",

@@ -286,7 +286,8 @@ def _coordinate_oracle(oracle: str, component: int) -> Callable[[int], bool]:
         if oracle == "exponential":
             chooser, least = ExponentialDepthOracle(epsilon=epsilon_a), m - (share * m - d)
         else:
-            chooser, least = IPConcaveOracle(epsilon=epsilon_a, beta=float(share / 2)), (1 - share / 2) * m
+            chooser = IPConcaveOracle(epsilon=epsilon_a, beta=float(share / 2), interior_point="exponential")
+            least = (1 - share / 2) * m
         X = data.integers(-grid, grid + 1, size=(m, d))
         y = C.evaluate(target, X)
         value = chooser.select(C, prefix, X, y, Sampled(seed))

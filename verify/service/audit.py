@@ -160,6 +160,51 @@ def macro_block(
     return Output(payload, text, 0 if result.holds is True else 1)
 
 
+QCOPT_STEPS = ("choosing", "level", "recconcave")
+
+
+def qcopt(*, step: str = "level") -> Output:
+    """The exact ε at the claimed δ of QCOpt as implemented (RecConcave, Proposition 8.6) or one of
+    its steps, over every neighbour pair of a small instance (:mod:`dpledger.verify.paper.qcopt_audits`):
+    ``choosing`` — the choosing mechanism (ε = 2, t = 10, k = 3, scores in [0, 16]); ``level`` —
+    one level's steps given k = 0 at (ε, δ) = (6, 10⁻³), qualities of 3 positions; ``recconcave`` —
+    the whole optimiser at depth 1, (ε, δ) = (8, 3/10), qualities of 4 positions in [0, 8]. Exit
+    status 1 unless the claim is proved to hold."""
+    from dpledger.verify.paper import qcopt_audits
+
+    if step not in QCOPT_STEPS:
+        raise ValueError(f"step must be one of {', '.join(QCOPT_STEPS)}, got {step!r}")
+    audits = {
+        "choosing": lambda: qcopt_audits.audit_choosing(2, 10, 3, 16),
+        "level": lambda: qcopt_audits.audit_level(6, "1/1000"),
+        "recconcave": lambda: qcopt_audits.audit_recconcave(8, "3/10", size=4, top=8),
+    }
+    claim, result = audits[step]()
+    measured = result.epsilon_at_delta or (math.nan, math.nan)
+    claimed = (float(claim.epsilon), float(claim.delta))
+    payload = {
+        "step": step,
+        **claim.to_dict(),
+        "claimed_epsilon": claimed[0],
+        "claimed_delta": claimed[1],
+        "epsilon_at_delta": list(measured),
+        "epsilon_exact": measured[1],
+        "bound": claimed[0],
+        "tightness": measured[1] / claimed[0],
+        "holds": result.holds,
+        "pairs": result.pairs,
+        "datasets": result.datasets,
+    }
+    verdict = {True: "holds", False: "FAILS", None: "undecided"}[result.holds]
+    text = (
+        f"{claim.statement} — {step}: exact ε at δ = {claimed[1]:.6g} over {result.pairs:,} neighbour pairs "
+        f"of {result.datasets:,} inputs\n"
+        f"  ε(δ) ∈ [{measured[0]:.10g}, {measured[1]:.10g}]  claim ε = {claim.epsilon} ≈ {claimed[0]:.6g}"
+        f"  → {verdict} (measured/claim {payload['tightness']:.3g})"
+    )
+    return Output(payload, text, 0 if result.holds is True else 1)
+
+
 MAX_PAIRS = 1_000
 """Neighbour pairs of one ``audit mechanism`` (``--domain`` makes records × values of them): each
 pair costs 2·samples runs and a search; 1000 pairs at 10⁶ samples are 2·10⁹ runs (minutes)."""

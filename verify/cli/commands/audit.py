@@ -1,5 +1,5 @@
 """``dpledger audit``: the command lines of :mod:`dpledger.verify.service.audit` —
-``macro-block``, ``mechanism``, ``learner``, ``catalog``, ``suites`` and ``labelboost``."""
+``macro-block``, ``qcopt``, ``mechanism``, ``learner``, ``catalog``, ``suites`` and ``labelboost``."""
 
 from __future__ import annotations
 
@@ -23,11 +23,13 @@ from dpledger.verify.cli.commands import (
 from dpledger.verify.paper.labelboost_audit import RELEASES
 from dpledger.verify.service.audit import (
     LEARNER_MODES,
+    QCOPT_STEPS,
     catalog,
     labelboost,
     learner,
     macro_block,
     mechanism,
+    qcopt,
     suites,
 )
 
@@ -75,6 +77,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="exact enumeration (the only mode; Monte Carlo audits: dpledger audit mechanism)",
     )
+
+    parser = leaf(
+        table,
+        "qcopt",
+        "exact ε at δ of QCOpt as implemented (RecConcave, Proposition 8.6) or one of its steps",
+        qcopt,
+    )
+    parser.add_argument("--step", choices=QCOPT_STEPS, help="what to audit (default level)")
 
     parser = leaf(
         table,

@@ -1,6 +1,8 @@
 """Halfspaces over the grid [[±X]]^d with the coordinate oracles of seed 000, Sections 8.1–8.3:
-``--class halfspaces --dim D --grid X --oracle ipconcave|qcopt|exponential [--blocks T]``.
-QCOpt and IPConcave's PrivateIP are exponential-mechanism substitutes, named in the oracle line.
+``--class halfspaces --dim D --grid X --oracle ipconcave|qcopt|exponential|ipconcave-em [--blocks T]``.
+QCOpt is RecConcave and IPConcave's PrivateIP the RecConcave interior point (at these grids' domain
+sizes their plans have depth 0: the exponential mechanism); ``exponential`` and ``ipconcave-em`` are
+the exponential-mechanism baselines. The oracle line names each.
 
 Supported: d ∈ {1, 2, 3} (exact Q_i^S and traces), X ∈ [1, 256] for d ≤ 2 and X ∈ [1, 14] for d = 3
 (the coordinate domains stay below 2^62 pairs).
@@ -14,7 +16,7 @@ from collections.abc import Callable
 
 from dpledger.verify.paper.setups import ClassSetup, Problem
 
-ORACLES = ("ipconcave", "qcopt", "exponential")
+ORACLES = ("ipconcave", "qcopt", "exponential", "ipconcave-em")
 
 DOMAIN_GRID_3D = 14
 """Largest grid bound X for d = 3 whose coordinate domains (≈ 7·10⁴·X¹² pairs for a_3) stay below 2^62."""
@@ -58,10 +60,11 @@ def _build(
     name = oracle or "ipconcave"
     if name not in ORACLES:
         raise ValueError(f"oracle must be one of {', '.join(ORACLES)}, got {name!r}")
-    if blocks is not None and name != "ipconcave":
-        raise ValueError("blocks: --blocks applies to --oracle ipconcave only")
+    if blocks is not None and not name.startswith("ipconcave"):
+        raise ValueError("blocks: --blocks applies to --oracle ipconcave or ipconcave-em only")
     oracles: dict[str, Callable[[], IPConcaveOracle | QCOptOracle | ExponentialDepthOracle]] = {
         "ipconcave": lambda: IPConcaveOracle(blocks=blocks, telemetry=True),
+        "ipconcave-em": lambda: IPConcaveOracle(blocks=blocks, telemetry=True, interior_point="exponential"),
         "qcopt": lambda: QCOptOracle(telemetry=True),
         "exponential": lambda: ExponentialDepthOracle(telemetry=True),
     }  # with telemetry: the run prints each call's depth (exact, noise-free)
