@@ -43,9 +43,8 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import csr_matrix, eye, hstack, vstack
 
-from dpledger.accountant.events import Composition, Event
-from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_for, step_delta
-from dpledger.learners.noise import gaussian_noise
+from dpledger.accountant.events import Event
+from dpledger.learners.agnostic.noisy_descent import noisy_descent, step_noise
 from dpledger.learners.randomness import Randomness
 
 
@@ -86,30 +85,24 @@ def private_l1_regression(
     m, n_features = features.shape
     if np.max(np.linalg.norm(features, axis=1)) > clip_norm * (1 + 1e-12):
         raise ValueError(f"features must be clipped to norm ≤ clip_norm={clip_norm}")
-    sigma, event = 0.0, None
-    if privacy is not None:
-        epsilon, delta = privacy
-        sensitivity = 2 * Fraction(clip_norm) / m
-        sigma = sigma_for(sensitivity, certified_ratio(epsilon, delta, steps, composition), n_features)
+    sensitivity = 2 * Fraction(clip_norm) / m
+    noise = step_noise(sensitivity, privacy, steps, composition, n_features)
+    sigma = 0.0 if noise is None else noise.sigma
     eta = step_size(radius, n_features, sigma, steps)
-    w = np.zeros(n_features)
-    total = np.zeros(n_features)
-    step_events = set()
-    for _ in range(steps):
-        total += w
-        gradient = np.einsum("ij,i->j", features, np.sign(np.einsum("ij,j->i", features, w) - labels)) / m
-        if sigma > 0:
-            gradient, step_event = gaussian_noise(gradient, sigma, sensitivity, step_delta(delta, steps), rng)
-            step_events.add(step_event)
-        w = project_ball(w - eta * gradient, radius)
-    if step_events:
-        (step_event,) = step_events  # every step draws at the same σ, grid and sensitivity
-        event = (
-            step_event
-            if steps == 1
-            else Composition(children=(step_event,), method=composition, target_delta=delta, repeat=steps)
-        )
-    coef = total / steps
+
+    def subgradient(w: np.ndarray) -> np.ndarray:
+        residual_signs = np.sign(np.einsum("ij,j->i", features, w) - labels)
+        return np.asarray(np.einsum("ij,i->j", features, residual_signs) / m)
+
+    iterates, event = noisy_descent(
+        subgradient,
+        lambda w, noisy: project_ball(w - eta * noisy, radius),
+        np.zeros(n_features),
+        steps,
+        noise,
+        rng,
+    )
+    coef = sum(iterates[:-1], np.zeros(n_features)) / steps
     return L1Fit(coef, l1_objective(coef, features, labels), sigma, steps, event)
 
 

@@ -3,10 +3,11 @@ Diakonikolas–Kane–Kontonis–Tzamos–Zarifis 2021a, privatised).
 
 Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unless cited):
 
-1. Partition S value-independently into a training block T (size m) and two validation blocks
+1. Partition S value-independently into a training block T (size m), two validation blocks
    V₁, V₂ (together ⌊validation_fraction·n⌋, halves; default fraction 0.2: at d = 10, n = 20 000 the
    noise of step 2 costs more than the selections' sampling error — with the selections replaced
-   by arg-min the error barely moves —, so the training block gets 80 %).
+   by arg-min the error barely moves —, so the training blocks get 80 %) and the logistic
+   candidate's block L (below; half of the 80 % by default).
 2. Step 5, private polynomial (Lemma 3.4): with weighted Hermite features ψ_α(x) = λ_α φ_α(x)
    clipped to ‖ψ‖ ≤ B and the labels y ∈ {±1} (already inside the clipping interval [−1, 1] of
    Section 3.1), the weighted correlation vector (1/m)Σ_i y_i ψ(x_i) + exact discrete Gaussian
@@ -42,9 +43,19 @@ Algorithm 2 (as implemented; the seed lost the formulas, constants are ours unle
    mechanism over (u, t) pairs is the same selection; splitting it keeps the exact sampler's
    work at (directions + thresholds) instead of their product (at d = 10: 3 s → 0.1 s).
 
-Privacy: step 2 touches only T, step 5 only V₁ and V₂, the rest is post-processing; the blocks are
-disjoint, so the learner is (ε, δ)-DP (proof of Theorem 3.1, parallel composition).
-Trace: Claim(Theorem 3.1, ParallelComposition(DiscreteGaussian, EM(directions), EM(thresholds)));
+**Logistic candidate** (ours, not in Algorithm 2; on unless ``logistic_fraction=None``): a block L of
+⌊``logistic_fraction``·(n − |V₁| − |V₂|)⌋ records (default ½, taken from T) is spent on a private
+logistic regression (:mod:`dpledger.learners.agnostic.private_logistic`, (ε, δ)-DP on L), and its
+unit normal joins the cover directions in step 7's first exponential mechanism (one more candidate;
+the threshold is then chosen on V₂ as for every direction). Why: the correlation vector of step 2
+points along the target normal under random flips only for the Gaussian marginal; on the uniform
+cube or a heavy-tailed product marginal its direction is biased, the logistic fit's is not. Under
+far flips the cover directions are chosen and pay with a smaller T.
+
+Privacy: step 2 touches only T, the logistic candidate only L, step 5 only V₁ and V₂, the rest is
+post-processing; the blocks are disjoint and each step is (ε, δ)-DP on its block, so the learner is
+(ε, δ)-DP (proof of Theorem 3.1, parallel composition): the candidate costs records, not ε.
+Trace: Claim(Theorem 3.1, ParallelComposition(DiscreteGaussian, [logistic,] EM(directions), EM(thresholds)));
 ``selections_`` shows both selections' candidates and choices. ``degree_decay=1`` is the unweighted
 release (every coefficient with the same noise).
 """
@@ -62,6 +73,7 @@ from dpledger.learners.agnostic.base import HalfspaceLearnerBase, check_int, che
 from dpledger.learners.agnostic.blocks import partition
 from dpledger.learners.agnostic.hermite import HermiteBasis, clip_rows, top_subspace
 from dpledger.learners.agnostic.improper import candidate_degrees
+from dpledger.learners.agnostic.private_logistic import LOGISTIC_GROUP, logistic_candidate, unit_normal
 from dpledger.learners.agnostic.selection import Selection, grid_text, select, threshold_errors
 from dpledger.learners.calibration.agnostic_noise import certified_ratio, sigma_for
 from dpledger.learners.noise import gaussian_noise
@@ -128,6 +140,7 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         validation_fraction: float = 0.2,
         clip_norm: float | None = None,
         degree_decay: float = 0.5,
+        logistic_fraction: float | None = 0.5,
         labels: tuple[Any, Any] = (-1, 1),
         random_state: Any = None,
     ) -> None:
@@ -141,6 +154,7 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         self.validation_fraction = validation_fraction
         self.clip_norm = clip_norm
         self.degree_decay = degree_decay
+        self.logistic_fraction = logistic_fraction
         self.labels = labels
         self.random_state = random_state
 
@@ -158,6 +172,7 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         fraction = check_real(self.validation_fraction, "validation_fraction", 0.0, 0.9)
         clip_norm = check_real(self.clip_norm, "clip_norm", 0.0, 1e12, optional=True)
         decay = check_real(self.degree_decay, "degree_decay", 0.0, 1.0)
+        logistic_fraction = check_real(self.logistic_fraction, "logistic_fraction", 0.0, 0.9, optional=True)
         subspaces = sorted({(D, k if D > 1 else 1) for D in degrees for k in dims})  # D = 1: M has rank 1
         candidates = sum(cover_size(k, resolution) for _, k in subspaces)
         if candidates > MAX_CANDIDATES:
@@ -167,21 +182,33 @@ class PrivateProperLearner(HalfspaceLearnerBase):
             )
         basis = HermiteBasis(dim, max(degrees))
         n_val = max(2, int(fraction * n))
-        if n - n_val < 2:
-            raise ValueError(f"n={n} leaves no training block; increase n")
+        n_logistic = 0 if logistic_fraction is None else int(logistic_fraction * (n - n_val))
+        if n - n_val - n_logistic < 2 or (logistic_fraction is not None and n_logistic < 2):
+            raise ValueError(f"n={n} leaves a training block of fewer than 2 records; increase n")
         rng = self._sampler()
-        train, first, second = partition(n, [n - n_val, n_val // 2, n_val - n_val // 2], rng)
+        train, first, second, *logistic = partition(
+            n,
+            [n - n_val - n_logistic, n_val // 2, n_val - n_val // 2] + ([n_logistic] if n_logistic else []),
+            rng,
+        )
         weights = degree_weights(basis.indices, decay)
         self.clip_norm_ = 2.0 * math.sqrt(float(np.sum(weights**2))) if clip_norm is None else clip_norm
         features = clip_rows(basis.features(X[train]) * weights, self.clip_norm_)
         weighted, gaussian = private_correlation(features, labels[train], self.clip_norm_, privacy, rng)
         self.polynomial_ = weighted / weights
         degree_of = basis.indices.sum(axis=1)
-        covers = []
+        groups: list[tuple[str, np.ndarray]] = []
         for D, k in subspaces:
             subspace = top_subspace(np.where(degree_of <= D, self.polynomial_, 0.0), basis.indices, k)
-            covers.append(sphere_cover(k, resolution) @ subspace.T)
-        self.directions_ = np.concatenate(covers)
+            groups.append((f"degree {D}, top-{k} subspace", sphere_cover(k, resolution) @ subspace.T))
+        events: list[Event | None] = [gaussian]
+        self.logistic_coef_: np.ndarray | None = None
+        if logistic:
+            fit, _, _ = logistic_candidate(X[logistic[0]], labels[logistic[0]], rng=rng, privacy=privacy)
+            self.logistic_coef_ = fit.coef
+            groups.append((LOGISTIC_GROUP, unit_normal(fit.coef)[None, :]))
+            events.append(fit.event)
+        self.directions_ = np.concatenate([cover for _, cover in groups])
         self.thresholds_ = np.linspace(-tau, tau, n_thresholds)
         epsilon = None if privacy is None else privacy[0]
         projections = X[first] @ self.directions_.T
@@ -192,18 +219,18 @@ class PrivateProperLearner(HalfspaceLearnerBase):
             threshold_errors(X[second] @ self.coef_, labels[second], self.thresholds_), epsilon, rng
         )
         self.intercept_ = -float(self.thresholds_[threshold])
-        group = int(np.searchsorted(np.cumsum([c.shape[0] for c in covers]), direction, side="right"))
-        groups = tuple(
-            f"degree {D}, top-{k} subspace: {cover.shape[0]} cover directions"
-            for (D, k), cover in zip(subspaces, covers, strict=True)
+        group = int(
+            np.searchsorted(np.cumsum([cover.shape[0] for _, cover in groups]), direction, side="right")
         )
         self.selections_ = [
             Selection(
-                "Algorithm 2, step 7 on V₁: direction (degree, subspace size, cover point)",
-                groups,
+                "Algorithm 2, step 7 on V₁: direction (degree, subspace size, cover point; or the logistic candidate)",
+                tuple(
+                    f"{name}: {cover.shape[0]} direction{'s' if cover.shape[0] > 1 else ''}"
+                    for name, cover in groups
+                ),
                 self.directions_.shape[0],
-                f"direction {direction + 1}, from degree {subspaces[group][0]}, "
-                f"top-{subspaces[group][1]} subspace",
+                f"direction {direction + 1}, from {groups[group][0]}",
                 privacy is not None,
             ),
             Selection(
@@ -216,7 +243,7 @@ class PrivateProperLearner(HalfspaceLearnerBase):
         ]
         if privacy is None:
             return None
-        return ParallelComposition(children=private_events(gaussian, direction_event, threshold_event))
+        return ParallelComposition(children=private_events(*events, direction_event, threshold_event))
 
     def decision_function(self, X: Any) -> np.ndarray:
         """⟨w, x⟩ + b for the selected unit normal w and intercept b = −t."""

@@ -10,8 +10,10 @@ flag a learner whose draws are half its declaration.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -23,6 +25,7 @@ from dpledger.learners.agnostic import (
     PrivateSemiAgnosticLearner,
     ProductMarginal,
 )
+from dpledger.learners.agnostic.private_logistic import unit_normal
 from dpledger.learners.noise import gaussian_noise, laplace_noise
 from dpledger.learners.randomness import Sampled
 from dpledger.verify.audit.conformance import noise_conformance
@@ -155,6 +158,47 @@ def test_theorem_4_1_statistics_stay_within_their_declared_sensitivities_on_wors
 def test_theorem_4_1_noise_follows_the_law_its_events_declare():
     _assert_noise_follows_its_declared_law(SEMI)
     _assert_noise_follows_its_declared_law(SEMI_LABEL_MEAN)
+
+
+def _fit_with_every_selection_forced_elsewhere(name: str) -> tuple[Any, list[int]]:
+    """A fit under a history in which every exponential-mechanism draw is forced to the candidate
+    after the one the recorded run drew (cyclically); the learner and the forced indices. A learner
+    that chose by its scores and not by the draw would not follow."""
+    make, _, marginal = LEARNERS[name]
+    X, y = _data(marginal=marginal)
+    with releases.record() as tape:
+        make().fit(X, y)
+    forced = [
+        dataclasses.replace(r, output=(int(r.output) + 1) % r.size)
+        if r.kind == "exponential_mechanism"
+        else r
+        for r in tape
+    ]
+    with releases.replay(forced):
+        learner = make().fit(X, y)
+    return learner, [int(r.output) for r in forced if r.kind == "exponential_mechanism"]
+
+
+def test_theorem_2_1_model_takes_the_candidates_its_selections_drew():
+    learner, (direction, choice) = _fit_with_every_selection_forced_elsewhere(IMPROPER)
+    assert np.array_equal(learner.direction_, learner.directions_[direction])
+    threshold = int(np.flatnonzero(learner.thresholds_ == learner.threshold_)[0])
+    assert learner.block_ * learner.n_thresholds + threshold == choice
+
+
+def test_theorem_3_1_model_takes_the_candidates_its_selections_drew():
+    learner, (direction, threshold) = _fit_with_every_selection_forced_elsewhere(PROPER)
+    assert np.array_equal(learner.coef_, learner.directions_[direction])
+    assert -learner.intercept_ == learner.thresholds_[threshold]
+
+
+def test_theorem_4_1_model_takes_the_candidates_its_selections_drew():
+    learner, (*run_thresholds, choice) = _fit_with_every_selection_forced_elsewhere(SEMI)
+    assert learner.run_thresholds_.tolist() == learner.thresholds_[run_thresholds].tolist()
+    candidates = [*learner.iterates_.reshape(-1, learner.n_features_in_), unit_normal(learner.logistic_coef_)]
+    candidate, threshold = divmod(choice, learner.n_thresholds)
+    assert np.array_equal(learner.coef_, candidates[candidate])
+    assert -learner.intercept_ == learner.thresholds_[threshold]
 
 
 def _releases_of(draw, count: int) -> list[releases.Release]:

@@ -84,7 +84,8 @@ def test_subspace_step_adds_one_block_along_a_privately_chosen_direction_and_sta
     learner = PrivateImproperLearner(1, "1e-6", steps=5, n_directions=36, random_state=0).fit(
         sample.X, sample.y
     )
-    assert learner.block_degrees_.tolist() == [1, 2, 5]
+    assert learner.block_degrees_.tolist() == [2, 1, 5]  # degree 2, the logistic candidate, the subspace step
+    assert learner.block_losses_ == ["l1", "logistic", "l1"]
     assert learner.block_projections_[:2] == [None, None]
     assert np.array_equal(learner.block_projections_[2][:, 0], learner.direction_)
     assert any(np.array_equal(learner.direction_, u) for u in learner.directions_)

@@ -133,6 +133,7 @@ RELEASED = {
         "thresholds_",
         "block_coefs_",
         "block_degrees_",
+        "block_losses_",
         "subspace_",
         "directions_",
         "direction_",
@@ -143,7 +144,16 @@ RELEASED = {
         "selections_",
     },
     PrivateProperLearner: LEDGER
-    | {"clip_norm_", "thresholds_", "polynomial_", "directions_", "coef_", "intercept_", "selections_"},
+    | {
+        "clip_norm_",
+        "thresholds_",
+        "polynomial_",
+        "logistic_coef_",
+        "directions_",
+        "coef_",
+        "intercept_",
+        "selections_",
+    },
     PrivateSemiAgnosticLearner: LEDGER
     | {
         "clip_radius_",
@@ -153,6 +163,7 @@ RELEASED = {
         "iterates_",
         "run_coefs_",
         "run_thresholds_",
+        "logistic_coef_",
         "coef_",
         "intercept_",
         "selections_",

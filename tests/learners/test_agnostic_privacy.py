@@ -33,6 +33,7 @@ from dpledger.learners.agnostic import (
     substitute_one,
 )
 from dpledger.learners.agnostic.data import halfspace_data
+from dpledger.learners.agnostic.private_logistic import STEPS as LOGISTIC_STEPS
 from dpledger.learners.agnostic.proper import cover_size
 from dpledger.learners.randomness import Sampled
 
@@ -151,7 +152,8 @@ def test_semi_agnostic_learner_meets_theorem_4_1_privacy(examples: int) -> None:
             epsilon, delta, n_guesses=guesses, steps=steps, random_state=seed
         ).fit(X, y)
         _assert_certified(learner, epsilon, delta)
-        runs = _releases(learner)[:-1]
+        *runs, logistic, _ = _releases(learner)
+        assert _is_logistic_candidate(logistic)
         used_guesses, used_steps = learner.schedule_  # the block schedule: at most (guesses, steps)
         assert len(runs) == used_guesses <= guesses and used_steps <= steps
         assert all(
@@ -180,15 +182,17 @@ def test_trace_records_the_blocks_actually_used() -> None:
     learner = PrivateImproperLearner(
         2, "1e-6", degree=1, n_blocks=3, validation_fraction=0.25, steps=10, random_state=1
     ).fit(X, y)
-    *regressions, em = _releases(learner)
+    *regressions, logistic, em = _releases(learner)
     assert len(regressions) == 3 and isinstance(regressions[0], (Composition, ParallelComposition))
-    assert isinstance(em, ExponentialMechanism) and em.candidates == 3 * learner.n_thresholds
-    # DiscreteGaussian on a grid γ (a power of two): Δ′ = Δ₂/γ + √F, Δ₂ = 2B/m, F = C(3+1, 1) = 4 features
+    assert isinstance(em, ExponentialMechanism) and em.candidates == 4 * learner.n_thresholds
+    # DiscreteGaussian on a grid γ (a power of two): Δ′ = Δ₂/γ + √F, Δ₂ = 2B/m, F = C(3+1, 1) = 4
+    # features; the 750 training records in four equal blocks, the logistic candidate's the fourth
     step = regressions[0].children[0]
     assert isinstance(step, DiscreteGaussian)
     assert _on_a_power_of_two_grid(
-        step.sensitivity_units - 2, 2 * Fraction(learner.clip_norms_[0]) / (750 // 3)
+        step.sensitivity_units - 2, 2 * Fraction(learner.clip_norms_[0]) / (750 // 4)
     )
+    assert _is_logistic_candidate(logistic, Fraction(2, 750 // 4))
 
 
 def test_privacy_off_leaves_no_trace() -> None:
@@ -218,9 +222,11 @@ def test_semi_agnostic_trace_records_the_sensitivities_of_its_statistics() -> No
     learner = PrivateSemiAgnosticLearner(
         "0.5", "1e-6", n_guesses=2, steps=3, validation_fraction=0.2, max_step_noise=None, random_state=4
     ).fit(X, y)
-    b = (1200 - 240) // 2 // 5
+    b = (1200 - 240 - 480) // 2 // 5  # 480 records for the logistic candidate
     radius = Fraction(learner.clip_radius_)
-    for run, guess in zip(_releases(learner)[:-1], learner.guesses_, strict=True):
+    *runs, logistic, _ = _releases(learner)
+    assert _is_logistic_candidate(logistic, Fraction(2, 480))
+    for run, guess in zip(runs, learner.guesses_, strict=True):
         assert isinstance(run, (Composition, ParallelComposition))
         initial, threshold, *steps = run.children
         assert isinstance(initial, DiscreteGaussian)
@@ -247,8 +253,8 @@ def test_label_mean_threshold_is_recorded_as_its_discrete_laplace_step() -> None
         max_step_noise=None,
         random_state=4,
     ).fit(X, y)
-    b = (1200 - 240) // 2 // 5
-    for run in _releases(learner)[:-1]:
+    b = (1200 - 240 - 480) // 2 // 5
+    for run in _releases(learner)[:-2]:
         assert isinstance(run, (Composition, ParallelComposition))
         laplace = run.children[1]
         assert isinstance(laplace, DiscreteLaplace)
@@ -263,25 +269,40 @@ def test_model_selection_is_one_selection_per_block_and_parallel() -> None:
     release; the selections' events are exponential mechanisms at the full ε on disjoint blocks."""
     X, y = _data(3000, 3, 6)
     improper = PrivateImproperLearner("1", "1e-6", degree=(1, 2, 3), steps=5, random_state=0).fit(X, y)
-    *regressions, directions, along, em = _releases(improper)
-    assert improper.block_degrees_.tolist() == [1, 2, 3, improper.subspace_degree] and len(regressions) == 3
+    *regressions, logistic, directions, along, em = _releases(improper)
+    assert (
+        improper.block_degrees_.tolist() == [1, 2, 3, 1, improper.subspace_degree] and len(regressions) == 3
+    )
+    assert improper.block_losses_ == ["l1", "l1", "l1", "logistic", "l1"] and _is_logistic_candidate(logistic)
     assert directions == ExponentialMechanism(epsilon=1, candidates=improper.n_directions)
     assert type(along) is type(
         regressions[0]
     )  # the subspace step's 1-D regression: the same private optimiser
-    assert em == ExponentialMechanism(epsilon=1, candidates=4 * improper.n_thresholds)
+    assert em == ExponentialMechanism(epsilon=1, candidates=5 * improper.n_thresholds)
     proper = PrivateProperLearner(
         "1", "1e-6", degree=(1, 2), subspace_dim=(1, 2), cover_resolution=0.5, random_state=0
     ).fit(X, y)
-    _, directions, thresholds = _releases(proper)
+    _, logistic, directions, thresholds = _releases(proper)
+    assert _is_logistic_candidate(logistic)
     assert isinstance(directions, ExponentialMechanism) and isinstance(thresholds, ExponentialMechanism)
     assert (
-        directions.candidates == proper.directions_.shape[0] == 2 + 2 + cover_size(2, 0.5)
-    )  # (D, k) = (1, 1), (2, 1), (2, 2)
+        directions.candidates == proper.directions_.shape[0] == 2 + 2 + cover_size(2, 0.5) + 1
+    )  # (D, k) = (1, 1), (2, 1), (2, 2), and the logistic candidate's direction
     assert thresholds.candidates == proper.n_thresholds
     for learner in (improper, proper):
         assert learner.guarantee_ is not None and learner.guarantee_.meets(1, "1e-6").holds
         assert all(s.private and s.count >= 1 for s in learner.selections_)
+
+
+def _is_logistic_candidate(event: Event, sensitivity: Fraction | None = None) -> bool:
+    """The logistic candidate's release: its T gradient steps composed, each a discrete Gaussian of
+    declared Δ₂ = ``sensitivity`` = 2C/m (C = 1) on a grid when given (F = d + 1 = 4 features, d = 3)."""
+    if not (isinstance(event, Composition) and event.repeat == LOGISTIC_STEPS):
+        return False
+    (step,) = event.children
+    return isinstance(step, DiscreteGaussian) and (
+        sensitivity is None or _on_a_power_of_two_grid(step.sensitivity_units - sympy.sqrt(4), sensitivity)
+    )
 
 
 def _on_a_power_of_two_grid(units: sympy.Expr, sensitivity: Fraction) -> bool:

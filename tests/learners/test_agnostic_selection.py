@@ -71,10 +71,11 @@ def test_improper_learner_fits_one_degree_per_block_and_the_selection_names_them
     learner = PrivateImproperLearner(
         1, "1e-6", degree=(1, 2), n_blocks=2, steps=5, subspace_degree=None, random_state=0
     ).fit(sample.X, sample.y)
-    assert learner.block_degrees_.tolist() == [1, 2, 1, 2]
-    assert [len(c) for c in learner.block_coefs_] == [4, 10, 4, 10]  # C(3+D, D) features
+    assert learner.block_degrees_.tolist() == [1, 2, 1, 2, 1]  # the last: the logistic candidate
+    assert [len(c) for c in learner.block_coefs_] == [4, 10, 4, 10, 4]  # C(3+D, D) features
     (selection,) = learner.selections_
-    assert selection.count == 4 * learner.n_thresholds and len(selection.candidates) == 4
+    assert selection.count == 5 * learner.n_thresholds and len(selection.candidates) == 5
+    assert "logistic" in selection.candidates[-1] and "logistic" not in selection.candidates[0]
     assert f"degree {learner.degree_}" in selection.chosen and selection.private
     assert learner.degree_ == learner.block_degrees_[learner.block_]
 
@@ -94,8 +95,9 @@ def test_semi_agnostic_selections_show_each_runs_threshold_and_the_final_choice(
     learner = PrivateSemiAgnosticLearner(1, "1e-6", n_guesses=2, steps=2, max_step_noise=None, random_state=0)
     *thresholds, final = learner.fit(sample.X, sample.y).selections_
     assert (
-        len(thresholds) == 2 and final.count == 2 * 3 * learner.n_thresholds
-    )  # 2 runs × iterates w₀, w₁, w₂
+        len(thresholds) == 2 and final.count == (2 * 3 + 1) * learner.n_thresholds
+    )  # 2 runs × iterates w₀, w₁, w₂, and the logistic candidate's direction
+    assert len(final.candidates) == 3 and "logistic" in final.candidates[-1]
     assert -learner.intercept_ in learner.thresholds_.tolist()
     label_mean = PrivateSemiAgnosticLearner(
         1, "1e-6", n_guesses=2, steps=2, threshold="label-mean", random_state=0

@@ -152,9 +152,12 @@ def test_algorithm_2_returns_a_cover_halfspace_in_the_top_subspace_of_its_privat
     (step 6, :func:`gradient_gram`, checked against Monte Carlo gradients elsewhere); the candidate
     normals are the sphere cover mapped into V; the output is one candidate normal with one of the
     candidate thresholds, chosen by two exponential mechanisms on disjoint halves of the validation
-    block: the direction over exactly all candidate normals, then the threshold over all thresholds."""
+    block: the direction over exactly all candidate normals, then the threshold over all thresholds
+    (the learner's logistic candidate, not in the seed, off)."""
     sample = halfspace_data(3000, 4, 0.1, "random", Sampled(3))
-    learner = PrivateProperLearner(4, "1e-6", degree=2, subspace_dim=2, cover_resolution=0.25, random_state=3)
+    learner = PrivateProperLearner(
+        4, "1e-6", degree=2, subspace_dim=2, cover_resolution=0.25, logistic_fraction=None, random_state=3
+    )
     learner.fit(sample.X, sample.y)
     _, vectors = np.linalg.eigh(gradient_gram(learner.polynomial_, HermiteBasis(4, 2).indices))
     top = vectors[:, ::-1][:, :2]  # the two largest eigenvalues, largest first
@@ -173,10 +176,18 @@ def test_algorithms_3_and_4_one_run_per_geometric_guess_then_one_selection_among
     exponential mechanism over the J runs' iterates w₀, …, w_T and the candidate thresholds; the
     output is one run's iterate with one threshold. Each run of Algorithm 3 releases, in order, one
     discrete Gaussian (the initial direction, step 11), one exponential mechanism (step 7's
-    threshold by a private ERM along that direction) and one discrete Gaussian per gradient step."""
+    threshold by a private ERM along that direction) and one discrete Gaussian per gradient step
+    (the learner's logistic candidate, not in the seed, off)."""
     sample = halfspace_data(4000, 3, 0.05, "random", Sampled(5))
     learner = PrivateSemiAgnosticLearner(
-        4, "1e-6", n_guesses=3, first_guess=0.25, steps=3, max_step_noise=None, random_state=5
+        4,
+        "1e-6",
+        n_guesses=3,
+        first_guess=0.25,
+        steps=3,
+        max_step_noise=None,
+        logistic_fraction=None,
+        random_state=5,
     )
     learner.fit(sample.X, sample.y)
     assert learner.schedule_ == (3, 3)

@@ -54,17 +54,28 @@ BOOLEAN = BooleanComposition(parse_formula("x1 and not x2"), [Thresholds(8), Thr
 
 CHECKED: dict[str, tuple[Any, dict[str, str]]] = {
     "improper": (
-        PrivateImproperLearner(1, 1e-5, n_blocks=1, steps=5, labels=(0, 1), random_state=0),
+        PrivateImproperLearner(
+            1, 1e-5, n_blocks=1, steps=5, logistic_share=None, labels=(0, 1), random_state=0
+        ),
         AGNOSTIC_FAILURES,
     ),
     "proper": (
         PrivateProperLearner(
-            1, 1e-5, degree=1, cover_resolution=0.5, n_thresholds=5, labels=(0, 1), random_state=0
+            1,
+            1e-5,
+            degree=1,
+            cover_resolution=0.5,
+            n_thresholds=5,
+            logistic_fraction=None,
+            labels=(0, 1),
+            random_state=0,
         ),
         AGNOSTIC_FAILURES,
     ),
     "semi-agnostic": (
-        PrivateSemiAgnosticLearner(1, 1e-5, n_guesses=1, steps=1, labels=(0, 1), random_state=0),
+        PrivateSemiAgnosticLearner(
+            1, 1e-5, n_guesses=1, steps=1, logistic_fraction=None, labels=(0, 1), random_state=0
+        ),
         AGNOSTIC_FAILURES,
     ),
     "improper (defaults)": (
@@ -349,7 +360,7 @@ try:
     learner.predict(np.zeros((2, 3)))
 except NotFittedError as error:
     assert isinstance(error, ValueError) and isinstance(error, AttributeError)
-X = np.random.default_rng(0).normal(size=(400, 3))
+X = np.random.default_rng(0).normal(size=(1000, 3))
 y = (X[:, 0] > 0).astype(int)
 assert learner.fit(X, y).score(X, y) > 0.5 and learner.classes_.tolist() == [0, 1]
 print("ok")

@@ -61,7 +61,27 @@ def test_benchmark_report_writes_one_figure_per_scenario(tmp_path: Path) -> None
 def test_report_lists_the_semi_agnostic_block_schedule_at_each_n_and_epsilon() -> None:
     from dpledger.verify.reports.agnostic_benchmark import schedule_lines
 
-    assert "| 100,000 | 1 × 8 | 2 × 8 |" in schedule_lines(_results())  # ε = 0.5, 1 at d = 10, δ = 1e-5
+    # ε = 0.5, 1 at d = 10, δ = 1e-5, half the records after validation spent on the logistic candidate
+    assert "| 100,000 | 1 × 8 | 1 × 8 |" in schedule_lines(_results())
+
+
+def test_report_gives_the_heavy_tailed_seed_spread_and_the_far_flip_wins() -> None:
+    from dpledger.verify.reports.agnostic_benchmark import far_flip_lines, spread_lines
+
+    results = _results()
+    for seed, (ours, theirs) in enumerate([(0.105, 0.12), (0.12, 0.11)]):
+        for method, error in (("improper", ours), ("diffprivlib-logreg", theirs)):
+            row = {"marginal": "student-t", "noise_model": "random", "n": 20_000, "seed": seed, "opt": 0.1}
+            results["rows"].append(
+                {**row, "method": method, "epsilon": 1.0, "error": error, "cpu_seconds": 0.1}
+            )
+    spread = "\n".join(spread_lines(results))
+    assert "| improper | 0.0150 (NOT met) | n = 20,000, ε = 1 |" in spread
+    assert "| diffprivlib-logreg | 0.0100 | n = 20,000, ε = 1 |" in spread
+    wins = "\n".join(
+        far_flip_lines(results)
+    )  # one far-flip cell per noise model, ε = 1: 0.125 and 0.11 vs 0.103
+    assert "| improper | 0 of 1 | 0 of 1 |" in wins and "| semi-agnostic | 0 of 1 | 0 of 1 |" in wins
 
 
 def _bench():

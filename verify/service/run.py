@@ -24,15 +24,20 @@ from dpledger.verify.paper.setups import setup
 from dpledger.verify.service import Exact, Output
 from dpledger.verify.service.progress import progress, progress_callback
 
+LOGISTIC_CANDIDATE = (
+    "logistic-loss candidate (ours, not in the seed): a private logistic regression (noisy clipped gradient "
+    "descent) on a block of its own, which the learner's private selection may choose"
+)
 SUBSTITUTES = {
     "improper": (
         "private L1 optimiser: noisy projected subgradient descent (substitute for Kulkarni–Lee–Liu 2021); "
         "subspace step: a degree-5 L1 regression along a direction chosen privately in the top-2 subspace "
-        "of E[∇p∇pᵀ] (not in Algorithm 1)"
+        f"of E[∇p∇pᵀ] (not in Algorithm 1); {LOGISTIC_CANDIDATE}"
     ),
     "proper": "subspace: top-k eigenvectors of E[∇p∇pᵀ], k in (1, 2) chosen privately with the degree "
-    "(substitute for DKKTZ21a's eigenvalue threshold)",
-    "semi-agnostic": "ramp surrogate of width = OPT guess (stand-in for the seed's lost Equation 12)",
+    f"(substitute for DKKTZ21a's eigenvalue threshold); {LOGISTIC_CANDIDATE}",
+    "semi-agnostic": "ramp surrogate of width = OPT guess (stand-in for the seed's lost Equation 12); "
+    f"{LOGISTIC_CANDIDATE}",
 }
 
 ALGORITHMS = ("improper", "proper", "semi-agnostic")
