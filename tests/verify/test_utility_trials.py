@@ -299,7 +299,7 @@ def test_theorems_8_5_8_8_halfspace_learner_at_the_theorems_n_errs_above_alpha_i
     theorem,
 ):
     """Theorems 8.5 and 8.8 (and 1.2, 1.3) at d = 1, grid 16, α = β = 0.2: with the theorem's m
-    (94,709 with the exponential oracle, 122,237 with QCOptOracle) the population error exceeds α
+    (94,709 with either oracle: RecConcave's plan has depth 0 there) the population error exceeds α
     with probability below β (30 runs each)."""
     passes(f"halfspace learner at Theorem {theorem}'s n")
 

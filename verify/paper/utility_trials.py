@@ -396,9 +396,9 @@ def halfspace_learner_error(oracle: ComponentOracle, m: int, seed: int) -> float
 
 def _halfspaces_at_theorem_n(oracle: str) -> Callable[[int], bool]:
     """Theorem 8.5 (``"exponential"``) or 8.8 (``"qcopt"``) on halfspaces over [[±16]]¹: the
-    learner with dpledger's oracle for it (the exponential mechanism; QCOptOracle, whose optimizer
-    is the named substitute) at :func:`halfspace_theorem_m`; a run fails when the population error
-    exceeds α = 0.2."""
+    learner with dpledger's oracle for it (the exponential mechanism; QCOptOracle, RecConcave —
+    whose plan on these domains has depth 0, the exponential mechanism itself) at
+    :func:`halfspace_theorem_m`; a run fails when the population error exceeds α = 0.2."""
 
     def fails(seed: int) -> bool:
         from dpledger.learners.halfspaces import ExponentialDepthOracle, QCOptOracle
@@ -872,7 +872,8 @@ TRIALS: dict[str, UtilityTrial] = {
             UtilityTrial(
                 f"coordinate oracle (exponential), component {i + 1}",
                 ("000:Lemma 8.7",),
-                f"the exponential-mechanism coordinate oracle (QCOpt substitute), halfspaces on [[±16]]², "
+                f"the exponential-mechanism coordinate oracle (the baseline; QCOpt's RecConcave plan has depth 0 "
+                f"here), halfspaces on [[±16]]², "
                 f"ε_A = 4, τ = β_A = 1/4, |S| = ⌈(E + d)/τ⌉ with E = 2 ln(N/β_A)/ε_A, component {i + 1} of a "
                 "realizable prefix state, Q_i^S(y_i) ≥ m − (τm − d)",
                 0.25,
@@ -943,9 +944,9 @@ TRIALS: dict[str, UtilityTrial] = {
         UtilityTrial(
             "halfspace learner at Theorem 8.8's n",
             ("000:Theorem 8.8", "000:Theorem 1.3"),
-            "CarryForwardLearner with QCOptOracle (its optimizer the named substitute), halfspaces over "
+            "CarryForwardLearner with QCOptOracle (RecConcave; its plan on these domains has depth 0), halfspaces over "
             "[[±16]]¹ (d = 1, k = 2), α = β = 0.2, ε = 0.5, δ = 10⁻⁶, Theorem 8.8's m (Lemma 8.7's M_A "
-            "with E_QC on the perturbed grid), population error over the whole grid ≤ α",
+            "with RecConcave's error bound on the perturbed grid), population error over the whole grid ≤ α",
             0.2,
             30,
             _halfspaces_at_theorem_n("qcopt"),
