@@ -24,10 +24,11 @@ slot (:func:`select`).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 
+from dpledger.accountant.calibration import smallest_integer
 from dpledger.learners.randomness import Randomness
 
 Bound = Fraction | None
@@ -197,16 +198,10 @@ class RationalDomain:
         """[1, last] cut into ranges where _below is constantly 0, constantly 2S+1, or unclipped."""
         increasing = bound >= 0  # c ↦ ⌊(P·t₀·c + off)/R⌋ is non-decreasing iff P ≥ 0
 
-        def first(predicate) -> int:
+        def first(predicate: Callable[[int], bool]) -> int:
             """Smallest c in [1, last] with predicate(c) (monotone), or last + 1."""
-            lo, hi = 1, last + 1
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if predicate(mid):
-                    hi = mid
-                else:
-                    lo = mid + 1
-            return lo
+            found = smallest_integer(predicate, 1, last)
+            return last + 1 if found is None else found
 
         full = 2 * self.S + 1
         if increasing:

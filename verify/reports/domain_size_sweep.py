@@ -13,6 +13,7 @@ from pathlib import Path
 
 import sympy
 
+from dpledger.accountant.calibration import smallest_integer
 from dpledger.learners.calibration.halfspaces import requirement_at, theorem_8_5
 from dpledger.learners.calibration.sample_size import UtilityTarget
 from dpledger.verify.reports.plotting import line_plot
@@ -63,13 +64,8 @@ def _oracle_row(bits: int, d: int = 2) -> dict[str, float]:
 
 def _first(predicate: Callable[[int], bool], low: int, high: int) -> int:
     """The smallest integer in [low, high] where the monotone ``predicate`` holds (high if none)."""
-    while low < high:
-        middle = (low + high) // 2
-        if predicate(middle):
-            high = middle
-        else:
-            low = middle + 1
-    return low
+    found = smallest_integer(predicate, low, high)
+    return high if found is None else found
 
 
 def crossovers() -> dict[str, int]:
