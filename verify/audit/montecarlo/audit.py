@@ -734,10 +734,10 @@ def kept(ranked: list[Candidate], keep: int) -> list[Candidate]:
     score are one event found by several families (a learned score and its copy on the
     innovations; tied and untied scores of a few-valued output cut at the same rows). And one
     slot for another statistic: the scores of different statistics are not equally sure — a
-    value set's cross-fitted score undersells the set ranked on all of split 1, a learned
-    score's tail of a few runs oversells itself — so the runners-up of one statistic can
-    crowd out the best event of another (a sparse vector's value set certifying 0.06 behind
-    three learned events certifying 0.03–0.04)."""
+    value set scored on its shrunk ratios undersells the values that lead it, a learned score's
+    tail of a few runs oversells itself — so the runners-up of one statistic can crowd out the
+    best event of another (a sparse vector's value set certifying 0.06 behind three learned
+    events certifying 0.03–0.04)."""
     seen: set[tuple[int, bool, float]] = set()
     distinct = []
     for candidate in ranked:
