@@ -51,9 +51,9 @@ def test_audit_with_fits_kept_across_stages_equals_the_audit_that_refits_every_s
     calls: list[int] = []
     original = learned.fit_distinguisher
 
-    def counted(*args: Any) -> Any:
+    def counted(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
-        return original(*args)
+        return original(*args, **kwargs)
 
     monkeypatch.setattr(learned, "fit_distinguisher", counted)
     kept = _vector_audit(seed)

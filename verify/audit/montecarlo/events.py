@@ -179,7 +179,7 @@ class Block:
 
     def __init__(self, rows: np.ndarray) -> None:
         self.rows = rows
-        self.features: dict[tuple[bytes, bytes], tuple[np.ndarray, ...]] = {}
+        self.features: dict[tuple[bytes, ...], tuple[np.ndarray, ...]] = {}
         self.views: dict[int, Block] = {}
 
     def view(self, transform: Callable[[np.ndarray], np.ndarray]) -> Block:
@@ -189,15 +189,27 @@ class Block:
             self.views[id(transform)] = Block(transform(self.rows))
         return self.views[id(transform)]
 
-    def standardised(self, centre: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, ...]:
-        """``(z, sgn z, max_j z_j, min_j z_j, z²)`` for ``z = (rows − centre) / scale``."""
-        key = (centre.tobytes(), scale.tobytes())
+    def standardised(
+        self, centre: np.ndarray, scale: np.ndarray, markers: np.ndarray | None = None
+    ) -> tuple[np.ndarray, ...]:
+        """``(z, sgn z, max_j z_j, min_j z_j, z²)`` for ``z = (rows − centre) / scale``, and 0
+        where an entry is one of the ``markers`` (:meth:`marked`)."""
+        key = (centre.tobytes(), scale.tobytes(), b"" if markers is None else markers.tobytes())
         if key not in self.features:
             z = np.subtract(self.rows, centre, dtype=float)
             z *= 1.0 / scale
+            if markers is not None and markers.size:
+                z[self.marked(markers).any(axis=0)] = 0.0
             columns = np.ascontiguousarray(z.T)  # max and min along short rows are slow, along columns fast
             self.features[key] = (z, np.sign(z), columns.max(axis=0), columns.min(axis=0), z * z)
         return self.features[key]
+
+    def marked(self, markers: np.ndarray) -> np.ndarray:
+        """Per marker value, where the rows' entries equal it (booleans, markers × rows × columns)."""
+        key = (b"markers", markers.tobytes())
+        if key not in self.features:
+            self.features[key] = (np.stack([self.rows == marker for marker in markers]),)
+        return self.features[key][0]
 
 
 class BlockStatistic(Statistic):
@@ -237,22 +249,35 @@ def evaluate(statistics: list[Statistic], outputs: np.ndarray) -> list[np.ndarra
 class CountAbove(BlockStatistic):
     """The number of coordinates of a vector output above their ``centre`` (a count statistic:
     the privacy-loss statistic of parallel composition, when every coordinate is a small shift
-    of a symmetric noise centred between the two inputs, up to the sign)."""
+    of a symmetric noise centred between the two inputs, up to the sign); entries equal to one
+    of the ``markers`` (a sparse vector's ⊥ and "stopped" among its released numbers) are not
+    counted."""
 
     centre: np.ndarray
+    markers: np.ndarray = field(default_factory=lambda: np.empty(0))
 
     def on_block(self, block: Block) -> np.ndarray:
+        above = block.rows > self.centre
+        if self.markers.size:
+            above &= ~block.marked(self.markers).any(axis=0)
         # a product with ones counts exactly, faster than a sum along short rows
-        return (block.rows > self.centre).astype(float) @ np.ones(block.rows.shape[1])
+        return above.astype(float) @ np.ones(block.rows.shape[1])
 
     def describe(self) -> dict[str, Any]:
-        return {"statistic": "number of coordinates above their centre", "centre": self.centre.tolist()}
+        markers = {"markers_not_counted": self.markers.tolist()} if self.markers.size else {}
+        return {
+            "statistic": "number of coordinates above their centre",
+            "centre": self.centre.tolist(),
+            **markers,
+        }
 
 
 @dataclass(frozen=True, eq=False)
 class LearnedScore(BlockStatistic):
-    """``Σ_j (linear_j z_j + quadratic_j z_j² + sign_j sgn z_j) + extra · (max_j z_j, min_j z_j)``
-    with ``z = (y − centre) / scale`` per coordinate
+    """``Σ_j (linear_j z_j + quadratic_j z_j² + sign_j sgn z_j) + extra · (max_j z_j, min_j z_j)
+    + Σ_{m, j} marked_{m, j} [y_j = m]`` with ``z = (y − centre) / scale`` per coordinate, 0 where
+    ``y_j`` is one of the ``markers`` (the exact values that mark a sparse vector's ⊥ and "stopped"
+    among its released numbers; none by default)
     (:func:`dpledger.verify.audit.montecarlo.search.learned.fit_distinguisher`)."""
 
     centre: np.ndarray
@@ -262,14 +287,19 @@ class LearnedScore(BlockStatistic):
     sign: np.ndarray
     extra: np.ndarray
     tied: bool = False
+    markers: np.ndarray = field(default_factory=lambda: np.empty(0))
+    marked: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
 
     def on_block(self, block: Block) -> np.ndarray:
-        z, signs, largest, smallest, squares = block.standardised(self.centre, self.scale)
+        z, signs, largest, smallest, squares = block.standardised(self.centre, self.scale, self.markers)
         score = z @ self.linear
         score += signs @ self.sign
         score += self.extra[0] * largest
         score += self.extra[1] * smallest
         score += squares @ self.quadratic
+        if self.markers.size:
+            for entries, weights in zip(block.marked(self.markers), self.marked, strict=True):
+                score += entries @ weights
         return score
 
     def describe(self) -> dict[str, Any]:
@@ -287,7 +317,9 @@ class LearnedScore(BlockStatistic):
                 "square": self.quadratic.tolist(),
                 "sign": self.sign.tolist(),
                 "max_min": self.extra.tolist(),
+                **({"marker": self.marked.tolist()} if self.markers.size else {}),
             },
+            **({"markers": self.markers.tolist()} if self.markers.size else {}),
         }
 
 

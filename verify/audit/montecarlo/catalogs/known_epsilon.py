@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import optimize, stats
@@ -108,6 +108,27 @@ class Laplace:
         else:
             noisy = snapped_laplace(answers, self.scale, n, rng)
         return noisy[:, 0] if answers.size == 1 else noisy
+
+
+@dataclass(frozen=True)
+class MarkedLaplace:
+    """:class:`Laplace` (snapped) on a vector whose every coordinate is, independently of the
+    input and with probability ``marked``, replaced by the marker ``MARKER`` — a numeric sparse
+    vector's ⊥ among released numbers, without the sparse vector. The markers carry no
+    information, so neighbours differing by Δ in every one of d coordinates are exactly dΔ/scale
+    apart (the loss of the runs with no marker); a tight mechanism for the search's marker
+    features (``benchmarks/bench_montecarlo_choice.py``)."""
+
+    scale: float
+    marked: float = 0.3
+
+    MARKER: ClassVar[float] = -1000.0
+
+    def __call__(self, data: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        answers = _answers(data)
+        noisy = snapped_laplace(answers, self.scale, n, rng)
+        noisy[rng.random(noisy.shape) < self.marked] = self.MARKER
+        return noisy
 
 
 @dataclass(frozen=True)

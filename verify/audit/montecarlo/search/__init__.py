@@ -34,9 +34,10 @@ are fitted on the first half and thresholded on the second. Both the choice and 
 the Wilson bound the split-1 frequencies would give on the runs split 2 will estimate them on
 (:class:`Objective`, ``target``; frequencies shrunk by one standard error first): the bound the
 audit can expect, not the bound of a smaller sample, which would favour frequent events over the
-rare ones that certify most. The ``count`` and ``pattern`` families are the
-exceptions (:mod:`.learned`, :mod:`.patterns`): they choose and score on a fitted model, or on
-held-out scores, of all of split 1.
+rare ones that certify most. The ``count``, ``values`` and ``pattern`` families are the
+exceptions (:mod:`.learned`, :mod:`.value_sets`, :mod:`.patterns`): they choose on a fitted model,
+on all of split 1, or on held-out scores of all of it, and score on the raw frequencies, an
+empirical-Bayes model of the counts, or the held-out scores.
 
 Only split 1 is looked at here, so nothing in this package needs a multiplicity correction — however
 many families, coordinates and events it compares; the audit corrects for the candidates it then
