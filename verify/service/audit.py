@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
 import textwrap
@@ -428,6 +429,18 @@ FLOAT_REMEDY = (
 )
 
 
+def _floor_text(value: float, above: float) -> str:
+    """A certified lower bound rounded down (never above it), in 3 significant digits or as many
+    more as show it ``above`` the claim it exceeds."""
+    for digits in range(3, 18):
+        with decimal.localcontext() as context:
+            context.prec, context.rounding = digits, decimal.ROUND_FLOOR
+            text = +decimal.Decimal(value)
+        if text > decimal.Decimal(above):
+            break
+    return str(text)
+
+
 def _mechanism_text(result: MonteCarloAuditResult) -> str:
     """The verdict said plainly: both bounds, what failed, the witness in words, the remedy."""
     float_bound = (
@@ -439,9 +452,10 @@ def _mechanism_text(result: MonteCarloAuditResult) -> str:
         f"verdict: {result.verdict}  (claimed ε = {result.claimed_epsilon}, δ = {result.claimed_delta}, "
         f"confidence {result.confidence})"
     ]
-    if result.delta_violation:
+    if result.delta_violation and result.delta_lower is not None:
         lines.append(
-            f"VIOLATION: δ ≥ {result.delta_lower:.3g} at ε = {result.claimed_epsilon} (claimed δ = {result.claimed_delta})"
+            f"VIOLATION: δ ≥ {_floor_text(result.delta_lower, result.claimed_delta)} at ε = "
+            f"{result.claimed_epsilon} (claimed δ = {result.claimed_delta})"
         )
     if result.one_sided and result.verdict != "NO VIOLATION FOUND":
         witness = result.witness or {}

@@ -22,7 +22,9 @@ correction. It is weighted by the split-1 ranking (:func:`statistics.ranked_leve
 level α_s goes to the pools — real-number, one-sided, float-artefact — that hold candidates (the
 pool with the best split-1 score first: ¾ of α_s, the others sharing ¼; a pool alone takes all of
 it), each pool's level to its K candidates (the best ¾, the
-others sharing ¼), and a candidate with level α_c has both bounds at α_c / 2. The levels sum to
+others sharing ¼), and a candidate with level α_c has both bounds at α_c / 2. A one-sided key set
+or off-grid event ranks by its bid, the score of its split-1 hits one standard error up
+(:mod:`one_sided`: its bound rests on a handful of hits and gains most from the level). The levels sum to
 α_s and depend on split 1 only, so the union bound holds. The many (pair, event, direction)
 combinations the search compared on split 1 need no correction: they only chose what to test.
 The stages form a union bound too: stage s uses α_s, with Σ α_s = α = 1 − confidence, growing

@@ -253,20 +253,23 @@ class Rappor:
         return np.bitwise_xor(onehot, flip.astype(np.int8))
 
 
-LEAK_PLACES = ("tail", "bulk", "float", "discrete", "vector")
+LEAK_PLACES = ("tail", "bulk", "float", "discrete", "vector", "input", "shifted")
 """Where :class:`OneSidedLeak` puts its leak."""
 
 
 @dataclass(frozen=True)
 class OneSidedLeak:
-    """An ε = 1 mechanism on the sum x that, when x = 1, with probability ``p`` emits an output no
-    input with x ≠ 1 can produce — true ε = ∞, and δ(ε) = p at every ε < ∞ (the rare one-sided
-    leaks of :mod:`~dpledger.verify.audit.montecarlo.one_sided`). ``where``: ``tail`` (1000 from the
-    snapped Laplace of scale 1), ``bulk`` (0.5 + 2⁻¹², off the snapped Laplace's grid, inside its
-    bulk), ``float`` (exactly 0.5 from numpy's float Laplace: an atom among distinct values),
-    ``discrete`` (1 among the even integers 2·(x + two-sided geometric of ratio e⁻¹)) or ``vector``
-    (a fixed row of the 4-d snapped Laplace of scale 4 per coordinate on (x, x, x, x)). ``p = 0``:
-    the tight mechanism without the leak."""
+    """An ε = 1 mechanism on the sum x that, with probability ``p``, emits an output the other input
+    of the pair (x = 0 against x = 1) cannot produce, or only with a vanishing probability — true
+    ε = ∞ (or past 20), and δ(ε) = p at every ε below (the rare one-sided leaks of
+    :mod:`~dpledger.verify.audit.montecarlo.one_sided`). ``where``, the leak when x = 1: ``tail``
+    (1000 from the snapped Laplace of scale 1), ``bulk`` (0.5 + 2⁻¹², off the snapped Laplace's
+    grid, inside its bulk), ``float`` (exactly 0.5 from numpy's float Laplace: an atom among
+    distinct values), ``discrete`` (1 among the even integers 2·(x + two-sided geometric of ratio
+    e⁻¹)), ``vector`` (a fixed row of the 4-d snapped Laplace of scale 4 per coordinate on
+    (x, x, x, x)) or ``shifted`` (a draw of the snapped Laplace around 30 x instead of x: 30, deep
+    in the other input's tail, where it has probability e⁻³⁰); or ``input``: numpy's float Laplace
+    that releases its input x exactly, whatever x. ``p = 0``: the tight mechanism without the leak."""
 
     where: str
     p: float
@@ -288,14 +291,17 @@ class OneSidedLeak:
         elif self.where == "vector":
             out = snapped_laplace(np.full(4, x), 4.0, n, rng)
             leak = np.asarray([0.25, -0.5, 0.125, 1.0])
-        elif self.where == "float":
+        elif self.where in ("float", "input"):
             out = x + rng.laplace(0.0, 1.0, n)
-            leak = 0.5
+            leak = 0.5 if self.where == "float" else x
         else:
             out = snapped_laplace(np.asarray([x]), 1.0, n, rng)[:, 0]
             leak = 1000.0 if self.where == "tail" else 0.5 + 2.0**-12
-        if x == 1.0 and self.p > 0:
-            out[rng.random(n) < self.p] = leak
+        if (x == 1.0 or self.where == "input") and self.p > 0:
+            leaking = rng.random(n) < self.p
+            if self.where == "shifted":
+                leak = snapped_laplace(np.asarray([30 * x]), 1.0, int(leaking.sum()), rng)[:, 0]
+            out[leaking] = leak
         return out
 
 

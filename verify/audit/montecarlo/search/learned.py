@@ -39,7 +39,7 @@ from dpledger.verify.audit.montecarlo.events import (
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
 from dpledger.verify.audit.montecarlo.perceptron import fit_network
 from dpledger.verify.audit.montecarlo.search.intervals import interval_candidates
-from dpledger.verify.audit.montecarlo.search.logistic import logistic, one_blas_thread
+from dpledger.verify.audit.montecarlo.search.logistic import logistic_in_place, one_blas_thread
 from dpledger.verify.audit.montecarlo.search.objective import (
     Candidate,
     Family,
@@ -348,26 +348,38 @@ def fit_distinguisher(
     rows_a = np.asarray(a, dtype=float).reshape(len(a), -1)
     rows_b = np.asarray(b, dtype=float).reshape(len(b), -1)
     d = rows_a.shape[1]
-    pooled = np.concatenate([rows_a, rows_b])
     head = np.concatenate([rows_a[:DISTINGUISHER_ROWS], rows_b[:DISTINGUISHER_ROWS]])
     values = output_markers(np.asarray(a), head) if markers else np.empty(0)
     centre, scale = _moments(head, values)
     scale[scale == 0] = 1.0
-    z = (pooled - centre) / scale
-    marked = [pooled == value for value in values]
-    if values.size:
+    # One matrix, filled in place: the feature groups (z, z², sign z, one indicator group per
+    # marker; summed over the coordinates when tied), max z, min z, then the intercept's ones.
+    marked = [np.concatenate([rows_a == value, rows_b == value]) for value in values]
+    groups = 3 + len(marked)
+    features = (groups if tied else groups * d) + 2
+    design = np.empty((len(rows_a) + len(rows_b), features + 1))
+    z = np.empty((len(design), d)) if tied else design[:, :d]
+    for rows, part in ((rows_a, z[: len(rows_a)]), (rows_b, z[len(rows_a) :])):
+        np.subtract(rows, centre, out=part)
+    z /= scale
+    if marked:
         z[np.logical_or.reduce(marked)] = 0.0
-    groups = [z, z * z, np.sign(z), *(entries.astype(float) for entries in marked)]
-    columns = [g.sum(axis=1, keepdims=True) for g in groups] if tied else groups
-    design = np.concatenate([*columns, z.max(axis=1, keepdims=True), z.min(axis=1, keepdims=True)], axis=1)
-    column_scale = design.std(axis=0)
+    if tied:
+        for column, group in enumerate((z, z * z, np.sign(z), *marked)):
+            design[:, column] = group.sum(axis=1)
+    else:
+        np.multiply(z, z, out=design[:, d : 2 * d])
+        np.sign(z, out=design[:, 2 * d : 3 * d])
+        for k, entries in enumerate(marked, start=3):
+            design[:, k * d : (k + 1) * d] = entries
+    np.max(z, axis=1, out=design[:, features - 2])
+    np.min(z, axis=1, out=design[:, features - 1])
+    column_scale = design[:, :features].std(axis=0)
     column_scale[column_scale == 0] = 1.0
-    weights = logistic(design / column_scale, len(rows_a), ridge, iterations) / column_scale
-    per_group = (
-        [np.full(d, w) for w in weights[: len(groups)]]
-        if tied
-        else np.split(weights[: len(groups) * d], len(groups))
-    )
+    design[:, :features] /= column_scale
+    design[:, features] = 1.0
+    weights = logistic_in_place(design, len(rows_a), ridge, iterations) / column_scale
+    per_group = [np.full(d, w) for w in weights[:groups]] if tied else np.split(weights[: groups * d], groups)
     return LearnedScore(
         centre,
         scale,

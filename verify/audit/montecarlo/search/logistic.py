@@ -20,10 +20,16 @@ except ImportError:  # pragma: no cover — exercised only where threadpoolctl i
 
 def logistic(design: np.ndarray, positives: int, ridge: float, iterations: int) -> np.ndarray:
     """Weights (without intercept) of a ridge-penalised logistic regression of "row < positives"."""
+    return logistic_in_place(
+        np.concatenate([design, np.ones((len(design), 1))], axis=1), positives, ridge, iterations
+    )
+
+
+def logistic_in_place(design: np.ndarray, positives: int, ridge: float, iterations: int) -> np.ndarray:
+    """:func:`logistic` of a design whose last column already holds the intercept's ones (a matrix
+    the caller filled in place: nothing of its size is copied)."""
     with one_blas_thread():
-        return _newton(
-            np.concatenate([design, np.ones((len(design), 1))], axis=1), positives, ridge, iterations
-        )
+        return _newton(design, positives, ridge, iterations)
 
 
 @contextlib.contextmanager
@@ -46,10 +52,12 @@ def _newton(design: np.ndarray, positives: int, ridge: float, iterations: int) -
     weights = np.zeros(design.shape[1])
     penalty = np.full(design.shape[1], ridge * len(design))
     penalty[-1] = 1e-9
+    weighted = np.empty_like(design)  # the rows weighted by the logistic variances, one buffer
     for _ in range(iterations):
         fitted = 1.0 / (1.0 + np.exp(-np.clip(design @ weights, -30, 30)))
         gradient = design.T @ (fitted - target) + penalty * weights
-        hessian = (design * (fitted * (1 - fitted))[:, None]).T @ design + np.diag(penalty)
+        np.multiply(design, (fitted * (1 - fitted))[:, None], out=weighted)
+        hessian = weighted.T @ design + np.diag(penalty)
         step = np.linalg.solve(hessian, gradient)
         weights -= step
         if np.max(np.abs(step)) < 1e-6:

@@ -84,21 +84,23 @@ class Objective:
         forward: bool,
         shrink: bool = True,
         shrink_other: bool = True,
+        bid: bool = False,
     ) -> tuple:
         """``(k_p, n_p, k_q, n_q)`` rescaled to the target runs: the counts expected there, the
         frequencies first shrunk by one standard error (Wilson bounds at z = 1: p down, q up), so
         that a handful of split-1 hits — or none — is not taken for a precise frequency
         (``shrink=False``: expected counts of a fitted model, whose caution lies in the fit;
-        ``shrink_other=False``: q as it is, for one-sided events, :mod:`one_sided`)."""
+        ``shrink_other=False``: q as it is, for one-sided events, :mod:`one_sided`; ``bid``: p one
+        standard error *up*, what a one-sided event bids for the audit's level)."""
         if self.target is None:
             return counts
         k_p, n_p, k_q, n_q = counts
         t_p, t_q = self.target if forward else self.target[::-1]
         if not shrink:
             return k_p / n_p * t_p, t_p, k_q / n_q * t_q, t_q
-        p_low, _ = wilson_bounds(k_p, n_p, 1.0)
+        p_low, p_high = wilson_bounds(k_p, n_p, 1.0)
         q_high = wilson_bounds(k_q, n_q, 1.0)[1] if shrink_other else np.asarray(k_q, dtype=float) / n_q
-        return p_low * t_p, t_p, q_high * t_q, t_q
+        return (p_high if bid else p_low) * t_p, t_p, q_high * t_q, t_q
 
 
 def best_cells(
@@ -110,17 +112,25 @@ def best_cells(
     shrink: bool = True,
     shrink_other: bool = True,
     shortlist: int = 1,
+    bid: bool = False,
 ) -> list[tuple[int, float, str]]:
     """``(flat index, score, family suffix)`` of the ε-best cell of ``chosen_on`` (counts
     ``k_p, n_p, k_q, n_q``) and, with a claim, of its δ-best cell at the claimed ε if it differs;
     each scored by its ε bound on ``scored_on`` (cells scoring −∞ there are left out). Counts are
     projected onto the objective's target runs first (``shrink``, ``shrink_other``: see
-    :meth:`Objective.project`). ``shortlist``: the ``shortlist`` ε-best cells of ``chosen_on``
+    :meth:`Objective.project`). With ``bid`` (the one-sided families' key sets and off-grid event)
+    cells are chosen as the others, but scored — ranked for the audit's level — by their *bid*,
+    their producing input's frequency one standard error up
+    (:mod:`~dpledger.verify.audit.montecarlo.one_sided`: their bound rests on a handful of split-1
+    hits, independent of those split 2 will count, and on the level far more than a frequent
+    event's; for a rare δ leak, the cautious projection is below the claimed δ, where the ε bound
+    at δ, and the score, are −∞). ``shortlist``: the ``shortlist`` ε-best cells of ``chosen_on``
     are scored and the best of them on ``scored_on`` is kept — a choice made on half the runs
     is noisy, and the runner-up there is often the better event (the wrong tail of
     ReportNoisyMax3 won on one seed in ten and certified 0.13 where the others gave 0.21; with 3, its ten seeds give 0.204–0.234)."""
     chosen_on, scored_on = (
-        objective.project(counts, forward, shrink, shrink_other) for counts in (chosen_on, scored_on)
+        objective.project(counts, forward, shrink, shrink_other, up)
+        for counts, up in ((chosen_on, False), (scored_on, bid))
     )
     score = epsilon_lower_search(*scored_on, objective.delta, objective.z).reshape(-1)
     by_epsilon = epsilon_lower_search(*chosen_on, objective.delta, objective.z)
