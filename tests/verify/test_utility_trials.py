@@ -159,8 +159,8 @@ def test_lemma_3_2_noiseless_subspace_misses_the_direction_in_at_most_a_beta_fra
     passes("noiseless subspace step")
 
 
-def test_lemma_4_4_threshold_estimate_misses_by_more_than_a_tenth_in_at_most_a_beta_fraction_of_runs():
-    """Lemma 4.4: from 2,000 labels at ε = 4, |t̂ − t| > 0.1 with probability below β = 0.1 (60 runs)."""
+def test_claim_4_6_threshold_estimate_misses_by_more_than_a_tenth_in_at_most_a_beta_fraction_of_runs():
+    """Claim 4.6: from 2,000 labels at ε = 4, |t̂ − t| > 0.1 with probability below β = 0.1 (60 runs)."""
     passes("private threshold estimate")
 
 
@@ -221,15 +221,15 @@ def test_a_random_direction_would_fail_the_lemma_3_2_trial():
     assert threshold_error(fresh.X @ sample.w, fresh.y, 5000) < 0.12  # the target's own direction passes
 
 
-def test_claim_4_6_noisy_descent_loses_more_than_two_points_in_at_most_a_beta_fraction_of_runs():
-    """Claim 4.6: the private semi-agnostic learner (ε = 4) errs more than 0.02 above the same
+def test_lemma_4_4_noisy_descent_loses_more_than_two_points_in_at_most_a_beta_fraction_of_runs():
+    """Lemma 4.4: the private semi-agnostic learner (ε = 4) errs more than 0.02 above the same
     learner without noise with probability below β = 0.1 (60 runs, d = 10, n = 20,000)."""
     passes("noisy gradient descent")
 
 
 def test_lemma_c_12_noise_leaves_the_additive_error_in_all_but_a_beta_fraction_of_runs():
     """Lemma C.12 (the DP analogue): the noise raises the semi-agnostic learner's error by more
-    than 0.02 with probability below β = 0.1 (the trial of Claim 4.6, 60 runs)."""
+    than 0.02 with probability below β = 0.1 (the trial of Lemma 4.4, 60 runs)."""
     passes("noisy gradient descent")
 
 

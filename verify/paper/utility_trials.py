@@ -681,7 +681,7 @@ def _log_concave_improper(seed: int) -> bool:
 
 
 def _noisy_descent(seed: int) -> bool:
-    """Claim 4.6: the semi-agnostic learner (its logistic candidate off) at ε = 4, δ = 10⁻⁵ against the
+    """Lemma 4.4: the semi-agnostic learner (its logistic candidate off) at ε = 4, δ = 10⁻⁵ against the
     same learner with privacy
     off (no noise in the initialization, threshold, gradient steps or selection), on the same
     d = 10 Gaussian points, n = 20,000, a random halfspace's labels flipped at rate 0.1; a run fails
@@ -702,7 +702,7 @@ def _noisy_descent(seed: int) -> bool:
 
 
 def _threshold_estimate(seed: int) -> bool:
-    """Lemma 4.4's estimate t̂ = Φ⁻¹(clip((1 − μ̂)/2, ρ, 1 − ρ)) from a block of 2,000 labels
+    """Claim 4.6's estimate t̂ = Φ⁻¹(clip((1 − μ̂)/2, ρ, 1 − ρ)) from a block of 2,000 labels
     sign(x − t), x standard Gaussian, t uniform on [−1, 1], μ̂ with exact discrete Laplace noise at
     ε = 4; a run fails when |t̂ − t| > 0.1."""
     from dpledger.learners.agnostic.semi_agnostic import private_threshold
@@ -1002,7 +1002,7 @@ TRIALS: dict[str, UtilityTrial] = {
         ),
         UtilityTrial(
             "private threshold estimate",
-            ("002:Lemma 4.4",),
+            ("002:Claim 4.6",),
             "t̂ from 2,000 labels of a threshold t uniform on [−1, 1] (Gaussian x), exact discrete Laplace "
             "noise at ε = 4: |t̂ − t| ≤ 0.1",
             0.1,
@@ -1068,7 +1068,7 @@ TRIALS: dict[str, UtilityTrial] = {
         ),
         UtilityTrial(
             "noisy gradient descent",
-            ("002:Claim 4.6", "002:Lemma C.12"),
+            ("002:Lemma 4.4", "002:Lemma C.12"),
             "the semi-agnostic learner (logistic candidate off) at ε = 4 against itself with privacy off, "
             "d = 10 Gaussian, "
             "n = 20,000, flips at 0.1: the private error exceeds the non-private one by at most 0.02",
