@@ -151,6 +151,7 @@ def test_lemma_b_10_halfspace_projection_has_unit_norm_coefficients(t: float) ->
     assert np.all(np.diff(partial) >= 0) and partial[-1] <= 1 + 1e-12 and partial[-1] > 0.97
 
 
+@pytest.mark.slow
 def test_degree_one_over_alpha_squared_leaves_l1_error_above_alpha_not_alpha_over_three() -> None:
     """Measures the substitute D = ⌈1/α²⌉ of the seed-002 sample-size chain (which assumes an L1
     approximation error ≤ α/3): the L2 projection — an upper bound on the best L1 approximation
