@@ -10,7 +10,7 @@ import sympy
 from mpmath import iv
 
 from dpledger.accountant.events import RELATIONS
-from dpledger.accountant.numerics.certified import certainly_le, enclose, exact, upper_float
+from dpledger.accountant.numerics.certified import certainly_le, enclose, exact, upper_float, upper_text
 
 DOMAINS = ("arbitrary", "realizable")
 
@@ -79,6 +79,29 @@ class Guarantee:
     def delta_upper(self) -> float:
         """A float ≥ the exact δ."""
         return upper_float(self.delta_interval)
+
+    def epsilon_text(self, digits: int = 6) -> str:
+        """The exact ε rounded up to ``digits`` significant digits, for display (never below ε;
+        an exact short decimal such as 1/2 as ``"0.5"``).
+
+        Args:
+            digits: Significant digits kept.
+
+        Returns:
+            The decimal text (:func:`~dpledger.accountant.numerics.certified.upper_text`).
+        """
+        return upper_text(self.epsilon, digits)
+
+    def delta_text(self, digits: int = 6) -> str:
+        """The exact δ rounded up to ``digits`` significant digits, for display (1/10⁵ as ``"1e-05"``).
+
+        Args:
+            digits: Significant digits kept.
+
+        Returns:
+            The decimal text.
+        """
+        return upper_text(self.delta, digits)
 
     @cached_property
     def vacuous(self) -> bool:

@@ -57,7 +57,7 @@ import numpy as np
 import sympy
 
 from dpledger.accountant import events as ev
-from dpledger.accountant.numerics.certified import enclose, lower_float, upper_float
+from dpledger.accountant.numerics.certified import enclose, lower_float, upper_bound_text, upper_float
 from dpledger.accountant.numerics.pld_pairs import (
     ApproximateDPPair,
     DiscreteGaussianPair,
@@ -265,8 +265,8 @@ class PLDResult:
         return (
             f"privacy-loss distributions, {self.mechanisms:,} mechanisms ({self.orientations} orientation"
             f"{'s' if self.orientations > 1 else ''}): connect-the-dots on the grid h = 2^-{self.grid} "
-            f"(pessimistic: a dominating pair on the grid), tails cut to +∞ inside δ (≤ {self.tails:.3g}), "
-            f"convolution error bound inside δ (≤ {self.convolution_error:.3g}), ε certified at δ by "
+            f"(pessimistic: a dominating pair on the grid), tails cut to +∞ inside δ (≤ {upper_bound_text(self.tails, 3)}), "
+            f"convolution error bound inside δ (≤ {upper_bound_text(self.convolution_error, 3)}), ε certified at δ by "
             "outward-rounded evaluation of δ(ε)"
         )
 

@@ -46,11 +46,11 @@ def derivation_text(derivation: Derivation) -> str:
     lines = []
     for depth, node in derivation.walk():
         g = node.guarantee
-        line = f"{'  ' * depth}{node.rule} ({node.source}): ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g}{g.scope()}"
+        line = f"{'  ' * depth}{node.rule} ({node.source}): ε ≤ {g.epsilon_text()}, δ ≤ {g.delta_text()}{g.scope()}"
         if node.claim is not None:
             c = node.claim.claimed
             mark = inner_claim_mark(derivation, node.claim.verdict.holds, depth) or "holds"
-            line += f"  — claim ε ≤ {c.epsilon_upper:.6g}, δ ≤ {c.delta_upper:.6g}: {mark}"
+            line += f"  — claim ε ≤ {c.epsilon_text()}, δ ≤ {c.delta_text()}: {mark}"
         lines.append(line)
     return "\n".join(lines)
 
@@ -73,9 +73,9 @@ def derivation_markdown(derivation: Derivation) -> str:
             c = node.claim
             mark = inner_claim_mark(derivation, c.verdict.holds, depth)
             verdict = "holds" if mark is None else ("**fails**" if mark == "FAILS" else mark)
-            claim = f"{c.statement}: ε ≤ {c.claimed.epsilon_upper:.6g}, δ ≤ {c.claimed.delta_upper:.6g} — {verdict}"
+            claim = f"{c.statement}: ε ≤ {c.claimed.epsilon_text()}, δ ≤ {c.claimed.delta_text()} — {verdict}"
         rows.append(
             f"| {'·' * depth}{node.event.kind} | {node.rule} | {node.source} | ${node.formula}$ | "
-            f"{g.epsilon_upper:.6g} | {g.delta_upper:.6g} | {claim} |"
+            f"{g.epsilon_text()} | {g.delta_text()} | {claim} |"
         )
     return "\n".join(rows)

@@ -650,7 +650,7 @@ def _tightest(candidates: list[tuple[Derivation, str]]) -> Derivation:
     """The candidate derivation (all at the same δ) with the smallest certified ε; when there are
     others, its rule names each with the ε it gave."""
     best, _ = min(candidates, key=lambda candidate: candidate[0].guarantee.epsilon_upper)
-    others = [f"{label}: ε ≤ {d.guarantee.epsilon_upper:.6g}" for d, label in candidates if d is not best]
+    others = [f"{label}: ε ≤ {d.guarantee.epsilon_text()}" for d, label in candidates if d is not best]
     if not others:
         return best
     return replace(best, rule=f"{best.rule} (the tightest here; {'; '.join(others)})")

@@ -20,7 +20,7 @@ from typing import Any
 
 from dpledger.accountant import events as ev
 from dpledger.accountant.calibration import largest_integer, smallest_integer_to_precision
-from dpledger.accountant.numerics.certified import enclose, upper_float
+from dpledger.accountant.numerics.certified import enclose, upper_bound_text, upper_float
 from dpledger.accountant.rules import Derivation, account
 from dpledger.accountant.section6 import (
     Progress,
@@ -92,17 +92,22 @@ class Shortfall:
         misses = []
         if self.epsilon > self.target_epsilon:
             misses.append(
-                f"ε ≤ {self.epsilon:.6g} exceeds the target ε = {self.target_epsilon:.6g} by "
+                f"ε ≤ {upper_bound_text(self.epsilon)} exceeds the target ε = {self.target_epsilon:.6g} by "
                 f"{self.epsilon - self.target_epsilon:.4g} (×{self.epsilon / self.target_epsilon:.3g})"
             )
         if self.delta > self.target_delta:
-            misses.append(f"δ ≤ {self.delta:.6g} exceeds the target δ = {self.target_delta:.6g}")
+            misses.append(
+                f"δ ≤ {upper_bound_text(self.delta)} exceeds the target δ = {self.target_delta:.6g}"
+            )
         if not misses:
             misses.append(
-                f"(ε, δ) ≤ ({self.epsilon:.6g}, {self.delta:.6g}) could not be certified to meet the "
+                f"(ε, δ) ≤ ({upper_bound_text(self.epsilon)}, {upper_bound_text(self.delta)}) could not be certified to meet the "
                 f"target ({self.target_epsilon:.6g}, {self.target_delta:.6g})"
             )
-        blocks = "; ".join(f"{b.name}: ε ≤ {b.epsilon:.4g}, δ ≤ {b.delta:.3g}" for b in self.blocks)
+        blocks = "; ".join(
+            f"{b.name}: ε ≤ {upper_bound_text(b.epsilon, 4)}, δ ≤ {upper_bound_text(b.delta, 3)}"
+            for b in self.blocks
+        )
         return (
             f"the derived {' and '.join(misses)}. Each block runs on m/⌊n/3⌋ = {self.m}/{self.n // 3} "
             f"= {float(self.q):.3g} of its reservoir, too large a fraction for amplification (Theorem 3.4) to "

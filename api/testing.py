@@ -35,7 +35,6 @@ import math
 import os
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import Executor
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from functools import partial
 from typing import Any
 
@@ -44,7 +43,16 @@ import sympy
 
 from dpledger.accountant.deprecation import renamed_keyword
 from dpledger.accountant.events import Event
-from dpledger.accountant.numerics.certified import certainly_le, enclose, exact, lower_float, upper_float
+from dpledger.accountant.numerics.certified import (
+    certainly_le,
+    enclose,
+    exact,
+    lower_bound_text,
+    lower_float,
+    upper_bound_text,
+    upper_float,
+    upper_text,
+)
 from dpledger.accountant.rules import Derivation, account
 from dpledger.learners.randomness import Randomness, enumerate_outputs
 from dpledger.testing_settings import CONFIDENCE, SAMPLES, SEED
@@ -264,10 +272,10 @@ def _monte_carlo_message(
     leak = result.verdict == FLOAT_LEAK
     lower = result.float_epsilon_lower if leak else result.real_epsilon_lower
     assert lower is not None  # a failed claim has a certified lower bound on ε
-    bound = _down(lower)
+    bound = lower_bound_text(lower)
     kind = (
         f"a FLOAT LEAK: the floating-point implementation leaks through the low bits of its outputs "
-        f"(Mironov 2012), while real-number events certify only ε ≥ {_down(result.real_epsilon_lower)}"
+        f"(Mironov 2012), while real-number events certify only ε ≥ {lower_bound_text(result.real_epsilon_lower)}"
         if leak
         else "a VIOLATION by the mechanism's real-number outputs"
     )
@@ -281,14 +289,14 @@ def _monte_carlo_message(
             "Falsifying example:",
             f"  pair:   {pair.label}: a = {_short(pair.a)}, b = {_short(pair.b)}",
             f"  event E: {event_text(witness['event'])}",
-            f"  P[M({first}) ∈ E] ≥ {_down(witness['p_lower'])}   ({hits_first} of {runs[first]} runs on {first})",
-            f"  P[M({second}) ∈ E] ≤ {_up(witness['q_upper'])}   ({hits_second} of {runs[second]} runs on {second})",
+            f"  P[M({first}) ∈ E] ≥ {lower_bound_text(witness['p_lower'])}   ({hits_first} of {runs[first]} runs on {first})",
+            f"  P[M({second}) ∈ E] ≤ {upper_bound_text(witness['q_upper'])}   ({hits_second} of {runs[second]} runs on {second})",
             (
                 f"  each bound one-sided Clopper–Pearson at level {witness['bound_level']:.3g} (Bonferroni over "
                 f"the events estimated on held-out runs and {result.stages_planned} stages)"
             ),
             (
-                f"  so ε ≥ log(({_down(witness['p_lower'])} − {result.claimed_delta!r}) / {_up(witness['q_upper'])}) "
+                f"  so ε ≥ log(({lower_bound_text(witness['p_lower'])} − {result.claimed_delta!r}) / {upper_bound_text(witness['q_upper'])}) "
                 f"≥ {bound} > {result.claimed_epsilon!r}"
             ),
             f"Reproduce with seed={seed}{origin}, samples={samples}, confidence={result.confidence:g}",
@@ -367,7 +375,7 @@ def _target_problem(
     derivation: Derivation, epsilon: Any, delta: Any, relation: str | None, verdict: Any
 ) -> str:
     g = derivation.guarantee
-    derived = f"ε ≤ {_upper(g.epsilon, g.epsilon_upper)}, δ ≤ {_upper(g.delta, g.delta_upper)}{g.scope()}"
+    derived = f"ε ≤ {_upper(g.epsilon)}, δ ≤ {_upper(g.delta)}{g.scope()}"
     target = f"ε ≤ {epsilon}, δ ≤ {delta}" + (f" under {relation} neighbours" if relation else "")
     reasons = []
     if not verdict.epsilon_holds:
@@ -387,9 +395,8 @@ def _target_problem(
 def _claim_problem(statement: str, derived: Any, claimed: Any, verdict: Any) -> str:
     return (
         f"claim of {statement} fails: claimed ε ≤ {claimed.epsilon}, δ ≤ {claimed.delta}, "
-        f"derived ε ≤ {_upper(derived.epsilon, derived.epsilon_upper)}, "
-        f"δ ≤ {_upper(derived.delta, derived.delta_upper)}{derived.scope()}"
-        + ("" if verdict.decided else " (undecided)")
+        f"derived ε ≤ {_upper(derived.epsilon)}, "
+        f"δ ≤ {_upper(derived.delta)}{derived.scope()}" + ("" if verdict.decided else " (undecided)")
     )
 
 
@@ -550,7 +557,7 @@ def _exact_message(
             f"  output o = {output!r}:",
             f"    P[M(a) = o] ∈ {_interval(P.get(output))}",
             f"    P[M(b) = o] ∈ {_interval(Q.get(output))}",
-            f"  exact ε of the pair ∈ [{_down(result.epsilon[0])}, {_up(result.epsilon[1])}] vs claimed {bound}",
+            f"  exact ε of the pair ∈ [{lower_bound_text(result.epsilon[0])}, {upper_bound_text(result.epsilon[1])}] vs claimed {bound}",
         ]
     else:
         factor = float(enclose(sympy.exp(bound)).mid)
@@ -562,7 +569,7 @@ def _exact_message(
             f"  output set S = {{o : P[M({first}) = o] > e^ε P[M({second}) = o]}} = {{{listed}}}",
             (
                 f"  δ(ε) = P[M({first}) ∈ S] − e^ε P[M({second}) ∈ S] (the larger direction) "
-                f"∈ [{_down(float(lower))}, {_up(float(upper))}] vs claimed δ = {slack}"
+                f"∈ [{lower_bound_text(float(lower))}, {upper_bound_text(float(upper))}] vs claimed δ = {slack}"
             ),
         ]
     return "\n".join(lines)
@@ -591,39 +598,21 @@ def _loss(p: Any, q: Any) -> float:
 
 
 def _interval(p: Any) -> str:
-    return "[0, 0] (not in the support)" if p is None else f"[{_down(lower_float(p))}, {_up(upper_float(p))}]"
+    return (
+        "[0, 0] (not in the support)"
+        if p is None
+        else f"[{lower_bound_text(lower_float(p))}, {upper_bound_text(upper_float(p))}]"
+    )
 
 
 # -- formatting -----------------------------------------------------------------------------
 
 
-def _upper(value: sympy.Expr, upper: float) -> str:
+def _upper(value: sympy.Expr) -> str:
     """An exact guarantee parameter as a decimal when it is one of at most 12 digits (1/10⁶ as
-    1e-06), else its certified upper float rounded up to 6 digits."""
-    if isinstance(value, sympy.Rational):
-        decimal = Decimal(int(value.p)) / Decimal(int(value.q))
-        if decimal * int(value.q) == int(value.p) and len(decimal.normalize().as_tuple().digits) <= 12:
-            return f"{float(decimal):.12g}"
-    return _up(upper)
-
-
-def _round(value: float, rounding: str) -> str:
-    """``value`` to 6 significant digits, rounded in the given direction (bounds never move inwards)."""
-    if not math.isfinite(value):
-        return str(value)
-    exact_value = Decimal(value)
-    if exact_value == 0:
-        return "0"
-    quantum = Decimal(1).scaleb(exact_value.adjusted() - 5)
-    return f"{float(exact_value.quantize(quantum, rounding=rounding)):.6g}"
-
-
-def _down(value: float) -> str:
-    return _round(value, ROUND_FLOOR)
-
-
-def _up(value: float) -> str:
-    return _round(value, ROUND_CEILING)
+    1e-06), else rounded up to 6 significant digits."""
+    exact_decimal = upper_text(value, 12)
+    return exact_decimal if sympy.Rational(exact_decimal) == value else upper_text(value, 6)
 
 
 def _short(value: Any) -> str:

@@ -10,7 +10,8 @@ never below the true value because of rounding. Conversions:
 * ``enclose(expr)`` evaluates an expression to an interval containing its true value.
   Custom sympy functions take part by defining ``_enclose(self, prec) -> iv.mpf``.
 * ``upper_float``/``lower_float`` round an interval's end outward to a float; ``upper_text``
-  to a decimal of any exponent.
+  to a decimal of any exponent; ``upper_bound_text``/``lower_bound_text`` write a float bound
+  for display rounded outward (never the nearest decimal, which can lie on the wrong side).
 * ``certainly_le`` decides ``expr ≤ bound`` rigorously, refining the precision when the
   enclosure straddles the bound and trying a symbolic proof of equality (sympy simplifies
   the difference to 0); it answers ``None`` when even 2048 bits cannot decide.
@@ -241,8 +242,48 @@ def upper_text(expr: sympy.Expr, digits: int = 12) -> str:
         if abs(int(exponent)) > MAX_TEXT_EXPONENT:  # beyond 2^±10⁶: the float's outward rounding
             return format(upper_float(interval), "g")
         value = Fraction(int(mantissa)) * Fraction(2) ** int(exponent)
+    return _decimal_text(value, digits, decimal.ROUND_CEILING)
+
+
+def upper_bound_text(value: float, digits: int = 6) -> str:
+    """A float upper bound for display, rounded up to ``digits`` significant digits: what a
+    message shows after "ε ≤" or "δ ≤" is never below the bound it shows (``.6g`` rounds to
+    nearest and could be).
+
+    Args:
+        value: The bound; ``inf`` and ``nan`` are written as they are.
+        digits: Significant digits kept.
+
+    Returns:
+        The decimal, written as ``format(value, ".6g")`` would write a number of that many digits.
+    """
+    return _float_text(value, digits, decimal.ROUND_CEILING)
+
+
+def lower_bound_text(value: float, digits: int = 6) -> str:
+    """A float lower bound for display, rounded down to ``digits`` significant digits (the text
+    after "ε ≥" is never above the bound); :func:`upper_bound_text`'s mirror.
+
+    Args:
+        value: The bound; ``inf`` and ``nan`` are written as they are.
+        digits: Significant digits kept.
+
+    Returns:
+        The decimal text.
+    """
+    return _float_text(value, digits, decimal.ROUND_FLOOR)
+
+
+def _float_text(value: float, digits: int, rounding: str) -> str:
+    if not math.isfinite(value):
+        return format(value, "g")
+    return _decimal_text(Fraction(value), digits, rounding)
+
+
+def _decimal_text(value: Fraction, digits: int, rounding: str) -> str:
+    """``value`` rounded in the direction ``rounding`` to ``digits`` significant digits, in ``g`` style."""
     with decimal.localcontext() as context:
-        context.prec, context.rounding = digits, decimal.ROUND_CEILING
+        context.prec, context.rounding = digits, rounding
         context.Emax, context.Emin = decimal.MAX_EMAX, decimal.MIN_EMIN
         rounded = (decimal.Decimal(value.numerator) / decimal.Decimal(value.denominator)).normalize()
     power = rounded.adjusted()

@@ -11,14 +11,17 @@ from hypothesis import strategies as st
 
 from dpledger.accountant import account
 from dpledger.accountant import events as ev
+from dpledger.accountant.guarantee import Guarantee
 from dpledger.accountant.numerics.certified import (
     certainly_le,
     certainly_lt,
     certified_floor,
     enclose,
     exact,
+    lower_bound_text,
     lower_end,
     lower_float,
+    upper_bound_text,
     upper_end,
     upper_float,
     upper_text,
@@ -222,6 +225,28 @@ def test_upper_text_rounds_up_at_any_exponent_and_writes_as_float_g_does(value, 
 def test_upper_text_of_an_irrational_is_above_it():
     assert upper_text(sympy.sqrt(2)) == "1.41421356238"
     assert upper_text(sympy.log(2) / sympy.Integer(10) ** 400) == "6.9314718056e-401"
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False), st.integers(min_value=1, max_value=17))
+def test_a_displayed_float_bound_never_moves_inwards_and_keeps_at_most_its_digits(value, digits):
+    upper, lower = upper_bound_text(value, digits), lower_bound_text(value, digits)
+    assert Fraction(lower) <= Fraction(value) <= Fraction(upper)
+    for text in (upper, lower):
+        assert len(text.split("e")[0].replace("-", "").replace(".", "").lstrip("0")) <= digits
+
+
+def test_a_displayed_bound_just_below_a_round_number_rounds_up_to_it_where_nearest_rounding_would_not():
+    assert format(0.9999994, ".6g") == "0.999999"  # below the bound
+    assert upper_bound_text(0.9999994) == "1"
+    assert lower_bound_text(1.0000004) == "1"
+    assert upper_bound_text(float("inf")) == "inf"
+
+
+def test_a_guarantee_shows_its_exact_epsilon_and_delta_rounded_up():
+    derivation = account(ev.PureDP(epsilon="0.9999994"))
+    assert derivation.guarantee.epsilon_text() == "1"
+    assert "ε ≤ 1, δ ≤ 0" in derivation.to_text()
+    assert Guarantee(epsilon=1, delta=sympy.Rational(1, 10**5)).delta_text() == "1e-05"
 
 
 def test_upper_text_reads_text_as_a_number_never_as_code():

@@ -168,7 +168,7 @@ def test_report_marks_sizes_not_run_and_counts_false_alarms_per_size():
                 "true_epsilon": "inf",
                 "buggy": True,
                 "runs": {"100000": run, "10000000": {"skipped": "estimated 2000 s > 900 s"}},
-                "seeds": {"samples": 1000000, "bounds": [0.3, 0.1, 0.25]},
+                "seeds": {"samples": 1000000, "bounds": [0.375, 0.125, 0.25]},
                 "limit": None,
                 "limit_note": "no ratio",
                 "dp_sniper": 1.76,
@@ -182,7 +182,7 @@ def test_report_marks_sizes_not_run_and_counts_false_alarms_per_size():
         },
     }
     text = "\n".join(suites_benchmark_lines(results))
-    assert "0.2000 ⚑ | not run (estimated 2000 s > 900 s) | 0.2500 [0.1000, 0.3000] | —1 | — |" in text
+    assert "0.2 ⚑ | not run (estimated 2000 s > 900 s) | 0.25 [0.125, 0.375] | —1 | — |" in text
     assert (
         "flagged (buggy)" in text
         and "over 3 seeds" in text

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dpledger.accountant.numerics.certified import enclose, upper_float
+from dpledger.accountant.numerics.certified import enclose, upper_bound_text, upper_float
 from dpledger.learners.calibration.free_constants import FreeCalibration
 from dpledger.learners.calibration.sample_size import SampleComplexity, UtilityTarget
 
@@ -83,7 +83,7 @@ def free_report(free: FreeCalibration, n_paper: int, n_tight: int) -> tuple[dict
     oracle = (
         f"ε_A = {choices['epsilon_A']}"
         if "epsilon_A" in choices
-        else f"ε_B = {choices['epsilon_B']}, ε_A ≤ {k['epsilon_A']:.6g} (derived), B̂'s share of τ "
+        else f"ε_B = {choices['epsilon_B']}, ε_A ≤ {upper_bound_text(k['epsilon_A'])} (derived), B̂'s share of τ "
         f"θ = {choices['learner_tau_share']} (ARelabel 1 − θ)"
     )
     text = [
@@ -91,9 +91,9 @@ def free_report(free: FreeCalibration, n_paper: int, n_tight: int) -> tuple[dict
         f"β_LB = β_VC = (1 − ρ)β/(2k+1) = {k['beta_LB']:.3g}) = {count_text(free.n)} — ×{payload['saving_over_paper']:.4g} "
         f"below the paper, ×{payload['saving_over_tight']:.3g} below tight",
         f"    m = max(Lemma 7.1 term with SUBSTITUTE c = 1/40: {free.m_labelboost}, M_A = {free.m_oracle}) = {free.m}; "
-        f"derived guarantee at n: ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.3g}: "
+        f"derived guarantee at n: ε ≤ {g.epsilon_text()}, δ ≤ {g.delta_text(3)}: "
         f"{'holds' if free.holds else 'FAILS'}; error ≤ 20(k+1)τ = {c['error_bound']:.6g}, "
-        f"failure ≤ {c['failure_bound']:.6g}",
+        f"failure ≤ {upper_bound_text(c['failure_bound'])}",
     ]
     return payload, text
 
@@ -111,7 +111,7 @@ def sample_report(sample: SampleComplexity) -> tuple[dict[str, Any], list[str]]:
         f"  n (tight: optimal composition, exact amplification, same m and oracles) = {count_text(sample.n_tight)} "
         f"— sample saving ×{sample.saving:.3g}",
         *(
-            f"  derived guarantee, {name}: ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.3g} against the claim "
+            f"  derived guarantee, {name}: ε ≤ {g.epsilon_text()}, δ ≤ {g.delta_text(3)} against the claim "
             f"({upper_float(enclose(sample.claim[0])):.6g}, {upper_float(enclose(sample.claim[1])):.3g}): "
             f"{'holds' if g.meets(*sample.claim).holds else 'FAILS'}"
             for name, g in (("paper at n_paper", sample.paper), ("tight at n_tight", sample.tight))
@@ -264,7 +264,7 @@ def halfspace_theorem(
         f"  α = {alpha}, β = {beta}, ε = {epsilon}, δ = {delta}",
         "  proof of Theorem 8.5: perturb (β_GP = β/2), run Algorithm 2 at (α/2, β/2, ε, δ/2): τ = α/(80k), "
         "β_A = β/(8k), ε_A = 4, δ_A = δ/(32ek)",
-        f"  domains on the perturbed grid at the final n: ln N ≤ {o.ln_domain:.6g}, log* N ≤ {o.log_star}; {details}",
+        f"  domains on the perturbed grid at the final n: ln N ≤ {upper_bound_text(o.ln_domain)}, log* N ≤ {o.log_star}; {details}",
         *sample_lines,
         f"  ({sample.rounds} rounds of the (m, n) fixed point: N grows with n through the perturbation)",
     ]
@@ -373,9 +373,9 @@ def agnostic_theorem(
         f"  σ/Δ: paper {_shown(paper.parameters['sigma_over_sensitivity'])}, tight "
         f"{_shown(tight.parameters['sigma_over_sensitivity'])}",
         *(
-            f"  derived guarantee, {name}: Gaussian releases ε ≤ {g['gaussian_releases']['epsilon']:.6g}, "
-            f"δ ≤ {g['gaussian_releases']['delta']:.3g}; with the ε-DP selection on its own block ε ≤ "
-            f"{g['epsilon']:.6g}, δ ≤ {g['delta']:.3g} against ({epsilon}, {delta}): "
+            f"  derived guarantee, {name}: Gaussian releases ε ≤ {upper_bound_text(g['gaussian_releases']['epsilon'])}, "
+            f"δ ≤ {upper_bound_text(g['gaussian_releases']['delta'], 3)}; with the ε-DP selection on its own block ε ≤ "
+            f"{upper_bound_text(g['epsilon'])}, δ ≤ {upper_bound_text(g['delta'], 3)} against ({epsilon}, {delta}): "
             f"{'holds' if g['holds'] else 'FAILS'}"
             for name, g in guarantees.items()
         ),

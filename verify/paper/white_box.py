@@ -203,8 +203,8 @@ class WhiteBoxResult:
 def _check_ledger(result: WhiteBoxResult, learner: Any, claim: tuple[Any, Any]) -> None:
     if not learner.guarantee_.meets(*claim).holds:
         result.findings.append(
-            f"LEDGER: the trace's certified guarantee (ε ≤ {learner.guarantee_.epsilon_upper:.6g}, "
-            f"δ ≤ {learner.guarantee_.delta_upper:.6g}) does not meet the claim"
+            f"LEDGER: the trace's certified guarantee (ε ≤ {learner.guarantee_.epsilon_text()}, "
+            f"δ ≤ {learner.guarantee_.delta_text()}) does not meet the claim"
         )
 
 

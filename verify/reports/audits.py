@@ -13,6 +13,7 @@ from typing import Any
 
 from scipy import stats
 
+from dpledger.accountant.numerics.certified import lower_bound_text
 from dpledger.verify.reports import provenance
 from dpledger.verify.reports.commands import Command
 from dpledger.verify.service import audit
@@ -66,6 +67,11 @@ def _number(value: float | str | None) -> str:
     return "—" if value is None else value if isinstance(value, str) else f"{value:.4g}"
 
 
+def _lower(value: float) -> str:
+    """A certified lower bound for a table: 4 significant digits, rounded down."""
+    return lower_bound_text(value, 4)
+
+
 def write(out: Path) -> tuple[list[Path], str]:
     """Write ``audits.md``; returns its path and title."""
     lines = [
@@ -99,7 +105,7 @@ def write(out: Path) -> tuple[list[Path], str]:
     ]
     lines += [
         f"| {m['name']} | {m['correct']} | {_number(m['true_epsilon'])} | {_number(m['claimed_epsilon'])} | "
-        f"{_number(m['epsilon_lower'])} | {m['verdict']} | {m['as_expected']} |"
+        f"{_lower(m['epsilon_lower'])} | {m['verdict']} | {m['as_expected']} |"
         for m in catalog["mechanisms"]
     ]
     lines += ["", f"All as expected: **{catalog['all_as_expected']}**.", ""]
@@ -113,7 +119,7 @@ def _bound(run: dict[str, Any]) -> str:
     """A benchmark cell: the bound, ⚑ when the audit flagged the mechanism, or why the size was not run."""
     if "skipped" in run:
         return f"not run ({run['skipped']})"
-    return f"{run['epsilon_lower']:.4f}" + (" ⚑" if run["flagged"] else "")
+    return _lower(run["epsilon_lower"]) + (" ⚑" if run["flagged"] else "")
 
 
 def suites_section(results_file: Path) -> list[str]:
@@ -170,7 +176,7 @@ def suites_benchmark_lines(results: dict[str, Any]) -> list[str]:
         limit = f"—{notes[m['limit_note']]}" if m["limit"] is None else f"{m['limit']:.4f}"
         bounds = m.get("seeds", {}).get("bounds", [])  # '—' until the benchmark has run the seeds
         median = statistics.median(bounds) if bounds else None
-        spread = "—" if median is None else f"{median:.4f} [{min(bounds):.4f}, {max(bounds):.4f}]"
+        spread = "—" if median is None else f"{median:.4g} [{_lower(min(bounds))}, {_lower(max(bounds))}]"
         ratio = "—" if m["limit"] is None or median is None else f"{median / m['limit']:.2f}"
         seconds = " / ".join(f"{run['seconds']:.1f}" for run in runs if "skipped" not in run)
         lines.append(

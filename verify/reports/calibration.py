@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dpledger.accountant.numerics.certified import upper_bound_text
 from dpledger.accountant.section6 import Target, needed_n, paper_chain, tight_calibration, tight_n
 from dpledger.verify.reports import provenance
 from dpledger.verify.reports.commands import Command
@@ -91,7 +92,7 @@ def write(out: Path) -> tuple[list[Path], str]:
         "Each reservoir's activations composed optimally (Kairouz–Oh–Viswanath) at total δ, and η computed exactly "
         "(not bounded through e⁹):",
         "",
-        f"* largest active sample size: m = **{tt['m']}** (paper: {p['m']}), certified ε ≤ {tt['epsilon']:.6g}, δ ≤ {tt['delta']:.6g};",
+        f"* largest active sample size: m = **{tt['m']}** (paper: {p['m']}), certified ε ≤ {upper_bound_text(tt['epsilon'])}, δ ≤ {upper_bound_text(tt['delta'])};",
         f"* for the paper's m = {p['m']}: the paper's formula needs n = {payload['n_paper_for_m']}, the tight accounting "
         f"n = {payload['n_tight_for_m']} — a sample saving of **×{payload['sample_saving']:.3g}**.",
         "",

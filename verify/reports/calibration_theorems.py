@@ -10,6 +10,7 @@ from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
+from dpledger.accountant.numerics.certified import upper_bound_text
 from dpledger.verify.paper.theorem_calibration import free_report, halfspace_theorem, theorem_5_1
 from dpledger.verify.reports import domain_size_sweep, provenance
 from dpledger.verify.reports.plotting import line_plot
@@ -171,7 +172,7 @@ def _free_constants_text(name: str, free: dict) -> str:
     oracle = (
         f"ε_A = {c['epsilon_A']:.4g}"
         if "epsilon_B" not in c
-        else f"ε_B = {c['epsilon_B']}, θ = {c['learner_tau_share']}, ε_A ≤ {c['epsilon_A']:.4g}"
+        else f"ε_B = {c['epsilon_B']}, θ = {c['learner_tau_share']}, ε_A ≤ {upper_bound_text(c['epsilon_A'], 4)}"
     )
     return f"{oracle}, ρ = {c['rho']}, τ = {c['tau']:.4g}, β_A = {c['beta_A']:.3g}"
 

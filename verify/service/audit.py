@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from dpledger.accountant.numerics.certified import lower_bound_text, upper_bound_text
 from dpledger.verify.service import Exact, Output
 from dpledger.verify.service.progress import progress, progress_callback
 
@@ -109,11 +110,11 @@ def labelboost(
     text = (
         f"LabelBoost {release} release, {class_name} on D={domain_size}, "
         f"|S|={labeled}, |T|={unlabeled} ({audit.statement}):\n"
-        f"  exact worst-case ε ∈ [{result.epsilon[0]:.12g}, {result.epsilon[1]:.12g}] over {result.pairs} neighbour pairs "
+        f"  exact worst-case ε ∈ [{lower_bound_text(result.epsilon[0], 12)}, {upper_bound_text(result.epsilon[1], 12)}] over {result.pairs} neighbour pairs "
         f"({result.distributions} exact distributions)\n"
         f"  bound {result.claimed_epsilon} = {float(result.claimed_epsilon):.12g}: {verdict} (tightness {result.tightness:.4f})\n"
         f"  worst pair: {result.worst_pair}\n"
-        f"  largest δ at ε = bound over all pairs ≤ {result.delta_at_bound:.6g}\n"
+        f"  largest δ at ε = bound over all pairs ≤ {upper_bound_text(result.delta_at_bound)}\n"
         f"  {seconds:.1f} s"
     )
     return Output(payload, text, 0 if holds is True else 1)
@@ -155,7 +156,7 @@ def macro_block(
     text = (
         f"{audit.statement}: exact worst-case ε of the {block} block ({concept}, D = {domain_size}, "
         f"m = {m}) over {result.pairs} neighbour pairs\n"
-        f"  ε_exact ∈ [{result.epsilon[0]:.10g}, {result.epsilon[1]:.10g}]  bound {audit.bound} ≈ {float(audit.bound):.6g}"
+        f"  ε_exact ∈ [{lower_bound_text(result.epsilon[0], 10)}, {upper_bound_text(result.epsilon[1], 10)}]  bound {audit.bound} ≈ {float(audit.bound):.6g}"
         f"  → {verdict} (tightness {result.tightness:.3g})\n  worst pair: {payload['worst_pair']}"
     )
     return Output(payload, text, 0 if result.holds is True else 1)
@@ -200,7 +201,7 @@ def qcopt(*, step: str = "level") -> Output:
     text = (
         f"{claim.statement} — {step}: exact ε at δ = {claimed[1]:.6g} over {result.pairs:,} neighbour pairs "
         f"of {result.datasets:,} inputs\n"
-        f"  ε(δ) ∈ [{measured[0]:.10g}, {measured[1]:.10g}]  claim ε = {claim.epsilon} ≈ {claimed[0]:.6g}"
+        f"  ε(δ) ∈ [{lower_bound_text(measured[0], 10)}, {upper_bound_text(measured[1], 10)}]  claim ε = {claim.epsilon} ≈ {claimed[0]:.6g}"
         f"  → {verdict} (measured/claim {payload['tightness']:.3g})"
     )
     return Output(payload, text, 0 if result.holds is True else 1)

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from dpledger.accountant.numerics.certified import enclose, upper_float
+from dpledger.accountant.numerics.certified import enclose, upper_bound_text, upper_float
 from dpledger.accountant.section6 import PaperChain, Target, TightCalibration, paper_chain, tight_calibration
 from dpledger.learners.calibration.sample_size import open_unit
 from dpledger.verify.paper import theorem_calibration
@@ -99,7 +99,7 @@ def _carry_forward_text(payload: dict[str, Any]) -> str:
         f"  chain holds: {p['holds']}",
         "",
         "Tight calibration (same learner structure, optimal composition, exact η):",
-        f"  largest m = {tt['m']} (paper: {p['m']}); guarantee ε ≤ {tt['epsilon']:.6g}, δ ≤ {tt['delta']:.6g}; holds: {tt['holds']}",
+        f"  largest m = {tt['m']} (paper: {p['m']}); guarantee ε ≤ {upper_bound_text(tt['epsilon'])}, δ ≤ {upper_bound_text(tt['delta'])}; holds: {tt['holds']}",
     ]
     lines.append(
         f"  for m = {p['m']}: paper's formula needs n = {payload['n_paper_for_m']}, tight accounting needs "
@@ -404,6 +404,6 @@ def agnostic_noise(*, epsilon: Exact, delta: Exact, steps: int = 300) -> Output:
     for key, row in rows.items():
         lines.append(
             f"  {key:<42} T = {row['steps']:<6} σ/Δ = {row['sigma_over_sensitivity']:<12.6g} "
-            f"certified ε ≤ {row['epsilon']:.6g}, δ ≤ {row['delta']:.3g}: {'holds' if row['holds'] else 'FAILS'}"
+            f"certified ε ≤ {upper_bound_text(row['epsilon'])}, δ ≤ {upper_bound_text(row['delta'], 3)}: {'holds' if row['holds'] else 'FAILS'}"
         )
     return Output(payload, "\n".join(lines), _status(*(row["holds"] for row in rows.values())))

@@ -49,7 +49,7 @@ def _output(calibration: Calibration, headline: str) -> Output:
     lines = [
         headline,
         f"  {calibration.parameter} = {calibration.value!r}",
-        f"  certified: ε ≤ {g.epsilon_upper:.12g}, δ ≤ {g.delta_upper:.12g}{g.scope()}, within the target",
+        f"  certified: ε ≤ {g.epsilon_text(12)}, δ ≤ {g.delta_text(12)}{g.scope()}, within the target",
         "  derivation:",
         *(f"    {line}" for line in calibration.derivation.to_text().splitlines()),
         *(f"  note: {note}" for note in calibration.notes),
@@ -166,7 +166,7 @@ def dp_sgd(
             f"DP-SGD: n = {dataset_size}, batch {batch_size}, {result.run.steps:,} steps, noise multiplier "
             f"{noise_multiplier}, δ = {delta}",
             f"  assumes: {result.run.assumes}",
-            f"  certified: ε ≤ {g.epsilon_upper:.12g}, δ ≤ {g.delta_upper:.12g}{g.scope()}",
+            f"  certified: ε ≤ {g.epsilon_text(12)}, δ ≤ {g.delta_text(12)}{g.scope()}",
             "  derivation:",
             *(f"    {line}" for line in result.derivation.to_text().splitlines()),
         ]

@@ -176,7 +176,7 @@ def carry_forward(
         f"and {utility.constant_error:.4g} for the best constant hypothesis",
         f"    ({HOLDOUT_NOTE})",
         *[f"  WARNING: {warning}" for warning in utility_warnings],
-        f"  derived guarantee ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g} (certified); "
+        f"  derived guarantee ε ≤ {g.epsilon_text()}, δ ≤ {g.delta_text()} (certified); "
         f"target ({epsilon}, {delta}): {'holds' if learner.holds_ else 'DOES NOT HOLD for this m and n'}",
     ]
     if payload["why_not"] is not None:
@@ -287,7 +287,7 @@ def agnostic(
             f"  test error        {payload['test_error']:.4f}",
             f"  target halfspace  {payload['opt_error']:.4f}  (OPT on the same noisy labels)",
             f"  privacy off       {payload['nonprivate_error']:.4f}",
-            f"  certified         ε ≤ {g.epsilon_upper:.6g}, δ ≤ {g.delta_upper:.6g}",
+            f"  certified         ε ≤ {g.epsilon_text()}, δ ≤ {g.delta_text()}",
             f"  claimed           ε = {epsilon}, δ = {delta}: {'holds' if payload['holds'] else 'FAILS'}",
             f"  substitute        {payload['substitute']}",
             "selections (candidates and choice of every private selection step):",

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from dpledger.accountant.numerics.certified import lower_bound_text
 from dpledger.verify.audit.montecarlo.audit import MonteCarloAuditResult, Progress, audit
 from dpledger.verify.audit.montecarlo.catalogs.known_epsilon import Laplace, NoisyMax, SparseVector
 from dpledger.verify.audit.montecarlo.catalogs.suite_mechanisms import (
@@ -543,7 +544,7 @@ def suites_text(payload: dict[str, Any]) -> str:
         limit = "—" if e["optimal_limit"] is None else format(e["optimal_limit"], ".4f")
         lines.append(
             f"{e['name']:<18} {e['claimed_epsilon']:>7.4g} {e['true_epsilon'][:7]:>7} "
-            f"{e['epsilon_lower']:>9.4f} {limit:>8} {e['dp_sniper_published']:>9}  {verdict_text(e)}"
+            f"{lower_bound_text(e['epsilon_lower'], 4):>9} {limit:>8} {e['dp_sniper_published']:>9}  {verdict_text(e)}"
         )
     lines.append(
         f"buggy mechanisms flagged: {payload['buggy_flagged']} of {payload['buggy']}; correct ones flagged: "
