@@ -447,7 +447,7 @@ def _mechanism_text(result: MonteCarloAuditResult) -> str:
     float_bound = (
         "n/a (no float outputs)"
         if result.float_epsilon_lower is None
-        else f"{result.float_epsilon_lower:.4f}"
+        else lower_bound_text(result.float_epsilon_lower, 4)
     )
     lines = [
         f"verdict: {result.verdict}  (claimed ε = {result.claimed_epsilon}, δ = {result.claimed_delta}, "
@@ -486,7 +486,7 @@ def _mechanism_text(result: MonteCarloAuditResult) -> str:
             )
         )
     lines += [
-        f"ε lower bound from real-number events  {result.real_epsilon_lower:.4f}",
+        f"ε lower bound from real-number events  {lower_bound_text(result.real_epsilon_lower, 4)}",
         f"ε lower bound from float-artefact events {float_bound}",
         f"{result.samples} runs per input ({result.samples_total} in all), {result.seconds:.2f} s, "
         f"stage {result.stages_run} of {result.stages_planned}",
