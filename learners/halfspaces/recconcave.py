@@ -88,7 +88,7 @@ from dpledger.accountant.events import (
     Event,
     ExponentialMechanism,
 )
-from dpledger.accountant.numerics.certified import certainly_le, enclose, upper_bound_text, upper_float
+from dpledger.accountant.numerics.certified import certainly_le, enclose, upper_float
 from dpledger.learners.exponential_mechanism import (
     choosing_mechanism_release,
     exponential_mechanism_ordered_release,
@@ -286,8 +286,10 @@ class RecConcavePlan:
     def describe(self) -> str:
         """One line: the depth and the error bound."""
         if not self.levels:
-            return f"RecConcave depth 0 (the exponential mechanism's bound is the smaller): E ≤ {upper_bound_text(self.error)}"
-        return f"RecConcave depth {self.depth} (base of {self.base_size} elements): E ≤ {upper_bound_text(self.error)}"
+            return (
+                f"RecConcave depth 0 (the exponential mechanism's bound is the smaller): E ≤ {self.error:.6g}"
+            )
+        return f"RecConcave depth {self.depth} (base of {self.base_size} elements): E ≤ {self.error:.6g}"
 
 
 def _chain(top: int, ln_size: sympy.Expr, size: int | None) -> list[tuple[int, int | None, sympy.Expr]]:
