@@ -206,8 +206,9 @@ class Values:
                 self.kept[(id(statistic), id(runs))] = (statistic, runs, values)
 
     def end_stage(self) -> None:
-        """Forget the values of statistics no later stage can use."""
+        """Forget the values of statistics no later stage can use (and the fits' row values, :meth:`Fits.end_stage`)."""
         self.kept = {key: entry for key, entry in self.kept.items() if self.fits.holds(entry[0])}
+        self.fits.end_stage()
 
 
 @dataclass(frozen=True)
