@@ -51,8 +51,8 @@ Throughput. Where runs are made and how they travel is the runner's business alo
 whole); split 2 stays as it arrived, one part per chunk, and is counted part by part. On a local
 process pool chunks come back through shared memory (:class:`transport.SharedChunkTask`), not
 pickled through the pipe. A pair's fits (:func:`search.prefit`) are made as soon as the runs they
-read have arrived — while the workers generate the rest — and evaluated at once on split 2's parts
-on the caller's threads (:data:`runner.ESTIMATION_THREADS`), every statistic sharing one pass over the runs
+read have arrived — while the workers generate the rest — and evaluated at once on the stage's parts
+of split 2 on the caller's threads (:data:`runner.ESTIMATION_THREADS`), every statistic sharing one pass over the runs
 (:func:`events.evaluate`); fits whose rows are unchanged (the caps of :mod:`search`) are kept
 across stages with their values (:class:`search.Fits`). When a pair's fits are its last and its
 outputs get no other events (:func:`search.reduction`: float vectors on the lattice, many distinct

@@ -380,9 +380,10 @@ def chance_repeats(sorted_a: np.ndarray, sorted_b: np.ndarray) -> int:
     """The most runs of both inputs that a key seen on both holds (0 when none is): how often a
     key of the view repeats by chance, where the law of both inputs puts it — a key one input
     repeats no more often is no atom."""
-    (keys_a, counts_a), (keys_b, counts_b) = (_distinct(keys) for keys in (sorted_a, sorted_b))
-    _, in_a, in_b = np.intersect1d(keys_a, keys_b, assume_unique=True, return_indices=True)
-    return int((counts_a[in_a] + counts_b[in_b]).max(initial=0))
+    keys_a, counts_a = _distinct(sorted_a)
+    counts_b = key_counts(sorted_b, keys_a)
+    shared = counts_b > 0
+    return int((counts_a[shared] + counts_b[shared]).max(initial=0))
 
 
 def _distinct(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

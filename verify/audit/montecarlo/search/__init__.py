@@ -48,10 +48,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.atom_patterns import pattern_layout
 from dpledger.verify.audit.montecarlo.events import Statistic, on_lattice
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
-from dpledger.verify.audit.montecarlo.one_sided import Keys, view_keys
 from dpledger.verify.audit.montecarlo.search.intervals import INTERVAL
 from dpledger.verify.audit.montecarlo.search.lattice import (
     LATTICE_BITS,
@@ -77,7 +75,7 @@ from dpledger.verify.audit.montecarlo.search.one_sided import (
     kept_keys,
     one_sided_statistics,
 )
-from dpledger.verify.audit.montecarlo.search.patterns import PATTERN
+from dpledger.verify.audit.montecarlo.search.patterns import PATTERN, kept_layout
 from dpledger.verify.audit.montecarlo.search.value_sets import VALUES, few_distinct
 
 __all__ = [
@@ -89,7 +87,6 @@ __all__ = [
     "SearchResult",
     "fit_distinguisher",
     "fitted_rows",
-    "kept_keys",
     "last_fits",
     "one_blas_thread",
     "prefit",
@@ -155,7 +152,8 @@ def reduction(
     selection: tuple[int, int],
     final: tuple[int, int],
     *,
-    keys: Keys = view_keys,
+    pair_index: int = 0,
+    fits: Fits | None = None,
 ) -> tuple[Statistic, ...]:
     """The statistics whose values may stand in for split 2's runs of chunks generated from now on
     (:class:`~dpledger.verify.audit.montecarlo.tasks.ReducingChunkTask`); empty when the runs
@@ -166,17 +164,18 @@ def reduction(
     with many distinct rows, without atoms (:func:`atom_patterns.pattern_layout`), every coordinate on
     the deepest lattice. Should a later run leave the lattice after all, its lattice events cannot
     be estimated on reduced chunks and are not offered (a choice made on split 1, so the
-    correction is unchanged). ``keys``: the key views' keys of the runs (:data:`one_sided.Keys`:
-    kept across stages, :func:`~.one_sided.kept_keys`)."""
+    correction is unchanged). ``fits``: the audit's, whose split-1 values of pair ``pair_index``
+    — key views' keys, pattern layout — are kept across stages (:func:`~.one_sided.kept_keys`,
+    :func:`~.patterns.kept_layout`)."""
     if (
         not fitted
         or output_kind(a) != "vector"
         or not last_fits(selection, final)
         or few_distinct(a, b)
-        or pattern_layout(a, b) is not None
+        or kept_layout(a, b, pair_index, fits) is not None
     ):
         return ()
     rows = [np.asarray(x, dtype=np.float64).reshape(len(x), -1) for x in (a, b)]
     if not all(on_lattice(low_bits(x), max(LATTICE_BITS))[0] for x in rows):
         return ()
-    return (*fitted, *one_sided_statistics(a, b, keys=keys))
+    return (*fitted, *one_sided_statistics(a, b, keys=kept_keys(pair_index, fits)))

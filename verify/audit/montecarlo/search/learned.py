@@ -57,6 +57,8 @@ ROW_VALUES_BYTES = 64
 of 8 float coordinates and more): a value is then at most an eighth of its run, and the few kept
 add little to the audit's memory; on smaller runs the values would outweigh split 1, and their
 statistics cost less to evaluate again."""
+KEPT_FITS = 2
+"""Fits of each kind and pair :class:`Fits` keeps: the latest ones."""
 Fitted = TypeVar("Fitted")  # a statistic, or the innovations the statistics read
 
 
@@ -64,8 +66,10 @@ class Fits:
     """The statistics fitted on split 1, kept across the stages of an audit (refitting
     them every stage cost more than the search). A fit reads a prefix of each input's split-1 runs
     — their first ``n`` runs, which no later stage changes, as split 1 only grows at its end — so a
-    fit of the same kind, pair and ``n`` is the same fit: it is taken from here, and only the
-    latest fit of each (pair, kind) is kept. For the same reason the values of a statistic of
+    fit of the same kind, pair and ``n`` is the same fit: it is taken from here, and the latest
+    :data:`KEPT_FITS` fits of each (pair, kind) are kept — a stage's, and the next stage's, made
+    before this one is searched (:class:`~dpledger.verify.audit.montecarlo.schedule.Schedule`).
+    For the same reason the values of a statistic of
     each run alone on split 1 (the one-sided families' keys and off-grid counts,
     :meth:`row_values`) are kept across stages: a stage evaluates it on its new runs only.
 
@@ -75,21 +79,23 @@ class Fits:
 
     def __init__(self, network: bool = False) -> None:
         self.network = network
-        self.latest: dict[tuple[int, str], tuple[tuple[int, int], Any]] = {}
+        self.latest: dict[tuple[int, str], list[tuple[tuple[int, int], Any]]] = {}
         self.rows: dict[tuple[Hashable, ...], tuple[int, np.ndarray]] = {}
         self.rows_used: set[tuple[Hashable, ...]] = set()
 
     def get(self, pair_index: int, kind: str, rows: tuple[int, int], fit: Callable[[], Fitted]) -> Fitted:
         """The fit of ``kind`` on the first ``rows`` runs of each input of the pair (``fit()`` when new)."""
-        kept = self.latest.get((pair_index, kind))
-        if kept is None or kept[0] != rows:
-            kept = (rows, fit())
-            self.latest[(pair_index, kind)] = kept
-        return kept[1]
+        kept = self.latest.setdefault((pair_index, kind), [])
+        for kept_rows, fitted in kept:
+            if kept_rows == rows:
+                return fitted
+        kept.append((rows, fit()))
+        del kept[:-KEPT_FITS]
+        return kept[-1][1]
 
     def holds(self, statistic: Statistic) -> bool:
         """Whether ``statistic`` is one of the fits kept (its values may be kept across stages too)."""
-        return any(kept is statistic for _, kept in self.latest.values())
+        return any(fitted is statistic for kept in self.latest.values() for _, fitted in kept)
 
     def row_values(
         self,
