@@ -169,5 +169,5 @@ def test_audit_with_reduced_chunks_equals_the_audit_that_keeps_every_run(monkeyp
     assert (
         len(reduced) > 0
     )  # one stage too: its chunks beyond the fits' and QUEUE_AHEAD more (schedule.QUEUE_AHEAD)
-    monkeypatch.setattr(schedule_module, "reduction", lambda *args: ())
+    monkeypatch.setattr(schedule_module, "reduction", lambda *args, **kwargs: ())
     assert _vector_audit(seed, stages) == with_reduction

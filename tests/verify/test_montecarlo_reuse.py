@@ -14,7 +14,7 @@ from dpledger.verify.audit.montecarlo.executors import InProcessExecutor
 from dpledger.verify.audit.montecarlo.search import learned
 
 
-def test_fits_reuse_a_fit_on_the_same_first_runs_and_refit_on_more():
+def test_fits_reuse_a_fit_on_the_same_first_runs_refit_on_more_and_keep_the_latest_two():
     fits, made = search.Fits(), []
 
     def fit():
@@ -25,7 +25,10 @@ def test_fits_reuse_a_fit_on_the_same_first_runs_and_refit_on_more():
     assert fits.get(0, "distinguisher", (100, 100), fit) is first and len(made) == 1
     assert fits.get(1, "distinguisher", (100, 100), fit) is not first  # another pair
     larger = fits.get(0, "distinguisher", (200, 100), fit)
-    assert larger is not first and fits.holds(larger) and not fits.holds(first)
+    assert larger is not first and fits.holds(larger) and fits.holds(first)
+    assert fits.get(0, "distinguisher", (100, 100), fit) is first and len(made) == 3  # the stage's fit, kept
+    largest = fits.get(0, "distinguisher", (400, 100), fit)
+    assert fits.holds(largest) and fits.holds(larger) and not fits.holds(first)
 
 
 def _vector_audit(seed: int) -> dict:

@@ -62,6 +62,7 @@ many coordinates) only the exact values are a view (:func:`key_views`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -114,8 +115,8 @@ _MUL = np.uint64(0xBF58476D1CE4E5B9)
 
 
 HASH_BLOCK = 1 << 13
-"""Runs hashed at once: a block of rows is transposed into columns that stay in the CPU's cache
-while their words are mixed."""
+"""Runs hashed (or checked against a grid, :class:`OffGrid`) at once: a block of rows is transposed
+into columns that stay in the CPU's cache while their words are mixed."""
 
 
 def row_hashes(values: np.ndarray, width: np.ndarray | None = None) -> np.ndarray:
@@ -187,6 +188,11 @@ class KeyView(Statistic):
                 out[2 * j + side] = (row_hashes(moved) >> np.uint64(11)).astype(np.float64)
         return out
 
+    @property
+    def signature(self) -> tuple[str, bytes | None]:
+        """What makes two views one function of the outputs: their widths."""
+        return ("key view", None if self.width is None else self.width.tobytes())
+
     def describe(self) -> dict[str, Any]:
         if self.width is None:
             return {"statistic": "output key", "view": "exact values"}
@@ -222,8 +228,11 @@ class OffGrid(Statistic):
 
     def __call__(self, outputs: np.ndarray) -> np.ndarray:
         rows = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1)
-        scaled = rows / self.grid  # exact: a power of two
-        return (scaled != np.round(scaled)).sum(axis=1).astype(float)
+        off = np.empty(len(rows))
+        for start in range(0, len(rows), HASH_BLOCK):  # blocks that stay in the CPU's cache
+            scaled = rows[start : start + HASH_BLOCK] / self.grid  # exact: a power of two
+            off[start : start + HASH_BLOCK] = np.count_nonzero(scaled != np.rint(scaled), axis=1)
+        return off
 
     def defined(self, outputs: np.ndarray) -> np.ndarray:
         return self(outputs)
@@ -262,10 +271,21 @@ def output_grid(a: np.ndarray, b: np.ndarray) -> float | None:
     return math.ldexp(1.0, low)
 
 
-def key_views(a: np.ndarray, b: np.ndarray) -> list[KeyView]:
+Keys = Callable[[KeyView, int, np.ndarray], np.ndarray]
+"""``keys(view, side, runs)``: ``view(runs)`` of the runs of input ``side`` (0: a, 1: b), computed
+or kept (:meth:`~dpledger.verify.audit.montecarlo.search.learned.Fits.row_values`)."""
+
+
+def view_keys(view: KeyView, side: int, runs: np.ndarray) -> np.ndarray:
+    """:data:`Keys` that computes them: ``view(runs)``."""
+    return view(runs)
+
+
+def key_views(a: np.ndarray, b: np.ndarray, *, keys: Keys = view_keys) -> list[KeyView]:
     """The views whose keys the one-sided search counts: exact values, then cells from fine to
     coarse (:data:`CELL_WIDTHS`) — unless no two runs share even a coarsest cell (vectors of many
-    coordinates): every view of cells is then the view of exact values, whose repeats are atoms."""
+    coordinates): every view of cells is then the view of exact values, whose repeats are atoms.
+    ``keys`` gives a view's keys of the runs (:data:`Keys`)."""
     rows = [np.asarray(x, dtype=np.float64).reshape(len(x), -1) for x in (a, b)]
     grid = output_grid(a, b)
     if grid is not None:
@@ -275,7 +295,7 @@ def key_views(a: np.ndarray, b: np.ndarray) -> list[KeyView]:
         spread = np.where(high > low, high - low, 1.0)
         widths = [spread * factor for factor in CELL_WIDTHS]
     cells = [KeyView(width) for width in widths]
-    coarsest = np.sort(np.concatenate([cells[-1](x) for x in rows]))
+    coarsest = np.sort(np.concatenate([keys(cells[-1], side, x) for side, x in enumerate(rows)]))
     if not np.any(coarsest[1:] == coarsest[:-1]):
         return [KeyView(None)]
     return [KeyView(None), *cells]
@@ -334,14 +354,9 @@ def one_sided_keys(
         :data:`KEY_SHARE` of that of the other's — counted as at least what ``around`` predicts.
     """
     thresholds = scale * repeats(discrete)
-    starts = (
-        np.flatnonzero(np.concatenate([[True], sorted_p[1:] != sorted_p[:-1]]))
-        if len(sorted_p)
-        else np.empty(0, int)
-    )
-    counts_p = np.diff(np.append(starts, len(sorted_p)))
+    distinct, counts_p = _distinct(sorted_p)
     kept = counts_p >= thresholds[0]
-    distinct, counts_p = sorted_p[starts[kept]], counts_p[kept]
+    distinct, counts_p = distinct[kept], counts_p[kept]
     chosen = key_counts(sorted_q, distinct) <= KEY_SHARE * counts_p
     if around is not None and chosen.any():
         chosen[chosen] = around(distinct[chosen]) <= KEY_SHARE * counts_p[chosen]
@@ -365,10 +380,20 @@ def chance_repeats(sorted_a: np.ndarray, sorted_b: np.ndarray) -> int:
     """The most runs of both inputs that a key seen on both holds (0 when none is): how often a
     key of the view repeats by chance, where the law of both inputs puts it — a key one input
     repeats no more often is no atom."""
-    keys_a, counts_a = np.unique(sorted_a, return_counts=True)
-    keys_b, counts_b = np.unique(sorted_b, return_counts=True)
-    _, in_a, in_b = np.intersect1d(keys_a, keys_b, assume_unique=True, return_indices=True)
-    return int((counts_a[in_a] + counts_b[in_b]).max(initial=0))
+    keys_a, counts_a = _distinct(sorted_a)
+    counts_b = key_counts(sorted_b, keys_a)
+    shared = counts_b > 0
+    return int((counts_a[shared] + counts_b[shared]).max(initial=0))
+
+
+def _distinct(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys of ``sorted_keys`` and how often each occurs (``np.unique`` of sorted keys)."""
+    starts = (
+        np.flatnonzero(np.concatenate([[True], sorted_keys[1:] != sorted_keys[:-1]]))
+        if len(sorted_keys)
+        else np.empty(0, int)
+    )
+    return sorted_keys[starts], np.diff(np.append(starts, len(sorted_keys)))
 
 
 def repeats(discrete: bool) -> np.ndarray:

@@ -165,18 +165,21 @@ class Values:
             self.kept[key] = (statistic, runs, values)
         return values
 
-    def prefit(self, runs: Runs, pair: int, selection: int, threads: Executor) -> list[Statistic] | None:
+    def prefit(
+        self, runs: Runs, pair: int, selection: int, threads: Executor, chunks: int
+    ) -> list[Statistic] | None:
         """Once the search split's first runs of ``pair`` hold what the stage's fits read
         (:func:`search.prefit`, for a split 1 of ``selection`` runs per input), make the fits and
-        start evaluating them on every part of split 2 that arrived as runs (on ``threads``, while
-        the workers generate the rest): values the estimation would compute after the search
-        anyway, for the candidates the search keeps — computed early, the same numbers. Returns
-        the fits (empty: none apply; None: not enough runs yet)."""
+        start evaluating them on every part of split 2 that arrived as runs among the stage's
+        ``chunks`` (on ``threads``, while the workers generate the rest): values the estimation
+        would compute after the search anyway, for the candidates the search keeps — computed
+        early, the same numbers (a later stage's parts wait for its fits, which may differ).
+        Returns the fits (empty: none apply; None: not enough runs yet)."""
         fitted = prefit(*runs.heads(pair), pair, (selection, selection), self.fits)
         if not fitted:
             return fitted
         for side in runs.rest[pair]:
-            for part in side:
+            for part in side[:chunks]:
                 if isinstance(part, Reduced):
                     continue
                 missing = [statistic for statistic in fitted if (id(statistic), id(part)) not in self.kept]
@@ -206,8 +209,9 @@ class Values:
                 self.kept[(id(statistic), id(runs))] = (statistic, runs, values)
 
     def end_stage(self) -> None:
-        """Forget the values of statistics no later stage can use."""
+        """Forget the values of statistics no later stage can use (and the fits' row values, :meth:`Fits.end_stage`)."""
         self.kept = {key: entry for key, entry in self.kept.items() if self.fits.holds(entry[0])}
+        self.fits.end_stage()
 
 
 @dataclass(frozen=True)

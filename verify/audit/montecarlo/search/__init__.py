@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.atom_patterns import pattern_layout
 from dpledger.verify.audit.montecarlo.events import Statistic, on_lattice
 from dpledger.verify.audit.montecarlo.mechanism import output_kind
 from dpledger.verify.audit.montecarlo.search.intervals import INTERVAL
@@ -70,8 +69,13 @@ from dpledger.verify.audit.montecarlo.search.learned import (
 )
 from dpledger.verify.audit.montecarlo.search.logistic import one_blas_thread
 from dpledger.verify.audit.montecarlo.search.objective import Candidate, Family, Objective, SearchResult
-from dpledger.verify.audit.montecarlo.search.one_sided import KEY_SETS, OFF_GRID, one_sided_statistics
-from dpledger.verify.audit.montecarlo.search.patterns import PATTERN
+from dpledger.verify.audit.montecarlo.search.one_sided import (
+    KEY_SETS,
+    OFF_GRID,
+    kept_keys,
+    one_sided_statistics,
+)
+from dpledger.verify.audit.montecarlo.search.patterns import PATTERN, kept_layout
 from dpledger.verify.audit.montecarlo.search.value_sets import VALUES, few_distinct
 
 __all__ = [
@@ -83,6 +87,7 @@ __all__ = [
     "SearchResult",
     "fit_distinguisher",
     "fitted_rows",
+    "last_fits",
     "one_blas_thread",
     "prefit",
     "reduction",
@@ -134,8 +139,21 @@ def search_pair(
     return SearchResult([c for r in results for c in r.candidates], sum(r.examined for r in results))
 
 
+def last_fits(selection: tuple[int, int], final: tuple[int, int]) -> bool:
+    """Whether the fits on a split 1 of ``selection`` runs per input are those on the ``final``
+    split 1's: they read the same first runs (the fits' caps, :func:`~.learned.fit_rows`)."""
+    return fit_rows(selection) == fit_rows(final)
+
+
 def reduction(
-    a: np.ndarray, b: np.ndarray, fitted: list[Statistic], selection: tuple[int, int], final: tuple[int, int]
+    a: np.ndarray,
+    b: np.ndarray,
+    fitted: list[Statistic],
+    selection: tuple[int, int],
+    final: tuple[int, int],
+    *,
+    pair_index: int = 0,
+    fits: Fits | None = None,
 ) -> tuple[Statistic, ...]:
     """The statistics whose values may stand in for split 2's runs of chunks generated from now on
     (:class:`~dpledger.verify.audit.montecarlo.tasks.ReducingChunkTask`); empty when the runs
@@ -146,16 +164,18 @@ def reduction(
     with many distinct rows, without atoms (:func:`atom_patterns.pattern_layout`), every coordinate on
     the deepest lattice. Should a later run leave the lattice after all, its lattice events cannot
     be estimated on reduced chunks and are not offered (a choice made on split 1, so the
-    correction is unchanged)."""
+    correction is unchanged). ``fits``: the audit's, whose split-1 values of pair ``pair_index``
+    — key views' keys, pattern layout — are kept across stages (:func:`~.one_sided.kept_keys`,
+    :func:`~.patterns.kept_layout`)."""
     if (
         not fitted
         or output_kind(a) != "vector"
-        or fit_rows(selection) != fit_rows(final)
+        or not last_fits(selection, final)
         or few_distinct(a, b)
-        or pattern_layout(a, b) is not None
+        or kept_layout(a, b, pair_index, fits) is not None
     ):
         return ()
     rows = [np.asarray(x, dtype=np.float64).reshape(len(x), -1) for x in (a, b)]
     if not all(on_lattice(low_bits(x), max(LATTICE_BITS))[0] for x in rows):
         return ()
-    return (*fitted, *one_sided_statistics(a, b))
+    return (*fitted, *one_sided_statistics(a, b, keys=kept_keys(pair_index, fits)))

@@ -21,7 +21,7 @@ as soon as their runs arrive (:func:`prefit`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from functools import partial
 from typing import Any, TypeVar
 
@@ -52,6 +52,13 @@ from dpledger.verify.audit.montecarlo.search.objective import (
 DISTINGUISHER_ROWS = 20_000
 TIED_ROWS = 50_000
 NETWORK_ROWS = 10_000
+ROW_VALUES_BYTES = 64
+"""Bytes of a run from which :meth:`Fits.row_values` keeps a statistic's values on split 1 (vectors
+of 8 float coordinates and more): a value is then at most an eighth of its run, and the few kept
+add little to the audit's memory; on smaller runs the values would outweigh split 1, and their
+statistics cost less to evaluate again."""
+KEPT_FITS = 2
+"""Fits of each kind and pair :class:`Fits` keeps: the latest ones."""
 Fitted = TypeVar("Fitted")  # a statistic, or the innovations the statistics read
 
 
@@ -59,8 +66,12 @@ class Fits:
     """The statistics fitted on split 1, kept across the stages of an audit (refitting
     them every stage cost more than the search). A fit reads a prefix of each input's split-1 runs
     — their first ``n`` runs, which no later stage changes, as split 1 only grows at its end — so a
-    fit of the same kind, pair and ``n`` is the same fit: it is taken from here, and only the
-    latest fit of each (pair, kind) is kept.
+    fit of the same kind, pair and ``n`` is the same fit: it is taken from here, and the latest
+    :data:`KEPT_FITS` fits of each (pair, kind) are kept — a stage's, and the next stage's, made
+    before this one is searched (:class:`~dpledger.verify.audit.montecarlo.schedule.Schedule`).
+    For the same reason the values of a statistic of
+    each run alone on split 1 (the one-sided families' keys and off-grid counts,
+    :meth:`row_values`) are kept across stages: a stage evaluates it on its new runs only.
 
     ``network``: whether the search fits the perceptron too (family ``network``,
     :mod:`~dpledger.verify.audit.montecarlo.perceptron`), opt-in: it reaches privacy losses outside
@@ -68,19 +79,58 @@ class Fits:
 
     def __init__(self, network: bool = False) -> None:
         self.network = network
-        self.latest: dict[tuple[int, str], tuple[tuple[int, int], Any]] = {}
+        self.latest: dict[tuple[int, str], list[tuple[tuple[int, int], Any]]] = {}
+        self.rows: dict[tuple[Hashable, ...], tuple[int, np.ndarray]] = {}
+        self.rows_used: set[tuple[Hashable, ...]] = set()
 
     def get(self, pair_index: int, kind: str, rows: tuple[int, int], fit: Callable[[], Fitted]) -> Fitted:
         """The fit of ``kind`` on the first ``rows`` runs of each input of the pair (``fit()`` when new)."""
-        kept = self.latest.get((pair_index, kind))
-        if kept is None or kept[0] != rows:
-            kept = (rows, fit())
-            self.latest[(pair_index, kind)] = kept
-        return kept[1]
+        kept = self.latest.setdefault((pair_index, kind), [])
+        for kept_rows, fitted in kept:
+            if kept_rows == rows:
+                return fitted
+        kept.append((rows, fit()))
+        del kept[:-KEPT_FITS]
+        return kept[-1][1]
 
     def holds(self, statistic: Statistic) -> bool:
         """Whether ``statistic`` is one of the fits kept (its values may be kept across stages too)."""
-        return any(kept is statistic for _, kept in self.latest.values())
+        return any(fitted is statistic for kept in self.latest.values() for _, fitted in kept)
+
+    def row_values(
+        self,
+        pair_index: int,
+        side: int,
+        key: Hashable,
+        statistic: Callable[[np.ndarray], np.ndarray],
+        runs: np.ndarray,
+    ) -> np.ndarray:
+        """``statistic(runs)`` for a statistic of each run alone (``key`` names it: equal keys, the
+        same function) on the split-1 runs ``runs`` of input ``side`` of the pair — a prefix of
+        the audit's split-1 buffer, which later stages only extend: the values on the runs an
+        earlier call saw in the same memory are kept, the new runs alone are evaluated (the same
+        values, run by run). Values not asked for during a stage are dropped at its end
+        (:meth:`end_stage`). Kept only for runs of at least :data:`ROW_VALUES_BYTES`."""
+        if len(runs) == 0 or runs[0].nbytes < ROW_VALUES_BYTES:
+            return statistic(runs)
+        entry = (pair_index, side, key, runs.dtype.str, runs.shape[1:])
+        address = runs.__array_interface__["data"][0]
+        kept = self.rows.get(entry)
+        if kept is None or kept[0] != address or not runs.flags.c_contiguous:
+            values = statistic(runs)
+        elif len(kept[1]) >= len(runs):
+            values = kept[1][: len(runs)]
+        else:
+            values = np.concatenate([kept[1], statistic(runs[len(kept[1]) :])])
+        if kept is None or len(values) >= len(kept[1]):
+            self.rows[entry] = (address, values)
+        self.rows_used.add(entry)
+        return values
+
+    def end_stage(self) -> None:
+        """Forget the row values (:meth:`row_values`) no call of the stage asked for."""
+        self.rows = {entry: kept for entry, kept in self.rows.items() if entry in self.rows_used}
+        self.rows_used = set()
 
 
 def distinguisher_candidates(
@@ -121,7 +171,7 @@ def distinguisher_candidates(
         for i, (family, statistic) in enumerate(scores)
     ]
     results.extend(
-        _count_candidates(statistic, a, b, pair_index, objective, family)
+        _count_candidates(statistic, a, b, pair_index, objective, family, fits)
         for family, statistic, by_count in fitted
         if by_count
     )
@@ -158,11 +208,20 @@ def _fitted(
     if innovations is not None:
         views.append((" on innovations", innovations))
     fitted = []
+
+    def head(view: Innovations | None, m_a: int, m_b: int) -> HeadMoments | None:
+        """The :func:`head_moments` a fit on the outputs' first ``m_a``, ``m_b`` runs reads, made
+        once for the fits that read the same first runs (None on innovations)."""
+        if view is not None:
+            return None
+        rows = (min(m_a, DISTINGUISHER_ROWS), min(m_b, DISTINGUISHER_ROWS))
+        return fits.get(pair_index, "head", rows, lambda: head_moments(a[: rows[0]], b[: rows[1]]))
+
     for suffix, view in views:
         for family, (m_a, m_b), fit in (
-            ("distinguisher", (n_a, n_b), partial(_fit_score, view, False)),
-            ("distinguisher (tied)", (t_a, t_b), partial(_fit_score, view, True)),
-            ("count", (n_a, n_b), partial(_fit_count, view)),
+            ("distinguisher", (n_a, n_b), partial(_fit_score, view, False, head=head(view, n_a, n_b))),
+            ("distinguisher (tied)", (t_a, t_b), partial(_fit_score, view, True, head=head(view, t_a, t_b))),
+            ("count", (n_a, n_b), partial(_fit_count, view, head=head(view, n_a, n_b))),
         ):
             statistic = fits.get(pair_index, family + suffix, (m_a, m_b), partial(fit, a[:m_a], b[:m_b]))
             fitted.append((family + suffix, statistic, family == "count"))
@@ -178,18 +237,44 @@ def _fitted(
     return fitted
 
 
-def _fit_score(view: Innovations | None, tied: bool, a: np.ndarray, b: np.ndarray) -> Statistic:
-    """The learned score on the outputs (markers among numbers standardised apart) or their innovations."""
-    return _on_view(view, fit_distinguisher(_seen(view, a), _seen(view, b), tied, markers=view is None))
+def _fit_score(
+    view: Innovations | None, tied: bool, a: np.ndarray, b: np.ndarray, head: HeadMoments | None = None
+) -> Statistic:
+    """The learned score on the outputs (markers among numbers standardised apart, ``head`` their
+    :func:`head_moments`) or their innovations."""
+    fitted = fit_distinguisher(_seen(view, a), _seen(view, b), tied, markers=view is None, head=head)
+    return _on_view(view, fitted)
 
 
-def _fit_count(view: Innovations | None, a: np.ndarray, b: np.ndarray) -> Statistic:
+def _fit_count(
+    view: Innovations | None, a: np.ndarray, b: np.ndarray, head: HeadMoments | None = None
+) -> Statistic:
     """The count of coordinates above their centre, on the outputs (markers among numbers not
-    counted, the numbers' centre) or their innovations."""
-    head = np.concatenate([_seen(view, a), _seen(view, b)])
-    head = np.asarray(head, dtype=float).reshape(len(head), -1)
-    markers = output_markers(np.asarray(a), head) if view is None else np.empty(0)
-    return _on_view(view, CountAbove(_moments(head, markers)[0], markers))
+    counted, the numbers' centre; ``head``: their :func:`head_moments`, when already made) or
+    their innovations."""
+    if head is not None:
+        markers, centre, _ = head
+        return CountAbove(centre.copy(), markers.copy())
+    rows = np.concatenate([_seen(view, a), _seen(view, b)])
+    rows = np.asarray(rows, dtype=float).reshape(len(rows), -1)
+    markers = output_markers(np.asarray(a), rows) if view is None else np.empty(0)
+    return _on_view(view, CountAbove(_moments(rows, markers)[0], markers))
+
+
+HeadMoments = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""The markers of the outputs and the centre and spread of each coordinate's numbers on the first
+runs (:func:`head_moments`)."""
+
+
+def head_moments(a: np.ndarray, b: np.ndarray) -> HeadMoments:
+    """``(markers, centre, spread)`` of the first :data:`DISTINGUISHER_ROWS` runs of ``a`` and of
+    ``b`` as rows (:func:`output_markers`, :func:`_moments`; a spread of 0 where a coordinate's
+    numbers are constant): what :func:`fit_distinguisher` standardises with, and the count's
+    centre — made once for the fits that read the same first runs."""
+    rows_a, rows_b = (np.asarray(x, dtype=float).reshape(len(x), -1) for x in (a, b))
+    head = np.concatenate([rows_a[:DISTINGUISHER_ROWS], rows_b[:DISTINGUISHER_ROWS]])
+    markers = output_markers(np.asarray(a), head)
+    return (markers, *_moments(head, markers))
 
 
 def prefit(
@@ -249,6 +334,7 @@ def _count_candidates(
     pair_index: int,
     objective: Objective,
     family: str = "count",
+    fits: Fits | None = None,
 ) -> SearchResult:
     """Per direction the best threshold event ``count ≥ k`` (or ``≤ k``) of the number of
     coordinates above their centre, chosen on a smoothed model of the count's distributions
@@ -260,8 +346,15 @@ def _count_candidates(
     on a sparse vector's outputs its tails scored 0.02–0.04 and certified nothing on split 2,
     taking the slots of events that did — and one event chosen by the model's single fitted
     number needs no correction for a choice among many (nor the shrink of one chosen among
-    many cells, :meth:`Objective.project`)."""
-    values_a, values_b = count(a), count(b)
+    many cells, :meth:`Objective.project`). ``fits``: the count's values on earlier stages'
+    runs, kept (:meth:`Fits.row_values`; a count of the outputs themselves, each run's an exact
+    sum of ones)."""
+    values_a, values_b = (
+        fits.row_values(pair_index, side, count, count, x)
+        if fits is not None and isinstance(count, CountAbove)
+        else count(x)
+        for side, x in enumerate((a, b))
+    )
     if min(len(values_a), len(values_b)) == 0:
         return SearchResult([], 0)
     coordinates = np.asarray(a).reshape(len(a), -1).shape[1]
@@ -329,6 +422,7 @@ def fit_distinguisher(
     ridge: float = 1e-3,
     iterations: int = 30,
     markers: bool = True,
+    head: HeadMoments | None = None,
 ) -> LearnedScore:
     """A learned test of "came from a" over the whole output vector (:class:`LearnedScore`):
     regularised logistic regression, by Newton's method (IRLS), on the runs given.
@@ -344,13 +438,17 @@ def fit_distinguisher(
     from a centre between the markers and the numbers, and its sign says only that it is a
     number — not on which side of the inputs' midpoint it lies, the privacy loss of a number
     released with Laplace noise (NumericalSVT: 0.009 at 10⁶ runs without, 0.02–0.03 with).
+    ``head``: :func:`head_moments` of ``a``, ``b`` (with ``markers``), when already made.
     """
     rows_a = np.asarray(a, dtype=float).reshape(len(a), -1)
     rows_b = np.asarray(b, dtype=float).reshape(len(b), -1)
     d = rows_a.shape[1]
-    head = np.concatenate([rows_a[:DISTINGUISHER_ROWS], rows_b[:DISTINGUISHER_ROWS]])
-    values = output_markers(np.asarray(a), head) if markers else np.empty(0)
-    centre, scale = _moments(head, values)
+    if head is None:
+        rows = np.concatenate([rows_a[:DISTINGUISHER_ROWS], rows_b[:DISTINGUISHER_ROWS]])
+        values = output_markers(np.asarray(a), rows) if markers else np.empty(0)
+        centre, scale = _moments(rows, values)
+    else:
+        values, centre, scale = (x.copy() for x in head)
     scale[scale == 0] = 1.0
     # One matrix, filled in place: the feature groups (z, z², sign z, one indicator group per
     # marker; summed over the coordinates when tied), max z, min z, then the intercept's ones.
@@ -372,8 +470,12 @@ def fit_distinguisher(
         np.sign(z, out=design[:, 2 * d : 3 * d])
         for k, entries in enumerate(marked, start=3):
             design[:, k * d : (k + 1) * d] = entries
-    np.max(z, axis=1, out=design[:, features - 2])
-    np.min(z, axis=1, out=design[:, features - 1])
+    for column, extreme in ((features - 2, np.maximum), (features - 1, np.minimum)):
+        # along the short rows a reduction is slow; column by column, the same values
+        value = z[:, 0].copy()
+        for j in range(1, d):
+            extreme(value, z[:, j], out=value)
+        design[:, column] = value
     column_scale = design[:, :features].std(axis=0)
     column_scale[column_scale == 0] = 1.0
     design[:, :features] /= column_scale

@@ -24,6 +24,7 @@ from dpledger.verify.audit.montecarlo.mechanism import output_kind
 from dpledger.verify.audit.montecarlo.one_sided import (
     MIN_ATOM_HITS,
     MIN_HELD_OUT,
+    Keys,
     KeySetEvent,
     KeyView,
     OffGrid,
@@ -35,7 +36,9 @@ from dpledger.verify.audit.montecarlo.one_sided import (
     one_sided_keys,
     output_grid,
     repeats,
+    view_keys,
 )
+from dpledger.verify.audit.montecarlo.search.learned import Fits
 from dpledger.verify.audit.montecarlo.search.objective import (
     Candidate,
     Family,
@@ -46,7 +49,9 @@ from dpledger.verify.audit.montecarlo.search.objective import (
 )
 
 
-def one_sided_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective) -> SearchResult:
+def one_sided_candidates(
+    a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective, fits: Fits | None = None
+) -> SearchResult:
     """Per direction the best one-sided set of keys (:mod:`one_sided`) over the views of the output
     (exact values, cells from fine to coarse): keys the producing input repeats and the other
     (almost) never shows — nor, in a dense view, its surroundings
@@ -64,16 +69,18 @@ def one_sided_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objectiv
     of a half, with at least ``one_sided.MIN_ATOM_HITS`` runs, at thresholds above what chance
     repeats reach (:func:`one_sided.chance_repeats`): halving split 1 would lose a leak seen a
     handful of times, and there is little noise for a held-out half to expose. Scores are
-    bids (:func:`~dpledger.verify.audit.montecarlo.search.objective.best_cells`)."""
+    bids (:func:`~dpledger.verify.audit.montecarlo.search.objective.best_cells`). ``fits``: the
+    audit's keys of earlier stages' runs (:meth:`Fits.row_values`)."""
     halves = (two_halves(a), two_halves(b))
     if min(len(half) for side in halves for half in side) == 0:
         return SearchResult([], 0)
     discrete = output_kind(a) == "discrete"
-    views = _Views.of(a, b)
+    views = _Views.of(a, b, kept_keys(pair_index, fits))
     best: dict[tuple[bool, str], Candidate] = {}
     examined = 0
     for v, view in enumerate(views.views):
         sparse = view.width is None and not dense(np.concatenate([views.sorted(v, 0), views.sorted(v, 1)]))
+        chance = chance_repeats(views.sorted(v, 0), views.sorted(v, 1)) if sparse else 0
         for forward in (True, False):
             p, q = (0, 1) if forward else (1, 0)
             if sparse:
@@ -84,7 +91,6 @@ def one_sided_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objectiv
                     sets.astype(np.int64) @ key_counts(views.sorted(v, q), members),
                     views.runs[q],
                 )
-                chance = chance_repeats(views.sorted(v, 0), views.sorted(v, 1))
                 evident = (counts[0] >= MIN_ATOM_HITS) & (repeats(discrete) > chance)
             else:
                 chosen = []
@@ -149,9 +155,14 @@ class _Views:
     orders: dict[tuple[int, int, int | None], np.ndarray] = field(default_factory=dict)
 
     @staticmethod
-    def of(a: np.ndarray, b: np.ndarray) -> _Views:
-        views = key_views(a, b)
-        return _Views((a, b), views, [[view(x) for x in (a, b)] for view in views], output_grid(a, b))
+    def of(a: np.ndarray, b: np.ndarray, keys: Keys) -> _Views:
+        views = key_views(a, b, keys=keys)
+        return _Views(
+            (a, b),
+            views,
+            [[keys(view, side, x) for side, x in enumerate((a, b))] for view in views],
+            output_grid(a, b),
+        )
 
     @property
     def runs(self) -> tuple[int, int]:
@@ -198,16 +209,23 @@ class _Views:
         )
 
 
-def off_grid_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective) -> SearchResult:
+def off_grid_candidates(
+    a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective, fits: Fits | None = None
+) -> SearchResult:
     """Per direction the event "some coordinate off the grid" of snapped outputs
     (:class:`one_sided.OffGrid`, the grid found on split 1 by :func:`one_sided.output_grid`): one event fixed
     by the grid, so chosen by nothing and scored on all of split 1, the other input's counts as
-    they are (``shrink_other=False``)."""
+    they are (``shrink_other=False``). ``fits``: the audit's counts of earlier stages' runs
+    (:meth:`Fits.row_values`)."""
     grid = output_grid(a, b)
     if grid is None:
         return SearchResult([], 0)
     statistic = OffGrid(grid)
-    off = [np.asarray([np.count_nonzero(statistic(x) > 0)]) for x in (a, b)]
+    fitted = fits or Fits()
+    off = [
+        np.asarray([np.count_nonzero(fitted.row_values(pair_index, side, statistic, statistic, x) > 0)])
+        for side, x in enumerate((a, b))
+    ]
     out = []
     for forward in (True, False):
         p, q = (0, 1) if forward else (1, 0)
@@ -226,24 +244,35 @@ def parent_volume(view: KeyView, parent: KeyView, grid: float | None) -> float:
     return float(np.prod(width / parent.width))
 
 
-def one_sided_statistics(a: np.ndarray, b: np.ndarray) -> list[Statistic]:
+def one_sided_statistics(a: np.ndarray, b: np.ndarray, *, keys: Keys = view_keys) -> list[Statistic]:
     """The statistics of the one-sided families (:mod:`one_sided`) on outputs like ``a``, ``b``: the
     key views and, for snapped outputs, the off-grid count — kept on reduced runs too, so that a
     rare one-sided output is estimated however the runs travel (the views of snapped outputs
     depend on their grid alone, hence are the same statistics at every stage — but for the views
     of cells, left out where no two of the first runs share a coarsest cell: should a later stage
-    offer them, their events are not estimated on reduced runs, a choice made on split 1)."""
+    offer them, their events are not estimated on reduced runs, a choice made on split 1).
+    ``keys``: the views' keys of the runs (:data:`one_sided.Keys`)."""
     grid = output_grid(a, b)
-    return [*key_views(a, b), *([OffGrid(grid)] if grid is not None else [])]
+    return [*key_views(a, b, keys=keys), *([OffGrid(grid)] if grid is not None else [])]
+
+
+def kept_keys(pair_index: int, fits: Fits | None) -> Keys:
+    """:data:`one_sided.Keys` of the pair's split-1 runs, kept in ``fits`` across stages."""
+    fitted = fits or Fits()
+
+    def keys(view: KeyView, side: int, runs: np.ndarray) -> np.ndarray:
+        return fitted.row_values(pair_index, side, view.signature, view, runs)
+
+    return keys
 
 
 KEY_SETS = Family(
     "one-sided values",
     lambda a, b, kind: kind != "discrete" or a.dtype.kind in "biuf",
-    lambda a, b, pair_index, objective, fits: [one_sided_candidates(a, b, pair_index, objective)],
+    lambda a, b, pair_index, objective, fits: [one_sided_candidates(a, b, pair_index, objective, fits)],
 )
 OFF_GRID = Family(
     "one-sided off-grid",
     lambda a, b, kind: a.dtype.kind in "biuf",
-    lambda a, b, pair_index, objective, fits: [off_grid_candidates(a, b, pair_index, objective)],
+    lambda a, b, pair_index, objective, fits: [off_grid_candidates(a, b, pair_index, objective, fits)],
 )

@@ -18,8 +18,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from dpledger.verify.audit.montecarlo.atom_patterns import cross_fitted, pattern_layout
+from dpledger.verify.audit.montecarlo.atom_patterns import (
+    ATOM_ROWS,
+    PatternLayout,
+    cross_fitted,
+    pattern_layout,
+)
 from dpledger.verify.audit.montecarlo.events import IntervalEvent
+from dpledger.verify.audit.montecarlo.search.learned import Fits
 from dpledger.verify.audit.montecarlo.search.logistic import logistic
 from dpledger.verify.audit.montecarlo.search.objective import (
     Candidate,
@@ -34,7 +40,9 @@ PATTERN_EVENT_RUNS = 256
 PATTERN_EVENT_SHARE = 1 / 2048
 
 
-def pattern_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective) -> SearchResult:
+def pattern_candidates(
+    a: np.ndarray, b: np.ndarray, pair_index: int, objective: Objective, fits: Fits | None = None
+) -> SearchResult:
     """Per direction the best threshold events of the atom-pattern score (:mod:`atom_patterns`) of
     vector outputs with atoms (sparse-vector markers): one cell table per block of coordinates.
     Cross-fitted (:func:`atom_patterns.cross_fitted`): every split-1 run is scored by the table fitted
@@ -45,8 +53,8 @@ def pattern_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective:
     scores (a block's noisy table is discounted: SVT34Parallel's numeric block, weak and with
     hundreds of cells, halved the bound its binary block gives alone). The event thresholds the
     table fitted on all of split 1 (its cells' log-ratios, in the same units, from twice the
-    runs), with those weights."""
-    layout = pattern_layout(a, b)
+    runs), with those weights. ``fits``: the layout of an earlier stage (:func:`kept_layout`)."""
+    layout = kept_layout(a, b, pair_index, fits)
     if layout is None:
         return SearchResult([], 0)
     whole, blocks_a, blocks_b = cross_fitted(layout, a, b)
@@ -86,8 +94,16 @@ def pattern_candidates(a: np.ndarray, b: np.ndarray, pair_index: int, objective:
     return SearchResult(out, 4 * len(cuts))
 
 
+def kept_layout(a: np.ndarray, b: np.ndarray, pair_index: int, fits: Fits | None) -> PatternLayout | None:
+    """:func:`atom_patterns.pattern_layout` of the pair's split 1, kept in ``fits`` across stages: it
+    reads the first :data:`~dpledger.verify.audit.montecarlo.atom_patterns.ATOM_ROWS` runs of each
+    input, which no later stage changes."""
+    rows = (min(len(a), ATOM_ROWS), min(len(b), ATOM_ROWS))
+    return (fits or Fits()).get(pair_index, "pattern layout", rows, lambda: pattern_layout(a, b))
+
+
 PATTERN = Family(
     "pattern",
     lambda a, b, kind: kind == "vector",
-    lambda a, b, pair_index, objective, fits: [pattern_candidates(a, b, pair_index, objective)],
+    lambda a, b, pair_index, objective, fits: [pattern_candidates(a, b, pair_index, objective, fits)],
 )
