@@ -129,6 +129,42 @@ def test_small_domains_start_from_two_equal_records_one_of_them_substituted():
     assert (2, 1) in threes and len(pairs) == len({p.label for p in pairs})
 
 
+def test_small_domains_start_from_every_pair_of_values_once_with_a_background_of_neither():
+    pairs = [
+        p
+        for p in pattern_pairs("substitute", 4, list(range(10)))
+        if p.label.startswith(("two records", "records "))
+    ]
+    assert sorted(tuple(sorted(np.asarray(p.a)[:2].tolist())) for p in pairs) == [
+        (v, w) for v in range(10) for w in range(v, 10)
+    ]
+    for pair in pairs:
+        a, b = np.asarray(pair.a), np.asarray(pair.b)
+        assert np.count_nonzero(a != b) == 1 and b[0] == a[2] and a[2] not in a[:2]
+
+
+def leaky_two_and_seven(data, n, rng):
+    """Laplace(1) on the number of records ≥ 5 (ε = 1), but at scale 0.1 once a 2 and a 7 are both in."""
+    records = np.asarray(data)
+    scale = 0.1 if 2 in records and 7 in records else 1.0
+    return np.round((float(np.sum(records >= 5)) + rng.laplace(0.0, scale, n)) * GRID) / GRID
+
+
+@pytest.mark.slow
+def test_search_finds_a_leak_that_needs_a_2_beside_a_7_over_a_domain_of_10():
+    found = search_inputs(
+        leaky_two_and_seven,
+        1.0,
+        length=4,
+        domain=list(range(10)),
+        samples=20_000,
+        screen_samples=2_000,
+        executor=InProcessExecutor(),
+        seed=0,
+    )
+    assert found.result.violation and found.result.real_epsilon_lower > 3.0
+
+
 @pytest.mark.slow
 def test_search_finds_a_leak_that_needs_two_records_equal_to_3_over_a_domain_of_10():
     found = search_inputs(

@@ -9,8 +9,8 @@ pairs are searched, in three steps:
    (:func:`~dpledger.verify.audit.montecarlo.pairs.statdp_patterns`); for datasets of records
    over a domain, identical records with one record substituted by an extreme value, half
    low/half high records — the datasets where one record weighs most — and, for small domains,
-   two records of each value among background records, one of them substituted (``PAIR_DOMAIN``:
-   triggers that need two equal records).
+   two records of every pair of values (equal or not) among background records, one of them
+   substituted (``PAIR_DOMAIN``: triggers that need two records, two equal ones or a pair).
 2. **Hill climbing.** From the best pairs so far, random local moves (one record or answer of
    both inputs changed, or set to the substituted record's old or new value; the substituted
    record's old or new value changed) screened again; the best
@@ -54,10 +54,10 @@ SCREEN_CLAIM = 1e-9
 """The claim of a screening audit: only its bound is used, never its verdict."""
 
 PAIR_DOMAIN = 16
-"""Domains of at most this many values also start from two-record patterns: for every value v,
-two records v among background records, one of them substituted by the background — a leak
-triggered by a value's multiplicity (two records equal to v) is then one pair away, not two
-random moves."""
+"""Domains of at most this many values also start from two-record patterns: for every pair of
+values v ≤ w, records v and w among background records, v substituted by the background — a leak
+triggered by two records together (two records equal to v, or a v beside a w) is then one pair
+away, not two random moves. A domain of k values gives k(k + 1)/2 of them."""
 
 ANSWER_VALUES = (0.0, 1.0, 2.0)
 """Values of a query answer in the ``answers`` search: StatDP's patterns use 0, 1, 2."""
@@ -127,13 +127,29 @@ def pattern_pairs(relation: str, length: int, domain: Sequence[Any] | None = Non
     if length >= 2:
         pairs.append(_substituted(half, 0, high, f"half {low!r} half {high!r}, one {low!r} -> {high!r}"))
     if 2 <= length and len(values) <= PAIR_DOMAIN:
-        for value in values:
-            background = low if value != low else high
-            records = [value, value] + [background] * (length - 2)
-            pairs.append(
-                _substituted(records, 0, background, f"two records {value!r}, one -> {background!r}")
-            )
+        pairs += _two_record_pairs(values, length)
     return sorted(pairs, key=lambda pair: pair.label)
+
+
+def _two_record_pairs(values: list[Any], length: int) -> list[NeighbourPair]:
+    """For every pair of values v ≤ w (``PAIR_DOMAIN``): records v and w among background records,
+    v substituted by the background — the background is the first of the lowest, the highest and
+    the other values that is neither v nor w (a pair with no such value is skipped)."""
+    order = [values[0], values[-1], *values[1:-1]]
+    pairs = []
+    for i, first in enumerate(values):
+        for second in values[i:]:
+            background = next((value for value in order if value not in (first, second)), None)
+            if background is None:
+                continue
+            records = [first, second] + [background] * (length - 2)
+            label = (
+                f"two records {first!r}, one -> {background!r}"
+                if first == second
+                else f"records {first!r} and {second!r}, {first!r} -> {background!r}"
+            )
+            pairs.append(_substituted(records, 0, background, label))
+    return pairs
 
 
 def _domain(domain: Sequence[Any] | None) -> list[Any]:
