@@ -47,7 +47,7 @@ from dpledger.learners.estimator import (
     refuse_fit_params,
     require_y,
 )
-from dpledger.learners.labelboost import labelboost
+from dpledger.learners.labelboost import check_trace_work, labelboost
 from dpledger.learners.randomness import as_fraction
 from dpledger.learners.trace_counting import best_agreement
 
@@ -446,6 +446,11 @@ class CarryForwardLearner(PrivateClassifier):
         C = self.concept_class
         target = Target.of(len(points), C.k, self.epsilon, self.delta)
         m = self._active_size(target)
+        check_trace_work(
+            C,
+            m if C.k == 1 else 2 * m,
+            f"; line 14 runs it on S∘T of 2m records: use m ≤ {(C.trace_records_limit() or 0) // 2:,}",
+        )
         rng = self._sampler()
         holdout = None if X_holdout is None else C.points(X_holdout)
         block = target.block_size

@@ -165,6 +165,16 @@ class ConceptClass(ABC):
                 representatives.append(h)
         return materialised_trace(distinct, np.array(rows).reshape(len(rows), len(distinct)), representatives)
 
+    def trace_records_limit(self) -> int | None:
+        """The most records of S∘T (counted with repeats: a public size, not the distinct points)
+        whose trace LabelBoost builds within about a minute and 6 GB; None: no limit below what the
+        class's own checks refuse.
+
+        Returns:
+            The limit, or None.
+        """
+        return None
+
     def _check_domain(self, array: np.ndarray) -> None:  # noqa: B027 (an optional hook, not abstract)
         """Raise ``ValueError`` when a point lies outside the domain (default: no check)."""
 
@@ -190,6 +200,9 @@ class Restricted(ConceptClass):
 
     def trace(self, points: np.ndarray) -> Trace:
         return self.enumerated_trace(points)
+
+    def trace_records_limit(self) -> int | None:
+        return self.parent.trace_records_limit()
 
     def points(self, X: Any) -> np.ndarray:
         return self.parent.points(X)

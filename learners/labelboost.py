@@ -107,8 +107,13 @@ def _labeled_sample(
 def labelboost(
     concept_class: ConceptClass, x_labeled: Any, y_labeled: Any, x_unlabeled: Any, rng: Randomness
 ) -> LabelBoostResult:
-    """LabelBoostProcedure(S∘T, C) — Algorithm 1 — on S = (x_labeled, y_labeled), T = x_unlabeled."""
+    """LabelBoostProcedure(S∘T, C) — Algorithm 1 — on S = (x_labeled, y_labeled), T = x_unlabeled.
+
+    Raises:
+        ValueError: malformed samples, or more records than the class's trace takes
+            (:func:`check_trace_work`)."""
     xs, ys, xt = _labeled_sample(concept_class, x_labeled, y_labeled, x_unlabeled)
+    check_trace_work(concept_class, len(xs) + len(xt))
     if isinstance(rng, Sampled):
         counted = labelboost_counted(concept_class, xs, ys, xt, rng)
         if counted is not None:
@@ -128,6 +133,28 @@ def labelboost(
         trace.size,
         _selection_event(trace.size),
     )
+
+
+def check_trace_work(concept_class: ConceptClass, records: int, detail: str = "") -> None:
+    """Refuse, before any work, a LabelBoost on more records than the class's trace takes
+    (:meth:`~dpledger.learners.concept_classes.ConceptClass.trace_records_limit`). The count is
+    of records with repeats — a public size — so the refusal says nothing about the data.
+
+    Args:
+        concept_class: The class LabelBoost runs over.
+        records: |S| + |T|.
+        detail: What the caller can change, appended to the message.
+
+    Raises:
+        ValueError: ``records`` above the limit.
+    """
+    limit = concept_class.trace_records_limit()
+    if limit is not None and records > limit:
+        raise ValueError(
+            f"too much work: LabelBoost's trace of {concept_class!r} on {records:,} records (|S| + |T|) "
+            f"exceeds the {limit:,} it builds in about a minute and 6 GB (its work grows as a power of the "
+            f"records){detail}"
+        )
 
 
 def labelboost_counted(

@@ -53,6 +53,9 @@ def test_run_halfspaces_in_three_dimensions_runs_every_round_with_full_depth_dom
         (["--dim", "4"], "dimension must be one of (1, 2, 3)"),
         (["--grid", "0"], "grid must be an integer X in [1, 256]"),
         (["--dim", "3", "--grid", "15"], "d = 3 needs X ≤ 14"),
+        (["--dim", "3", "--grid", "8", "--n", "3000", "--m", "301"], "too much work: LabelBoost's trace"),
+        (["--dim", "3", "--grid", "8", "--n", "3000", "--m", "301"], "use m ≤ 300"),
+        (["--dim", "2", "--n", "20000", "--m", "6001"], "use m ≤ 6,000"),
         (
             ["--oracle", "exponential", "--blocks", "3"],
             "blocks: --blocks applies to --oracle ipconcave or ipconcave-em only",

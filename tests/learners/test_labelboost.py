@@ -20,6 +20,7 @@ from dpledger.accountant.events import (
     PureDP,
 )
 from dpledger.learners.concept_classes import Halfspaces, Intervals, Rectangles, Thresholds
+from dpledger.learners.halfspaces import GridHalfspaces
 from dpledger.learners.labelboost import (
     Release,
     labelboost,
@@ -151,3 +152,13 @@ def test_bad_input_is_a_clear_error():
         labelboost(Intervals(6), [1, 9], [0, 1], [], Sampled(0))
     with pytest.raises(ValueError, match="empty"):
         labelboost(Intervals(6), [], [], [], Sampled(0))
+
+
+@pytest.mark.parametrize("dimension, records", [(2, 12_001), (3, 601)])
+def test_labelboost_refuses_more_records_than_its_halfspace_trace_takes(dimension, records):
+    """The refusal reads |S| + |T| (public sizes, repeats counted): identical records, one
+    distinct point, are refused as many records."""
+    C = GridHalfspaces(dimension, 8)
+    x = np.zeros((records, dimension), dtype=np.int64)
+    with pytest.raises(ValueError, match=f"too much work: .* on {records:,} records"):
+        labelboost(C, x[:10], np.ones(10, dtype=np.int64), x[10:], Sampled(0))
