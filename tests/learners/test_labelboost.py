@@ -154,11 +154,12 @@ def test_bad_input_is_a_clear_error():
         labelboost(Intervals(6), [], [], [], Sampled(0))
 
 
-@pytest.mark.parametrize("dimension, records", [(2, 12_001), (3, 601)])
-def test_labelboost_refuses_more_records_than_its_halfspace_trace_takes(dimension, records):
+@pytest.mark.parametrize(
+    "C, records", [(GridHalfspaces(2, 8), 12_001), (GridHalfspaces(3, 8), 601), (Intervals(2**20), 40_001)]
+)
+def test_labelboost_refuses_more_records_than_its_trace_takes(C, records):
     """The refusal reads |S| + |T| (public sizes, repeats counted): identical records, one
     distinct point, are refused as many records."""
-    C = GridHalfspaces(dimension, 8)
-    x = np.zeros((records, dimension), dtype=np.int64)
+    x = np.zeros((records, C.dimension), dtype=np.int64)
     with pytest.raises(ValueError, match=f"too much work: .* on {records:,} records"):
         labelboost(C, x[:10], np.ones(10, dtype=np.int64), x[10:], Sampled(0))
