@@ -446,10 +446,11 @@ class CarryForwardLearner(PrivateClassifier):
         C = self.concept_class
         target = Target.of(len(points), C.k, self.epsilon, self.delta)
         m = self._active_size(target)
+        per_m = 1 if C.k == 1 else 2  # line 7 runs LabelBoost on m records, line 14 on S∘T of 2m
         check_trace_work(
             C,
-            m if C.k == 1 else 2 * m,
-            f"; line 14 runs it on S∘T of 2m records: use m ≤ {(C.trace_records_limit() or 0) // 2:,}",
+            per_m * m,
+            f"; Algorithm 2 runs it on {per_m}m records: use m ≤ {(C.trace_records_limit() or 0) // per_m:,}",
         )
         rng = self._sampler()
         holdout = None if X_holdout is None else C.points(X_holdout)
